@@ -1,0 +1,41 @@
+# Two commands for a fresh machine: `make run` serves the app, `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+CHROMIUM := /usr/bin/chromium
+PORT ?= 8501
+
+.PHONY: run test chromium bench
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# Re-install only when a requirements file changes.
+$(VENV)/.app-installed: requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.test-installed: requirements.txt requirements-test.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	touch $(VENV)/.app-installed $@
+
+run: $(VENV)/.app-installed
+	$(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
+
+# Browser tests drive Debian's Chromium; never a downloaded browser.
+chromium:
+	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
+	if [ "$$(id -u)" = "0" ]; then \
+		echo "Installing Debian's chromium for the browser tests..."; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	else \
+		echo "error: $(CHROMIUM) is missing; install Debian's 'chromium' package (as root: apt-get install chromium)" >&2; \
+		exit 1; \
+	fi
+
+test: $(VENV)/.test-installed chromium
+	$(PY) -m pytest
+
+bench: $(VENV)/.test-installed
+	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

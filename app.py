@@ -1,0 +1,10 @@
+"""servewise: choose and size an LLM inference engine. This file is the app's table of contents."""
+
+import streamlit as st
+
+st.set_page_config(page_title="servewise", page_icon=":material/dns:", layout="wide")
+
+pages = [
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+]
+st.navigation(pages).run()

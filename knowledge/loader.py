@@ -1,0 +1,69 @@
+"""Load and validate the curated YAML files into one immutable KnowledgeBase, once per process."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from knowledge.common import Frozen, KnowledgeError
+
+KNOWLEDGE_DIR = Path(__file__).resolve().parent
+M = TypeVar("M", bound=BaseModel)
+
+
+def _describe_location(data: object, loc: tuple) -> str:
+    """Turn a pydantic error location into 'entry <id>, field a.b' using the entry's id when it has one."""
+    parts: list[str] = []
+    node = data
+    for index, key in enumerate(loc):
+        if isinstance(key, int) and isinstance(node, list) and 0 <= key < len(node):
+            node = node[key]
+            entry_id = node.get("id") if isinstance(node, dict) else None
+            parts.append(f"entry {entry_id!r}" if entry_id else f"entry #{key + 1}")
+        else:
+            rest = ".".join(str(k) for k in loc[index:])
+            parts.append(f"field {rest!r}")
+            break
+    return ", ".join(parts) or "top level"
+
+
+def load_yaml_file(path: Path, model: type[M]) -> M:
+    """Parse one YAML file with a safe loader and validate it; errors name the file, entry and field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise KnowledgeError(f"{path.name}: cannot be read ({exc.strerror})") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise KnowledgeError(f"{path.name}: not valid YAML ({exc})") from exc
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        container = data.get(next(iter(first["loc"]), None), data) if isinstance(data, dict) else data
+        where = _describe_location(container, tuple(first["loc"])[1:]) if isinstance(data, dict) else "top level"
+        section = first["loc"][0] if first["loc"] else ""
+        raise KnowledgeError(
+            f"{path.name}: {section} {where}: {first['msg']} ({exc.error_count()} problem(s) in all)"
+        ) from exc
+
+
+class KnowledgeBase(Frozen):
+    """Every curated table, validated and cross-checked. Sections are added as their files land."""
+
+    directory: str
+
+
+@functools.lru_cache(maxsize=4)
+def load_knowledge(directory: str | None = None) -> KnowledgeBase:
+    """Load every knowledge file from `directory` (default: this package) once per process."""
+    root = Path(directory) if directory else KNOWLEDGE_DIR
+    return KnowledgeBase(directory=str(root))
+
+
+__all__ = ["Frozen", "KnowledgeBase", "KnowledgeError", "load_knowledge", "load_yaml_file"]
