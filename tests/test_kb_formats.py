@@ -1,5 +1,6 @@
 """knowledge/formats.yaml: validation, sources, matrix completeness and the statuses the product relies on."""
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from knowledge.loader import KNOWLEDGE_DIR, load_knowledge, load_yaml_file
 
 FORMATS = load_knowledge().formats
 YAML_PATH = KNOWLEDGE_DIR / "formats.yaml"
+RAW = yaml.safe_load(YAML_PATH.read_text(encoding="utf-8"))  # parsed once; each broken copy is a deep copy
 
 
 def _sourced_records():
@@ -108,7 +110,7 @@ def test_every_quantization_column_has_members():
 
 
 def _write_broken(tmp_path: Path, mutate) -> Path:
-    data = yaml.safe_load(YAML_PATH.read_text(encoding="utf-8"))
+    data = copy.deepcopy(RAW)
     mutate(data)
     path = tmp_path / "formats.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
