@@ -1,0 +1,64 @@
+"""The Formats & compatibility page: default view, a selection, shared links with good and bad values (AppTest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "formats.py")
+
+
+def _markdown(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+def test_default_view_explains_ollama_and_gguf():
+    at = AppTest.from_file(PAGE).run(timeout=30)
+    assert not at.exception
+    assert at.title[0].value == "Formats & compatibility"
+    assert [s.value for s in at.selectbox] == ["ollama", "gguf"]
+    text = _markdown(at)
+    assert "#### Ollama × GGUF file" in text
+    assert ":green-badge[native]" in text
+    assert any(t.startswith("Source: [ollama/ollama:docs/import.mdx") and "v0.33.0-rc2" in t for t in text)
+    assert not at.info  # no link-fallback note without a URL value
+    # the explanation of the three decisions and of Q4-vs-BF16 comparisons is on the page
+    assert any("Why Q4 in one engine against BF16 in another" in t for t in text)
+    assert len(at.dataframe) == 2  # bits-per-weight table and GGUF file mixes (GGUF column has no member table)
+
+
+def test_selecting_vllm_and_gguf_explains_the_plugin():
+    at = AppTest.from_file(PAGE).run(timeout=30)
+    at.selectbox(key="formats_engine").select("vllm").run(timeout=30)
+    at.selectbox(key="formats_format").select("gguf").run(timeout=30)
+    assert not at.exception
+    text = _markdown(at)
+    assert "#### vLLM × GGUF file" in text
+    assert ":blue-badge[via-plugin]" in text
+    assert any("vllm-gguf-plugin" in t and "experimental" in t for t in text)
+
+
+def test_quantization_column_lists_its_schemes():
+    at = AppTest.from_file(PAGE)
+    at.query_params["formats_engine"] = "mlx-lm"
+    at.query_params["formats_format"] = "awq"
+    at.run(timeout=30)
+    assert not at.exception
+    assert [s.value for s in at.selectbox] == ["mlx-lm", "awq"]
+    assert ":green-badge[native]" in _markdown(at)
+    members = at.dataframe[0].value
+    assert list(members["scheme"]) == ["AWQ 4-bit, group 128"]
+    assert list(members["bits per weight"]) == [4.15625]
+
+
+def test_bad_url_values_fall_back_with_a_visible_note():
+    at = AppTest.from_file(PAGE)
+    at.query_params["formats_engine"] = "vllmm"
+    at.query_params["formats_format"] = "Q4_K_M"
+    at.run(timeout=30)
+    assert not at.exception
+    assert [s.value for s in at.selectbox] == ["ollama", "gguf"]
+    notes = [i.value for i in at.info]
+    assert any("engine `vllmm`" in n and "showing `ollama`" in n for n in notes)
+    assert any("format `Q4_K_M`" in n and "showing `gguf`" in n for n in notes)
