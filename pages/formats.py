@@ -7,7 +7,7 @@ from calculators.ggml_types import ggml_block
 from calculators.weights import estimate_weights, scheme_bits_per_weight
 from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
-from ui.formats_figures import compatibility_heatmap
+from ui.formats_figures import SHORT_LABELS, compatibility_heatmap
 from ui.option_params import note_unusable_option_param
 from ui.sources import source_url
 
@@ -16,12 +16,12 @@ engine_ids = [e.id for e in formats.engines]
 column_ids = [c.id for c in formats.columns]
 
 STATUS_BADGE = {
-    CompatStatus.NATIVE: ("green", "native: loads and runs it in-tree"),
-    CompatStatus.EXPERIMENTAL: ("orange", "experimental: in-tree, but the project labels it experimental"),
-    CompatStatus.VIA_PLUGIN: ("blue", "via plugin: needs an extra out-of-tree package"),
-    CompatStatus.CONVERT_FIRST: ("violet", "convert first: a documented conversion step comes before serving"),
-    CompatStatus.NOT_SUPPORTED: ("gray", "not supported: no loader found in its source or docs"),
-    CompatStatus.UNKNOWN: ("gray", "unknown: servewise could not establish it"),
+    CompatStatus.NATIVE: ("green", "loads and runs it in-tree"),
+    CompatStatus.EXPERIMENTAL: ("orange", "in-tree, but the project labels it experimental"),
+    CompatStatus.VIA_PLUGIN: ("blue", "needs an extra out-of-tree package"),
+    CompatStatus.CONVERT_FIRST: ("violet", "a documented conversion step comes before serving"),
+    CompatStatus.NOT_SUPPORTED: ("gray", "no loader found in its source or docs"),
+    CompatStatus.UNKNOWN: ("gray", "servewise could not establish it"),
 }
 
 st.title("Formats & compatibility")
@@ -66,7 +66,7 @@ engine_id = left.selectbox("Engine", engine_ids, key="formats_engine", bind="que
 column_id = right.selectbox("Format or quantization", column_ids, key="formats_format", bind="query-params")
 
 st.plotly_chart(compatibility_heatmap(formats, highlight=(engine_id, column_id)), width="stretch")
-st.caption(" · ".join(meaning for _, meaning in STATUS_BADGE.values()))
+st.caption(" · ".join(f"**{SHORT_LABELS[status]}**: {meaning}" for status, (_, meaning) in STATUS_BADGE.items()))
 
 cell = formats.cell(engine_id, column_id)
 engine = formats.engine(engine_id)

@@ -62,3 +62,30 @@ def test_bad_url_values_fall_back_with_a_visible_note():
     notes = [i.value for i in at.info]
     assert any("engine `vllmm`" in n and "showing `ollama`" in n for n in notes)
     assert any("format `Q4_K_M`" in n and "showing `gguf`" in n for n in notes)
+
+
+def test_heatmap_has_one_cell_per_engine_and_column_and_frames_the_selection():
+    from knowledge.formats import CompatStatus
+    from knowledge.loader import load_knowledge
+    from ui.formats_figures import STATUS_COLOURS, compatibility_heatmap
+
+    formats = load_knowledge().formats
+    figure = compatibility_heatmap(formats, highlight=("vllm", "gguf"))
+    heatmap = figure.data[0]
+    assert len(heatmap.z) == len(formats.engines) and len(heatmap.z[0]) == len(formats.columns)
+    row, col = [e.id for e in formats.engines].index("vllm"), [c.id for c in formats.columns].index("gguf")
+    # the cell's value sits inside the colour step of its status
+    assert int(heatmap.z[row][col]) == list(STATUS_COLOURS).index(CompatStatus.VIA_PLUGIN)
+    assert heatmap.customdata[row][col][0] == "via-plugin"
+    (frame,) = figure.layout.shapes
+    assert (frame.x0, frame.y0) == (col - 0.5, row - 0.5)
+
+
+def test_source_links():
+    from ui.sources import source_url
+
+    assert source_url("ollama/ollama:docs/import.mdx (Importing)") == (
+        "https://github.com/ollama/ollama/blob/HEAD/docs/import.mdx"
+    )
+    assert source_url("https://arxiv.org/abs/2305.14314 (QLoRA)") == "https://arxiv.org/abs/2305.14314"
+    assert source_url("gguf.constants.GGML_QUANT_SIZES (Q4_0)") is None
