@@ -9,10 +9,13 @@ only the experts) count those parts at 16 bits when the caller says how many par
 
 from __future__ import annotations
 
+import json
 import math
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 from calculators.architecture import ModelArchitecture
 from calculators.errors import ServewiseInputError
@@ -114,6 +117,60 @@ def weights_from_ggml_tensors(tensors: Iterable[tuple[str, int]], source: str) -
         basis="sum over tensors of whole ggml blocks x block bytes",
         source=source,
         params=total_params,
+    )
+
+
+def weights_from_gguf_file(path: str | Path) -> WeightsEstimate:
+    """Exact tensor-data bytes of a GGUF file, read from its header (tensor data is memory-mapped, not loaded)."""
+    from gguf import GGUFReader  # imported here: only this reader needs numpy's memmap machinery
+
+    try:
+        reader = GGUFReader(str(path))
+    except FileNotFoundError as exc:
+        raise ServewiseInputError(f"{path}: no such file") from exc
+    except (ValueError, IndexError, OSError) as exc:
+        raise ServewiseInputError(f"{path}: not a readable GGUF file ({exc})") from exc
+    return weights_from_ggml_tensors(
+        ((t.tensor_type.name, int(t.n_elements)) for t in reader.tensors), source=f"GGUF header of {Path(path).name}"
+    )
+
+
+def weights_from_safetensors_header(path: str | Path) -> WeightsEstimate:
+    """Exact tensor bytes of one .safetensors file from its JSON header (8-byte length, header, data).
+
+    Each tensor's `data_offsets` [begin, end) is the safetensors library's own key (safetensors' TensorInfo).
+
+    Sums each tensor's [begin, end) byte range; `params` counts stored elements, which for packed schemes
+    (AWQ/GPTQ int32, MLX uint32) is fewer than the model's logical parameters, so no bits per weight is given.
+    """
+    try:
+        with open(path, "rb") as handle:
+            (header_len,) = struct.unpack("<Q", handle.read(8))
+            if header_len > 100_000_000:
+                raise ServewiseInputError(f"{path}: header length {header_len} is not plausible for Safetensors")
+            header = json.loads(handle.read(header_len))
+    except FileNotFoundError as exc:
+        raise ServewiseInputError(f"{path}: no such file") from exc
+    except (struct.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ServewiseInputError(f"{path}: not a Safetensors file ({exc})") from exc
+    if not isinstance(header, dict):
+        raise ServewiseInputError(f"{path}: Safetensors header is not a JSON object")
+    total_bytes = 0
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            begin, end = entry["data_offsets"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ServewiseInputError(f"{path}: tensor {name!r} has no valid data_offsets") from exc
+        total_bytes += end - begin
+    return WeightsEstimate(
+        bytes=total_bytes,
+        bits_per_weight=None,
+        exact=True,
+        scheme="safetensors-header",
+        basis="sum of tensor byte ranges in the Safetensors header",
+        source=f"Safetensors header of {Path(path).name}",
     )
 
 

@@ -12,6 +12,8 @@ from calculators.weights import (
     scheme_bits_per_weight,
     weights_from_file_bytes,
     weights_from_ggml_tensors,
+    weights_from_gguf_file,
+    weights_from_safetensors_header,
     weights_per_device_tp,
 )
 from knowledge.loader import load_knowledge
@@ -204,3 +206,64 @@ def test_tensor_parallel_split():
     assert any("approximation" in a or "ignored" in a for a in weights_per_device_tp(10, 2).approximations)
     with pytest.raises(ServewiseInputError):
         weights_per_device_tp(10, 0)
+
+
+def test_gguf_file_header_gives_exact_bytes(tmp_path):
+    import numpy as np
+    from gguf import GGMLQuantizationType, GGUFWriter
+    from gguf.quants import quantize
+
+    path = tmp_path / "tiny.gguf"
+    writer = GGUFWriter(str(path), "llama")
+    weights = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
+    writer.add_tensor("blk.0.ffn_up.weight", quantize(weights, GGMLQuantizationType.Q8_0),
+                      raw_dtype=GGMLQuantizationType.Q8_0)
+    writer.add_tensor("output_norm.weight", np.ones(256, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    estimate = weights_from_gguf_file(path)
+    # 64 x 256 q8_0 values = 512 blocks x 34 bytes, plus 256 F32 = 1,024 bytes
+    assert estimate.bytes == 512 * 34 + 1024 == 18_432
+    assert estimate.params == 64 * 256 + 256
+    assert estimate.exact is True
+
+
+def test_not_a_gguf_is_a_one_line_error(tmp_path):
+    path = tmp_path / "model.gguf"
+    path.write_bytes(b"PK\x03\x04 definitely a zip")
+    with pytest.raises(ServewiseInputError, match="not a readable GGUF file"):
+        weights_from_gguf_file(path)
+    with pytest.raises(ServewiseInputError, match="no such file"):
+        weights_from_gguf_file(tmp_path / "missing.gguf")
+
+
+def _write_safetensors(path, header: dict, data_len: int) -> None:
+    import json
+    import struct
+
+    blob = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0" * data_len)
+
+
+def test_safetensors_header_gives_exact_bytes(tmp_path):
+    path = tmp_path / "model.safetensors"
+    header = {
+        "__metadata__": {"format": "pt"},
+        "w": {"dtype": "BF16", "shape": [4096, 4096], "data_offsets": [0, 33_554_432]},
+        "qweight": {"dtype": "I32", "shape": [512, 4096], "data_offsets": [33_554_432, 41_943_040]},
+    }
+    _write_safetensors(path, header, data_len=16)  # the data section's length is not read
+    estimate = weights_from_safetensors_header(path)
+    assert estimate.bytes == 41_943_040 and estimate.exact is True
+
+
+def test_bad_safetensors_is_a_one_line_error(tmp_path):
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(b"\x05\x00\x00\x00\x00\x00\x00\x00{oops")
+    with pytest.raises(ServewiseInputError, match="not a Safetensors file"):
+        weights_from_safetensors_header(path)
+    _write_safetensors(path, {"w": {"dtype": "F16", "shape": [2]}}, 4)
+    with pytest.raises(ServewiseInputError, match="no valid data_offsets"):
+        weights_from_safetensors_header(path)
