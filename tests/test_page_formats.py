@@ -89,3 +89,12 @@ def test_source_links():
     )
     assert source_url("https://arxiv.org/abs/2305.14314 (QLoRA)") == "https://arxiv.org/abs/2305.14314"
     assert source_url("gguf.constants.GGML_QUANT_SIZES (Q4_0)") is None
+
+
+def test_secondary_engine_pair_without_a_cell_says_so():
+    at = AppTest.from_file(PAGE)
+    at.query_params["formats_engine"] = "tgi"
+    at.query_params["formats_format"] = "mlx-affine"
+    at.run(timeout=30)
+    assert not at.exception
+    assert any("no entry for this pair" in i.value for i in at.info)
