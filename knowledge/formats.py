@@ -201,6 +201,10 @@ class FormatsSection(Frozen):
         """The matrix cell for an engine and a column id, or None when the matrix has no such cell."""
         return next((c for c in self.cells if c.engine == engine and c.target == target), None)
 
+    def file_format(self, format_id: str) -> FileFormat | None:
+        """The file format with this id, or None."""
+        return next((f for f in self.file_formats if f.id == format_id), None)
+
     def quantization(self, quant_id: str) -> Quantization | None:
         """The quantization with this id, or None."""
         return next((q for q in self.quantizations if q.id == quant_id), None)

@@ -99,7 +99,7 @@ if members:
         hide_index=True,
     )
 else:
-    fmt = next(f for f in formats.file_formats if f.id == column_id)
+    fmt = formats.file_format(column_id)
     st.markdown(f"**{fmt.name} stores:** {fmt.stores}")
     st.markdown(f"**It does not tell you:** {fmt.does_not_imply}")
 
@@ -108,7 +108,8 @@ def derivation(quant: Quantization) -> str:
     """How the bits per weight of one scheme follow from its block layout (display text)."""
     if quant.ggml_type is not None:
         block = ggml_block(quant.ggml_type)
-        return f"{block.block_bytes} bytes per {block.block_values} values (gguf GGML_QUANT_SIZES)"
+        per = "value" if block.block_values == 1 else f"{block.block_values} values"
+        return f"{block.block_bytes} bytes per {per} (gguf GGML_QUANT_SIZES)"
     if quant.layout is None:
         return "set by the scheme stored inside"
     layout = quant.layout
