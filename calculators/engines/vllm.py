@@ -1,8 +1,15 @@
 """vLLM (v1 engine): the KV-cache budget, block pool and start-up checks as vLLM computes them.
 
 Sources read (vllm-project/vllm, through the code index; commit per file):
-- vllm/v1/core/kv_cache_utils.py @ 001cabc1be16 - grouping, num_blocks, "GPU KV cache size", "Maximum
-  concurrency", the max-seq-len check and its estimated maximum model length, auto-fit (-1).
+- vllm/v1/core/kv_cache_utils.py @ 001cabc1be16 - grouping, num_blocks, "Maximum concurrency", the
+  max-seq-len check and its estimated maximum model length, auto-fit (-1). Newer releases log
+  "GPU KV cache size" as int(max_concurrency x max_model_len) (group-aware; quoted from vLLM main in
+  https://github.com/vllm-project/vllm/issues/51041); at 001cabc1 it was num_blocks // groups x block_size.
+  Both agree for single-group models when max_model_len is a multiple of the block size; servewise
+  follows the newer rule.
+- vllm/config/vllm.py (v0.27+, as quoted in public source excerpts): sliding-window layers reserve
+  window - 1 + max_in_flight_tokens, where max_in_flight_tokens = concurrent batches (2 with async
+  scheduling, else the pipeline size) x max_num_batched_tokens.
 - vllm/v1/kv_cache_interface.py @ 001cabc1be16 - page sizes (full, MLA, sliding window) and the per-layer
   maximum memory of one request.
 - vllm/v1/worker/gpu_worker.py @ 35d5cda123ec - requested memory = total x gpu_memory_utilization;
@@ -86,6 +93,7 @@ class VllmSettings(BaseModel):
     enable_prefix_caching: bool | None = None
     enable_chunked_prefill: bool | None = None  # v1 turns it on for generative models (arg_utils.py)
     disable_hybrid_kv_cache_manager: bool = False
+    async_scheduling: bool = True  # two batches in flight (vllm/config/vllm.py max_concurrent_batches)
     cpu_offload_gb: float = Field(default=0, ge=0)
     quantization: str | None = None
     api_key: str | None = None
@@ -146,7 +154,7 @@ class VllmPlan(MemoryPlan):
     requested_memory_bytes: int | None
     available_kv_cache_bytes: int = Field(description="the 'Available KV cache memory' figure (may be <= 0)")
     num_gpu_blocks: int
-    kv_tokens: int = Field(description="'GPU KV cache size: N tokens'")
+    kv_tokens: int = Field(description="'GPU KV cache size: N tokens' = int(max_concurrency x max_model_len)")
     max_concurrency: float = Field(description="'Maximum concurrency for L tokens per request: C x'")
     max_model_len: int
     estimated_max_model_len: int | None = Field(description="vLLM's own estimate when it refuses; else None")
@@ -158,6 +166,7 @@ class VllmPlan(MemoryPlan):
     layers_per_stage: list[int]
     max_num_seqs: int
     max_num_batched_tokens: int
+    max_in_flight_tokens: int
     kv_cache_groups: list[VllmCacheGroup]
 
 
@@ -188,11 +197,11 @@ class _Spec:
             return self.block_size * self.kv_heads * self.head_size_k * self.dtype_bytes
         return self.block_size * self.kv_heads * (self.head_size_k + self.head_size_v) * self.dtype_bytes
 
-    def max_memory_usage_bytes(self, max_model_len: int, max_num_batched_tokens: int) -> int:
+    def max_memory_usage_bytes(self, max_model_len: int, in_flight_tokens: int) -> int:
         """Bytes one request of max_model_len tokens can occupy in this layer (vLLM's max_memory_usage_bytes)."""
         if self.kind == "sliding":
             assert self.sliding_window is not None
-            tokens = min(self.sliding_window - 1 + max_num_batched_tokens, max_model_len)
+            tokens = min(self.sliding_window - 1 + in_flight_tokens, max_model_len)
             return (ceil(tokens / self.block_size) + 1) * self.page_bytes
         return ceil(max_model_len / self.block_size) * self.page_bytes
 
@@ -247,12 +256,12 @@ class _Group:
             return sum(s.page_bytes for s in self.layer_specs)
         return self.spec.page_bytes
 
-    def max_memory_usage_bytes(self, max_model_len: int, batched: int) -> int:
+    def max_memory_usage_bytes(self, max_model_len: int, in_flight: int) -> int:
         """A request's maximum bytes for this group's spec (uniform type: pages of the worst layer x page)."""
         if self.is_uniform_type:
-            pages = max(ceil(s.max_memory_usage_bytes(max_model_len, batched) / s.page_bytes) for s in self.layer_specs)
+            pages = max(ceil(s.max_memory_usage_bytes(max_model_len, in_flight) / s.page_bytes) for s in self.layer_specs)
             return pages * self.page_bytes()
-        return self.spec.max_memory_usage_bytes(max_model_len, batched)
+        return self.spec.max_memory_usage_bytes(max_model_len, in_flight)
 
 
 def _uniform_type(specs: list[_Spec]) -> bool:
@@ -334,37 +343,37 @@ def _pool_bytes(groups: list[_Group], num_blocks: int) -> int:
     return _group_size(groups) * groups[0].page_bytes() * num_blocks
 
 
-def _needed_bytes(groups: list[_Group], max_model_len: int, batched: int) -> int:
+def _needed_bytes(groups: list[_Group], max_model_len: int, in_flight: int) -> int:
     """Bytes one request of max_model_len needs on one worker (vLLM's _max_memory_usage_bytes_from_groups)."""
     if not groups:
         return 0
     if len(groups) == 1 and groups[0].is_uniform_type:
-        return sum(s.max_memory_usage_bytes(max_model_len, batched) for s in groups[0].layer_specs)
+        return sum(s.max_memory_usage_bytes(max_model_len, in_flight) for s in groups[0].layer_specs)
     page = groups[0].page_bytes()
-    blocks = sum(ceil(g.max_memory_usage_bytes(max_model_len, batched) / page) for g in groups)
+    blocks = sum(ceil(g.max_memory_usage_bytes(max_model_len, in_flight) / page) for g in groups)
     return _group_size(groups) * page * blocks
 
 
-def _estimate_max_model_len(groups: list[_Group], available_bytes: int, upper: int, batched: int) -> int:
+def _estimate_max_model_len(groups: list[_Group], available_bytes: int, upper: int, in_flight: int) -> int:
     """Largest max_model_len whose request fits in `available_bytes` (vLLM's binary search); 0 if none."""
-    if _needed_bytes(groups, 1, batched) > available_bytes:
+    if _needed_bytes(groups, 1, in_flight) > available_bytes:
         return 0
     left, right, result = 1, upper, 1
     while left <= right:
         mid = (left + right) // 2
-        if _needed_bytes(groups, mid, batched) <= available_bytes:
+        if _needed_bytes(groups, mid, in_flight) <= available_bytes:
             result, left = mid, mid + 1
         else:
             right = mid - 1
     return result
 
 
-def _max_concurrency(groups: list[_Group], num_blocks: int, max_model_len: int, batched: int) -> float:
+def _max_concurrency(groups: list[_Group], num_blocks: int, max_model_len: int, in_flight: int) -> float:
     """vLLM's get_max_concurrency_for_kv_cache_config: blocks in the pool / blocks one full request needs."""
     if not groups:
         return 0.0
     layers_per_group = _group_size(groups)
-    per_request = layers_per_group * sum(g.max_memory_usage_bytes(max_model_len, batched) for g in groups)
+    per_request = layers_per_group * sum(g.max_memory_usage_bytes(max_model_len, in_flight) for g in groups)
     per_block = groups[0].page_bytes() * layers_per_group
     return num_blocks / ceil(per_request / per_block)
 
@@ -459,6 +468,8 @@ def plan_vllm(
     chunked = settings.enable_chunked_prefill is not False
     batched = settings.max_num_batched_tokens or (default_batched if chunked else max_model_len)
     max_num_seqs = settings.max_num_seqs or min(default_seqs, batched)
+    concurrent_batches = 2 if settings.async_scheduling and pp == 1 else pp
+    in_flight = concurrent_batches * batched
 
     hybrid_manager = not settings.disable_hybrid_kv_cache_manager
     specs = {
@@ -515,7 +526,7 @@ def plan_vllm(
     estimated_len: int | None = None
     if groups:
         if auto_fit:
-            fitted = min(_estimate_max_model_len(g, available, max_model_len, batched) for g in per_stage_groups)
+            fitted = min(_estimate_max_model_len(g, available, max_model_len, in_flight) for g in per_stage_groups)
             if fitted <= 0:
                 refusals.append("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
                                 "single token. Try increasing `gpu_memory_utilization`.")
@@ -529,9 +540,9 @@ def plan_vllm(
                             "when initializing the engine.")
         else:
             for stage_groups in per_stage_groups:
-                needed = _needed_bytes(stage_groups, max_model_len, batched)
+                needed = _needed_bytes(stage_groups, max_model_len, in_flight)
                 if needed > available:
-                    estimated_len = _estimate_max_model_len(stage_groups, available, max_model_len, batched)
+                    estimated_len = _estimate_max_model_len(stage_groups, available, max_model_len, in_flight)
                     hint = (f"Based on the available memory, the estimated maximum model length is {estimated_len}. "
                             if estimated_len > 0 else "")
                     refusals.append(
@@ -546,9 +557,8 @@ def plan_vllm(
     num_blocks = min(_num_blocks(g, max(available, 0)) for g in per_stage_groups) if groups else 1
     report_groups = per_stage_groups[0]
     if report_groups:
-        min_block = min(g.block_size for g in report_groups)
-        kv_tokens = num_blocks // len(report_groups) * min_block
-        concurrency = _max_concurrency(report_groups, num_blocks, max_model_len, batched)
+        concurrency = _max_concurrency(report_groups, num_blocks, max_model_len, in_flight)
+        kv_tokens = int(concurrency * max_model_len)
     else:
         kv_tokens, concurrency = 0, 0.0
     kv_bytes = _pool_bytes(report_groups, num_blocks) if groups else 0
@@ -614,6 +624,7 @@ def plan_vllm(
         layers_per_stage=stage_counts,
         max_num_seqs=max_num_seqs,
         max_num_batched_tokens=batched,
+        max_in_flight_tokens=in_flight,
         kv_cache_groups=[_describe(g) for g in report_groups],
     )
 
