@@ -247,3 +247,13 @@ def test_bad_input_is_a_domain_error():
                                                      head_dim_v=128),))
     with pytest.raises(ServewiseInputError):
         plan_vllm(no_ctx, VllmSettings(kv_cache_memory_bytes=GIB), H100, None)
+
+
+def test_cpu_offload_moves_weights_out_of_the_budget():
+    model = gqa(32, 8, 128, 32, 8192)
+    settings = VllmSettings(max_model_len=8192, gpu_memory_utilization=0.9)
+    machine = Machine(device_memory_bytes=24 * GIB)
+    base = plan_vllm(model, settings, machine, 16 * GIB)
+    offloaded = plan_vllm(model, settings.model_copy(update={"cpu_offload_gb": 4}), machine, 16 * GIB)
+    assert offloaded.weights_bytes == 12 * GIB
+    assert offloaded.available_kv_cache_bytes - base.available_kv_cache_bytes == pytest.approx(4 * GIB, abs=1)

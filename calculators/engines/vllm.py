@@ -490,9 +490,14 @@ def plan_vllm(
     per_stage_groups = [[g for g in _project(groups, stage) if g.layers] if groups else [] for stage in stages]
 
     # --- the budget ---
-    weights_per_rank = None if weights_bytes is None else weights_bytes // (tp * pp)
     if weights_bytes is not None and weights_bytes < 0:
         raise ServewiseInputError("weights_bytes must be zero or positive")
+    # --cpu-offload-gb keeps that many GiB of each GPU's weights in host memory (vllm/config/cache.py)
+    weights_per_rank = None if weights_bytes is None else max(
+        0, weights_bytes // (tp * pp) - int(settings.cpu_offload_gb * GIB))
+    if settings.cpu_offload_gb:
+        notes.append(PlanNote(code="vllm_cpu_offload", message=f"{settings.cpu_offload_gb} GiB of weights per GPU "
+                              "stay in host memory and cross PCIe on every forward pass."))
     components: list[MemoryComponent] = []
     total = machine.device_memory_bytes
     requested: int | None = None
