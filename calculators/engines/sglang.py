@@ -61,8 +61,8 @@ class SglangSettings(BaseModel):
     disable_radix_cache: bool = False
     enable_metrics: bool = False
     api_key: str | None = None
-    host: str = "127.0.0.1"
-    port: int = 30000
+    host: str = "127.0.0.1"  # server_args.py ServerArgs.host (unchanged since sgl-project/sglang@469c63e5)
+    port: int = 30000  # ServerArgs.port
 
 
 class SglangOverheads(BaseModel):

@@ -97,8 +97,8 @@ class VllmSettings(BaseModel):
     cpu_offload_gb: float = Field(default=0, ge=0)
     quantization: str | None = None
     api_key: str | None = None
-    host: str | None = None
-    port: int = 8000
+    host: str | None = None  # vllm/entrypoints/openai/cli_args.py FrontendArgs: None = all interfaces
+    port: int = 8000  # FrontendArgs.port
 
 
 class VllmOverheads(BaseModel):
