@@ -26,7 +26,6 @@ iogpu.wired_limit_mb=114688 (antirez/ds4 PR #893, https://github.com/antirez/ds4
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import ceil
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
