@@ -257,3 +257,13 @@ def test_cpu_offload_moves_weights_out_of_the_budget():
     offloaded = plan_vllm(model, settings.model_copy(update={"cpu_offload_gb": 4}), machine, 16 * GIB)
     assert offloaded.weights_bytes == 12 * GIB
     assert offloaded.available_kv_cache_bytes - base.available_kv_cache_bytes == pytest.approx(4 * GIB, abs=1)
+
+
+def test_cuda_graph_estimate_is_subtracted_when_counted():
+    model = gqa(32, 8, 128, 32, 8192)
+    base = VllmOverheads(activation_peak_bytes=GIB, non_torch_bytes=0, basis="test")
+    with_graphs = base.model_copy(update={"cudagraph_bytes": GIB // 2})
+    settings = VllmSettings(max_model_len=8192, gpu_memory_utilization=0.9)
+    a = plan_vllm(model, settings, H100, 16 * GIB, overheads=base)
+    b = plan_vllm(model, settings, H100, 16 * GIB, overheads=with_graphs)
+    assert a.available_kv_cache_bytes - b.available_kv_cache_bytes == pytest.approx(GIB // 2, abs=1)

@@ -108,6 +108,10 @@ class VllmOverheads(BaseModel):
 
     activation_peak_bytes: int = Field(ge=0)
     non_torch_bytes: int = Field(ge=0)
+    # Newer vLLM also subtracts its CUDA-graph estimate when VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is on
+    # (gpu_worker.py: requested - non_kv_cache_memory - cudagraph_memory_estimate_applied); 0 = not counted,
+    # as in the version read above. llm-d measured graphs at -0.88 to +1.03 GiB on H100 (vLLM 0.11).
+    cudagraph_bytes: int = 0
     basis: str
 
 
@@ -518,7 +522,8 @@ def plan_vllm(
                 "the model's weight bytes are unknown: vLLM's KV budget subtracts them (or give kv_cache_memory_bytes)"
             )
         available = int(total * settings.gpu_memory_utilization
-                        - (weights_per_rank + est.activation_peak_bytes + est.non_torch_bytes))
+                        - (weights_per_rank + est.activation_peak_bytes + est.non_torch_bytes)
+                        - est.cudagraph_bytes)
         components += [
             _weights_component(weights_per_rank, tp * pp),
             MemoryComponent(kind=ComponentKind.ACTIVATIONS, label="profiled activation peak (estimate)",
@@ -526,6 +531,9 @@ def plan_vllm(
             MemoryComponent(kind=ComponentKind.RUNTIME, label="non-torch memory: CUDA context, NCCL (estimate)",
                             bytes=est.non_torch_bytes, exact=False, basis=est.basis),
         ]
+        if est.cudagraph_bytes:
+            components.append(MemoryComponent(kind=ComponentKind.RUNTIME, label="CUDA graphs (estimate)",
+                                              bytes=est.cudagraph_bytes, exact=False, basis=est.basis))
 
     # --- auto-fit and the max-seq-len check, per pipeline stage ---
     estimated_len: int | None = None
