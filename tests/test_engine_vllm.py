@@ -146,14 +146,22 @@ def test_tensor_parallel_must_divide_attention_heads():
 
 
 def test_mla_latent_is_not_split_across_ranks():
-    # DeepSeek-V3 geometry: 61 MLA layers, latent 512 + rope 64 -> a 16-token page is 16 x 576 x 2 = 18,432 bytes.
+    # DeepSeek-V3: 61 MLA layers, latent 512 + rope 64. On an H100 vLLM forces 64-token blocks for FlashMLA,
+    # so a page is 64 x 576 x 2 = 73,728 bytes; the latent is whole on every rank.
     deepseek = mla(61, 512, 64, 128, 163840)
     plans = [plan_vllm(deepseek, VllmSettings(tensor_parallel_size=tp, max_model_len=32768,
                                               kv_cache_memory_bytes=10 * GIB), H100, None) for tp in (1, 8)]
     for plan in plans:
+        assert plan.block_size == 64
         assert plan.kv_bytes_per_token == 576 * 2 * 61
-        assert plan.num_gpu_blocks == 10 * GIB // 18432 // 61 == 9549
+        assert plan.num_gpu_blocks == 10 * GIB // 73728 // 61 == 2387
         assert plan.caches[0].name == "kv_mla" and plan.caches[0].v_bytes == 0
+    explicit = plan_vllm(deepseek, VllmSettings(block_size=16, max_model_len=32768, kv_cache_memory_bytes=10 * GIB),
+                         H100, None)
+    assert explicit.num_gpu_blocks == 10 * GIB // 18432 // 61 == 9549
+    blackwell = plan_vllm(deepseek, VllmSettings(max_model_len=32768, kv_cache_memory_bytes=10 * GIB),
+                          Machine(device_memory_bytes=180 * GIB, gpu_id="b200"), None)
+    assert blackwell.block_size == 128
 
 
 def test_fp8_cache_doubles_the_tokens():

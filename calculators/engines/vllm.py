@@ -19,6 +19,8 @@ Sources read (vllm-project/vllm, through the code index; commit per file):
   the "attention heads must be divisible by tensor parallel size" check.
 - vllm/distributed/utils.py @ 5a6541db9bf - how pipeline stages split the layers.
 - vllm/engine/arg_utils.py @ 99d7eb5d6a5 - max_num_seqs / max_num_batched_tokens defaults by GPU.
+- vllm/platforms/cuda.py (several public copies) - MLA backends force block size 64 (FlashMLA) or 128
+  (CUTLASS MLA) when the user leaves --block-size unset.
 - vllm/config/cache.py - block size 16 (DEFAULT_BLOCK_SIZE) and gpu_memory_utilization 0.92, as rendered
   from the source at https://docs.vllm.ai/en/stable/api/vllm/config/cache/ (0.9 before ~v0.25).
 
@@ -399,6 +401,22 @@ def default_batch_limits(machine: Machine) -> tuple[int, int]:
     return 256, 2048
 
 
+def _default_block_size(arch: ModelArchitecture, machine: Machine) -> int:
+    """Tokens per block when --block-size is unset: 16, but MLA backends force their own on CUDA.
+
+    vllm/platforms/cuda.py check_and_update_config: "Forcing kv cache block size to 64 for FlashMLA backend"
+    (Hopper) and "... to 128 for CUTLASS_MLA backend" (Blackwell); other GPUs keep CacheConfig's 16.
+    """
+    if not arch.layers_of(LayerKind.MLA):
+        return DEFAULT_BLOCK_SIZE_TOKENS
+    gpu = (machine.gpu_id or "").lower()
+    if gpu.startswith(("b200", "b300", "gb200", "gb300")):
+        return 128
+    if gpu.startswith(("h100", "h200", "h20", "h800")) or not gpu:
+        return 64
+    return DEFAULT_BLOCK_SIZE_TOKENS
+
+
 def resolve_kv_dtype_bytes(settings: VllmSettings) -> tuple[str, int]:
     """The cache dtype name vLLM uses and its bytes per element (auto = the model's dtype)."""
     if settings.dtype not in _MODEL_DTYPE_BYTES:
@@ -435,7 +453,7 @@ def plan_vllm(
     tp, pp = settings.tensor_parallel_size, settings.pipeline_parallel_size
     if pp > arch.n_layers:
         raise ServewiseInputError(f"pipeline_parallel_size {pp} is larger than the model's {arch.n_layers} layers")
-    block_size = settings.block_size or DEFAULT_BLOCK_SIZE_TOKENS
+    block_size = settings.block_size or _default_block_size(arch, machine)
     kv_dtype_name, dtype_bytes = resolve_kv_dtype_bytes(settings)
     if settings.kv_cache_dtype == "fp8_ds_mla" and not arch.layers_of(LayerKind.MLA):
         raise ServewiseInputError("--kv-cache-dtype fp8_ds_mla only applies to MLA models (DeepSeek V3.2 family)")
