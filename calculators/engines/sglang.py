@@ -214,6 +214,10 @@ def plan_sglang(
         per_layer_k = [heads(layer) * layer.head_dim_k for layer in layers_for_pool]
         per_layer_v = [heads(layer) * layer.head_dim_v for layer in layers_for_pool]
     hybrid_swa = bool(full) and bool(sliding) and not mla
+    if mla and settings.page_size == 1:
+        notes.append(PlanNote(code="sglang_mla_page_size", message="MLA attention backends such as flashmla, "
+                              "cutlass_mla and trtllm_mla run with larger pages (64 or 128 tokens); pass the "
+                              "page_size the server logs to match its pool exactly."))
 
     full_cell = sum(heads(layer) * (layer.head_dim_k + layer.head_dim_v) for layer in full) * dtype_bytes
     swa_cell = sum(heads(layer) * (layer.head_dim_k + layer.head_dim_v) for layer in sliding) * dtype_bytes
