@@ -118,3 +118,9 @@ def test_bad_input_is_a_domain_error():
         plan_mlx_lm(BRIEF_MODEL, MlxLmSettings(kv_bits=7), MAC_128, None, prompt_tokens=10)
     with pytest.raises(ServewiseInputError):
         plan_mlx_lm(BRIEF_MODEL, MlxLmSettings(), MAC_128, None, prompt_tokens=0)
+
+
+def test_without_a_workload_one_sequence_fills_the_trained_context():
+    small = gqa(32, 8, 128, 32, 8192)
+    plan = plan_mlx_lm(small, MlxLmSettings(), MAC_128, None)
+    assert plan.retained_tokens == 8192 and plan.kv_cache_bytes == GIB

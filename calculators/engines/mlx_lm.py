@@ -171,7 +171,7 @@ def plan_mlx_lm(
     machine: Machine,
     weights_bytes: int | None,
     *,
-    prompt_tokens: int,
+    prompt_tokens: int | None = None,
     generated_tokens: int = 0,
     n_sequences: int = 1,
     kv_dtype_bytes: int = 2,
@@ -182,7 +182,13 @@ def plan_mlx_lm(
 
     Bytes; the cache follows mlx_lm.generate's chunking (prompt in prefill_step_size chunks, then one token per
     step). The GPU budget is `working_set_bytes` (Metal's recommended working set) or `wired_limit_mb` MiB.
+    Without `prompt_tokens` the plan is one sequence filling the model's trained context (MLX LM has no
+    context setting of its own).
     """
+    if prompt_tokens is None:
+        if arch.max_context_tokens is None:
+            raise ServewiseInputError("give prompt_tokens: the model's trained context is unknown")
+        prompt_tokens = arch.max_context_tokens - generated_tokens
     if prompt_tokens < 1 or generated_tokens < 0 or n_sequences < 1:
         raise ServewiseInputError("prompt tokens and sequences must be at least 1, generated tokens at least 0")
     if settings.kv_bits is not None and settings.kv_bits not in _MLX_BITS:
