@@ -164,3 +164,13 @@ def test_tensor_parallel_k_size_from_vllm_issue_21348():
     assert plan.max_total_num_tokens == 367404
     assert plan.k_bytes == 367405 * 128 * 94 * 2
     assert f"{plan.k_bytes / GIB:.2f}" == "8.23" and f"{plan.v_bytes / GIB:.2f}" == "8.23"
+
+
+def test_runtime_context_estimate_grows_with_tensor_parallel():
+    # estimates from public logs (PR #4760 single GPU, PR #11716 TP8); marked as estimates in the plan
+    one = plan_sglang(LLAMA_31_8B, SglangSettings(mem_fraction_static=0.85), H100, int(15 * GIB))
+    eight = plan_sglang(LLAMA_31_8B, SglangSettings(mem_fraction_static=0.85, tp_size=8),
+                        Machine(device_memory_bytes=81559 * MIB, n_devices=8), int(15 * GIB))
+    context = [c for plan in (one, eight) for c in plan.components if c.label.startswith("CUDA context")]
+    assert context[0].bytes < context[1].bytes
+    assert not any(c.exact for c in context)

@@ -77,10 +77,21 @@ class SglangOverheads(BaseModel):
 # sgl-project/sglang PR #4760 (https://github.com/sgl-project/sglang/pull/4760), Llama-3.1-8B on one 80 GB
 # GPU: "Load weight end ... avail mem=63.48 GB, mem usage=15.11 GB", i.e. 78.59 GiB free before loading on
 # a card torch sees as ~79.2 GiB: about 0.6 GiB goes to the CUDA context before the weights.
+# sgl-project/sglang PR #11716 (https://github.com/sgl-project/sglang/pull/11716), TP8:
+# "Init torch distributed ends. mem usage=1.77 GB" to "2.01 GB" per rank (NCCL buffers on top of the context).
 DEFAULT_SGLANG_OVERHEADS = SglangOverheads(
     runtime_context_bytes=int(0.6 * GIB),
     basis="free memory before loading in sgl-project/sglang PR #4760's log (78.59 GiB on an 80 GB GPU)",
 )
+_MULTI_GPU_OVERHEADS = SglangOverheads(
+    runtime_context_bytes=int(2.01 * GIB),
+    basis="'Init torch distributed ends. mem usage=2.01 GB' at TP8 in sgl-project/sglang PR #11716",
+)
+
+
+def default_sglang_overheads(tp_size: int) -> SglangOverheads:
+    """Estimated memory SGLang finds taken before loading weights (bytes per GPU), from public logs."""
+    return DEFAULT_SGLANG_OVERHEADS if tp_size == 1 else _MULTI_GPU_OVERHEADS
 
 
 class SglangPlan(MemoryPlan):
@@ -160,7 +171,7 @@ def plan_sglang(
     machine: Machine,
     weights_bytes: int | None,
     *,
-    overheads: SglangOverheads = DEFAULT_SGLANG_OVERHEADS,
+    overheads: SglangOverheads | None = None,
     free_before_load_bytes: int | None = None,
 ) -> SglangPlan:
     """SGLang's memory plan per GPU (bytes, tokens); `weights_bytes` is the whole model as loaded on GPUs.
@@ -169,6 +180,7 @@ def plan_sglang(
     when not given it is estimated as device memory minus the runtime context (exact=False).
     """
     tp, pp = settings.tp_size, settings.pp_size
+    overheads = overheads or default_sglang_overheads(tp * pp)
     dtype_name, dtype_bytes = _dtype_bytes(settings)
     notes: list[PlanNote] = []
     refusals: list[str] = []
