@@ -8,7 +8,7 @@ from calculators.weights import estimate_weights, scheme_bits_per_weight
 from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
 from ui.formats_figures import SHORT_LABELS, compatibility_heatmap
-from ui.option_params import note_unusable_option_param
+from ui import url_widgets
 from ui.sources import source_url
 
 formats = load_knowledge().formats
@@ -59,11 +59,12 @@ and say so in the result.
     )
 
 st.subheader("Compatibility matrix")
-note_unusable_option_param("formats_engine", engine_ids, "engine")
-note_unusable_option_param("formats_format", column_ids, "format")
 left, right = st.columns(2)
-engine_id = left.selectbox("Engine", engine_ids, key="formats_engine", bind="query-params")
-column_id = right.selectbox("Format or quantization", column_ids, key="formats_format", bind="query-params")
+with left:
+    engine_id = url_widgets.selectbox("Engine", engine_ids, key="formats_engine")
+with right:
+    column_id = url_widgets.selectbox("Format or quantization", column_ids, key="formats_format")
+url_widgets.show_url_notes()
 
 st.plotly_chart(compatibility_heatmap(formats, highlight=(engine_id, column_id)), width="stretch")
 st.caption(" · ".join(f"**{SHORT_LABELS[status]}**: {meaning}" for status, (_, meaning) in STATUS_BADGE.items()))

@@ -22,7 +22,7 @@ def test_default_view_explains_ollama_and_gguf():
     assert "#### Ollama × GGUF file" in text
     assert ":green-badge[native]" in text
     assert any(t.startswith("Source: [ollama/ollama:docs/import.mdx") and "v0.33.0-rc2" in t for t in text)
-    assert not at.info  # no link-fallback note without a URL value
+    assert not at.warning  # no link-fallback note without a URL value
     # the explanation of the three decisions and of Q4-vs-BF16 comparisons is on the page
     assert any("Why Q4 in one engine against BF16 in another" in t for t in text)
     assert len(at.dataframe) == 2  # bits-per-weight table and GGUF file mixes (GGUF column has no member table)
@@ -59,9 +59,11 @@ def test_bad_url_values_fall_back_with_a_visible_note():
     at.run(timeout=30)
     assert not at.exception
     assert [s.value for s in at.selectbox] == ["ollama", "gguf"]
-    notes = [i.value for i in at.info]
-    assert any("engine `vllmm`" in n and "showing `ollama`" in n for n in notes)
-    assert any("format `Q4_K_M`" in n and "showing `gguf`" in n for n in notes)
+    notes = [w.value for w in at.warning]
+    assert any("`formats_engine` to 'vllmm'" in n and "default" in n for n in notes)
+    assert any("`formats_format` to 'Q4_K_M'" in n and "default" in n for n in notes)
+    at.run(timeout=30)  # the note stays after the widget has dropped the bad value from the URL
+    assert len(at.warning) == 2
 
 
 def test_heatmap_has_one_cell_per_engine_and_column_and_frames_the_selection():
