@@ -96,9 +96,10 @@ st.markdown(
     "Each **active sequence** holds its own KV cache, and all of them read the **same single copy of the "
     "weights**: 100 concurrent requests do not load the model 100 times."
 )
+note_unusable_int_param("home_connections", 0, MAX_CONNECTIONS)
+note_unusable_int_param("home_active", 1, MAX_ACTIVE)
 left, right = st.columns(2)
 with left:
-    note_unusable_int_param("home_connections", 0, MAX_CONNECTIONS)
     connections = st.number_input(
         "Open connections (one request each)",
         min_value=0,
@@ -109,7 +110,6 @@ with left:
         bind="query-params",
     )
 with right:
-    note_unusable_int_param("home_active", 1, MAX_ACTIVE)
     max_active = st.number_input(
         "Sequences the engine admits at once",
         min_value=1,
