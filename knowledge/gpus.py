@@ -11,9 +11,9 @@ and expanded into one catalog entry per (chip, memory size).
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from knowledge.common import Frozen, Sourced, Unknown
 
@@ -23,6 +23,17 @@ NOT_SUPPORTED = "not supported"
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 GIB = 2**30
 MIB = 2**20
+
+
+
+def _check_slug(value: str) -> str:
+    if not SLUG.match(value):
+        raise ValueError(f"id {value!r} must be a lowercase slug such as 'h100-sxm-80gb'")
+    return value
+
+
+#: Catalog ids end up in shared URLs: lowercase words joined by hyphens.
+Slug = Annotated[str, AfterValidator(_check_slug)]
 
 SourceQuality = Literal["vendor", "vendor-copy", "third-party"]
 SOURCE_QUALITY_HELP = {
@@ -60,7 +71,7 @@ class Interconnect(Frozen):
 class Gpu(Sourced):
     """One discrete accelerator (or one Apple silicon configuration) with the figures sizing needs."""
 
-    id: str = Field(description="stable slug used in URLs, e.g. 'h100-sxm-80gb'")
+    id: Slug = Field(description="stable slug used in URLs, e.g. 'h100-sxm-80gb'")
     name: str = Field(min_length=2)
     vendor: Literal["nvidia", "amd", "apple"]
     memory_marketed_gb: float = Field(gt=0, description="capacity as marketed ('GB' on the datasheet)")
@@ -75,13 +86,6 @@ class Gpu(Sourced):
     source_quality: SourceQuality
     also_read: tuple[str, ...] = Field(default=(), description="further pages the figures were checked against")
     note: str = ""
-
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not SLUG.match(value):
-            raise ValueError(f"id {value!r} must be a lowercase slug such as 'h100-sxm-80gb'")
-        return value
 
     @field_validator("memory_bandwidth_gb_per_s", "dense_bf16_tflops", "dense_fp8_tflops")
     @classmethod
@@ -106,7 +110,7 @@ class Gpu(Sourced):
 class AppleChip(Sourced):
     """An Apple silicon chip variant: its unified-memory options share one bandwidth figure."""
 
-    id: str
+    id: Slug
     name: str = Field(min_length=2)
     gpu_cores: int | Unknown = "unknown"
     memory_options_gb: tuple[int, ...] = Field(min_length=1, description="unified memory sizes sold, marketed GB")
@@ -115,13 +119,6 @@ class AppleChip(Sourced):
     source_quality: SourceQuality
     also_read: tuple[str, ...] = ()
     note: str = ""
-
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not SLUG.match(value):
-            raise ValueError(f"id {value!r} must be a lowercase slug such as 'm4-max-40c'")
-        return value
 
     def configurations(self) -> tuple[Gpu, ...]:
         """One catalog entry per memory option, e.g. 'm4-max-40c-128gb'. No published tensor TFLOPS."""
