@@ -78,6 +78,15 @@ def test_nvidia_smi_bytes_match_what_was_printed():
         # awesomeagents.ai MI325X page: 256 GB HBM3e, 6 TB/s, BF16 1,307.4, FP8 2,614.9 dense.
         ("mi325x-256gb", "memory_bandwidth_gb_per_s", 6000),
         ("mi325x-256gb", "dense_fp8_tflops", 2614.9),
+        # hpctech.co.jp copy of NVIDIA's H100 table: PCIe BF16 1,513 / FP8 3,026 with sparsity, halved; 2,000 GB/s.
+        ("h100-pcie-80gb", "dense_bf16_tflops", 756.5),
+        ("h100-pcie-80gb", "memory_bandwidth_gb_per_s", 2000),
+        # AnandTech H100 NVL launch table: 3.9 TB/s per GPU.
+        ("h100-nvl-94gb", "memory_bandwidth_gb_per_s", 3900),
+        # NVIDIA HGX B200 column (copy on zdszero.github.io): 180 GB, 7.7 TB/s, BF16 4.5 PF sparse -> 2,250 dense.
+        ("b200-180gb", "memory_marketed_gb", 180),
+        ("b200-180gb", "memory_bandwidth_gb_per_s", 7700),
+        ("b200-180gb", "dense_bf16_tflops", 2250),
         # Ars Technica M4 family table (copy on theguardiantime.com): M4 Max 40-core 546 GB/s, M4 Pro 273.
         ("m4-max-40c-128gb", "memory_bandwidth_gb_per_s", 546),
         ("m4-pro-64gb", "memory_bandwidth_gb_per_s", 273),
@@ -181,4 +190,11 @@ def test_duplicate_ids_are_rejected(tmp_path: Path):
     broken = tmp_path / "gpus.yaml"
     broken.write_text((KNOWLEDGE_DIR / "gpus.yaml").read_text().replace("id: l4-24gb", "id: l40s-48gb", 1))
     with pytest.raises(KnowledgeError, match="duplicate GPU id"):
+        load_yaml_file(broken, GpuCatalog)
+
+
+def test_ids_must_be_url_slugs(tmp_path: Path):
+    broken = tmp_path / "gpus.yaml"
+    broken.write_text((KNOWLEDGE_DIR / "gpus.yaml").read_text().replace("id: l4-24gb", "id: NVIDIA L4", 1))
+    with pytest.raises(KnowledgeError, match="lowercase slug"):
         load_yaml_file(broken, GpuCatalog)
