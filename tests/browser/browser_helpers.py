@@ -15,6 +15,10 @@ def wait_for_app(page, timeout_ms: int = APP_READY_TIMEOUT_MS) -> None:
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]',
                            state="detached", timeout=timeout_ms)  # fmt: skip
+    # Elements drawn by lazily loaded components show a skeleton for a moment after the run ends.
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=timeout_ms
+    )
 
 
 def open_page(page, url: str) -> None:

@@ -5,13 +5,21 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import open_page, page_urls, registered_page_count, wait_for_app
+from browser_helpers import open_page, page_urls, registered_page_count
 
 pytestmark = pytest.mark.browser
 
 
-def _number_input_value(page, label: str) -> str:
-    return page.get_by_label(label, exact=True).input_value()
+def _expect():
+    """Playwright's retrying assertions (imported late so a missing package fails in the fixture message)."""
+    from playwright.sync_api import expect
+
+    return expect
+
+
+def _queued_metric(page):
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="Waiting in the queue")
+    return metric.locator('[data-testid="stMetricValue"]')
 
 
 def test_sidebar_lists_every_registered_page(app_url, page):
@@ -32,34 +40,32 @@ def test_every_page_opens_without_exception(app_url, page, screenshot_dir):
 
 
 def test_home_shared_link_applies_its_values(app_url, page, screenshot_dir):
+    expect = _expect()
     open_page(page, f"{app_url}/?home_connections=40&home_active=4")
-    assert _number_input_value(page, "Open connections (one request each)") == "40"
-    assert _number_input_value(page, "Sequences the engine admits at once") == "4"
-    queued = page.locator('[data-testid="stMetric"]').filter(has_text="Waiting in the queue")
-    assert queued.locator('[data-testid="stMetricValue"]').inner_text().strip() == "36"
+    expect(page.get_by_label("Open connections (one request each)", exact=True)).to_have_value("40")
+    expect(page.get_by_label("Sequences the engine admits at once", exact=True)).to_have_value("4")
+    expect(_queued_metric(page)).to_have_text("36")
     assert "4 active sequences that each reach 8,192 tokens hold 4 GiB" in page.locator("body").inner_text()
     page.set_viewport_size({"width": 1400, "height": 3200})
     page.screenshot(path=str(screenshot_dir / "home-shared-link.png"))
 
 
 def test_home_bad_link_value_falls_back_with_a_note(app_url, page):
+    expect = _expect()
     open_page(page, f"{app_url}/?home_active=lots")
-    assert page.locator('[data-testid="stException"]').count() == 0
-    assert _number_input_value(page, "Sequences the engine admits at once") == "8"
     note = page.locator('[data-testid="stAlert"]').filter(has_text="home_active")
-    assert note.is_visible()
-    assert "lots" in note.inner_text()
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("lots")
+    expect(page.get_by_label("Sequences the engine admits at once", exact=True)).to_have_value("8")
+    assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def test_home_widget_change_is_written_to_the_url(app_url, page):
-    from playwright.sync_api import expect  # imported here so a missing package fails in the fixture message
-
+    expect = _expect()
     open_page(page, app_url)
     field = page.get_by_label("Sequences the engine admits at once", exact=True)
     field.fill("16")
     field.press("Enter")
     page.wait_for_url(re.compile(r"home_active=16"))
-    queued = page.locator('[data-testid="stMetric"]').filter(has_text="Waiting in the queue")
     # The URL changes before the rerun finishes: retry until the new value is drawn.
-    expect(queued.locator('[data-testid="stMetricValue"]')).to_have_text("84")
-    wait_for_app(page)
+    expect(_queued_metric(page)).to_have_text("84")
