@@ -35,12 +35,8 @@ def _check_slug(value: str) -> str:
 #: Catalog ids end up in shared URLs: lowercase words joined by hyphens.
 Slug = Annotated[str, AfterValidator(_check_slug)]
 
+#: vendor: the vendor's own page; vendor-copy: a reproduction of the vendor's sheet; third-party: weaker.
 SourceQuality = Literal["vendor", "vendor-copy", "third-party"]
-SOURCE_QUALITY_HELP = {
-    "vendor": "read on the vendor's own page or datasheet",
-    "vendor-copy": "read in a reproduction of the vendor's datasheet or press release",
-    "third-party": "read in a third-party spec page or review; weaker",
-}
 
 
 class ReportedMemory(Sourced):
@@ -207,7 +203,6 @@ class GpuCatalog(Frozen):
 
 __all__ = [
     "NOT_SUPPORTED",
-    "SOURCE_QUALITY_HELP",
     "AppleChip",
     "AppleWorkingSet",
     "Gpu",

@@ -153,6 +153,35 @@ st.caption(
     "of the weights; queued requests add none until they are admitted."
 )
 
+st.header("How an engine shares its batch")
+st.markdown(
+    "Engines built for shared serving schedule **per iteration**: after every generated token the "
+    "batch is reconsidered, so a finished request leaves at once and a waiting one can take its place, "
+    "instead of everyone waiting for the longest answer. How much this helps depends on the "
+    "scheduler's policy and on how much request lengths vary.\n\n"
+    "Feature names act at different layers: PagedAttention is about how KV memory is allocated (in "
+    "blocks), FlashAttention about how the attention kernel computes. Two engines that both list them "
+    "do not therefore behave alike under the same load."
+)
+
+st.header("Where to start")
+st.table(
+    {
+        "Situation": [
+            "Switching between models on a workstation, local apps",
+            "Local GGUF files, CPU or mixed GPUs, a model larger than VRAM",
+            "A shared API with latency targets, many concurrent users",
+            "Apple silicon",
+        ],
+        "First candidates": ["Ollama", "llama.cpp (llama-server)", "vLLM, SGLang", "MLX LM (also llama.cpp, Ollama)"],
+    }
+)
+st.markdown(
+    "Keep the interface your users rely on and change the layer that is actually limiting. A migration "
+    "pays off when it raises the work the service accepts, or lowers its cost, at the same quality and "
+    "latency target."
+)
+
 st.header("Tools")
 linked = 0
 for path, label, icon, blurb in TOOLS:

@@ -23,6 +23,7 @@ def test_home_runs_without_exception():
     assert at.title[0].value == "servewise"
     headers = [header.value for header in at.header]
     assert "Connections, queued requests, active sequences" in headers
+    assert {"Four layers, four decisions", "How an engine shares its batch", "Where to start"} <= set(headers)
     assert any("estimate" in warning.value for warning in at.warning)
 
 
