@@ -101,6 +101,8 @@ def test_pinned_nvidia_smi_totals():
     assert CATALOG.get("h100-sxm-80gb").memory_reported.printed_as == "81559MiB"
     assert CATALOG.get("h200-sxm-141gb").memory_reported.printed_as == "143771MiB"
     assert CATALOG.get("b200-180gb").memory_reported.printed_as == "183359MiB"
+    # rocm-smi --showmeminfo vram on an MI300X: 205822885888 bytes (191.7 GiB of the marketed 192 GB).
+    assert CATALOG.get("mi300x-192gb").memory_bytes == 205_822_885_888
 
 
 def test_no_sparsity_figures_slipped_in():
