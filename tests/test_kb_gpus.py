@@ -200,3 +200,16 @@ def test_ids_must_be_url_slugs(tmp_path: Path):
     broken.write_text((KNOWLEDGE_DIR / "gpus.yaml").read_text().replace("id: l4-24gb", "id: NVIDIA L4", 1))
     with pytest.raises(KnowledgeError, match="lowercase slug"):
         load_yaml_file(broken, GpuCatalog)
+
+
+def test_catalog_and_calculators_import_without_streamlit():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['streamlit'] = None\n"
+        "import knowledge.gpus, knowledge.loader, calculators.hardware, calculators.concurrency\n"
+        "knowledge.loader.load_knowledge().gpus.get('h100-sxm-80gb')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=KNOWLEDGE_DIR.parent, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
