@@ -45,7 +45,9 @@ def machine_for_gpu(
         if n_devices != 1:
             raise ServewiseInputError("an Apple silicon machine has one GPU; use n_devices=1")
         if working_set is None:
-            raise ServewiseInputError("Apple silicon needs the working-set observations (knowledge gpus.apple_working_set)")
+            raise ServewiseInputError(
+                "Apple silicon needs the working-set observations (knowledge base: gpus.apple_working_set)"
+            )
         return Machine(
             device_memory_bytes=apple_default_gpu_bytes(gpu.memory_bytes, working_set),
             n_devices=1,

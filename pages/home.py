@@ -20,12 +20,12 @@ MAX_ACTIVE = 256
 # One line per tool page: (page file, link label, Material icon, what it answers). Pages whose file is
 # not in this checkout, or that app.py does not register yet, are skipped.
 TOOLS = [
-    ("pages/engines.py", "Engines", ":material/compare:", "Ollama, llama.cpp, vLLM, SGLang and MLX LM side by side."),
-    ("pages/formats.py", "Formats & compatibility", ":material/grid_on:", "Which engine runs which file format and quantization."),
-    ("pages/memory.py", "Memory", ":material/memory:", "Weights, KV cache and overheads for a model on a machine."),
-    ("pages/wizard.py", "Wizard", ":material/assistant:", "From your workload to a shortlist of engines and settings."),
-    ("pages/simulator.py", "Simulator", ":material/timeline:", "How a queue builds when arrivals outpace the scheduler."),
-    ("pages/operations.py", "Operations", ":material/monitoring:", "Metrics, security and lifecycle checks before going live."),
+    ("pages/engines.py", "Engines", ":material/compare:", "The five engines side by side, with sources."),
+    ("pages/formats.py", "Formats & compatibility", ":material/grid_on:", "Which engine runs which format."),
+    ("pages/memory.py", "Memory", ":material/memory:", "Weights, KV cache and overheads on a machine."),
+    ("pages/wizard.py", "Wizard", ":material/assistant:", "From a workload to engines and settings."),
+    ("pages/simulator.py", "Simulator", ":material/timeline:", "How a queue builds when arrivals outpace it."),
+    ("pages/operations.py", "Operations", ":material/monitoring:", "Metrics, security, lifecycle before going live."),
 ]
 
 st.title("servewise")
@@ -173,7 +173,12 @@ st.table(
             "A shared API with latency targets, many concurrent users",
             "Apple silicon",
         ],
-        "First candidates": ["Ollama", "llama.cpp (llama-server)", "vLLM, SGLang", "MLX LM (also llama.cpp, Ollama)"],
+        "First candidates": [
+            "Ollama",
+            "llama.cpp (llama-server)",
+            "vLLM, SGLang",
+            "MLX LM (also llama.cpp, Ollama)",
+        ],
     }
 )
 st.markdown(
