@@ -130,13 +130,14 @@ cols[0].metric("Open connections", f"{states.open_connections:,}")
 cols[1].metric("Waiting in the queue", f"{states.queued_requests:,}", help="No KV cache held yet.")
 cols[2].metric("Active sequences", f"{states.active_sequences:,}", help="Each holds its own KV cache.")
 cols[3].metric("Copies of the weights", states.weight_copies)
+active = f"{states.active_sequences:,}"
 st.graphviz_chart(
     f"""
     digraph requests {{
       rankdir=LR; node [shape=box, style="rounded,filled", fontname="sans-serif"];
       conn [label="{states.open_connections:,} open connections", fillcolor="#eef3fb"];
       queue [label="{states.queued_requests:,} queued\\n(no KV cache yet)", fillcolor="#fdf0d5"];
-      active [label="{states.active_sequences:,} active sequences\\n({states.active_sequences:,} KV caches)", fillcolor="#dceafc"];
+      active [label="{active} active sequences\\n({active} KV caches)", fillcolor="#dceafc"];
       weights [label="1 copy of the weights", fillcolor="#e3f4e1"];
       conn -> queue [label="over the limit"];
       conn -> active [label="admitted"];
