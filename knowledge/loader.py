@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from knowledge.common import Frozen, KnowledgeError
 from knowledge.formats import FormatsSection
+from knowledge.gpus import GpuCatalog
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 M = TypeVar("M", bound=BaseModel)
@@ -59,6 +60,7 @@ class KnowledgeBase(Frozen):
 
     directory: str
     formats: FormatsSection
+    gpus: GpuCatalog
 
 
 @functools.lru_cache(maxsize=4)
@@ -68,6 +70,7 @@ def load_knowledge(directory: str | None = None) -> KnowledgeBase:
     return KnowledgeBase(
         directory=str(root),
         formats=load_yaml_file(root / "formats.yaml", FormatsSection),
+        gpus=load_yaml_file(root / "gpus.yaml", GpuCatalog),
     )
 
 
