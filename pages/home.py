@@ -7,7 +7,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from calculators.concurrency import request_states
 from calculators.kv import raw_kv_estimate, uniform_gqa_architecture
-from ui.query_params import note_unusable_int_param
+from ui import url_widgets
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
@@ -96,31 +96,28 @@ st.markdown(
     "Each **active sequence** holds its own KV cache, and all of them read the **same single copy of the "
     "weights**: 100 concurrent requests do not load the model 100 times."
 )
-note_unusable_int_param("home_connections", 0, MAX_CONNECTIONS)
-note_unusable_int_param("home_active", 1, MAX_ACTIVE)
 left, right = st.columns(2)
 with left:
-    connections = st.number_input(
+    connections = url_widgets.number(
         "Open connections (one request each)",
         min_value=0,
         max_value=MAX_CONNECTIONS,
         value=100,
         step=1,
         key="home_connections",
-        bind="query-params",
     )
 with right:
-    max_active = st.number_input(
+    max_active = url_widgets.number(
         "Sequences the engine admits at once",
         min_value=1,
         max_value=MAX_ACTIVE,
         value=8,
         step=1,
         key="home_active",
-        bind="query-params",
         help="vLLM max_num_seqs, llama-server --parallel, OLLAMA_NUM_PARALLEL, SGLang max_running_requests.",
     )
 
+url_widgets.show_url_notes()
 states = request_states(int(connections), int(max_active))
 kv = raw_kv_estimate(
     EXAMPLE_MODEL, tokens_per_sequence=EXAMPLE_TOKENS, n_sequences=states.active_sequences, bytes_per_element=2

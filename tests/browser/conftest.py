@@ -58,11 +58,11 @@ def _wait_for_health(base_url: str, process: subprocess.Popen, log_path: Path) -
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of `streamlit run app.py` started from the repository root; stopped after the session."""
+    """Base URL of the app served as `make run` serves it (ui/serve.py), from the repository root; stopped after the session."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
+        sys.executable, "-m", "ui.serve",
         "--server.address", "127.0.0.1",
         "--server.port", str(port),
         "--server.headless", "true",
