@@ -61,9 +61,12 @@ def units_interval(printed: str, unit_size: int) -> tuple[int, int]:
     """
     value = _as_decimal(printed)
     step = half_step(printed)
-    low = (value - step) * unit_size
-    high = (value + step) * unit_size
-    return max(0, math.ceil(low)), max(0, math.floor(high))
+    low = math.ceil((value - step) * unit_size)
+    high = math.floor((value + step) * unit_size)
+    if low > high:  # printed finer than one base unit: the neighbouring whole units bracket it
+        centre = value * unit_size
+        low, high = math.floor(centre), math.ceil(centre)
+    return max(0, low), max(0, high)
 
 
 def ratio_interval(printed: str) -> tuple[float, float]:
