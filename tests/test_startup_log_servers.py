@@ -226,3 +226,13 @@ def test_mlx_lm_peak_memory_in_decimal_gb():
     bench = parse("mlx-lm-benchmark.log")
     assert one(bench, "peak_memory_bytes") == 3_285_000_000  # Averages: ... peak_memory=3.285
     assert bench.missing == []
+
+
+def test_ollama_server_config_and_version():
+    log = parse("ollama-v0.2.7-server-config-windows.log")
+    assert log.engine == "ollama" and log.version == "0.2.7"  # msg="Listening on 127.0.0.1:11434 (version 0.2.7)"
+    # server config env="map[... OLLAMA_FLASH_ATTENTION:false ... OLLAMA_MAX_QUEUE:512 ... OLLAMA_NUM_PARALLEL:0 ...]"
+    assert log.settings == {"flash_attention": False, "host": "http://127.0.0.1:11434", "keep_alive": "5m0s",
+                            "max_loaded_models": 0, "max_queue": 512, "num_parallel": 0}  # fmt: skip
+    later = parse("ollama-v0.5-server-config-kv-cache-type.log")
+    assert later.settings["gpu_overhead"] == 0 and "kv_cache_type" not in later.settings  # OLLAMA_KV_CACHE_TYPE: (unset)

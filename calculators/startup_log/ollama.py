@@ -40,10 +40,25 @@ _PER_DEVICE = {
 }
 _ALLOCATIONS = {"model weights": "model_buffer_bytes", "kv cache": "kv_buffer_bytes", "compute graph": "compute_buffer_bytes"}
 
+_ENV_MAP = re.compile(r'env="?map\[(.*)\]"?$')
+_ENV_ITEM = re.compile(r"(OLLAMA_\w+):(\[[^\]]*\]|\S*)")
+# OLLAMA_* variable -> shared ollama setting key (COMMON.md vocabulary) and how to read its value
+_ENV_KEYS: dict[str, tuple[str, type]] = {
+    "OLLAMA_NUM_PARALLEL": ("num_parallel", int),
+    "OLLAMA_CONTEXT_LENGTH": ("context_length", int),
+    "OLLAMA_KV_CACHE_TYPE": ("kv_cache_type", str),
+    "OLLAMA_FLASH_ATTENTION": ("flash_attention", bool),
+    "OLLAMA_MAX_LOADED_MODELS": ("max_loaded_models", int),
+    "OLLAMA_MAX_QUEUE": ("max_queue", int),
+    "OLLAMA_KEEP_ALIVE": ("keep_alive", str),
+    "OLLAMA_HOST": ("host", str),
+    "OLLAMA_GPU_OVERHEAD": ("gpu_overhead", int),
+}
+
 #: Lines only Ollama prints.
 MARKERS = re.compile(
     r"(?:^time=\S+ level=\w+ source=[\w./-]+\.go:\d+ msg=|ollama runner|starting llama server|starting llama-server|"
-    r"Listening on .*\(version |msg=offload|OLLAMA_)"
+    r"Listening on .*\(version |msg=offload|OLLAMA_|server config env=)"
 )
 
 
@@ -59,6 +74,9 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
     text = line.text
     if match := _VERSION.search(text):
         out.version = match.group(1) or match.group(2)
+    if "server config" in text and (env := _ENV_MAP.search(text)):
+        _server_config(env.group(1), out)
+        return True
     if not slog.is_slog(text):
         return bool(match)
     kv = slog.pairs(text)
@@ -93,6 +111,21 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
         for key, value in parse_command(text).items():
             out.runner_settings.setdefault(key, value)
     return True
+
+
+def _server_config(env: str, out: Collector) -> None:
+    """Ollama's OLLAMA_* settings as its server printed them; empty values mean "not set"."""
+    for variable, raw in _ENV_ITEM.findall(env):
+        if variable not in _ENV_KEYS or raw == "":
+            continue
+        key, kind = _ENV_KEYS[variable]
+        if kind is bool:
+            out.settings[key] = raw.lower() in ("true", "1")
+        elif kind is int:
+            if (number := to_int(raw)) is not None:
+                out.settings[key] = number
+        else:
+            out.settings[key] = raw
 
 
 def _offload(kv: dict[str, str], line: LogLine, out: Collector) -> None:
