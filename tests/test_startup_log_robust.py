@@ -103,3 +103,15 @@ def test_corrupted_numbers_never_raise(name, digit, at):
     text = REAL_LOGS[name]
     position = at % (len(text) + 1)
     _check(parse_startup_log(text[:position] + digit * 30 + text[position:]))
+
+
+def test_every_name_a_real_log_produces_is_in_the_vocabulary():
+    from calculators.startup_log.vocabulary import FIGURES, SETTING_KEYS
+
+    for name, text in REAL_LOGS.items():
+        parsed = parse_startup_log(text)
+        for figure in parsed.figures:
+            assert figure.name in FIGURES, (name, figure.name)
+            assert FIGURES[figure.name].unit == figure.unit, (name, figure.name)
+        assert set(parsed.settings) <= SETTING_KEYS[parsed.engine], (name, set(parsed.settings) - SETTING_KEYS[parsed.engine])
+        assert set(parsed.runner_settings) <= SETTING_KEYS["llama-cpp"], name

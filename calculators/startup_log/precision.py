@@ -9,7 +9,7 @@ interval ends are not blurred by binary floating point.
 from __future__ import annotations
 
 import math
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation, localcontext
 
 from calculators.errors import ServewiseInputError
 
@@ -29,7 +29,14 @@ def printed_decimals(printed: str) -> int:
     return len(text.split(".", 1)[1])
 
 
+# Exact arithmetic for any number an engine can print (and for the absurd ones a bad paste can hold).
+_EXACT = Context(prec=200)
+_MAX_PRINTED_CHARS = 64
+
+
 def _as_decimal(printed: str) -> Decimal:
+    if len(printed) > _MAX_PRINTED_CHARS:
+        raise ServewiseInputError(f"'{printed[:20]}…' is too long to be a printed figure")
     try:
         value = Decimal(printed.strip().replace(",", ""))
     except InvalidOperation as exc:
@@ -44,8 +51,9 @@ def printed_to_units(printed: str, unit_size: int) -> int:
 
     `unit_size` is how many base units one printed unit holds (e.g. 2**20 for "MiB", 1 for a count).
     """
-    exact = _as_decimal(printed) * unit_size
-    return int(exact.to_integral_value(rounding="ROUND_HALF_EVEN"))
+    with localcontext(_EXACT):
+        exact = _as_decimal(printed) * unit_size
+        return int(exact.to_integral_value(rounding="ROUND_HALF_EVEN"))
 
 
 def half_step(printed: str) -> Decimal:
@@ -59,21 +67,23 @@ def units_interval(printed: str, unit_size: int) -> tuple[int, int]:
     "4352.00" MiB -> every byte count within +-0.005 MiB of 4352 MiB. The interval is closed on both
     ends because engines differ in how they round a tie; being generous at the tie costs nothing.
     """
-    value = _as_decimal(printed)
-    step = half_step(printed)
-    low = math.ceil((value - step) * unit_size)
-    high = math.floor((value + step) * unit_size)
-    if low > high:  # printed finer than one base unit: the neighbouring whole units bracket it
-        centre = value * unit_size
-        low, high = math.floor(centre), math.ceil(centre)
+    with localcontext(_EXACT):
+        value = _as_decimal(printed)
+        step = half_step(printed)
+        low = math.ceil((value - step) * unit_size)
+        high = math.floor((value + step) * unit_size)
+        if low > high:  # printed finer than one base unit: the neighbouring whole units bracket it
+            centre = value * unit_size
+            low, high = math.floor(centre), math.ceil(centre)
     return max(0, low), max(0, high)
 
 
 def ratio_interval(printed: str) -> tuple[float, float]:
     """Closed interval of real values that print as `printed` (for ratios such as "1.56" in "1.56x")."""
-    value = _as_decimal(printed)
-    step = half_step(printed)
-    return float(value - step), float(value + step)
+    with localcontext(_EXACT):
+        value = _as_decimal(printed)
+        step = half_step(printed)
+        return float(value - step), float(value + step)
 
 
 def consistent(printed: str, unit_size: int, exact_units: int) -> bool:
