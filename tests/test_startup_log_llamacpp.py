@@ -20,13 +20,24 @@ def test_gpt_oss_on_eight_cann_devices_with_sliding_window_caches():
     assert geo.architecture == "gpt-oss" and geo.file_type == "MXFP4 MoE" and geo.params_total == 20_910_000_000
     # llama_context: n_seq_max = 1, n_ctx = 131072, n_ubatch = 512, flash_attn = 1, kv_unified = false
     assert log.settings == {
-        "parallel": 1, "ctx_size": 131072, "ctx_per_seq": 131072, "batch_size": 2048, "ubatch_size": 512,
-        "flash_attn": "on", "kv_unified": False, "cache_type_k": "f16", "cache_type_v": "f16",
-    }  # fmt: skip
+        "parallel": 1,
+        "ctx_size": 131072,
+        "ctx_per_seq": 131072,
+        "batch_size": 2048,
+        "ubatch_size": 512,
+        "flash_attn": "on",
+        "kv_unified": False,
+        "cache_type_k": "f16",
+        "cache_type_v": "f16",
+    }
     # llama_kv_cache_unified: size = 3072.00 MiB (131072 cells, 12 layers, 1/1 seqs), K (f16): 1536.00 MiB, ...
     assert one(log, "kv_cache_bytes", cache="kv") == 3072 * MIB
     assert one(log, "k_bytes", cache="kv") == one(log, "v_bytes", cache="kv") == 1536 * MIB
-    assert (one(log, "cells", cache="kv"), one(log, "layers", cache="kv"), one(log, "seqs", cache="kv")) == (131072, 12, 1)
+    assert (one(log, "cells", cache="kv"), one(log, "layers", cache="kv"), one(log, "seqs", cache="kv")) == (
+        131072,
+        12,
+        1,
+    )
     # ... size = 18.00 MiB (768 cells, 12 layers, 1/1 seqs), K (f16): 9.00 MiB, V (f16): 9.00 MiB
     assert one(log, "kv_cache_bytes", cache="kv_swa") == 18 * MIB
     assert (one(log, "cells", cache="kv_swa"), one(log, "layers", cache="kv_swa")) == (768, 12)
@@ -167,8 +178,13 @@ def test_build_line_and_command_line():
     log = parse("llamacpp-b4202-build-line.log")
     assert log.version == "b4202 (9f912511)"  # build: 4202 (9f912511) with cc ...
     # ./llama-server ... --ctx-size 4096 --flash-attn --cache-type-k q8_0 --cache-type-v q8_0 --gpu-layers 1
-    assert log.settings == {"ctx_size": 4096, "flash_attn": "on", "cache_type_k": "q8_0", "cache_type_v": "q8_0",
-                            "n_gpu_layers": 1}  # fmt: skip
+    assert log.settings == {
+        "ctx_size": 4096,
+        "flash_attn": "on",
+        "cache_type_k": "q8_0",
+        "cache_type_v": "q8_0",
+        "n_gpu_layers": 1,
+    }
     assert [n.code for n in log.notes] == ["no_figures"]
 
 

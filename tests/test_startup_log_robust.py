@@ -46,7 +46,10 @@ def test_two_engines_pasted_together_are_flagged():
 
 
 def test_real_escape_codes_and_windows_line_ends():
-    line = "llama_kv_cache: size = 416.00 MiB ( 32768 cells, 13 layers, 1/1 seqs), K (f16): 208.00 MiB, V (f16): 208.00 MiB"
+    line = (
+        "llama_kv_cache: size = 416.00 MiB ( 32768 cells, 13 layers, 1/1 seqs), "
+        "K (f16): 208.00 MiB, V (f16): 208.00 MiB"
+    )
     coloured = f"\x1b[34m1.14.609.487\x1b[0m \x1b[32mI \x1b[0m{line}\r\n"
     parsed = parse_startup_log(coloured * 2)
     assert parsed.engine == "llama-cpp"
@@ -113,5 +116,8 @@ def test_every_name_a_real_log_produces_is_in_the_vocabulary():
         for figure in parsed.figures:
             assert figure.name in FIGURES, (name, figure.name)
             assert FIGURES[figure.name].unit == figure.unit, (name, figure.name)
-        assert set(parsed.settings) <= SETTING_KEYS[parsed.engine], (name, set(parsed.settings) - SETTING_KEYS[parsed.engine])
+        assert set(parsed.settings) <= SETTING_KEYS[parsed.engine], (
+            name,
+            set(parsed.settings) - SETTING_KEYS[parsed.engine],
+        )
         assert set(parsed.runner_settings) <= SETTING_KEYS["llama-cpp"], name

@@ -22,9 +22,16 @@ def test_ollama_offload_estimate_across_four_gpus():
     assert values(log, "device_available_bytes") == [round(22.0 * GIB)] * 4
     assert [f.device for f in log.figures_named("estimate_allocation_bytes")] == ["cuda0", "cuda1", "cuda2", "cuda3"]
     assert one(log, "gpu_overhead_bytes") == 0  # memory.gpu_overhead="0 B"
-    # cmd="... runner ... --ctx-size 64000 --batch-size 512 --n-gpu-layers 44 ... --flash-attn --parallel 1 --tensor-split 11,11,11,11"
-    assert log.runner_settings == {"ctx_size": 64000, "batch_size": 512, "n_gpu_layers": 44, "flash_attn": "on",
-                                   "parallel": 1, "tensor_split": "11,11,11,11"}  # fmt: skip
+    # cmd="... runner ... --ctx-size 64000 --batch-size 512 --n-gpu-layers 44 ... --flash-attn --parallel 1
+    #      --tensor-split 11,11,11,11"
+    assert log.runner_settings == {
+        "ctx_size": 64000,
+        "batch_size": 512,
+        "n_gpu_layers": 44,
+        "flash_attn": "on",
+        "parallel": 1,
+        "tensor_split": "11,11,11,11",
+    }
     assert log.settings == {"library": "cuda", "flash_attention": True, "num_parallel": 1, "num_gpu": 44}
     assert [n.code for n in log.notes] == ["kv_cache_type_ignored"]
 
@@ -63,8 +70,10 @@ def test_ollama_engine_allocations_on_two_gpus():
     assert log.engine == "ollama" and log.runner is None
     # msg="model weights" buffer=CUDA1 size="11.9 GiB" / buffer=CPU size="680.0 MiB" / buffer=CUDA0 size="11.5 GiB"
     assert [(f.device, f.value) for f in log.figures_named("model_buffer_bytes")] == [
-        ("CUDA1", round(11.9 * GIB)), ("CPU", 680 * MIB), ("CUDA0", round(11.5 * GIB)),
-    ]  # fmt: skip
+        ("CUDA1", round(11.9 * GIB)),
+        ("CPU", 680 * MIB),
+        ("CUDA0", round(11.5 * GIB)),
+    ]
     assert (one(log, "offloaded_layers"), one(log, "total_layers")) == (41, 41)
     assert log.geometry.architecture == "mistral3" and log.geometry.file_type == "Q8_0"
 
@@ -143,10 +152,16 @@ def test_vllm_config_lines_across_versions():
     assert v064.settings["max_model_len"] == 120000 and v064.settings["max_num_batched_tokens"] == 512
     v083 = parse("vllm-v0.8.3-dp-engine-config.log")
     assert v083.version == "0.8.3"
-    assert v083.settings == {"model": "/mnt/tenant-home_speed/Model/Qwen/Qwen2.5-7B-Instruct", "dtype": "bfloat16",
-                             "max_model_len": 102400, "tensor_parallel_size": 1, "pipeline_parallel_size": 1,
-                             "kv_cache_dtype": "auto", "enable_prefix_caching": True,
-                             "enable_chunked_prefill": True}  # fmt: skip
+    assert v083.settings == {
+        "model": "/mnt/tenant-home_speed/Model/Qwen/Qwen2.5-7B-Instruct",
+        "dtype": "bfloat16",
+        "max_model_len": 102400,
+        "tensor_parallel_size": 1,
+        "pipeline_parallel_size": 1,
+        "kv_cache_dtype": "auto",
+        "enable_prefix_caching": True,
+        "enable_chunked_prefill": True,
+    }
     gptoss = parse("vllm-v0.10.2-gptoss-mxfp4-config.log")
     assert gptoss.version == "0.10.2.dev2+gf5635d62e.d20250805"
     assert gptoss.settings["quantization"] == "mxfp4"
@@ -210,8 +225,9 @@ def test_sglang_server_args_and_wrappers():
     assert one(wrapped, "avail_before_weights_bytes", device="TP0") == round(22.46 * GIB)
     tp2 = parse("sglang-tp2-capture.log")
     assert [(f.device, f.value) for f in tp2.figures_named("cuda_graph_bytes")] == [
-        ("TP1", round(1.04 * GIB)), ("TP0", 1 * GIB),
-    ]  # fmt: skip
+        ("TP1", round(1.04 * GIB)),
+        ("TP0", 1 * GIB),
+    ]
 
 
 # ---------------------------------------------------------------- MLX LM
@@ -232,7 +248,15 @@ def test_ollama_server_config_and_version():
     log = parse("ollama-v0.2.7-server-config-windows.log")
     assert log.engine == "ollama" and log.version == "0.2.7"  # msg="Listening on 127.0.0.1:11434 (version 0.2.7)"
     # server config env="map[... OLLAMA_FLASH_ATTENTION:false ... OLLAMA_MAX_QUEUE:512 ... OLLAMA_NUM_PARALLEL:0 ...]"
-    assert log.settings == {"flash_attention": False, "host": "http://127.0.0.1:11434", "keep_alive": "5m0s",
-                            "max_loaded_models": 0, "max_queue": 512, "num_parallel": 0}  # fmt: skip
+    assert log.settings == {
+        "flash_attention": False,
+        "host": "http://127.0.0.1:11434",
+        "keep_alive": "5m0s",
+        "max_loaded_models": 0,
+        "max_queue": 512,
+        "num_parallel": 0,
+    }
     later = parse("ollama-v0.5-server-config-kv-cache-type.log")
-    assert later.settings["gpu_overhead"] == 0 and "kv_cache_type" not in later.settings  # OLLAMA_KV_CACHE_TYPE: (unset)
+    assert (
+        later.settings["gpu_overhead"] == 0 and "kv_cache_type" not in later.settings
+    )  # OLLAMA_KV_CACHE_TYPE: (unset)

@@ -37,9 +37,7 @@ _PREFIXES: tuple[re.Pattern[str], ...] = (
     # docker compose: "ollama  | ", "llama-1  | "
     re.compile(r"^(?P<prog>[A-Za-z0-9][\w.-]*)\s+\|\s"),
     # journald / syslog: "Jul 24 16:07:57 vega ollama[114917]: ", host may be "<ollama server>"
-    re.compile(
-        r"^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} (?:<[^>]*>|\S+) (?P<prog>[\w./-]+?)(?:\[\d+\])?: "
-    ),
+    re.compile(r"^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} (?:<[^>]*>|\S+) (?P<prog>[\w./-]+?)(?:\[\d+\])?: "),
     # Go's standard log: "2024/07/21 15:40:57 routes.go:1096: INFO "
     re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:[\w.-]+\.go:\d+: (?:INFO|WARN|ERROR|DEBUG) )?"),
     # RFC 3339 timestamps from docker logs -t / CI: "2025-01-06T01:31:18.605614617Z "

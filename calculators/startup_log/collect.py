@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from calculators.startup_log.clean import LogLine
@@ -44,7 +45,7 @@ class Collector:
                 value = printed_to_units(printed, unit_size)
         except (ValueError, ArithmeticError):
             return None
-        if value != value or value in (float("inf"), float("-inf")):  # NaN/inf never come from an engine
+        if not math.isfinite(value):  # NaN/inf never come from an engine
             return None
         figure = Figure(
             name=name,
@@ -105,4 +106,4 @@ def to_float(text: str) -> float | None:
         value = float(text.strip().replace(",", ""))
     except ValueError:
         return None
-    return value if value == value and abs(value) != float("inf") else None
+    return value if math.isfinite(value) else None

@@ -38,7 +38,9 @@ class Detection:
         return [
             name
             for name, score in self.scores.items()
-            if score >= 2 and name not in (self.engine, self.runner) and not (self.engine == "ollama" and name == "llama-cpp")
+            if score >= 2
+            and name not in (self.engine, self.runner)
+            and not (self.engine == "ollama" and name == "llama-cpp")
         ]
 
 

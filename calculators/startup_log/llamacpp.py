@@ -32,14 +32,18 @@ _KV_INIT = re.compile(
 )
 _CREATING = re.compile(r"creating\s+(?P<which>non-SWA|SWA) KV cache, size\s*=\s*(?P<cells>\d+) cells")
 _SIZE = re.compile(
-    r"^(?P<who>llama_kv_cache\w*|llama_memory_recurrent\w*):\s+size\s*=\s*(?P<size>\d+(?:\.\d+)?) (?P<unit>MiB|MB)\s*"
-    r"\(\s*(?P<cells>\d+) cells,\s*(?P<layers>\d+) layers(?:,\s*(?P<seqs>\d+)\s*(?:/\s*(?P<streams>\d+))?\s*seqs)?\s*\),"
-    r"\s*[KR] \((?P<tk>\w+)\):\s*(?P<k>\d+(?:\.\d+)?) (?:MiB|MB),\s*[VS] \((?P<tv>\w+)\):\s*(?P<v>\d+(?:\.\d+)?) (?:MiB|MB)"
+    r"^(?P<who>llama_kv_cache\w*|llama_memory_recurrent\w*):\s+size\s*=\s*"
+    r"(?P<size>\d+(?:\.\d+)?) (?P<unit>MiB|MB)\s*"
+    r"\(\s*(?P<cells>\d+) cells,\s*(?P<layers>\d+) layers"
+    r"(?:,\s*(?P<seqs>\d+)\s*(?:/\s*(?P<streams>\d+))?\s*seqs)?\s*\),"
+    r"\s*[KR] \((?P<tk>\w+)\):\s*(?P<k>\d+(?:\.\d+)?) (?:MiB|MB),"
+    r"\s*[VS] \((?P<tv>\w+)\):\s*(?P<v>\d+(?:\.\d+)?) (?:MiB|MB)"
 )
 _SIZE_START = re.compile(r"^(llama_kv_cache\w*|llama_memory_recurrent\w*):\s+size\s*=")
 _SELF_SIZE = re.compile(
     r"(?i)^\w+:\s+kv self size\s*=\s*(?P<size>\d+(?:\.\d+)?) (?P<unit>MiB|MB)"
-    r"(?:,\s*K \((?P<tk>\w+)\):\s*(?P<k>\d+(?:\.\d+)?) (?:MiB|MB),\s*V \((?P<tv>\w+)\):\s*(?P<v>\d+(?:\.\d+)?) (?:MiB|MB))?"
+    r"(?:,\s*K \((?P<tk>\w+)\):\s*(?P<k>\d+(?:\.\d+)?) (?:MiB|MB),"
+    r"\s*V \((?P<tv>\w+)\):\s*(?P<v>\d+(?:\.\d+)?) (?:MiB|MB))?"
 )
 _BUFFER = re.compile(
     r"^(?P<who>\w+):\s+(?P<dev>\S+)\s+(?P<what>KV|RS|model|compute|output)?\s*buffer size\s*=\s*"
@@ -175,9 +179,13 @@ class LlamaCppReader:
             size = re.match(_NUM + r"\s*" + _MEM_UNIT, value)
             if size:
                 self.out.add(
-                    "model_file_bytes", size.group(1), line, printed_unit=size.group(2),
-                    unit_size=_UNIT_SIZE[size.group(2)], basis="GGUF tensor data size as printed by llama.cpp",
-                )  # fmt: skip
+                    "model_file_bytes",
+                    size.group(1),
+                    line,
+                    printed_unit=size.group(2),
+                    unit_size=_UNIT_SIZE[size.group(2)],
+                    basis="GGUF tensor data size as printed by llama.cpp",
+                )
         elif key == "model params":
             params = re.match(_NUM + r"\s*([KMBT])", value)
             if params:
@@ -256,7 +264,9 @@ class LlamaCppReader:
         match = _SIZE.match(text)
         if not match:
             if _SIZE_START.match(text):
-                self.out.note("unparsed_line", "a cache size line could not be read in full (cut or new format)", line.number)
+                self.out.note(
+                    "unparsed_line", "a cache size line could not be read in full (cut or new format)", line.number
+                )
                 return True
             return False
         recurrent = match.group("who").startswith("llama_memory_recurrent")
@@ -265,17 +275,37 @@ class LlamaCppReader:
         basis = _MB_BASIS if unit == "MB" else ""
         total_name = "recurrent_state_bytes" if recurrent else "kv_cache_bytes"
         self.out.add(total_name, match.group("size"), line, printed_unit=unit, unit_size=MIB, cache=cache, basis=basis)
-        self.out.add("k_bytes", match.group("k"), line, printed_unit=unit, unit_size=MIB, cache=cache,
-                     basis="R (conv state) bytes" if recurrent else "")  # fmt: skip
-        self.out.add("v_bytes", match.group("v"), line, printed_unit=unit, unit_size=MIB, cache=cache,
-                     basis="S (ssm state) bytes" if recurrent else "")  # fmt: skip
+        self.out.add(
+            "k_bytes",
+            match.group("k"),
+            line,
+            printed_unit=unit,
+            unit_size=MIB,
+            cache=cache,
+            basis="R (conv state) bytes" if recurrent else "",
+        )
+        self.out.add(
+            "v_bytes",
+            match.group("v"),
+            line,
+            printed_unit=unit,
+            unit_size=MIB,
+            cache=cache,
+            basis="S (ssm state) bytes" if recurrent else "",
+        )
         self.out.count("cells", match.group("cells"), line, "sequences" if recurrent else "tokens", cache=cache)
         self.out.count("layers", match.group("layers"), line, "layers", cache=cache)
         if match.group("seqs"):
             self.out.count("seqs", match.group("seqs"), line, "sequences", cache=cache, basis="n_seq_max")
         if match.group("streams"):
-            self.out.count("streams", match.group("streams"), line, "sequences", cache=cache,
-                           basis="KV streams: 1 when the cache is unified, n_seq_max otherwise")  # fmt: skip
+            self.out.count(
+                "streams",
+                match.group("streams"),
+                line,
+                "sequences",
+                cache=cache,
+                basis="KV streams: 1 when the cache is unified, n_seq_max otherwise",
+            )
         if not recurrent:
             self.settings.setdefault("cache_type_k", match.group("tk"))
             self.settings.setdefault("cache_type_v", match.group("tv"))
@@ -287,12 +317,16 @@ class LlamaCppReader:
         match = _SELF_SIZE.match(text)
         if not match:
             if re.search(r"(?i)kv self size\s*=", text):
-                self.out.note("unparsed_line", "a KV size line could not be read in full (cut or new format)", line.number)
+                self.out.note(
+                    "unparsed_line", "a KV size line could not be read in full (cut or new format)", line.number
+                )
                 return True
             return False
         unit = match.group("unit")
         basis = _MB_BASIS if unit == "MB" else ""
-        self.out.add("kv_cache_bytes", match.group("size"), line, printed_unit=unit, unit_size=MIB, cache="kv", basis=basis)
+        self.out.add(
+            "kv_cache_bytes", match.group("size"), line, printed_unit=unit, unit_size=MIB, cache="kv", basis=basis
+        )
         if match.group("tk"):
             self.out.add("k_bytes", match.group("k"), line, printed_unit=unit, unit_size=MIB, cache="kv")
             self.out.add("v_bytes", match.group("v"), line, printed_unit=unit, unit_size=MIB, cache="kv")
@@ -305,8 +339,13 @@ class LlamaCppReader:
         if not match:
             total = _COMPUTE_TOTAL.search(text)
             if total:
-                self.out.add("compute_buffer_bytes", total.group(1), line, printed_unit=total.group(2),
-                             unit_size=_UNIT_SIZE[total.group(2)])  # fmt: skip
+                self.out.add(
+                    "compute_buffer_bytes",
+                    total.group(1),
+                    line,
+                    printed_unit=total.group(2),
+                    unit_size=_UNIT_SIZE[total.group(2)],
+                )
                 return True
             if "buffer size" in text:
                 self.out.note("unparsed_line", "a buffer size line could not be read in full", line.number)
@@ -326,8 +365,16 @@ class LlamaCppReader:
         if name is None:
             return False
         cache = self.cache if name == "kv_buffer_bytes" else ("recurrent" if name == "recurrent_buffer_bytes" else None)
-        self.out.add(name, printed, line, printed_unit=unit, unit_size=_UNIT_SIZE[unit], device=device, cache=cache,
-                     basis=_MB_BASIS if unit == "MB" else "")  # fmt: skip
+        self.out.add(
+            name,
+            printed,
+            line,
+            printed_unit=unit,
+            unit_size=_UNIT_SIZE[unit],
+            device=device,
+            cache=cache,
+            basis=_MB_BASIS if unit == "MB" else "",
+        )
         return True
 
     def _misc(self, text: str, line: LogLine) -> bool:
@@ -336,25 +383,48 @@ class LlamaCppReader:
             self.out.count("total_layers", match.group(2), line, "layers")
             return True
         if match := _MEM_REQUIRED.match(text):
-            self.out.add("model_buffer_bytes", match.group(1), line, printed_unit=match.group(2), unit_size=MIB,
-                         device="CPU", basis="'mem required' (host part of the weights); " + _MB_BASIS)  # fmt: skip
+            self.out.add(
+                "model_buffer_bytes",
+                match.group(1),
+                line,
+                printed_unit=match.group(2),
+                unit_size=MIB,
+                device="CPU",
+                basis="'mem required' (host part of the weights); " + _MB_BASIS,
+            )
             return True
         if match := _VRAM_USED.match(text):
-            self.out.add("model_buffer_bytes", match.group(1), line, printed_unit=match.group(2), unit_size=MIB,
-                         device="GPU", basis="'VRAM used' (offloaded weights); " + _MB_BASIS)  # fmt: skip
+            self.out.add(
+                "model_buffer_bytes",
+                match.group(1),
+                line,
+                printed_unit=match.group(2),
+                unit_size=MIB,
+                device="GPU",
+                basis="'VRAM used' (offloaded weights); " + _MB_BASIS,
+            )
             return True
         if match := _CTX_TRAIN.search(text):
             self.out.geo("context_train_tokens", int(match.group(2)), overwrite=False)
             return True
         if match := _SLOT_CTX.search(text):
-            self.out.count("slot_ctx_tokens", match.group(1), line, "tokens", basis="n_ctx_slot: context one slot holds")
+            self.out.count(
+                "slot_ctx_tokens", match.group(1), line, "tokens", basis="n_ctx_slot: context one slot holds"
+            )
             return True
         if match := _N_SLOTS.search(text):
             self.out.count("slots", match.group(1), line, "sequences")
             return True
         if match := _DEVICE_FREE.search(text):
-            self.out.add("device_free_bytes", match.group(3), line, printed_unit="MiB", unit_size=MIB,
-                         device=match.group(1), basis=f"free memory of {match.group(2)} when the model loaded")  # fmt: skip
+            self.out.add(
+                "device_free_bytes",
+                match.group(3),
+                line,
+                printed_unit="MiB",
+                unit_size=MIB,
+                device=match.group(1),
+                basis=f"free memory of {match.group(2)} when the model loaded",
+            )
             return True
         if looks_like_command(text):
             for key, value in parse_command(text).items():
@@ -382,4 +452,3 @@ def device_names(lines: list[LogLine]) -> list[str]:
             name = match.group(1) if match.re is _DEVICE_NAME else match.group(2)
             names.append(name.strip())
     return names
-

@@ -23,7 +23,8 @@ _BASIS = "MLX LM divides by 10**9"
 
 #: Lines only MLX LM prints.
 MARKERS = re.compile(
-    r"(?:tokens-per-sec|^Peak memory: [\d.]+ GB|peak_memory=|mlx_lm|mlx-lm|Starting httpd at|Prompt Cache: \d+ sequences)"
+    r"(?:tokens-per-sec|^Peak memory: [\d.]+ GB|peak_memory=|mlx_lm|mlx-lm|Starting httpd at|"
+    r"Prompt Cache: \d+ sequences)"
 )
 
 
@@ -35,8 +36,14 @@ def read_mlx_line(line: LogLine, out: Collector) -> bool:
     elif match := _CACHE_MEMORY.match(text):
         out.add("cache_memory_bytes", match.group(1), line, printed_unit="GB", unit_size=GB, basis=_BASIS)
     elif match := _AVERAGES.match(text):
-        out.add("peak_memory_bytes", match.group(1), line, printed_unit="GB", unit_size=GB,
-                basis=f"average over benchmark trials; {_BASIS}")  # fmt: skip
+        out.add(
+            "peak_memory_bytes",
+            match.group(1),
+            line,
+            printed_unit="GB",
+            unit_size=GB,
+            basis=f"average over benchmark trials; {_BASIS}",
+        )
     elif match := _PROMPT.match(text):
         out.count("prompt_tokens", match.group(1), line, "tokens")
     elif match := _GENERATION.match(text):

@@ -35,7 +35,9 @@ class Figure(Result):
     )
     line: int = Field(description="1-based line number in the pasted text")
     device: str | None = Field(default=None, description="'CUDA0', 'CPU_Mapped', 'TP0', a worker label... or None")
-    cache: str | None = Field(default=None, description="which cache a per-cache figure belongs to: 'kv', 'kv_swa', ...")
+    cache: str | None = Field(
+        default=None, description="which cache a per-cache figure belongs to: 'kv', 'kv_swa', ..."
+    )
     basis: str = Field(default="", description="what the engine means by this figure, when the name is not enough")
 
     def interval(self) -> tuple[int, int] | tuple[float, float]:
@@ -44,7 +46,7 @@ class Figure(Result):
             return ratio_interval(self.printed)
         return units_interval(self.printed, self.unit_size)
 
-    def consistent_with(self, exact: int | float) -> bool:
+    def consistent_with(self, exact: float) -> bool:
         """True when `exact` (in `unit`) rounds to what the engine printed: exact to the printed precision."""
         low, high = self.interval()
         return low <= exact <= high
@@ -93,7 +95,9 @@ class ParsedLog(Result):
     """Everything recognised in one pasted start-up log."""
 
     engine: str | None = Field(description="engine id ('llama-cpp', 'ollama', 'vllm', 'sglang', 'mlx-lm') or None")
-    runner: str | None = Field(default=None, description="engine whose lines this engine relays ('llama-cpp' for Ollama)")
+    runner: str | None = Field(
+        default=None, description="engine whose lines this engine relays ('llama-cpp' for Ollama)"
+    )
     version: str | None = None
     geometry: LogGeometry = Field(default_factory=LogGeometry)
     settings: dict[str, SettingValue] = Field(default_factory=dict, description="the engine's own setting keys")

@@ -38,7 +38,11 @@ _PER_DEVICE = {
     "memory.available": "device_available_bytes",
     "memory.required.allocations": "estimate_allocation_bytes",
 }
-_ALLOCATIONS = {"model weights": "model_buffer_bytes", "kv cache": "kv_buffer_bytes", "compute graph": "compute_buffer_bytes"}
+_ALLOCATIONS = {
+    "model weights": "model_buffer_bytes",
+    "kv cache": "kv_buffer_bytes",
+    "compute graph": "compute_buffer_bytes",
+}
 
 _ENV_MAP = re.compile(r'env="?map\[(.*)\]"?$')
 _ENV_ITEM = re.compile(r"(OLLAMA_\w+):(\[[^\]]*\]|\S*)")
@@ -144,8 +148,15 @@ def _offload(kv: dict[str, str], line: LogLine, out: Collector) -> None:
             _add_size(out, name, kv[key], line, basis="Ollama's own prediction (msg=offload)")
     for key, name in _PER_DEVICE.items():
         for index, (printed, unit, unit_size) in enumerate(slog.size_list(kv.get(key, ""))):
-            out.add(name, printed, line, printed_unit=unit, unit_size=unit_size, device=f"{library or 'gpu'}{index}",
-                    basis="Ollama's own prediction (msg=offload)" if name.startswith("estimate_") else "")  # fmt: skip
+            out.add(
+                name,
+                printed,
+                line,
+                printed_unit=unit,
+                unit_size=unit_size,
+                device=f"{library or 'gpu'}{index}",
+                basis="Ollama's own prediction (msg=offload)" if name.startswith("estimate_") else "",
+            )
 
 
 def _ollama_settings_from_runner(runner: dict[str, object], out: Collector) -> None:

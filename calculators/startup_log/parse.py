@@ -64,8 +64,13 @@ _EXPECTED: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     ],
     "mlx-lm": [("figure", ("peak_memory_bytes",))],
 }
-_SGLANG_AUTO_KEYS = ("mem_fraction_static", "max_running_requests", "max_total_tokens", "chunked_prefill_size",
-                     "context_length")  # fmt: skip
+_SGLANG_AUTO_KEYS = (
+    "mem_fraction_static",
+    "max_running_requests",
+    "max_total_tokens",
+    "chunked_prefill_size",
+    "context_length",
+)
 _DUMP_START = re.compile(r"LLM engine \(v[^)]+\) with config:|server_args=ServerArgs\(")
 _DUMP_END = re.compile(r"[)}]\s*$")
 

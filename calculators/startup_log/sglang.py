@@ -26,8 +26,10 @@ _KV_ALLOC = re.compile(
 )
 _POOL_END = re.compile(r"Memory pool end\. avail mem=" + _N + r" GB")
 _GRAPH_END = re.compile(r"Capture (?:cuda|npu) graph end\..*?mem usage=" + _N + r" GB\. avail mem=" + _N + r" GB")
-_SUMMARY_KEYS = re.compile(r"(max_total_num_tokens|chunked_prefill_size|max_prefill_tokens|max_running_requests|"
-                           r"context_len)=(-?\d+)")  # fmt: skip
+_SUMMARY_KEYS = re.compile(
+    r"(max_total_num_tokens|chunked_prefill_size|max_prefill_tokens|max_running_requests|"
+    r"context_len)=(-?\d+)"
+)
 _AVAILABLE = re.compile(r"available_gpu_mem=" + _N + r" GB")
 _REDUCED_FRACTION = re.compile(r"Automatically reduce --mem-fraction-static to " + _N)
 _VERSION = re.compile(r"sglang(?:==| version:? v?)(\d+\.\d+\.\d+[\w.]*)", re.IGNORECASE)
@@ -68,8 +70,15 @@ MARKERS = re.compile(
 
 
 def _gib(out: Collector, name: str, printed: str, line: LogLine, basis: str = "") -> None:
-    out.add(name, printed, line, printed_unit="GB", unit_size=GIB, device=line.device,
-            basis=f"{basis}; {_GIB_BASIS}" if basis else _GIB_BASIS)  # fmt: skip
+    out.add(
+        name,
+        printed,
+        line,
+        printed_unit="GB",
+        unit_size=GIB,
+        device=line.device,
+        basis=f"{basis}; {_GIB_BASIS}" if basis else _GIB_BASIS,
+    )
 
 
 def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> bool:
@@ -95,7 +104,9 @@ def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> b
         _gib(out, "weights_bytes", match.group(2), line, "memory the weights took while loading")
         return True
     if match := _KV_ALLOC.search(text):
-        out.count("kv_tokens", match.group("tokens"), line, "tokens", device=line.device, basis="#tokens of the KV pool")
+        out.count(
+            "kv_tokens", match.group("tokens"), line, "tokens", device=line.device, basis="#tokens of the KV pool"
+        )
         if match.group("k") is not None:
             _gib(out, "k_bytes", match.group("k"), line)
             _gib(out, "v_bytes", match.group("v"), line)

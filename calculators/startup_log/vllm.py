@@ -18,7 +18,9 @@ from calculators.startup_log.precision import GIB
 _N = r"(\d[\d,]*(?:\.\d+)?)"
 _GIB_BASIS = "vLLM divides by 2**30 although it prints 'GB'"
 
-_VERSION = re.compile(r"Initializing an? (?:V\d )?LLM engine \(v([^)]+)\) with config|vLLM API server version ([\w.+-]+)")
+_VERSION = re.compile(
+    r"Initializing an? (?:V\d )?LLM engine \(v([^)]+)\) with config|vLLM API server version ([\w.+-]+)"
+)
 _CONFIG = re.compile(r"Initializing an? (?:V\d )?LLM engine \(v[^)]+\) with config:")
 _NON_DEFAULT = re.compile(r"non-default args: (\{.*)$")
 _WEIGHTS = re.compile(r"(?:Loading model weights|Model loading) took " + _N + r"\s*(GiB|GB)")
@@ -51,7 +53,9 @@ _NOT_ENOUGH = re.compile(
     r"memory \(" + _N + r" (GiB)\)"
 )
 
-_KEY_WORDS = re.compile(r"GPU KV cache size|Available KV cache memory|Maximum concurrency for|# GPU blocks|took [\d.]+ G")
+_KEY_WORDS = re.compile(
+    r"GPU KV cache size|Available KV cache memory|Maximum concurrency for|# GPU blocks|took [\d.]+ G"
+)
 
 _TABLE_NAMES = {
     "total_gpu_memory": "device_total_bytes",
@@ -154,10 +158,24 @@ def _figures(text: str, line: LogLine, out: Collector) -> bool:
             out.count(f"num_{where.lower()}_blocks", number, line, "blocks", device=line.device)
         return True
     if match := _CONCURRENCY.search(text):
-        out.count("concurrency_request_tokens", match.group(1), line, "tokens", device=line.device,
-                  basis="request length the ratio is for")  # fmt: skip
-        out.add("max_concurrency", match.group(2), line, unit="ratio", printed_unit="x", unit_size=None,
-                device=line.device, basis="KV capacity / tokens per request")  # fmt: skip
+        out.count(
+            "concurrency_request_tokens",
+            match.group(1),
+            line,
+            "tokens",
+            device=line.device,
+            basis="request length the ratio is for",
+        )
+        out.add(
+            "max_concurrency",
+            match.group(2),
+            line,
+            unit="ratio",
+            printed_unit="x",
+            unit_size=None,
+            device=line.device,
+            basis="KV capacity / tokens per request",
+        )
         return True
     if match := _MAX_LEN.search(text):
         out.settings["max_model_len"] = int(match.group(1))
@@ -183,8 +201,9 @@ def _profile(text: str, line: LogLine, out: Collector) -> bool:
         _gib(out, "requested_bytes", match.group(4), "GiB", line, "total x gpu_memory_utilization")
         return True
     if match := _SUMMARY.search(text):
-        for index, name in enumerate(("weights_bytes", "non_torch_bytes", "activation_peak_bytes",
-                                      "available_kv_cache_bytes")):  # fmt: skip
+        for index, name in enumerate(
+            ("weights_bytes", "non_torch_bytes", "activation_peak_bytes", "available_kv_cache_bytes")
+        ):
             _gib(out, name, match.group(2 * index + 1), "GiB", line)
         return True
     if match := _TABLE.match(text):

@@ -29,18 +29,29 @@ class FigureSpec:
 
 FIGURES: dict[str, FigureSpec] = {
     # llama.cpp (and Ollama relaying it): one set per cache ('kv', 'kv_swa', 'recurrent')
-    "kv_cache_bytes": FigureSpec("bytes", "cache", "K+V bytes of one cache; SGLang MLA: the latent pool", "caches[].total_bytes; sum = kv_cache_bytes"),
+    "kv_cache_bytes": FigureSpec(
+        "bytes",
+        "cache",
+        "K+V bytes of one cache; SGLang MLA: the latent pool",
+        "caches[].total_bytes; sum = kv_cache_bytes",
+    ),
     "k_bytes": FigureSpec("bytes", "cache", "K bytes of one cache (recurrent: R state)", "caches[].k_bytes"),
     "v_bytes": FigureSpec("bytes", "cache", "V bytes of one cache (recurrent: S state)", "caches[].v_bytes"),
     "cells": FigureSpec("tokens", "cache", "token slots in the cache (recurrent: sequence slots)", "caches[].cells"),
     "layers": FigureSpec("layers", "cache", "layers the cache holds", "caches[].layers"),
     "seqs": FigureSpec("sequences", "cache", "n_seq_max the cache serves", "caches[].seqs"),
     "streams": FigureSpec("sequences", "cache", "KV streams: 1 if unified, n_seq_max otherwise"),
-    "recurrent_state_bytes": FigureSpec("bytes", "cache", "R+S bytes of the recurrent state", "caches[name='recurrent'].total_bytes"),
+    "recurrent_state_bytes": FigureSpec(
+        "bytes", "cache", "R+S bytes of the recurrent state", "caches[name='recurrent'].total_bytes"
+    ),
     "kv_buffer_bytes": FigureSpec("bytes", "device", "KV buffer one device holds for a cache"),
     "recurrent_buffer_bytes": FigureSpec("bytes", "device", "recurrent-state buffer one device holds"),
-    "model_buffer_bytes": FigureSpec("bytes", "device", "weights one device (or host mapping) holds", "weights_bytes (per device)"),
-    "compute_buffer_bytes": FigureSpec("bytes", "device", "compute (activation) buffer of one device", "components[kind=activations]"),
+    "model_buffer_bytes": FigureSpec(
+        "bytes", "device", "weights one device (or host mapping) holds", "weights_bytes (per device)"
+    ),
+    "compute_buffer_bytes": FigureSpec(
+        "bytes", "device", "compute (activation) buffer of one device", "components[kind=activations]"
+    ),
     "output_buffer_bytes": FigureSpec("bytes", "device", "logits/output buffer of one device"),
     "model_file_bytes": FigureSpec("bytes", "log", "GGUF tensor data size as llama.cpp prints it"),
     "offloaded_layers": FigureSpec("layers", "log", "layers placed on accelerators"),
@@ -67,17 +78,27 @@ FIGURES: dict[str, FigureSpec] = {
     "host_free_bytes": FigureSpec("bytes", "log", "host RAM free"),
     "total_allocated_bytes": FigureSpec("bytes", "log", "sum Ollama's engine reports allocating"),
     # vLLM (per worker when a worker prefix is present)
-    "weights_bytes": FigureSpec("bytes", "worker", "memory the weights took while loading (vLLM, SGLang)", "weights_bytes"),
-    "available_kv_cache_bytes": FigureSpec("bytes", "worker", "memory vLLM left for the KV cache", "kv_cache_bytes (vLLM)"),
-    "kv_tokens": FigureSpec("tokens", "worker", "KV pool capacity in tokens (vLLM 'GPU KV cache size', SGLang '#tokens')", "kv_tokens"),
+    "weights_bytes": FigureSpec(
+        "bytes", "worker", "memory the weights took while loading (vLLM, SGLang)", "weights_bytes"
+    ),
+    "available_kv_cache_bytes": FigureSpec(
+        "bytes", "worker", "memory vLLM left for the KV cache", "kv_cache_bytes (vLLM)"
+    ),
+    "kv_tokens": FigureSpec(
+        "tokens", "worker", "KV pool capacity in tokens (vLLM 'GPU KV cache size', SGLang '#tokens')", "kv_tokens"
+    ),
     "num_gpu_blocks": FigureSpec("blocks", "worker", "vLLM KV blocks on the GPU", "num_gpu_blocks"),
     "num_cpu_blocks": FigureSpec("blocks", "worker", "vLLM swap blocks on the host"),
     "max_concurrency": FigureSpec("ratio", "worker", "KV capacity / tokens per request", "max_concurrency"),
     "concurrency_request_tokens": FigureSpec("tokens", "worker", "request length max_concurrency is computed for"),
     "device_total_bytes": FigureSpec("bytes", "worker", "total device memory vLLM saw", "device_capacity_bytes"),
     "requested_bytes": FigureSpec("bytes", "worker", "total x gpu_memory_utilization"),
-    "non_torch_bytes": FigureSpec("bytes", "worker", "non-torch memory (CUDA context, NCCL, ...)", "components[kind=runtime]"),
-    "activation_peak_bytes": FigureSpec("bytes", "worker", "PyTorch activation peak of the profile run", "components[kind=activations]"),
+    "non_torch_bytes": FigureSpec(
+        "bytes", "worker", "non-torch memory (CUDA context, NCCL, ...)", "components[kind=runtime]"
+    ),
+    "activation_peak_bytes": FigureSpec(
+        "bytes", "worker", "PyTorch activation peak of the profile run", "components[kind=activations]"
+    ),
     "peak_torch_bytes": FigureSpec("bytes", "worker", "torch peak during profiling (old one-line form)"),
     "initial_used_bytes": FigureSpec("bytes", "worker", "device memory in use before profiling"),
     "post_profile_used_bytes": FigureSpec("bytes", "worker", "device memory in use after profiling"),
@@ -105,26 +126,82 @@ FIGURES: dict[str, FigureSpec] = {
 
 #: Setting keys each engine's `ParsedLog.settings` can hold (COMMON.md vocabulary, plus a few the logs add).
 SETTING_KEYS: dict[str, frozenset[str]] = {
-    "llama-cpp": frozenset({
-        "ctx_size", "parallel", "cache_type_k", "cache_type_v", "flash_attn", "n_gpu_layers", "kv_unified",
-        "swa_full", "batch_size", "ubatch_size", "cont_batching", "cache_reuse", "cache_ram", "metrics",
-        "ctx_per_seq", "tensor_split",
-    }),
-    "ollama": frozenset({
-        "num_parallel", "context_length", "kv_cache_type", "flash_attention", "max_loaded_models", "max_queue",
-        "keep_alive", "host", "gpu_overhead", "num_gpu", "library",
-    }),
-    "vllm": frozenset({
-        "max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens", "block_size",
-        "kv_cache_dtype", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
-        "kv_cache_memory_bytes", "enable_prefix_caching", "enable_chunked_prefill", "cpu_offload_gb",
-        "quantization", "dtype", "model",
-    }),
-    "sglang": frozenset({
-        "mem_fraction_static", "max_running_requests", "max_total_tokens", "chunked_prefill_size",
-        "max_prefill_tokens", "context_length", "tp_size", "dp_size", "pp_size", "page_size", "kv_cache_dtype",
-        "kv_cache_dtype_resolved", "disable_radix_cache", "enable_metrics", "dtype", "quantization", "model",
-        "cpu_offload_gb",
-    }),
+    "llama-cpp": frozenset(
+        {
+            "ctx_size",
+            "parallel",
+            "cache_type_k",
+            "cache_type_v",
+            "flash_attn",
+            "n_gpu_layers",
+            "kv_unified",
+            "swa_full",
+            "batch_size",
+            "ubatch_size",
+            "cont_batching",
+            "cache_reuse",
+            "cache_ram",
+            "metrics",
+            "ctx_per_seq",
+            "tensor_split",
+        }
+    ),
+    "ollama": frozenset(
+        {
+            "num_parallel",
+            "context_length",
+            "kv_cache_type",
+            "flash_attention",
+            "max_loaded_models",
+            "max_queue",
+            "keep_alive",
+            "host",
+            "gpu_overhead",
+            "num_gpu",
+            "library",
+        }
+    ),
+    "vllm": frozenset(
+        {
+            "max_model_len",
+            "gpu_memory_utilization",
+            "max_num_seqs",
+            "max_num_batched_tokens",
+            "block_size",
+            "kv_cache_dtype",
+            "tensor_parallel_size",
+            "pipeline_parallel_size",
+            "data_parallel_size",
+            "kv_cache_memory_bytes",
+            "enable_prefix_caching",
+            "enable_chunked_prefill",
+            "cpu_offload_gb",
+            "quantization",
+            "dtype",
+            "model",
+        }
+    ),
+    "sglang": frozenset(
+        {
+            "mem_fraction_static",
+            "max_running_requests",
+            "max_total_tokens",
+            "chunked_prefill_size",
+            "max_prefill_tokens",
+            "context_length",
+            "tp_size",
+            "dp_size",
+            "pp_size",
+            "page_size",
+            "kv_cache_dtype",
+            "kv_cache_dtype_resolved",
+            "disable_radix_cache",
+            "enable_metrics",
+            "dtype",
+            "quantization",
+            "model",
+            "cpu_offload_gb",
+        }
+    ),
     "mlx-lm": frozenset({"host", "port"}),
-}  # fmt: skip
+}
