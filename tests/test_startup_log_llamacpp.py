@@ -192,3 +192,16 @@ def test_binding_prefixes_are_removed():
     log = parse("llamacpp-binding-level-prefix.log")
     assert one(log, "kv_cache_bytes") == 112 * MIB and one(log, "layers") == 28
     assert one(log, "compute_buffer_bytes", device="CPU") == round(300.75 * MIB)
+
+
+def test_total_sums_devices_and_shortened_arrays_are_not_per_layer_values():
+    log = parse("llamacpp-2025-08-gptoss-20b-8x-cann-swa.log")
+    assert log.total("kv_buffer_bytes", cache="kv") == log.figure("kv_cache_bytes", cache="kv").value
+    assert log.total("recurrent_buffer_bytes") is None
+    from calculators.startup_log import parse_startup_log
+
+    # "arr[i32,48] = [0, 0, 0, 8, ..." is cut by llama.cpp itself: no per-layer list can be read from it
+    shortened = parse_startup_log(
+        "llama_model_loader: - kv  13:  qwen3next.attention.head_count_kv arr[i32,48]  = [0, 0, 0, 8, 0, 0, 0, 8, ..."
+    )
+    assert shortened.geometry.n_kv_heads is None and shortened.geometry.n_kv_heads_per_layer is None

@@ -108,6 +108,8 @@ MARKERS = re.compile(
 def _int_list(text: str) -> list[int] | None:
     """'[8, 8, 4]' or '8' as a list of ints, None when it is neither."""
     text = text.strip()
+    if "..." in text:  # llama.cpp shortens long arrays: the per-layer values are not all there
+        return None
     if text.startswith("["):
         items = [to_int(part) for part in text.strip("[]").split(",") if part.strip() and part.strip() != "..."]
         return None if not items or any(i is None for i in items) else [i for i in items if i is not None]

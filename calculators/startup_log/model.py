@@ -125,6 +125,11 @@ class ParsedLog(Result):
         found = self.figures_named(name, cache=cache, device=device)
         return found[-1] if found else None
 
+    def total(self, name: str, *, cache: str | None = None) -> int | None:
+        """Sum of a per-device figure over devices (e.g. every CUDAn 'kv_buffer_bytes' of one cache), or None."""
+        found = self.figures_named(name, cache=cache)
+        return sum(int(f.value) for f in found) if found else None
+
     def caches(self) -> list[str]:
         """Names of the caches the log reports per-cache figures for, in order of appearance."""
         names: list[str] = []
