@@ -260,3 +260,29 @@ def test_ollama_server_config_and_version():
     assert (
         later.settings["gpu_overhead"] == 0 and "kv_cache_type" not in later.settings
     )  # OLLAMA_KV_CACHE_TYPE: (unset)
+
+
+def test_ollama_llama_server_command_gives_the_per_request_context():
+    # Constructed in the argument order of ollama/ollama:llm/llama_server.go (v0.33.0-rc2): no public log of a
+    # v0.30+ start-up was found, so this pins the rule, not a printed figure.
+    line = (
+        'time=2026-08-21T10:00:00.000Z level=INFO source=llama_server.go:433 msg="starting llama-server" '
+        'cmd="/usr/lib/ollama/llama-server --model /m.gguf --port 40000 --host 127.0.0.1 --no-webui --offline '
+        '-c 16384 -np 4 --cache-type-k q8_0 --cache-type-v q8_0 -ngl 99 -b 512 -ub 512 --flash-attn on"'
+    )
+    from calculators.startup_log import parse_startup_log
+
+    log = parse_startup_log(line)
+    assert log.engine == "ollama"
+    assert log.runner_settings == {
+        "ctx_size": 16384,
+        "parallel": 4,
+        "cache_type_k": "q8_0",
+        "cache_type_v": "q8_0",
+        "n_gpu_layers": 99,
+        "batch_size": 512,
+        "ubatch_size": 512,
+        "flash_attn": "on",
+    }
+    assert log.settings["context_length"] == 4096 and log.settings["num_parallel"] == 4
+    assert log.settings["kv_cache_type"] == "q8_0" and log.settings["flash_attention"] is True

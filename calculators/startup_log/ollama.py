@@ -2,7 +2,8 @@
 
 Ollama prints sizes with format.HumanBytes2 (ollama/ollama:format/bytes.go, read at v0.33.0-rc2):
 "%.1f GiB" / "%.1f MiB" with 1024-based units, "N B" below 1 KiB. Its `msg=offload` line is Ollama's
-own *prediction* (memory.required.*, memory.weights.*, memory.graph.*), so those figures carry an
+own *prediction* (memory.required.*, memory.weights.*, memory.graph.*; printed by llm/memory.go until
+commit f560bd07 of 2025-11-11, whose comments say layers.model counts the output layer), so those figures carry an
 `estimate_` prefix: they are what Ollama expected, not what was allocated. The allocation is in the
 relayed llama.cpp lines or, for Ollama's own engine, in `msg="model weights"` / `"kv cache"` /
 `"compute graph"` lines.
@@ -92,6 +93,8 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
         for key, value in runner.items():
             out.runner_settings.setdefault(key, value)
         _ollama_settings_from_runner(runner, out)
+        if msg == "starting llama-server":
+            _context_from_llama_server(runner, line, out)
     elif msg in _ALLOCATIONS and "size" in kv:
         device = kv.get("device") or kv.get("buffer") or kv.get("backend")
         _add_size(out, _ALLOCATIONS[msg], kv["size"], line, device=device, basis="allocated by Ollama's engine")
@@ -157,6 +160,15 @@ def _offload(kv: dict[str, str], line: LogLine, out: Collector) -> None:
                 device=f"{library or 'gpu'}{index}",
                 basis="Ollama's own prediction (msg=offload)" if name.startswith("estimate_") else "",
             )
+
+
+def _context_from_llama_server(runner: dict[str, object], line: LogLine, out: Collector) -> None:
+    """Ollama (v0.30+) starts llama-server with `-c num_ctx*num_parallel -np num_parallel`
+    (ollama/ollama:llm/llama_server.go, read at v0.33.0-rc2), so the per-request context is -c / -np."""
+    ctx, parallel = runner.get("ctx_size"), runner.get("parallel")
+    if isinstance(ctx, int) and isinstance(parallel, int) and parallel > 0 and ctx % parallel == 0:
+        out.settings["context_length"] = ctx // parallel
+        out.note("context_length_derived", "context_length is llama-server's -c divided by -np", line.number)
 
 
 def _ollama_settings_from_runner(runner: dict[str, object], out: Collector) -> None:
