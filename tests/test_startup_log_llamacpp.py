@@ -205,3 +205,50 @@ def test_total_sums_devices_and_shortened_arrays_are_not_per_layer_values():
         "llama_model_loader: - kv  13:  qwen3next.attention.head_count_kv arr[i32,48]  = [0, 0, 0, 8, 0, 0, 0, 8, ..."
     )
     assert shortened.geometry.n_kv_heads is None and shortened.geometry.n_kv_heads_per_layer is None
+
+
+def test_hybrid_model_has_a_kv_cache_and_a_recurrent_state():
+    log = parse("llamacpp-2026-hybrid-recurrent-cpu.log")
+    # llama_kv_cache: size = 3072.00 MiB (262144 cells, 6 layers, 4/1 seqs), K (f16): 1536.00 MiB, ...
+    assert (one(log, "cells", cache="kv"), one(log, "layers", cache="kv")) == (262144, 6)
+    assert (one(log, "seqs", cache="kv"), one(log, "streams", cache="kv")) == (4, 1)  # 4 slots share one stream
+    # llama_memory_recurrent: size = 77.06 MiB (4 cells, 24 layers, 4 seqs), R (f32): 5.06 MiB, S (f32): 72.00 MiB
+    assert one(log, "recurrent_state_bytes", cache="recurrent") == round(77.06 * MIB)
+    assert (one(log, "k_bytes", cache="recurrent"), one(log, "v_bytes", cache="recurrent")) == (
+        round(5.06 * MIB),
+        72 * MIB,
+    )
+    assert (one(log, "cells", cache="recurrent"), one(log, "layers", cache="recurrent")) == (4, 24)
+    assert one(log, "recurrent_buffer_bytes", device="CPU") == round(77.06 * MIB)
+    # flash_attn = auto, then "Flash Attention was auto, set to enabled"
+    assert log.settings["flash_attn"] == "auto" and log.settings["flash_attn_resolved"] == "on"
+    assert log.settings["parallel"] == 4 and log.settings["kv_unified"] is True
+    assert log.caches() == ["kv", "recurrent"]
+
+
+def test_pipe_timestamped_hybrid_with_q8_0_cache():
+    log = parse("llamacpp-2026-hybrid-q8-pipe-timestamps.log")
+    assert log.engine == "llama-cpp"
+    assert log.settings["cache_type_k"] == log.settings["cache_type_v"] == "q8_0"
+    assert one(log, "kv_cache_bytes", cache="kv") == 4352 * MIB == one(log, "kv_buffer_bytes", device="CUDA0")
+    assert one(log, "layers", cache="recurrent") == 65 and one(log, "v_bytes", cache="recurrent") == 576 * MIB
+    assert log.geometry.context_train_tokens == 262144
+
+
+def test_four_slots_sharing_a_unified_cache():
+    log = parse("llamacpp-2026-flash-auto-4-slots.log")
+    # n_seq_max = 4, n_ctx = 65536, n_ctx_seq = 65536, kv_unified = true; 65536 cells, 48 layers, 4/1 seqs
+    assert (log.settings["parallel"], log.settings["ctx_size"], log.settings["ctx_per_seq"]) == (4, 65536, 65536)
+    assert (one(log, "cells"), one(log, "layers"), one(log, "seqs"), one(log, "streams")) == (65536, 48, 4, 1)
+    assert one(log, "kv_cache_bytes") == 6144 * MIB
+    assert log.settings["flash_attn_resolved"] == "on"
+
+
+def test_quantized_v_cache_forces_flash_attention_and_fit_projection():
+    log = parse("llamacpp-2026-quantized-v-needs-flash.log")
+    assert log.settings["flash_attn_resolved"] == "on" and log.settings["flash_attn"] == "on"
+    # projected to use 4792 MiB of device memory vs. 30991 MiB of free device memory
+    assert (one(log, "fit_projected_bytes"), one(log, "fit_free_bytes")) == (4792 * MIB, 30991 * MIB)
+    # initializing, n_slots = 4, n_ctx_slot = 16384, kv_unified = 'true'
+    assert (one(log, "slots"), one(log, "slot_ctx_tokens")) == (4, 16384)
+    assert (one(log, "k_bytes"), one(log, "cells"), one(log, "layers")) == (238 * MIB, 16384, 28)

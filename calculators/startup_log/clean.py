@@ -40,6 +40,8 @@ _PREFIXES: tuple[re.Pattern[str], ...] = (
     re.compile(r"^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} (?:<[^>]*>|\S+) (?P<prog>[\w./-]+?)(?:\[\d+\])?: "),
     # Go's standard log: "2024/07/21 15:40:57 routes.go:1096: INFO "
     re.compile(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? (?:[\w.-]+\.go:\d+: (?:INFO|WARN|ERROR|DEBUG) )?"),
+    # "2026-05-14 22:14:30.967 | " (log shippers, supervisors)
+    re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)? \|\s"),
     # RFC 3339 timestamps from docker logs -t / CI: "2025-01-06T01:31:18.605614617Z "
     re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\s+"),
     re.compile(r"^\[\d{4}-\d{2}-\d{2}T[^\]]*\]\s*"),

@@ -54,8 +54,12 @@ _MEM_REQUIRED = re.compile(r"^llm_load_tensors: mem required\s*=\s*" + _NUM + r"
 _VRAM_USED = re.compile(r"^llm_load_tensors: VRAM used:\s*" + _NUM + r"\s*" + _MEM_UNIT)
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _CTX_TRAIN = re.compile(r"n_ctx(?:_per)?_seq \((\d+)\) [<>] n_ctx_train \((\d+)\)")
-_SLOT_CTX = re.compile(r"new slot n_ctx_slot = (\d+)")
-_N_SLOTS = re.compile(r"initializing slots, n_slots = (\d+)")
+_SLOT_CTX = re.compile(r"n_ctx_slot = (\d+)")
+_N_SLOTS = re.compile(r"initializing(?: slots)?, n_slots = (\d+)")
+_FLASH_RESOLVED = re.compile(
+    r"Flash Attention was auto, set to (enabled|disabled)|(enabling) flash_attn since it is required for quantized V"
+)
+_FIT = re.compile(r"projected to use (\d+) MiB of device memory vs\. (\d+) MiB of free device memory")
 _DEVICE_FREE = re.compile(r"using device (\S+) \(([^)]*)\)(?: \([^)]*\))? - (\d+) MiB free")
 _DEVICE_NAME = re.compile(r"^Device \d+: ([^,]+),")
 _FULL_SWA = re.compile(r"using full-size SWA cache")
@@ -409,13 +413,33 @@ class LlamaCppReader:
         if match := _CTX_TRAIN.search(text):
             self.out.geo("context_train_tokens", int(match.group(2)), overwrite=False)
             return True
-        if match := _SLOT_CTX.search(text):
-            self.out.count(
-                "slot_ctx_tokens", match.group(1), line, "tokens", basis="n_ctx_slot: context one slot holds"
-            )
+        slots, slot_ctx = _N_SLOTS.search(text), _SLOT_CTX.search(text)
+        if slots:
+            self.out.count("slots", slots.group(1), line, "sequences")
+        if slot_ctx:
+            self.out.count("slot_ctx_tokens", slot_ctx.group(1), line, "tokens", basis="n_ctx_slot: one slot's context")
+        if slots or slot_ctx:
             return True
-        if match := _N_SLOTS.search(text):
-            self.out.count("slots", match.group(1), line, "sequences")
+        if match := _FLASH_RESOLVED.search(text):
+            self.settings["flash_attn_resolved"] = "off" if match.group(1) == "disabled" else "on"
+            return True
+        if match := _FIT.search(text):
+            self.out.add(
+                "fit_projected_bytes",
+                match.group(1),
+                line,
+                printed_unit="MiB",
+                unit_size=MIB,
+                basis="--fit: device memory llama.cpp projected before loading",
+            )
+            self.out.add(
+                "fit_free_bytes",
+                match.group(2),
+                line,
+                printed_unit="MiB",
+                unit_size=MIB,
+                basis="--fit: free device memory it saw",
+            )
             return True
         if match := _DEVICE_FREE.search(text):
             self.out.add(

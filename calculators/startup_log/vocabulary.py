@@ -58,6 +58,8 @@ FIGURES: dict[str, FigureSpec] = {
     "total_layers": FigureSpec("layers", "log", "layers the engine counts (output layer included)"),
     "slot_ctx_tokens": FigureSpec("tokens", "log", "context one llama-server slot holds (n_ctx_slot)"),
     "slots": FigureSpec("sequences", "log", "llama-server slots"),
+    "fit_projected_bytes": FigureSpec("bytes", "log", "device memory llama.cpp's --fit projected before loading"),
+    "fit_free_bytes": FigureSpec("bytes", "log", "free device memory llama.cpp's --fit saw"),
     "device_free_bytes": FigureSpec("bytes", "device", "free memory of a device when the model loaded"),
     # Ollama's own lines
     "estimate_offload_layers": FigureSpec("layers", "log", "layers Ollama planned to offload"),
@@ -143,6 +145,7 @@ SETTING_KEYS: dict[str, frozenset[str]] = {
             "cache_ram",
             "metrics",
             "ctx_per_seq",
+            "flash_attn_resolved",
             "tensor_split",
         }
     ),
