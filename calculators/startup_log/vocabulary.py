@@ -25,6 +25,11 @@ class FigureSpec:
     per: Scope
     meaning: str
     plan_field: str | None = None
+    other_units: tuple[FigureUnit, ...] = ()
+
+    def allows(self, unit: str) -> bool:
+        """True when a figure of this name may carry `unit`."""
+        return unit == self.unit or unit in self.other_units
 
 
 FIGURES: dict[str, FigureSpec] = {
@@ -37,7 +42,13 @@ FIGURES: dict[str, FigureSpec] = {
     ),
     "k_bytes": FigureSpec("bytes", "cache", "K bytes of one cache (recurrent: R state)", "caches[].k_bytes"),
     "v_bytes": FigureSpec("bytes", "cache", "V bytes of one cache (recurrent: S state)", "caches[].v_bytes"),
-    "cells": FigureSpec("tokens", "cache", "token slots in the cache (recurrent: sequence slots)", "caches[].cells"),
+    "cells": FigureSpec(
+        "tokens",
+        "cache",
+        "token slots in the cache (recurrent: sequence slots)",
+        "caches[].cells",
+        other_units=("sequences",),
+    ),
     "layers": FigureSpec("layers", "cache", "layers the cache holds", "caches[].layers"),
     "seqs": FigureSpec("sequences", "cache", "n_seq_max the cache serves", "caches[].seqs"),
     "streams": FigureSpec("sequences", "cache", "KV streams: 1 if unified, n_seq_max otherwise"),
