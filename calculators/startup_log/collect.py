@@ -55,7 +55,7 @@ class Collector:
             printed_unit=printed_unit,
             unit_size=unit_size,
             line=line.number,
-            device=device if device is not None else None,
+            device=device,
             cache=cache,
             basis=basis,
         )

@@ -22,7 +22,7 @@ _WEIGHT_BEGIN = re.compile(r"Load weight begin\. avail mem=" + _N + r" GB")
 _WEIGHT_END = re.compile(r"Load weight end\..*?avail mem=" + _N + r" GB, mem usage=" + _N + r" GB")
 _KV_ALLOC = re.compile(
     r"KV Cache is allocated\.(?: dtype: (?P<dtype>[\w.]+),)? #tokens: (?P<tokens>\d+), "
-    r"(?:K size: (?P<k>[\d.]+) GB, V size: (?P<v>[\d.]+) GB|KV size: (?P<kv>[\d.]+) GB)"
+    r"(?:K(?: size)?:? (?P<k>[\d.]+) ?GB, V(?: size)?:? (?P<v>[\d.]+) ?GB|KV size: (?P<kv>[\d.]+) ?GB)"
 )
 _POOL_END = re.compile(r"Memory pool end\. avail mem=" + _N + r" GB")
 _GRAPH_END = re.compile(r"Capture (?:cuda|npu) graph end\..*?mem usage=" + _N + r" GB\. avail mem=" + _N + r" GB")
