@@ -286,3 +286,33 @@ def test_ollama_llama_server_command_gives_the_per_request_context():
     }
     assert log.settings["context_length"] == 4096 and log.settings["num_parallel"] == 4
     assert log.settings["kv_cache_type"] == "q8_0" and log.settings["flash_attention"] is True
+
+
+def test_ollama_engine_kv_cache_per_gpu():
+    log = parse("ollama-v0.20.7-engine-two-gpus-kv.log")
+    assert log.engine == "ollama"
+    # msg="kv cache" device=CUDA0 size="5.2 GiB" / device=CUDA1 size="4.9 GiB"
+    assert [(f.device, f.value) for f in log.figures_named("kv_buffer_bytes")] == [
+        ("CUDA0", round(5.2 * GIB)),
+        ("CUDA1", round(4.9 * GIB)),
+    ]
+    assert log.total("model_buffer_bytes") == round(15.4 * GIB) + 16 * GIB + round(1.5 * GIB)
+    # Ollama prints one decimal: the exact sum is only known to +-0.05 GiB per device
+    kv = log.figure("kv_buffer_bytes", device="CUDA0")
+    assert kv.consistent_with(round(5.24 * GIB)) and not kv.consistent_with(round(5.26 * GIB))
+
+
+def test_ollama_load_request_gives_context_parallel_and_cache_type():
+    log = parse("ollama-2026-02-load-request-parallel-8.log")
+    # msg=load request="{Operation:fit ... Parallel:8 BatchSize:512 FlashAttention:Enabled KvSize:262144
+    #                    KvCacheType:q8_0 NumThreads:12 GPULayers:49[...]"   (KvSize = num_ctx x num_parallel)
+    assert log.settings == {"flash_attention": True, "num_parallel": 8, "context_length": 32768,
+                            "kv_cache_type": "q8_0", "num_gpu": 49}  # fmt: skip
+    assert log.runner_settings == {"parallel": 8, "ctx_size": 262144, "batch_size": 512}
+    # msg="gpu memory" ... available="125.6 MiB" free="582.6 MiB"; msg="loading model" "model layers"=49
+    assert one(log, "device_available_bytes") == round(125.6 * MIB)
+    assert one(log, "total_layers") == 49
+    eight = parse("ollama-2025-08-load-request-8-gpus.log")
+    assert eight.settings["context_length"] == 65536 and "kv_cache_type" not in eight.settings  # KvCacheType: (unset)
+    assert values(eight, "device_free_bytes") == [round(31.4 * GIB)] * 3
+    assert eight.geometry.architecture == "gptoss" and eight.hardware == ["Tesla V100-SXM2-32GB"]

@@ -103,6 +103,15 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
     elif msg == "system memory":
         _add_size(out, "host_total_bytes", kv.get("total", ""), line)
         _add_size(out, "host_free_bytes", kv.get("free", ""), line)
+    elif msg == "load" and "request" in kv:
+        _load_request(kv["request"], out)
+    elif msg == "gpu memory":
+        device = kv.get("id")
+        for key, name in (("available", "device_available_bytes"), ("free", "device_free_bytes")):
+            if key in kv:
+                _add_size(out, name, kv[key], line, device=device, basis=f"'{key}' Ollama saw on this GPU")
+    elif msg == "loading model" and (n := to_int(kv.get("model layers", ""))) is not None:
+        out.count("total_layers", str(n), line, "layers", basis='"model layers" (Ollama\'s count, output included)')
     elif msg == "enabling flash attention":
         out.settings["flash_attention"] = True
     elif msg == "kv cache type not supported by model":
@@ -118,6 +127,35 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
         for key, value in parse_command(text).items():
             out.runner_settings.setdefault(key, value)
     return True
+
+
+_LOAD_FIELD = re.compile(r"(Parallel|BatchSize|FlashAttention|KvSize|KvCacheType|GPULayers):(\S*)")
+
+
+def _load_request(request: str, out: Collector) -> None:
+    """Ollama's runner load request (`msg=load request="{… Parallel:8 … KvSize:262144 KvCacheType:q8_0 …}"`).
+
+    KvSize is num_ctx x num_parallel (ollama/ollama:llm/server.go, `KvSize: opts.NumCtx * numParallel`, read
+    before commit 9db4bdba), so the per-request context is KvSize / Parallel.
+    """
+    fields = dict(_LOAD_FIELD.findall(request))
+    parallel = to_int(fields.get("Parallel", ""))
+    kv_size = to_int(fields.get("KvSize", ""))
+    if parallel:
+        out.settings["num_parallel"] = parallel
+        out.runner_settings["parallel"] = parallel
+    if kv_size:
+        out.runner_settings["ctx_size"] = kv_size
+        if parallel and kv_size % parallel == 0:
+            out.settings["context_length"] = kv_size // parallel
+    if fields.get("KvCacheType"):
+        out.settings["kv_cache_type"] = fields["KvCacheType"]
+    if "FlashAttention" in fields:
+        out.settings["flash_attention"] = normalise_flash(fields["FlashAttention"]) == "on"
+    if (layers := to_int(fields.get("GPULayers", "").split("[", 1)[0])) is not None:
+        out.settings["num_gpu"] = layers
+    if (batch := to_int(fields.get("BatchSize", ""))) is not None:
+        out.runner_settings["batch_size"] = batch
 
 
 def _server_config(env: str, out: Collector) -> None:

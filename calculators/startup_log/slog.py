@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-_PAIR = re.compile(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"?|\[[^\]]*\]?|\S*)')
+_PAIR = re.compile(r'(?:"([^"=]+)"|([A-Za-z_][\w.]*))=("(?:[^"\\]|\\.)*"?|\[[^\]]*\]?|\S*)')
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$")
 _SIZES = {
     "B": 1,
@@ -27,7 +27,8 @@ def is_slog(text: str) -> bool:
 def pairs(text: str) -> dict[str, str]:
     """All key=value pairs of a slog line, quotes removed (a cut-off quoted value is kept as far as it goes)."""
     found: dict[str, str] = {}
-    for key, raw in _PAIR.findall(text):
+    for quoted_key, bare_key, raw in _PAIR.findall(text):
+        key = quoted_key or bare_key
         value = raw
         if value.startswith('"'):
             value = value[1:-1] if len(value) > 1 and value.endswith('"') else value[1:]
