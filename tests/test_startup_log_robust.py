@@ -121,3 +121,9 @@ def test_every_name_a_real_log_produces_is_in_the_vocabulary():
             set(parsed.settings) - SETTING_KEYS[parsed.engine],
         )
         assert set(parsed.runner_settings) <= SETTING_KEYS["llama-cpp"], name
+
+
+def test_every_stored_log_names_its_source():
+    sources = (LOG_DIR / "SOURCES.md").read_text(encoding="utf-8")
+    unlisted = [name for name in REAL_LOGS if name not in sources]
+    assert unlisted == []
