@@ -316,3 +316,16 @@ def test_ollama_load_request_gives_context_parallel_and_cache_type():
     assert eight.settings["context_length"] == 65536 and "kv_cache_type" not in eight.settings  # KvCacheType: (unset)
     assert values(eight, "device_free_bytes") == [round(31.4 * GIB)] * 3
     assert eight.geometry.architecture == "gptoss" and eight.hardware == ["Tesla V100-SXM2-32GB"]
+
+
+def test_missing_lists_what_a_complete_log_of_that_engine_states():
+    engine_only = parse("ollama-v0.20.7-engine-two-gpus-kv.log")
+    assert [f"{m.kind}:{m.name}" for m in engine_only.missing] == [
+        "version:version", "geometry:n_layers", "geometry:n_kv_heads", "geometry:head_dim_k", "geometry:head_dim_v",
+        "setting:num_parallel", "setting:context_length", "setting:flash_attention", "figure:compute_buffer_bytes",
+    ]  # fmt: skip
+    tp4 = parse("vllm-v0.9-tp4-qwen3-235b.log")
+    assert [m.name for m in tp4.missing] == [
+        "version", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "kv_cache_dtype",
+        "block_size", "weights_bytes", "max_concurrency",
+    ]  # fmt: skip

@@ -37,8 +37,20 @@ _LLAMA_EXPECTED: list[tuple[str, tuple[str, ...]]] = [
 ]
 _EXPECTED: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     "llama-cpp": _LLAMA_EXPECTED,
-    "ollama": [("version", ("version",)), ("setting", ("num_parallel",))]
-    + [item for item in _LLAMA_EXPECTED if item[0] != "version"],
+    "ollama": [
+        ("version", ("version",)),
+        ("geometry", ("n_layers",)),
+        ("geometry", ("n_kv_heads", "n_kv_heads_per_layer")),
+        ("geometry", ("head_dim_k",)),
+        ("geometry", ("head_dim_v",)),
+        ("setting", ("num_parallel",)),
+        ("setting", ("context_length", "ctx_size")),
+        ("setting", ("flash_attention", "flash_attn")),
+        ("figure", ("offloaded_layers",)),
+        ("figure", ("model_buffer_bytes",)),
+        ("figure", ("kv_cache_bytes", "kv_buffer_bytes")),
+        ("figure", ("compute_buffer_bytes",)),
+    ],
     "vllm": [
         ("version", ("version",)),
         ("setting", ("max_model_len",)),
