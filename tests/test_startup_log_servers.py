@@ -134,7 +134,7 @@ def test_vllm_profiling_table_and_summary_forms():
     table = parse("vllm-v0.6.5-memory-profiling-table.log")
     # model weights take 7.48GiB (with -tp 2) ... the last value is cut in the thread
     assert one(table, "weights_bytes") == round(7.48 * GIB)
-    assert one(table, "requested_bytes") == round(71.29 * GIB)
+    assert one(table, "requested_memory_bytes") == round(71.29 * GIB)
     assert one(table, "activation_peak_bytes") == round(1.26 * GIB)
     assert values(table, "available_kv_cache_bytes") == []
     workers = parse("vllm-v0.8-workers-tp-3090.log")
@@ -200,8 +200,8 @@ def test_sglang_weights_kv_pool_and_binary_gb():
 def test_sglang_mla_pool_and_summary_line():
     mla = parse("sglang-2026-npu-mla-kv-size.log")
     # KV Cache is allocated. #tokens: 383872, KV size: 19.36 GB
-    assert one(mla, "kv_tokens") == 383872 and one(mla, "kv_cache_bytes") == round(19.36 * GIB)
-    assert values(mla, "k_bytes") == []
+    assert one(mla, "kv_tokens") == 383872 and one(mla, "k_bytes") == round(19.36 * GIB)
+    assert values(mla, "v_bytes") == [] and "MLA" in mla.figure("k_bytes").basis
     summary = parse("sglang-max-total-num-tokens.log")
     # max_total_num_tokens=2261377, chunked_prefill_size=16384, max_prefill_tokens=16384,
     # max_running_requests=4096, context_len=128000, available_gpu_mem=37.06 GB
@@ -329,3 +329,14 @@ def test_missing_lists_what_a_complete_log_of_that_engine_states():
         "version", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "kv_cache_dtype",
         "block_size", "weights_bytes", "max_concurrency",
     ]  # fmt: skip
+
+
+def test_vllm_refusal_states_what_was_needed_and_its_estimate():
+    log = parse("vllm-fp8-refusal-estimated-len.log")
+    assert log.engine == "vllm" and log.refusal is not None
+    # (10.12 GiB KV cache is needed, ... available KV cache memory (5.59 GiB) ...
+    # ... the estimated maximum model length is 122080
+    assert one(log, "kv_needed_bytes") == round(10.12 * GIB)
+    assert one(log, "available_kv_cache_bytes") == round(5.59 * GIB)
+    assert one(log, "estimated_max_model_len") == 122080
+    assert log.settings["max_model_len"] == 221000

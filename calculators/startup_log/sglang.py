@@ -111,7 +111,7 @@ def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> b
             _gib(out, "k_bytes", match.group("k"), line)
             _gib(out, "v_bytes", match.group("v"), line)
         else:
-            _gib(out, "kv_cache_bytes", match.group("kv"), line, "one latent cache (MLA): K and V are not separate")
+            _gib(out, "k_bytes", match.group("kv"), line, "MLA: one 'KV size' (latent + rope key), no separate V")
         if match.group("dtype"):
             out.settings.setdefault("kv_cache_dtype_resolved", match.group("dtype").removeprefix("torch."))
         return True

@@ -57,9 +57,11 @@ _KEY_WORDS = re.compile(
     r"GPU KV cache size|Available KV cache memory|Maximum concurrency for|# GPU blocks|took [\d.]+ G"
 )
 
+_ESTIMATED_LEN = re.compile(r"estimated maximum model length is (\d+)")
+
 _TABLE_NAMES = {
     "total_gpu_memory": "device_total_bytes",
-    "the current vLLM instance can use": "requested_bytes",
+    "the current vLLM instance can use": "requested_memory_bytes",
     "model weights take": "weights_bytes",
     "non_torch_memory": "non_torch_bytes",
     "PyTorch activation peak memory": "activation_peak_bytes",
@@ -100,7 +102,8 @@ _SETTING_KEYS = {
 MARKERS = re.compile(
     r"(?:LLM engine \(v|GPU KV cache size:|# GPU blocks:|Maximum concurrency for [\d,]+ tokens per request|"
     r"Available KV cache memory:|Memory profiling|model weights take|Loading model weights took|Model loading took|"
-    r"non-default args: \{|vllm|kv_cache_utils\.py|gpu_worker\.py|EngineCore|VllmWorker|Using max model len)"
+    r"non-default args: \{|vllm|kv_cache_utils\.py|gpu_worker\.py|EngineCore|VllmWorker|Using max model len|"
+    r"larger than the available KV cache memory|tokens that can be stored in KV cache)"
 )
 
 
@@ -198,7 +201,7 @@ def _profile(text: str, line: LogLine, out: Collector) -> bool:
     if match := _CAN_USE.search(text):
         _gib(out, "device_total_bytes", match.group(1), "GiB", line)
         out.settings["gpu_memory_utilization"] = float(match.group(3))
-        _gib(out, "requested_bytes", match.group(4), "GiB", line, "total x gpu_memory_utilization")
+        _gib(out, "requested_memory_bytes", match.group(4), "GiB", line, "total x gpu_memory_utilization")
         return True
     if match := _SUMMARY.search(text):
         for index, name in enumerate(
@@ -224,6 +227,8 @@ def _refusals(text: str, line: LogLine, out: Collector) -> bool:
         return True
     if match := _NOT_ENOUGH.search(text):
         out.refusal = text
+        if estimate := _ESTIMATED_LEN.search(text):
+            out.count("estimated_max_model_len", estimate.group(1), line, "tokens", device=line.device)
         _gib(out, "kv_needed_bytes", match.group(2), "GiB", line, "KV one max-length request needs")
         _gib(out, "available_kv_cache_bytes", match.group(4), "GiB", line)
         out.settings.setdefault("max_model_len", int(match.group(1)))

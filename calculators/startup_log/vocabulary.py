@@ -105,7 +105,12 @@ FIGURES: dict[str, FigureSpec] = {
     "max_concurrency": FigureSpec("ratio", "worker", "KV capacity / tokens per request", "max_concurrency"),
     "concurrency_request_tokens": FigureSpec("tokens", "worker", "request length max_concurrency is computed for"),
     "device_total_bytes": FigureSpec("bytes", "worker", "total device memory vLLM saw", "device_capacity_bytes"),
-    "requested_bytes": FigureSpec("bytes", "worker", "total x gpu_memory_utilization"),
+    "requested_memory_bytes": FigureSpec(
+        "bytes", "worker", "total x gpu_memory_utilization", "requested_memory_bytes (VllmPlan)"
+    ),
+    "estimated_max_model_len": FigureSpec(
+        "tokens", "worker", "vLLM's estimate of the longest context that fits (refusal)", "estimated_max_model_len"
+    ),
     "non_torch_bytes": FigureSpec(
         "bytes", "worker", "non-torch memory (CUDA context, NCCL, ...)", "components[kind=runtime]"
     ),
