@@ -37,10 +37,15 @@ FIGURES: dict[str, FigureSpec] = {
     "kv_cache_bytes": FigureSpec(
         "bytes",
         "cache",
-        "K+V bytes of one cache; SGLang MLA: the latent pool",
+        "K+V bytes of one cache as llama.cpp prints it",
         "caches[].total_bytes; sum = kv_cache_bytes",
     ),
-    "k_bytes": FigureSpec("bytes", "cache", "K bytes of one cache (recurrent: R state)", "caches[].k_bytes"),
+    "k_bytes": FigureSpec(
+        "bytes",
+        "cache",
+        "K bytes of one cache (recurrent: R state; SGLang: per rank, MLA's single 'KV size')",
+        "caches[].k_bytes; SglangPlan.k_bytes",
+    ),
     "v_bytes": FigureSpec("bytes", "cache", "V bytes of one cache (recurrent: S state)", "caches[].v_bytes"),
     "cells": FigureSpec(
         "tokens",
@@ -98,7 +103,10 @@ FIGURES: dict[str, FigureSpec] = {
         "bytes", "worker", "memory vLLM left for the KV cache", "kv_cache_bytes (vLLM)"
     ),
     "kv_tokens": FigureSpec(
-        "tokens", "worker", "KV pool capacity in tokens (vLLM 'GPU KV cache size', SGLang '#tokens')", "kv_tokens"
+        "tokens",
+        "worker",
+        "KV pool capacity in tokens (vLLM 'GPU KV cache size', SGLang '#tokens')",
+        "VllmPlan.kv_tokens; SglangPlan.max_total_num_tokens",
     ),
     "num_gpu_blocks": FigureSpec("blocks", "worker", "vLLM KV blocks on the GPU", "num_gpu_blocks"),
     "num_cpu_blocks": FigureSpec("blocks", "worker", "vLLM swap blocks on the host"),
