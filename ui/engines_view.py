@@ -1,0 +1,290 @@
+"""Tables and filters for the Engines page, built from the knowledge base (pandas only, no streamlit).
+
+Each comparison value keeps the source it was read from and the version, so the page can show both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import get_args
+
+import pandas as pd
+
+from knowledge.common import Sourced
+from knowledge.engines import USABLE_STATUSES, Engine, HardwareBackend, Knob, OperatingSystem, SupportList
+from knowledge.sources import source_url
+
+UNKNOWN_TEXT = "unknown"
+HARDWARE_OPTIONS: tuple[str, ...] = get_args(HardwareBackend)
+OS_OPTIONS: tuple[str, ...] = get_args(OperatingSystem)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One value of the comparison, with where it was read."""
+
+    text: str
+    source: str | None = None
+    version: str | None = None
+    read_on: str | None = None
+
+    @property
+    def link(self) -> str | None:
+        """URL of the source at the version read, when it can be linked."""
+        if self.source is None or self.version is None:
+            return None
+        return source_url(self.source, self.version)
+
+
+def _cell(text: str, fact: Sourced | None) -> Cell:
+    if fact is None:
+        return Cell(UNKNOWN_TEXT)
+    return Cell(text, fact.source, fact.verified.version, fact.verified.date.isoformat())
+
+
+def _support_text(support: SupportList | None, kind: str | None = None) -> str:
+    """Usable ids first; experimental and plugin paths marked; nothing usable -> 'none found'."""
+    if support is None:
+        return UNKNOWN_TEXT
+    parts = []
+    for item in support.items:
+        if kind is not None and getattr(item, "kind", None) != kind:
+            continue
+        if item.status == "native":
+            parts.append(item.id)
+        elif item.status in USABLE_STATUSES:
+            parts.append(f"{item.id} ({item.status})")
+        elif item.status == "convert-first":
+            parts.append(f"{item.id} (convert first)")
+    return ", ".join(parts) or "none found"
+
+
+def _yes(value: str) -> str:
+    return {"yes": "yes", "needs-flag": "with a flag", "no": "no"}.get(value, UNKNOWN_TEXT)
+
+
+def _endpoints(engine: Engine) -> str:
+    api = engine.http_api
+    if api is None:
+        return UNKNOWN_TEXT
+    names = {
+        "chat": api.chat_completions,
+        "completions": api.completions,
+        "embeddings": api.embeddings,
+        "rerank": api.rerank,
+        "responses": api.responses,
+        "anthropic messages": api.anthropic_messages,
+    }
+    shown = [name if value == "yes" else f"{name} (flag)" for name, value in names.items() if value in ("yes", "needs-flag")]
+    return ", ".join(shown) or "none"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A row of the comparison: a label and how to read it off one engine."""
+
+    slug: str
+    label: str
+    read: Callable[[Engine], Cell]
+
+
+def _optional(getter: Callable[[Engine], Sourced | None], text: Callable[[Sourced], str]) -> Callable[[Engine], Cell]:
+    def read(engine: Engine) -> Cell:
+        fact = getter(engine)
+        return _cell(text(fact), fact) if fact is not None else Cell(UNKNOWN_TEXT)
+
+    return read
+
+
+ATTRIBUTES: tuple[Attribute, ...] = (
+    Attribute("version", "Version read", lambda e: _cell(e.latest_version_read.version, e.latest_version_read)),
+    Attribute("license", "License", lambda e: _cell(e.license.spdx, e.license)),
+    Attribute("hardware", "Hardware backends", lambda e: _cell(_support_text(e.hardware), e.hardware)),
+    Attribute("os", "Operating systems", lambda e: _cell(_support_text(e.operating_systems), e.operating_systems)),
+    Attribute("files", "File formats", _optional(lambda e: e.formats, lambda f: _support_text(f, "file-format"))),
+    Attribute("quant", "Quantizations", _optional(lambda e: e.formats, lambda f: _support_text(f, "quantization"))),
+    Attribute(
+        "api",
+        "OpenAI-style endpoints",
+        lambda e: _cell(_endpoints(e), e.http_api) if e.http_api else Cell(UNKNOWN_TEXT),
+    ),
+    Attribute(
+        "tools",
+        "Tool calling",
+        _optional(
+            lambda e: e.tool_calling,
+            lambda t: _yes(t.supported) + (f" ({', '.join(t.parser_flags)})" if t.parser_flags else ""),
+        ),
+    ),
+    Attribute("structured", "Structured output", _optional(lambda e: e.structured_output, lambda s: _yes(s.supported))),
+    Attribute("metrics", "Metrics endpoint", _optional(lambda e: e.metrics, lambda m: f"{m.endpoint} ({m.enabled_by})")),
+    Attribute("ttft", "TTFT metric", _optional(lambda e: e.metrics, lambda m: m.time_to_first_token)),
+    Attribute("queue", "Queue-time metric", _optional(lambda e: e.metrics, lambda m: m.queue_time)),
+    Attribute("kv_usage", "KV-usage metric", _optional(lambda e: e.metrics, lambda m: m.kv_cache_usage)),
+    Attribute(
+        "auth",
+        "API key guards",
+        _optional(lambda e: e.auth, lambda a: (", ".join(a.api_key_flags) + ": " if a.api_key_flags else "") + a.guards),
+    ),
+    Attribute(
+        "bind",
+        "Default bind",
+        _optional(lambda e: e.network, lambda n: f"{n.default_host}:{n.default_port}"),
+    ),
+    Attribute(
+        "prefix",
+        "Prefix caching",
+        _optional(
+            lambda e: e.prefix_caching,
+            lambda p: ", ".join(p.kinds) + {True: " (on by default)", False: " (off by default)"}.get(p.on_by_default, ""),
+        ),
+    ),
+    Attribute("multi_gpu", "Multi-GPU modes", _optional(lambda e: e.multi_gpu, lambda m: ", ".join(m.modes) or "none")),
+    Attribute("multi_model", "Several models per server", _optional(lambda e: e.multi_model, lambda m: _yes(m.supported))),
+)
+
+
+# --------------------------------------------------------------------------------------- filtering
+def _has_metric(engine: Engine, field: str) -> bool:
+    value = getattr(engine.metrics, field, "none") if engine.metrics else "none"
+    return value not in ("none", UNKNOWN_TEXT)
+
+
+#: Feature filter: slug -> (label, test). A feature counts when the engine has it, with or without a flag.
+FEATURES: dict[str, tuple[str, Callable[[Engine], bool]]] = {
+    "openai-chat": ("OpenAI chat completions", lambda e: bool(e.http_api) and e.http_api.chat_completions in ("yes", "needs-flag")),
+    "embeddings": ("Embeddings endpoint", lambda e: bool(e.http_api) and e.http_api.embeddings in ("yes", "needs-flag")),
+    "rerank": ("Rerank endpoint", lambda e: bool(e.http_api) and e.http_api.rerank in ("yes", "needs-flag")),
+    "responses-api": ("Responses API", lambda e: bool(e.http_api) and e.http_api.responses in ("yes", "needs-flag")),
+    "tool-calling": ("Tool calling", lambda e: bool(e.tool_calling) and e.tool_calling.supported in ("yes", "needs-flag")),
+    "structured-output": (
+        "Structured output",
+        lambda e: bool(e.structured_output) and e.structured_output.supported in ("yes", "needs-flag"),
+    ),
+    "prometheus-metrics": ("Prometheus metrics", lambda e: bool(e.metrics) and e.metrics.endpoint not in ("none", UNKNOWN_TEXT)),
+    "latency-histograms": ("TTFT and queue-time metrics", lambda e: _has_metric(e, "time_to_first_token") and _has_metric(e, "queue_time")),
+    "api-key": ("API key", lambda e: bool(e.auth) and bool(e.auth.api_key_flags)),
+    "prefix-caching": ("Prefix caching", lambda e: bool(e.prefix_caching) and set(e.prefix_caching.kinds) - {"none", "unknown"} != set()),
+    "tensor-parallel": ("Tensor parallelism", lambda e: bool(e.multi_gpu) and "tensor" in e.multi_gpu.modes),
+    "pipeline-parallel": ("Pipeline parallelism", lambda e: bool(e.multi_gpu) and "pipeline" in e.multi_gpu.modes),
+    "data-parallel": ("Data parallel replicas", lambda e: bool(e.multi_gpu) and "data" in e.multi_gpu.modes),
+    "multi-model": ("Several models per server", lambda e: bool(e.multi_model) and e.multi_model.supported in ("yes", "needs-flag")),
+}
+
+
+def format_options(engines: Iterable[Engine]) -> tuple[str, ...]:
+    """Every file-format and quantization id any engine was checked against, in first-seen order."""
+    seen: dict[str, None] = {}
+    for engine in engines:
+        for item in engine.formats.items if engine.formats else ():
+            seen.setdefault(item.id, None)
+    return tuple(seen)
+
+
+def matches(
+    engine: Engine,
+    *,
+    hardware: Sequence[str] = (),
+    systems: Sequence[str] = (),
+    formats: Sequence[str] = (),
+    features: Sequence[str] = (),
+) -> bool:
+    """True when the engine can use every selected backend, OS and format, and has every feature.
+
+    "Can use" means native, experimental or via a plugin; convert-first and unknown do not count.
+    """
+    if any(engine.hardware.status_of(item) not in USABLE_STATUSES for item in hardware):
+        return False
+    if any(engine.operating_systems.status_of(item) not in USABLE_STATUSES for item in systems):
+        return False
+    if formats and (engine.formats is None or any(engine.formats.status_of(i) not in USABLE_STATUSES for i in formats)):
+        return False
+    return all(FEATURES[slug][1](engine) for slug in features)
+
+
+# ----------------------------------------------------------------------------------------- tables
+def comparison_table(engines: Sequence[Engine]) -> pd.DataFrame:
+    """Attributes as rows, one column per engine, plain text values ('unknown' where not established)."""
+    data = {engine.name: [attribute.read(engine).text for attribute in ATTRIBUTES] for engine in engines}
+    return pd.DataFrame(data, index=[attribute.label for attribute in ATTRIBUTES])
+
+
+def sources_table(engines: Sequence[Engine]) -> pd.DataFrame:
+    """One row per (attribute, engine): value, source link and the version and day it was read."""
+    rows = []
+    for attribute in ATTRIBUTES:
+        for engine in engines:
+            cell = attribute.read(engine)
+            rows.append(
+                {
+                    "Attribute": attribute.label,
+                    "Engine": engine.name,
+                    "Value": cell.text,
+                    "Source": cell.link or cell.source or "",
+                    "Version read": cell.version or UNKNOWN_TEXT,
+                    "Read on": cell.read_on or "",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _default_text(knob: Knob) -> str:
+    if knob.default is None:
+        return "unset"
+    if isinstance(knob.default, bool):
+        return "on" if knob.default else "off"
+    return str(knob.default)
+
+
+def knob_table(engine: Engine) -> pd.DataFrame:
+    """The engine's knobs: how to write them, default (and how it is computed), unit, effect, source."""
+    rows = []
+    for knob in engine.knobs:
+        spellings = list(knob.flags) + list(knob.negative_flags) + list(knob.env)
+        if knob.api_option:
+            spellings.append(f"request: {knob.api_option}")
+        rows.append(
+            {
+                "Setting": knob.key,
+                "Flags / env": ", ".join(spellings),
+                "Takes": "value" if knob.takes_value else "switch",
+                "Default": _default_text(knob),
+                "Default rule": knob.default_rule,
+                "Unit": knob.unit,
+                "Controls": knob.controls,
+                "Source": source_url(knob.source, knob.verified.version) or knob.source,
+                "Version read": knob.verified.version,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def points_table(engine: Engine) -> pd.DataFrame:
+    """Strengths and limits with the brief's idea numbers and their sources."""
+    rows = [
+        {
+            "Kind": kind,
+            "Point": point.text,
+            "Ideas": ", ".join(str(i) for i in point.ideas),
+            "Source": source_url(point.source, point.verified.version) or point.source,
+            "Version read": point.verified.version,
+        }
+        for kind, points in (("strength", engine.strengths), ("limit", engine.limits))
+        for point in points
+    ]
+    return pd.DataFrame(rows, columns=["Kind", "Point", "Ideas", "Source", "Version read"])
+
+
+__all__ = [
+    "ATTRIBUTES",
+    "FEATURES",
+    "HARDWARE_OPTIONS",
+    "OS_OPTIONS",
+    "comparison_table",
+    "format_options",
+    "knob_table",
+    "matches",
+    "points_table",
+    "sources_table",
+]
