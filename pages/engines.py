@@ -5,6 +5,7 @@ import streamlit as st
 from knowledge import load_knowledge
 from ui import url_widgets
 from ui.engines_view import (
+    ATTRIBUTES,
     FEATURES,
     HARDWARE_OPTIONS,
     OS_OPTIONS,
@@ -17,6 +18,7 @@ from ui.engines_view import (
 )
 
 TIERS = ("primary", "all")
+ROW_PX = 35  # st.dataframe's row height: size tables to show every row without inner scrolling
 
 
 @st.cache_resource
@@ -50,13 +52,17 @@ with filters:
             "Loads this format or quantization", format_options(engines), key="engines_format", placeholder="any format"
         )
         features = url_widgets.multiselect(
-            "Has these features", tuple(FEATURES), key="engines_feature", placeholder="any feature"
+            "Has these features",
+            tuple(FEATURES),
+            key="engines_feature",
+            placeholder="any feature",
+            help="; ".join(f"`{slug}`: {label}" for slug, (label, _) in FEATURES.items()),
         )
     tier = url_widgets.segmented("Engines", TIERS, key="engines_tier", default="primary")
     st.caption(
         "An engine matches when it runs every selected backend, OS and format natively, experimentally or "
-        "through a plugin (convert-first and unknown do not count) and has every selected feature. "
-        "Feature slugs: " + "; ".join(f"`{slug}` {label}" for slug, (label, _) in FEATURES.items()) + "."
+        "through a plugin (convert-first and unknown do not count) and has every selected feature, with or "
+        "without a launch flag."
     )
 
 pool = [e for e in engines if tier == "all" or e.tier == "primary"]
@@ -66,7 +72,7 @@ if not shown:
     st.info("No engine matches every filter. Remove a filter to see the closest engines.", icon=":material/filter_alt_off:")
 else:
     st.subheader(f"{len(shown)} of {len(pool)} engines")
-    st.dataframe(comparison_table(shown))
+    st.dataframe(comparison_table(shown), height=ROW_PX * (len(ATTRIBUTES) + 1) + 3)
     with st.expander("Where each value comes from (source and version read)"):
         st.dataframe(
             sources_table(shown),
@@ -83,8 +89,10 @@ st.markdown(
 with_knobs = [e.id for e in engines if e.knobs]
 engine_id = url_widgets.selectbox("Engine", with_knobs, key="engines_knobs")
 chosen = next(e for e in engines if e.id == engine_id)
+knobs = knob_table(chosen)
 st.dataframe(
-    knob_table(chosen),
+    knobs,
+    height=ROW_PX * (len(knobs) + 1) + 3,
     hide_index=True,
     column_config={"Source": st.column_config.LinkColumn("Source", display_text="source")},
 )
