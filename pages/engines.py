@@ -77,7 +77,7 @@ else:
         st.dataframe(
             sources_table(shown),
             hide_index=True,
-            column_config={"Source": st.column_config.LinkColumn("Source", display_text=r"https?://(?:www\.)?([^/]+/[^/]+/[^/]+)")},
+            column_config={"Source": st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+/[^/]+)$")},
         )
 
 st.header("Settings that shape memory and concurrency")

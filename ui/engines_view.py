@@ -12,7 +12,7 @@ from typing import get_args
 import pandas as pd
 
 from knowledge.common import Sourced
-from knowledge.engines import USABLE_STATUSES, Engine, HardwareBackend, Knob, OperatingSystem, SupportList
+from knowledge.engines import USABLE_STATUSES, Engine, HardwareBackend, Knob, OperatingSystem, Support, SupportList
 from knowledge.sources import source_url
 
 UNKNOWN_TEXT = "unknown"
@@ -82,11 +82,12 @@ def _endpoints(engine: Engine) -> str:
 
 @dataclass(frozen=True)
 class Attribute:
-    """A row of the comparison: a label and how to read it off one engine."""
+    """A row of the comparison: a label, how to read it off one engine, and items citing their own source."""
 
     slug: str
     label: str
     read: Callable[[Engine], Cell]
+    items: Callable[[Engine], Iterable[Support]] = lambda engine: ()
 
 
 def _optional(getter: Callable[[Engine], Sourced | None], text: Callable[[Sourced], str]) -> Callable[[Engine], Cell]:
@@ -100,10 +101,30 @@ def _optional(getter: Callable[[Engine], Sourced | None], text: Callable[[Source
 ATTRIBUTES: tuple[Attribute, ...] = (
     Attribute("version", "Version read", lambda e: _cell(e.latest_version_read.version, e.latest_version_read)),
     Attribute("license", "License", lambda e: _cell(e.license.spdx, e.license)),
-    Attribute("hardware", "Hardware backends", lambda e: _cell(_support_text(e.hardware), e.hardware)),
-    Attribute("os", "Operating systems", lambda e: _cell(_support_text(e.operating_systems), e.operating_systems)),
-    Attribute("files", "File formats", _optional(lambda e: e.formats, lambda f: _support_text(f, "file-format"))),
-    Attribute("quant", "Quantizations", _optional(lambda e: e.formats, lambda f: _support_text(f, "quantization"))),
+    Attribute(
+        "hardware",
+        "Hardware backends",
+        lambda e: _cell(_support_text(e.hardware), e.hardware),
+        lambda e: e.hardware.items,
+    ),
+    Attribute(
+        "os",
+        "Operating systems",
+        lambda e: _cell(_support_text(e.operating_systems), e.operating_systems),
+        lambda e: e.operating_systems.items,
+    ),
+    Attribute(
+        "files",
+        "File formats",
+        _optional(lambda e: e.formats, lambda f: _support_text(f, "file-format")),
+        lambda e: [i for i in (e.formats.items if e.formats else ()) if i.kind == "file-format"],
+    ),
+    Attribute(
+        "quant",
+        "Quantizations",
+        _optional(lambda e: e.formats, lambda f: _support_text(f, "quantization")),
+        lambda e: [i for i in (e.formats.items if e.formats else ()) if i.kind == "quantization"],
+    ),
     Attribute(
         "api",
         "OpenAI-style endpoints",
@@ -215,17 +236,23 @@ def sources_table(engines: Sequence[Engine]) -> pd.DataFrame:
     rows = []
     for attribute in ATTRIBUTES:
         for engine in engines:
-            cell = attribute.read(engine)
-            rows.append(
+            cells = [(attribute.label, attribute.read(engine))]
+            cells += [
+                (f"{attribute.label}: {item.id}", _cell(f"{item.status}: {item.note}".rstrip(": "), item))
+                for item in attribute.items(engine)
+                if item.source is not None
+            ]
+            rows += [
                 {
-                    "Attribute": attribute.label,
+                    "Attribute": label,
                     "Engine": engine.name,
                     "Value": cell.text,
                     "Source": cell.link or cell.source or "",
                     "Version read": cell.version or UNKNOWN_TEXT,
                     "Read on": cell.read_on or "",
                 }
-            )
+                for label, cell in cells
+            ]
     return pd.DataFrame(rows)
 
 
