@@ -396,6 +396,17 @@ class EnginesFile(Frozen):
     versions_read: dict[EngineId, Verified] = Field(default_factory=dict)
     engines: tuple[Engine, ...] = Field(min_length=1)
 
+    @model_validator(mode="after")
+    def _versions_agree(self) -> EnginesFile:
+        for engine in self.engines:
+            read = self.versions_read.get(engine.id)
+            if read is not None and read.version != engine.latest_version_read.version:
+                raise ValueError(
+                    f"engine {engine.id!r}: versions_read says {read.version!r} but latest_version_read says "
+                    f"{engine.latest_version_read.version!r}"
+                )
+        return self
+
     @field_validator("engines")
     @classmethod
     def _ids_unique_and_primaries_complete(cls, engines: tuple[Engine, ...]) -> tuple[Engine, ...]:

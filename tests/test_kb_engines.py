@@ -272,3 +272,72 @@ def test_a_missing_shared_key_is_rejected(tmp_path):
     path.write_text(text.replace("      - key: max_queue\n", "      - key: max_queue_renamed\n", 1), encoding="utf-8")
     with pytest.raises(KnowledgeError, match="max_queue"):
         load_yaml_file(path, EnginesFile)
+
+
+def test_versions_read_must_agree_with_each_engine(tmp_path):
+    directory = _copy_knowledge(tmp_path)
+    path = directory / "engines.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("  vllm: &vllm_v {version: v0.33.0,", "  vllm: &vllm_v {version: v0.32.0,", 1), encoding="utf-8")
+    with pytest.raises(KnowledgeError, match="versions_read"):
+        load_yaml_file(path, EnginesFile)
+
+
+# ------------------------------------------------------------ the vocabulary drives the real parser
+def _syntaxes(engines):
+    from calculators.launch_command import EngineCommandSyntax, FlagSpec
+
+    return {
+        e.id: EngineCommandSyntax(
+            e.id,
+            tuple(
+                FlagSpec(k.key, k.flags, k.env[0] if k.env else None, k.takes_value, k.negative_flags)
+                for k in e.knobs
+            ),
+            positional_model=e.id == "vllm",
+        )
+        for e in engines
+        if e.tier == "primary"
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "engine_id", "settings"),
+    [
+        (
+            "llama-server -m q.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on -ngl 99 --no-kv-unified",
+            "llama-cpp",
+            {"ctx_size": "32768", "parallel": "4", "cache_type_k": "q8_0", "cache_type_v": "q8_0",
+             "flash_attn": "on", "n_gpu_layers": "99", "kv_unified": "false"},
+        ),
+        (
+            "OLLAMA_NUM_PARALLEL=4 OLLAMA_MAX_QUEUE=64 OLLAMA_KEEP_ALIVE=-1 ollama serve",
+            "ollama",
+            {"num_parallel": "4", "max_queue": "64", "keep_alive": "-1"},
+        ),
+        (
+            "vllm serve Qwen/Qwen3-8B --gpu-memory-utilization 0.85 --max_num_seqs=64 -tp 2 --no-enable-prefix-caching",
+            "vllm",
+            {"gpu_memory_utilization": "0.85", "max_num_seqs": "64", "tensor_parallel_size": "2",
+             "enable_prefix_caching": "false"},
+        ),
+        (
+            "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --mem-fraction-static 0.8 --enable-metrics",
+            "sglang",
+            {"tp_size": "2", "mem_fraction_static": "0.8", "enable_metrics": "true"},
+        ),
+        (
+            "mlx_lm.server --model mlx-community/Qwen3-8B-4bit --decode-concurrency 8 --kv-bits 8",
+            "mlx-lm",
+            {"decode_concurrency": "8", "kv_bits": "8"},
+        ),
+    ],
+)
+def test_launch_commands_parse_with_the_kb_vocabulary(engines, command, engine_id, settings):
+    from calculators.launch_command import parse_launch_command
+
+    parsed = parse_launch_command(command, _syntaxes(engines))
+    assert parsed.engine == engine_id
+    assert parsed.settings == settings
+    assert parsed.unknown_flags == []
+    assert (parsed.model is None) == (engine_id == "ollama")  # ollama serve names no model
