@@ -357,7 +357,9 @@ class Engine(Frozen):
                 for flag in knob.all_flags:
                     previous = owner.setdefault((program, flag), knob.key)
                     if previous != knob.key:
-                        raise ValueError(f"engine {self.id!r}: {program} flag {flag} claimed by {previous} and {knob.key}")
+                        raise ValueError(
+                            f"engine {self.id!r}: {program} flag {flag} claimed by {previous} and {knob.key}"
+                        )
 
     def knob(self, key: str) -> Knob:
         """The knob with this shared setting key; KeyError names the engine and the keys it has."""

@@ -69,7 +69,10 @@ pool = [e for e in engines if tier == "all" or e.tier == "primary"]
 shown = [e for e in pool if matches(e, hardware=hardware, systems=systems, formats=formats, features=features)]
 
 if not shown:
-    st.info("No engine matches every filter. Remove a filter to see the closest engines.", icon=":material/filter_alt_off:")
+    st.info(
+        "No engine matches every filter. Remove a filter to see the closest engines.",
+        icon=":material/filter_alt_off:",
+    )
 else:
     st.subheader(f"{len(shown)} of {len(pool)} engines")
     st.dataframe(comparison_table(shown), height=ROW_PX * (len(ATTRIBUTES) + 1) + 3)

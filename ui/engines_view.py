@@ -12,7 +12,7 @@ from typing import get_args
 import pandas as pd
 
 from knowledge.common import Sourced
-from knowledge.engines import USABLE_STATUSES, Engine, HardwareBackend, Knob, OperatingSystem, Support, SupportList
+from knowledge.engines import USABLE_STATUSES, Auth, Engine, HardwareBackend, Knob, OperatingSystem, Support, SupportList
 from knowledge.sources import source_url
 
 UNKNOWN_TEXT = "unknown"
@@ -64,6 +64,11 @@ def _yes(value: str) -> str:
     return {"yes": "yes", "needs-flag": "with a flag", "no": "no"}.get(value, UNKNOWN_TEXT)
 
 
+def _auth_text(auth: Auth) -> str:
+    flags = ", ".join(auth.api_key_flags)
+    return f"{flags}: {auth.guards}" if flags else auth.guards
+
+
 def _endpoints(engine: Engine) -> str:
     api = engine.http_api
     if api is None:
@@ -76,7 +81,7 @@ def _endpoints(engine: Engine) -> str:
         "responses": api.responses,
         "anthropic messages": api.anthropic_messages,
     }
-    shown = [name if value == "yes" else f"{name} (flag)" for name, value in names.items() if value in ("yes", "needs-flag")]
+    shown = [name if value == "yes" else f"{name} (flag)" for name, value in names.items() if value in OFFERED]
     return ", ".join(shown) or "none"
 
 
@@ -90,7 +95,9 @@ class Attribute:
     items: Callable[[Engine], Iterable[Support]] = lambda engine: ()
 
 
-def _optional(getter: Callable[[Engine], Sourced | None], text: Callable[[Sourced], str]) -> Callable[[Engine], Cell]:
+def _optional(
+    getter: Callable[[Engine], Sourced | None], text: Callable[[Sourced], str]
+) -> Callable[[Engine], Cell]:
     def read(engine: Engine) -> Cell:
         fact = getter(engine)
         return _cell(text(fact), fact) if fact is not None else Cell(UNKNOWN_TEXT)
@@ -138,15 +145,19 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             lambda t: _yes(t.supported) + (f" ({', '.join(t.parser_flags)})" if t.parser_flags else ""),
         ),
     ),
-    Attribute("structured", "Structured output", _optional(lambda e: e.structured_output, lambda s: _yes(s.supported))),
-    Attribute("metrics", "Metrics endpoint", _optional(lambda e: e.metrics, lambda m: f"{m.endpoint} ({m.enabled_by})")),
+    Attribute(
+        "structured", "Structured output", _optional(lambda e: e.structured_output, lambda s: _yes(s.supported))
+    ),
+    Attribute(
+        "metrics", "Metrics endpoint", _optional(lambda e: e.metrics, lambda m: f"{m.endpoint} ({m.enabled_by})")
+    ),
     Attribute("ttft", "TTFT metric", _optional(lambda e: e.metrics, lambda m: m.time_to_first_token)),
     Attribute("queue", "Queue-time metric", _optional(lambda e: e.metrics, lambda m: m.queue_time)),
     Attribute("kv_usage", "KV-usage metric", _optional(lambda e: e.metrics, lambda m: m.kv_cache_usage)),
     Attribute(
         "auth",
         "API key guards",
-        _optional(lambda e: e.auth, lambda a: (", ".join(a.api_key_flags) + ": " if a.api_key_flags else "") + a.guards),
+        _optional(lambda e: e.auth, _auth_text),
     ),
     Attribute(
         "bind",
@@ -158,39 +169,71 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "Prefix caching",
         _optional(
             lambda e: e.prefix_caching,
-            lambda p: ", ".join(p.kinds) + {True: " (on by default)", False: " (off by default)"}.get(p.on_by_default, ""),
+            lambda p: ", ".join(p.kinds) + {True: " (on by default)", False: " (off)"}.get(p.on_by_default, ""),
         ),
     ),
-    Attribute("multi_gpu", "Multi-GPU modes", _optional(lambda e: e.multi_gpu, lambda m: ", ".join(m.modes) or "none")),
-    Attribute("multi_model", "Several models per server", _optional(lambda e: e.multi_model, lambda m: _yes(m.supported))),
+    Attribute(
+        "multi_gpu", "Multi-GPU modes", _optional(lambda e: e.multi_gpu, lambda m: ", ".join(m.modes) or "none")
+    ),
+    Attribute(
+        "multi_model", "Several models per server", _optional(lambda e: e.multi_model, lambda m: _yes(m.supported))
+    ),
 )
 
 
 # --------------------------------------------------------------------------------------- filtering
-def _has_metric(engine: Engine, field: str) -> bool:
-    value = getattr(engine.metrics, field, "none") if engine.metrics else "none"
-    return value not in ("none", UNKNOWN_TEXT)
+OFFERED = frozenset({"yes", "needs-flag"})
+
+
+def _offers(section: str, field: str) -> Callable[[Engine], bool]:
+    """Predicate: the engine's `section.field` is available, with or without a launch flag."""
+
+    def test(engine: Engine) -> bool:
+        part = getattr(engine, section)
+        return part is not None and getattr(part, field) in OFFERED
+
+    return test
+
+
+def _metric(*fields: str) -> Callable[[Engine], bool]:
+    """Predicate: the engine exports every named metric (not 'none' or 'unknown')."""
+
+    def test(engine: Engine) -> bool:
+        return engine.metrics is not None and all(
+            getattr(engine.metrics, field) not in ("none", UNKNOWN_TEXT) for field in fields
+        )
+
+    return test
+
+
+def _gpu_mode(mode: str) -> Callable[[Engine], bool]:
+    return lambda engine: engine.multi_gpu is not None and mode in engine.multi_gpu.modes
+
+
+def _api_key(engine: Engine) -> bool:
+    return engine.auth is not None and bool(engine.auth.api_key_flags)
+
+
+def _prefix_cache(engine: Engine) -> bool:
+    return engine.prefix_caching is not None and bool(set(engine.prefix_caching.kinds) - {"none", "unknown"})
 
 
 #: Feature filter: slug -> (label, test). A feature counts when the engine has it, with or without a flag.
 FEATURES: dict[str, tuple[str, Callable[[Engine], bool]]] = {
-    "openai-chat": ("OpenAI chat completions", lambda e: bool(e.http_api) and e.http_api.chat_completions in ("yes", "needs-flag")),
-    "embeddings": ("Embeddings endpoint", lambda e: bool(e.http_api) and e.http_api.embeddings in ("yes", "needs-flag")),
-    "rerank": ("Rerank endpoint", lambda e: bool(e.http_api) and e.http_api.rerank in ("yes", "needs-flag")),
-    "responses-api": ("Responses API", lambda e: bool(e.http_api) and e.http_api.responses in ("yes", "needs-flag")),
-    "tool-calling": ("Tool calling", lambda e: bool(e.tool_calling) and e.tool_calling.supported in ("yes", "needs-flag")),
-    "structured-output": (
-        "Structured output",
-        lambda e: bool(e.structured_output) and e.structured_output.supported in ("yes", "needs-flag"),
-    ),
-    "prometheus-metrics": ("Prometheus metrics", lambda e: bool(e.metrics) and e.metrics.endpoint not in ("none", UNKNOWN_TEXT)),
-    "latency-histograms": ("TTFT and queue-time metrics", lambda e: _has_metric(e, "time_to_first_token") and _has_metric(e, "queue_time")),
-    "api-key": ("API key", lambda e: bool(e.auth) and bool(e.auth.api_key_flags)),
-    "prefix-caching": ("Prefix caching", lambda e: bool(e.prefix_caching) and set(e.prefix_caching.kinds) - {"none", "unknown"} != set()),
-    "tensor-parallel": ("Tensor parallelism", lambda e: bool(e.multi_gpu) and "tensor" in e.multi_gpu.modes),
-    "pipeline-parallel": ("Pipeline parallelism", lambda e: bool(e.multi_gpu) and "pipeline" in e.multi_gpu.modes),
-    "data-parallel": ("Data parallel replicas", lambda e: bool(e.multi_gpu) and "data" in e.multi_gpu.modes),
-    "multi-model": ("Several models per server", lambda e: bool(e.multi_model) and e.multi_model.supported in ("yes", "needs-flag")),
+    "openai-chat": ("OpenAI chat completions", _offers("http_api", "chat_completions")),
+    "embeddings": ("Embeddings endpoint", _offers("http_api", "embeddings")),
+    "rerank": ("Rerank endpoint", _offers("http_api", "rerank")),
+    "responses-api": ("Responses API", _offers("http_api", "responses")),
+    "tool-calling": ("Tool calling", _offers("tool_calling", "supported")),
+    "structured-output": ("Structured output", _offers("structured_output", "supported")),
+    "prometheus-metrics": ("Prometheus metrics", _metric("endpoint")),
+    "latency-histograms": ("TTFT and queue-time metrics", _metric("time_to_first_token", "queue_time")),
+    "api-key": ("API key", _api_key),
+    "prefix-caching": ("Prefix caching", _prefix_cache),
+    "tensor-parallel": ("Tensor parallelism", _gpu_mode("tensor")),
+    "pipeline-parallel": ("Pipeline parallelism", _gpu_mode("pipeline")),
+    "data-parallel": ("Data parallel replicas", _gpu_mode("data")),
+    "multi-model": ("Several models per server", _offers("multi_model", "supported")),
 }
 
 
@@ -219,7 +262,9 @@ def matches(
         return False
     if any(engine.operating_systems.status_of(item) not in USABLE_STATUSES for item in systems):
         return False
-    if formats and (engine.formats is None or any(engine.formats.status_of(i) not in USABLE_STATUSES for i in formats)):
+    if formats and engine.formats is None:
+        return False
+    if any(engine.formats.status_of(item) not in USABLE_STATUSES for item in formats):
         return False
     return all(FEATURES[slug][1](engine) for slug in features)
 
