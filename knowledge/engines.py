@@ -71,6 +71,17 @@ HardwareBackend = Literal[
     "rpc",
 ]
 OperatingSystem = Literal["linux", "macos", "windows"]
+
+#: Which backends drive each hardware vendor (how a wizard answer like "amd" maps onto backend facts).
+VENDOR_BACKENDS: dict[str, tuple[str, ...]] = {
+    "nvidia": ("cuda", "vulkan"),
+    "amd": ("rocm", "vulkan"),
+    "intel": ("intel-xpu", "sycl", "vulkan"),
+    "apple": ("metal",),
+    "cpu": ("cpu",),
+}
+#: Support statuses from most to least direct, to pick the best of several paths.
+STATUS_ORDER: tuple[str, ...] = ("native", "experimental", "via-plugin", "convert-first", "unknown", "not-supported")
 #: File formats and quantization families use the ids of the formats knowledge base's matrix columns.
 FormatKind = Literal["file-format", "quantization"]
 
@@ -381,6 +392,11 @@ class Engine(Frozen):
         """Map every environment variable that sets a knob to its setting key."""
         return {env: knob.key for knob in self.knobs for env in knob.env}
 
+    def vendor_status(self, vendor: str) -> str:
+        """Most direct support status over the backends that drive `vendor` (see VENDOR_BACKENDS)."""
+        statuses = [self.hardware.status_of(backend) for backend in VENDOR_BACKENDS[vendor]]
+        return min(statuses, key=STATUS_ORDER.index)
+
     def negates(self, flag: str) -> bool:
         """True when `flag` is a `--no-` style spelling that turns its knob off."""
         return any(flag in knob.negative_flags for knob in self.knobs)
@@ -440,6 +456,7 @@ __all__ = [
     "SECONDARY_ENGINE_IDS",
     "SHARED_SETTING_KEYS",
     "USABLE_STATUSES",
+    "VENDOR_BACKENDS",
     "Engine",
     "EnginesFile",
     "Knob",

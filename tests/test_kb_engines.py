@@ -341,3 +341,13 @@ def test_launch_commands_parse_with_the_kb_vocabulary(engines, command, engine_i
     assert parsed.settings == settings
     assert parsed.unknown_flags == []
     assert (parsed.model is None) == (engine_id == "ollama")  # ollama serve names no model
+
+
+def test_vendor_status_takes_the_most_direct_backend(engines):
+    # Ollama reaches AMD through ROCm (native); vLLM reaches Apple only through the vllm-metal plugin;
+    # MLX LM has no AMD path at all (only Metal, CUDA and CPU builds of MLX).
+    assert engine(engines, "ollama").vendor_status("amd") == "native"
+    assert engine(engines, "vllm").vendor_status("apple") == "via-plugin"
+    assert engine(engines, "mlx-lm").vendor_status("amd") == "not-supported"
+    assert engine(engines, "tgi").vendor_status("apple") == "unknown"  # not checked
+    assert engine(engines, "llama-cpp").vendor_status("intel") == "native"
