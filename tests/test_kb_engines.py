@@ -25,7 +25,6 @@ from knowledge.engines import (
 from knowledge.loader import KNOWLEDGE_DIR, load_yaml_file
 from knowledge.sources import source_url
 
-ENGINES_YAML = KNOWLEDGE_DIR / "engines.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -235,9 +234,11 @@ def test_mlx_wired_memory_needs_macos_15(engines):
 
 # ---------------------------------------------------------------------------------- broken data
 def _copy_knowledge(tmp_path: Path) -> Path:
+    """Every knowledge YAML in a temporary folder, so one file can be broken without touching the repo."""
     target = tmp_path / "knowledge"
     target.mkdir()
-    shutil.copy(ENGINES_YAML, target / "engines.yaml")
+    for path in KNOWLEDGE_DIR.glob("*.yaml"):
+        shutil.copy(path, target / path.name)
     return target
 
 
