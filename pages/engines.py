@@ -75,7 +75,12 @@ if not shown:
     )
 else:
     st.subheader(f"{len(shown)} of {len(pool)} engines")
-    st.dataframe(comparison_table(shown), height=ROW_PX * (len(ATTRIBUTES) + 1) + 3)
+    # Equal, moderate columns keep all engines on screen; hovering a cell shows the whole value.
+    st.dataframe(
+        comparison_table(shown),
+        height=ROW_PX * (len(ATTRIBUTES) + 1) + 3,
+        column_config={e.name: st.column_config.TextColumn(e.name, width="medium") for e in shown},
+    )
     with st.expander("Where each value comes from (source and version read)"):
         st.dataframe(
             sources_table(shown),
