@@ -352,3 +352,15 @@ def test_vendor_status_takes_the_most_direct_backend(engines):
     assert engine(engines, "mlx-lm").vendor_status("amd") == "not-supported"
     assert engine(engines, "tgi").vendor_status("apple") == "unknown"  # not checked
     assert engine(engines, "llama-cpp").vendor_status("intel") == "native"
+
+
+def test_engines_section_imports_without_streamlit():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, knowledge.engines, knowledge.sources, ui.engines_view; "
+        "assert 'streamlit' not in sys.modules, 'streamlit was imported'"
+    )
+    repo = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=repo)
