@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from knowledge.common import Frozen, KnowledgeError
 from knowledge.formats import FormatsSection
 from knowledge.gpus import GpuCatalog
+from knowledge.engines import Engine, EnginesFile
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 M = TypeVar("M", bound=BaseModel)
@@ -61,6 +62,7 @@ class KnowledgeBase(Frozen):
     directory: str
     formats: FormatsSection
     gpus: GpuCatalog
+    engines: tuple[Engine, ...]
 
 
 @functools.lru_cache(maxsize=4)
@@ -71,6 +73,7 @@ def load_knowledge(directory: str | None = None) -> KnowledgeBase:
         directory=str(root),
         formats=load_yaml_file(root / "formats.yaml", FormatsSection),
         gpus=load_yaml_file(root / "gpus.yaml", GpuCatalog),
+        engines=load_yaml_file(root / "engines.yaml", EnginesFile).engines,
     )
 
 
