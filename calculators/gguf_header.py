@@ -81,7 +81,9 @@ def _key(fields: dict[str, Any], arch: str, suffix: str, file: Path, required: b
     """`{arch}.{suffix}` from the header; a missing required key names itself and the file."""
     value = fields.get(f"{arch}.{suffix}")
     if value is None and required:
-        raise ServewiseInputError(f"{file.name}: GGUF key '{arch}.{suffix}' is missing; the file's header is incomplete")
+        raise ServewiseInputError(
+            f"{file.name}: GGUF key '{arch}.{suffix}' is missing; the file's header is incomplete"
+        )
     return value
 
 
@@ -108,7 +110,9 @@ def _sliding_layers(fields: dict[str, Any], arch: str, n_layers: int, file: Path
 def _architecture(fields: dict[str, Any], arch: str, file: Path, token_count: int | None) -> ModelArchitecture:
     """Layer-by-layer geometry from llama.cpp's GGUF keys (`{arch}.block_count`, `.attention.*`, `.ssm.*`)."""
     n_layers = int(_key(fields, arch, "block_count", file))
-    n_heads_per_layer = _per_layer(_key(fields, arch, "attention.head_count", file, required=False) or 0, n_layers, "head_count", file)
+    n_heads_per_layer = _per_layer(
+        _key(fields, arch, "attention.head_count", file, required=False) or 0, n_layers, "head_count", file
+    )
     kv_raw = _key(fields, arch, "attention.head_count_kv", file, required=False)
     kv_per_layer = _per_layer(kv_raw if kv_raw is not None else n_heads_per_layer, n_layers, "head_count_kv", file)
     hidden = int(_key(fields, arch, "embedding_length", file))
@@ -130,7 +134,9 @@ def _architecture(fields: dict[str, Any], arch: str, file: Path, token_count: in
             int(_key(fields, arch, "ssm.inner_size", file)),
             int(_key(fields, arch, "ssm.group_count", file, required=False) or 0),
         )
-        recurrent = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
+        recurrent = LayerGeometry(
+            kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state
+        )
     interval = _key(fields, arch, "full_attention_interval", file, required=False)
 
     sliding = _sliding_layers(fields, arch, n_layers, file) if window else None

@@ -26,6 +26,25 @@ _WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "mistral3": "mistral"}
 #: Encoder-only families served as embedding models (no generation, no growing KV cache).
 _ENCODER_FAMILIES = ("bert", "xlm-roberta", "roberta")
 
+#: HF defaults: transformers' Gemma3TextConfig (configuration_gemma3.py @008f5c8c) fills these when a
+#: Gemma 3 config.json omits them, as google/gemma-3-4b-it's does for heads, head_dim and vocabulary.
+GEMMA3_TEXT_HF_DEFAULTS: dict[str, int] = {
+    "num_attention_heads": 8,
+    "num_key_value_heads": 4,
+    "head_dim": 256,
+    "vocab_size": 262_208,
+    "max_position_embeddings": 131_072,
+    "sliding_window": 4096,
+    "sliding_window_pattern": 6,
+}
+
+
+def with_hf_defaults(cfg: Config, family: str) -> Config:
+    """The config with the values transformers itself fills in for keys this family's file may omit."""
+    if family == "gemma3_text":
+        return {**GEMMA3_TEXT_HF_DEFAULTS, **{k: v for k, v in cfg.items() if v is not None}}
+    return cfg
+
 
 def load_config_text(text: str, source: str = "pasted config.json") -> dict[str, Any]:
     """Parse config.json text into a dict; malformed JSON or a non-object gives a ServewiseInputError."""
@@ -37,11 +56,15 @@ def load_config_text(text: str, source: str = "pasted config.json") -> dict[str,
             "paste the whole config.json file"
         ) from exc
     if not isinstance(data, dict):
-        raise ServewiseInputError(f"{source} must be a JSON object like a Hugging Face config.json, not {type(data).__name__}")
+        raise ServewiseInputError(
+            f"{source} must be a JSON object like a Hugging Face config.json, not {type(data).__name__}"
+        )
     return data
 
 
-def architecture_from_config_text(text: str, source: str = "pasted config.json", name: str | None = None) -> ModelArchitecture:
+def architecture_from_config_text(
+    text: str, source: str = "pasted config.json", name: str | None = None
+) -> ModelArchitecture:
     """Architecture from config.json text (see `architecture_from_config`)."""
     return architecture_from_config(load_config_text(text, source), name=name, source=source)
 
@@ -92,7 +115,12 @@ def architecture_from_config(
     arch = replace(arch, name=display, source=source, is_embedding_model=embedding)
     from calculators.params import count_parameters  # params reads the same config; import here avoids a cycle
 
-    counts = count_parameters(config)
+    try:
+        counts = count_parameters(config)
+    except ConfigFieldMissing as missing:
+        # The KV geometry is complete; only the weight count lacks a field. Say so instead of guessing.
+        note = f"parameter count unknown: config.json has no '{missing.field}'"
+        return replace(arch, notes=arch.notes + (note,))
     return replace(arch, params_total=counts.total, params_active=counts.active)
 
 
@@ -196,7 +224,8 @@ def _layers_from_types(cfg: Config, family: str, n_layers: int) -> list[str] | N
         return None
     if not isinstance(types, list) or len(types) != n_layers:
         raise ServewiseInputError(
-            f"config.json for a '{family}' model has a layer_types list that does not have one entry per layer ({n_layers})"
+            f"config.json for a '{family}' model has a layer_types list "
+            f"that does not have one entry per layer ({n_layers})"
         )
     return [str(t) for t in types]
 
@@ -249,13 +278,17 @@ def _dense_gqa(cfg: Config, family: str) -> ModelArchitecture:
             # false), and then only to layers from max_window_layers on.
             use_window = bool(cfg.get("use_sliding_window", False))
             first_windowed = _int_or(cfg, "max_window_layers", family, n_layers) if use_window else n_layers
-            types = ["sliding_attention" if use_window and i >= first_windowed else "full_attention" for i in range(n_layers)]
+            types = [
+                "sliding_attention" if use_window and i >= first_windowed else "full_attention" for i in range(n_layers)
+            ]
         elif _window_binds(window, max_context):
             # Mistral / Phi-3 apply `sliding_window` to every layer.
             types = ["sliding_attention"] * n_layers
         else:
             if window is not None:
-                notes.append(f"sliding_window {window} is not shorter than the trained context; treated as full attention")
+                notes.append(
+                    f"sliding_window {window} is not shorter than the trained context; treated as full attention"
+                )
             types = ["full_attention"] * n_layers
     layers = _kinds_to_layers(types, family, n_kv, head_dim, window)
     moe = _qwen_moe(cfg, family, n_layers) if family in ("qwen3_moe", "qwen2_moe") else None
@@ -304,19 +337,9 @@ def _gemma3_text(cfg: Config, family: str) -> ModelArchitecture:
     """Gemma 3: 5 local (sliding) layers then 1 global, from `layer_types` or `sliding_window_pattern`.
 
     Gemma 3's published config.json files omit many keys; transformers' Gemma3TextConfig defines
-    them (HF defaults: num_attention_heads 8, num_key_value_heads 4, head_dim 256, vocab_size
-    262208, max_position_embeddings 131072, sliding_window 4096, sliding_window_pattern 6).
+    them (`GEMMA3_TEXT_HF_DEFAULTS`).
     """
-    defaults = {
-        "num_attention_heads": 8,
-        "num_key_value_heads": 4,
-        "head_dim": 256,
-        "vocab_size": 262_208,
-        "max_position_embeddings": 131_072,
-        "sliding_window": 4096,
-        "sliding_window_pattern": 6,
-    }
-    full = {**defaults, **{k: v for k, v in cfg.items() if v is not None}}
+    full = with_hf_defaults(cfg, family)
     n_layers = _int(full, "num_hidden_layers", family)
     n_heads, n_kv = _attention_heads(full, family)
     head_dim = _int(full, "head_dim", family)
@@ -384,7 +407,9 @@ def _deepseek(cfg: Config, family: str) -> ModelArchitecture:
         )
     notes = ()
     if cfg.get("num_nextn_predict_layers"):
-        notes = (f"{cfg['num_nextn_predict_layers']} multi-token-prediction layer(s) are not counted as transformer blocks",)
+        notes = (
+            f"{cfg['num_nextn_predict_layers']} multi-token-prediction layer(s) are not counted as transformer blocks",
+        )
     return _arch(cfg, family, (layer,) * n_layers, n_heads, moe=moe, notes=notes)
 
 

@@ -99,7 +99,9 @@ def fetch_config(
     except HfHubHTTPError as exc:
         status = getattr(exc.response, "status_code", "?")
         if status == 403:
-            raise HubFetchError(f"{where} refused access (HTTP 403): the token in HF_TOKEN lacks permission for it") from None
+            raise HubFetchError(
+                f"{where} refused access (HTTP 403): the token in HF_TOKEN lacks permission for it"
+            ) from None
         raise HubFetchError(f"{where} answered HTTP {status}; try again later") from None
     except HubFetchError:
         raise

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
-from calculators.hf_config import _attention_heads, _head_dim, _int, _int_or, _require, text_config_of
+from calculators.hf_config import _attention_heads, _head_dim, _int, _int_or, _require, text_config_of, with_hf_defaults
 
 Config = Mapping[str, Any]
 
@@ -71,9 +71,6 @@ def _dense_family(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, i
     hidden = _int(cfg, "hidden_size", family)
     n_layers = _int(cfg, "num_hidden_layers", family)
     inter = _int(cfg, "intermediate_size", family)
-    if family.startswith("gemma3"):
-        # Gemma3TextConfig HF defaults for keys the published 4B/12B configs omit (see hf_config._gemma3_text).
-        cfg = {"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, **{k: v for k, v in cfg.items() if v is not None}}
     bias = bool(cfg.get("attention_bias", False))  # HF default (LlamaConfig, Gemma configs): no bias
     attention = _gqa_attention(
         cfg,
@@ -103,7 +100,9 @@ def _qwen_moe_layers(cfg: Config, family: str, attention: int, norms: int) -> li
     layers = []
     for i in range(n_layers):
         if i in dense_layers or (i + 1) % step != 0:
-            layers.append(_LayerCounts(dense=attention[i] + norms + _gated_mlp(hidden, _int(cfg, "intermediate_size", family))))
+            layers.append(
+                _LayerCounts(dense=attention[i] + norms + _gated_mlp(hidden, _int(cfg, "intermediate_size", family)))
+            )
         else:
             layers.append(
                 _LayerCounts(
@@ -119,7 +118,9 @@ def _qwen3_moe(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]
     """Qwen3-MoE: Qwen3 attention (q/k norms) and routed experts."""
     hidden = _int(cfg, "hidden_size", family)
     n_layers = _int(cfg, "num_hidden_layers", family)
-    attention = _gqa_attention(cfg, family, hidden, qkv_bias=bool(cfg.get("attention_bias", False)), o_bias=False, qk_norm=True)
+    attention = _gqa_attention(
+        cfg, family, hidden, qkv_bias=bool(cfg.get("attention_bias", False)), o_bias=False, qk_norm=True
+    )
     return _qwen_moe_layers(cfg, family, [attention] * n_layers, 2 * hidden), False, hidden
 
 
@@ -158,7 +159,9 @@ def _mixtral(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     k = _int(cfg, "num_experts_per_tok", family)
     expert = _gated_mlp(hidden, _int(cfg, "intermediate_size", family))
     attention = _gqa_attention(cfg, family, hidden, qkv_bias=False, o_bias=False, qk_norm=False)
-    layer = _LayerCounts(dense=attention + 2 * hidden + hidden * n_experts, experts_total=n_experts * expert, experts_active=k * expert)
+    layer = _LayerCounts(
+        dense=attention + 2 * hidden + hidden * n_experts, experts_total=n_experts * expert, experts_active=k * expert
+    )
     return [layer] * n_layers, False, hidden
 
 
@@ -176,7 +179,9 @@ def _gpt_oss(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     attention = _gqa_attention(cfg, family, hidden, qkv_bias=bias, o_bias=bias, qk_norm=False) + n_heads  # sinks
     expert = hidden * 2 * inter + 2 * inter + inter * hidden + hidden
     router = hidden * n_experts + n_experts
-    layer = _LayerCounts(dense=attention + router + 2 * hidden, experts_total=n_experts * expert, experts_active=int(k) * expert)
+    layer = _LayerCounts(
+        dense=attention + router + 2 * hidden, experts_total=n_experts * expert, experts_active=int(k) * expert
+    )
     return [layer] * n_layers, False, hidden
 
 
@@ -213,7 +218,9 @@ def _deepseek(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     return layers, False, hidden
 
 
-def _mamba_mixer(hidden: int, d_inner: int, d_state: int, d_conv: int, dt_rank: int, *, proj_bias: bool, conv_bias: bool) -> int:
+def _mamba_mixer(
+    hidden: int, d_inner: int, d_state: int, d_conv: int, dt_rank: int, *, proj_bias: bool, conv_bias: bool
+) -> int:
     """One Mamba (v1) mixer: in/out projections, depthwise conv, x/dt projections, A and D."""
     count = hidden * 2 * d_inner + d_inner * hidden + (2 * d_inner + hidden if proj_bias else 0)
     count += d_inner * d_conv + (d_inner if conv_bias else 0)
@@ -251,15 +258,19 @@ def _jamba(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     d_state = _int(cfg, "mamba_d_state", family)
     d_inner = _int(cfg, "mamba_expand", family) * hidden
     dt_rank = _dt_rank(cfg, "mamba_dt_rank", family, hidden)
-    mixer = _mamba_mixer(
-        hidden,
-        d_inner,
-        d_state,
-        _int(cfg, "mamba_d_conv", family),
-        dt_rank,
-        proj_bias=bool(cfg.get("mamba_proj_bias", False)),  # HF default (JambaConfig): False
-        conv_bias=bool(cfg.get("mamba_conv_bias", True)),  # HF default (JambaConfig): True
-    ) + dt_rank + 2 * d_state  # dt, B and C layernorms
+    mixer = (
+        _mamba_mixer(
+            hidden,
+            d_inner,
+            d_state,
+            _int(cfg, "mamba_d_conv", family),
+            dt_rank,
+            proj_bias=bool(cfg.get("mamba_proj_bias", False)),  # HF default (JambaConfig): False
+            conv_bias=bool(cfg.get("mamba_conv_bias", True)),  # HF default (JambaConfig): True
+        )
+        + dt_rank
+        + 2 * d_state
+    )  # dt, B and C layernorms
     attention = _gqa_attention(cfg, family, hidden, qkv_bias=False, o_bias=False, qk_norm=False)
     period, offset = _int(cfg, "attn_layer_period", family), _int(cfg, "attn_layer_offset", family)
     n_experts = _int(cfg, "num_experts", family)
@@ -271,7 +282,11 @@ def _jamba(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
         if n_experts > 1 and i % e_period == e_offset:
             expert = _gated_mlp(hidden, inter)
             layers.append(
-                _LayerCounts(dense=mix + 2 * hidden + hidden * n_experts, experts_total=n_experts * expert, experts_active=k * expert)
+                _LayerCounts(
+                    dense=mix + 2 * hidden + hidden * n_experts,
+                    experts_total=n_experts * expert,
+                    experts_active=k * expert,
+                )
             )
         else:
             layers.append(_LayerCounts(dense=mix + 2 * hidden + _gated_mlp(hidden, inter)))
@@ -322,8 +337,7 @@ def count_parameters(config: Config) -> ParamCounts:
     counter = _COUNTERS.get(family)
     if counter is None:
         raise ServewiseInputError(f"servewise cannot count parameters for model_type '{family}' yet")
-    if family == "gemma3_text":
-        text = {"vocab_size": 262_208, **{k: v for k, v in text.items() if v is not None}}  # Gemma3TextConfig HF default
+    text = with_hf_defaults(text, family)
     layers, tied_default, final_norm = counter(text, family)
     hidden = _int(text, "hidden_size", family)
     embedding = _int(text, "vocab_size", family) * hidden

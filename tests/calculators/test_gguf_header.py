@@ -47,7 +47,9 @@ def test_llama_style_gqa_and_exact_weight_bytes(tmp_path):
     a = header.architecture
     assert (a.family, a.n_layers, a.n_heads, a.max_context_tokens, a.vocab_size) == ("llama", 4, 32, 131072, 128256)
     # no key_length in the file: llama.cpp uses n_embd / n_head = 128
-    assert {(layer.kind, layer.n_kv_heads, layer.head_dim_k, layer.head_dim_v) for layer in a.layers} == {(LayerKind.FULL, 8, 128, 128)}
+    assert {(layer.kind, layer.n_kv_heads, layer.head_dim_k, layer.head_dim_v) for layer in a.layers} == {
+        (LayerKind.FULL, 8, 128, 128)
+    }
     block, type_size = GGML_QUANT_SIZES[GGMLQuantizationType.Q8_0]  # 32 values in 34 bytes
     assert header.weights_bytes == 16 * 64 * 2 + 64 * 64 // block * type_size + 64 * 4  # 2048 + 4352 + 256
     assert header.tensor_types == {"F16": 1, "F32": 1, "Q8_0": 1}
@@ -63,7 +65,11 @@ def test_per_layer_kv_head_array_and_explicit_key_length(tmp_path):
          ("add_key_length", 96), ("add_value_length", 64)],
     )  # fmt: skip
     layers = read_gguf_header(path).architecture.layers
-    assert [(layer.n_kv_heads, layer.head_dim_k, layer.head_dim_v) for layer in layers] == [(8, 96, 64), (2, 96, 64), (4, 96, 64)]
+    assert [(layer.n_kv_heads, layer.head_dim_k, layer.head_dim_v) for layer in layers] == [
+        (8, 96, 64),
+        (2, 96, 64),
+        (4, 96, 64),
+    ]
 
 
 def test_gemma3_sliding_pattern_as_llama_cpp_hard_codes_it(tmp_path):
@@ -71,7 +77,8 @@ def test_gemma3_sliding_pattern_as_llama_cpp_hard_codes_it(tmp_path):
         tmp_path / "g3.gguf",
         "gemma3",
         [("add_block_count", 12), ("add_head_count", 8), ("add_head_count_kv", 4), ("add_embedding_length", 2560),
-         ("add_key_length", 256), ("add_value_length", 256), ("add_sliding_window", 1024), ("add_context_length", 131072)],
+         ("add_key_length", 256), ("add_value_length", 256), ("add_sliding_window", 1024),
+         ("add_context_length", 131072)],
     )  # fmt: skip
     a = read_gguf_header(path).architecture
     assert [i for i, layer in enumerate(a.layers) if layer.kind is LayerKind.FULL] == [5, 11]
@@ -147,7 +154,8 @@ def test_jamba_style_zero_kv_heads_mark_mamba_layers(tmp_path):
         tmp_path / "jamba.gguf",
         "jamba",
         [("add_block_count", 8), ("add_head_count", 32), ("add_head_count_kv", [0, 0, 0, 0, 8, 0, 0, 0]),
-         ("add_embedding_length", 4096), ("add_ssm_conv_kernel", 4), ("add_ssm_state_size", 16), ("add_ssm_inner_size", 8192)],
+         ("add_embedding_length", 4096), ("add_ssm_conv_kernel", 4), ("add_ssm_state_size", 16),
+         ("add_ssm_inner_size", 8192)],
     )  # fmt: skip
     a = read_gguf_header(path).architecture
     assert [layer.kind for layer in a.layers].index(LayerKind.FULL) == 4
@@ -163,7 +171,9 @@ def test_not_a_gguf_file(tmp_path):
 
 
 def test_truncated_gguf(tmp_path):
-    good = write_gguf(tmp_path / "ok.gguf", "llama", [("add_block_count", 1), ("add_head_count", 4), ("add_embedding_length", 64)])
+    good = write_gguf(
+        tmp_path / "ok.gguf", "llama", [("add_block_count", 1), ("add_head_count", 4), ("add_embedding_length", 64)]
+    )
     cut = tmp_path / "cut.gguf"
     cut.write_bytes(good.read_bytes()[:40])
     with pytest.raises(ServewiseInputError, match="header cannot be read"):

@@ -63,7 +63,9 @@ def test_full_attention_families(name, layers, kv_heads, head_dim, unbounded_byt
     a = arch(name)
     assert a.n_layers == layers
     assert {layer.kind for layer in a.layers} == {LayerKind.FULL}
-    assert {(layer.n_kv_heads, layer.head_dim_k, layer.head_dim_v) for layer in a.layers} == {(kv_heads, head_dim, head_dim)}
+    assert {(layer.n_kv_heads, layer.head_dim_k, layer.head_dim_v) for layer in a.layers} == {
+        (kv_heads, head_dim, head_dim)
+    }
     assert per_token_bf16(name) == (unbounded_bytes, 0)
 
 
@@ -138,7 +140,12 @@ def test_moe_all_experts_resident_few_active():
     mixtral = arch("Mixtral-8x7B-v0.1")
     assert (mixtral.moe.n_experts, mixtral.moe.n_active, mixtral.moe.expert_intermediate_size) == (8, 2, 14336)
     qwen = arch("Qwen3-30B-A3B")
-    assert (qwen.moe.n_experts, qwen.moe.n_active, qwen.moe.expert_intermediate_size, qwen.moe.n_dense_layers) == (128, 8, 768, 0)
+    assert (qwen.moe.n_experts, qwen.moe.n_active, qwen.moe.expert_intermediate_size, qwen.moe.n_dense_layers) == (
+        128,
+        8,
+        768,
+        0,
+    )
     assert qwen.params_total > 9 * qwen.params_active
 
 
@@ -213,7 +220,9 @@ def test_qwen2_window_only_when_use_sliding_window():
 def test_mistral_window_applies_to_every_layer_when_set():
     cfg = load("Mistral-7B-v0.3")
     cfg["sliding_window"] = 4096  # as Mistral 7B v0.1 published it
-    assert {(layer.kind, layer.sliding_window_tokens) for layer in architecture_from_config(cfg).layers} == {(LayerKind.SLIDING, 4096)}
+    assert {(layer.kind, layer.sliding_window_tokens) for layer in architecture_from_config(cfg).layers} == {
+        (LayerKind.SLIDING, 4096)
+    }
 
 
 def test_phi3_window_longer_than_context_is_full_attention():
@@ -311,3 +320,11 @@ def test_every_test_config_is_a_supported_family():
     for path in CONFIGS.glob("*.json"):
         cfg = json.loads(path.read_text())
         assert cfg["model_type"] in SUPPORTED_MODEL_TYPES, path.name
+
+
+def test_geometry_survives_a_config_too_thin_to_count_weights():
+    cfg = load("Meta-Llama-3.1-8B")
+    del cfg["intermediate_size"]  # not needed for the KV cache, needed for the weights
+    a = architecture_from_config(cfg)
+    assert a.n_layers == 32 and a.params_total is None and a.params_active is None
+    assert "parameter count unknown: config.json has no 'intermediate_size'" in a.notes

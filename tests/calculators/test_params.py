@@ -47,7 +47,11 @@ def test_total_matches_keras_hub_exactly(name, keras_params):
 
 @pytest.mark.parametrize(
     ("name", "keras_text_params", "hidden"),
-    [("gemma-3-4b-it", 3_880_099_328, 2560), ("gemma-3-12b-it", 11_765_788_416, 3840), ("gemma-3-27b-it", 27_009_002_240, 5376)],
+    [
+        ("gemma-3-4b-it", 3_880_099_328, 2560),
+        ("gemma-3-12b-it", 11_765_788_416, 3840),
+        ("gemma-3-27b-it", 27_009_002_240, 5376),
+    ],
 )
 def test_gemma3_text_count_differs_from_keras_only_by_its_shorter_vocabulary(name, keras_text_params, hidden):
     # keras-hub's gemma3_*_text presets keep 262,144 tokens; transformers' Gemma3TextConfig has 262,208.
