@@ -60,6 +60,7 @@ class CatalogModel(Sourced):
     name: str = Field(min_length=2)
     hf_repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
     license: str = Field(min_length=2)
+    license_source: str = Field(min_length=3, description="where the licence was read")
     native_context_tokens: int = Field(gt=0, description="trained context as the config states it")
     params: StatedParameters
     embedding: EmbeddingInfo | None = None
