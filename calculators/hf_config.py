@@ -417,8 +417,9 @@ def linear_attention_state_elements(cfg: Config, family: str) -> tuple[int, int]
     """Per-sequence (conv, state) elements of one Gated DeltaNet layer, as llama.cpp sizes them.
 
     llama.cpp (ggml-org/llama.cpp src/llama-hparams.cpp @01b77b57, n_embd_r / n_embd_s; allocated per
-    layer and cell as the cache_r_l / cache_s_l tensors in src/llama-memory-recurrent.cpp) keeps (d_conv - 1) x (d_inner +
-    2 x n_group x d_state) conv elements and d_state x d_inner state elements per recurrent layer;
+    layer and cell as the cache_r_l / cache_s_l tensors in src/llama-memory-recurrent.cpp) keeps
+    (d_conv - 1) x (d_inner + 2 x n_group x d_state) conv elements and d_state x d_inner state
+    elements per recurrent layer;
     its converter (convert_hf_to_gguf.py, Qwen3NextModel) maps d_conv = linear_conv_kernel_dim,
     d_state = linear_key_head_dim, n_group = linear_num_key_heads, d_inner = linear_value_head_dim x
     linear_num_value_heads.
