@@ -8,5 +8,6 @@ pages = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/engines.py", title="Engines", icon=":material/compare_arrows:"),
     st.Page("pages/formats.py", title="Formats & compatibility", icon=":material/grid_on:"),
+    st.Page("pages/wizard.py", title="Engine wizard", icon=":material/assistant:"),
 ]
 st.navigation(pages).run()
