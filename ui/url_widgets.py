@@ -47,6 +47,9 @@ def _check_number(key: str, min_value: float | None, max_value: float | None, in
     raw = _raw_url_values(key)
     if raw is None:
         return
+    if len(raw) > 1:
+        _remember(key, f"The link gave `{key}` {len(raw)} times; only one value is allowed, so the default is used.")
+        return
     text = raw[-1]
     try:
         number = float(text)
@@ -99,9 +102,26 @@ def number(
     """A number input bound to the URL parameter `key`; non-numbers and out-of-range values get a note."""
     integer = all(isinstance(v, int) for v in (kwargs.get("value"), kwargs.get("step", 1)) if v is not None)
     _check_number(key, min_value, max_value, integer)
+    if integer and _url_number_is_infinite(key):
+        # Streamlit 1.67's whole-number input raises OverflowError on `?key=inf` (int(inf) while seeding
+        # from the URL); its float input discards a non-finite value. Draw that one for this run.
+        as_float = {name: float(v) if name in ("value", "step") and v is not None else v for name, v in kwargs.items()}
+        low, high = (None if bound is None else float(bound) for bound in (min_value, max_value))
+        picked = st.number_input(
+            label, key=key, min_value=low, max_value=high, bind="query-params", format="%.0f", **as_float
+        )
+        return None if picked is None else int(picked)
     return st.number_input(
         label, key=key, min_value=min_value, max_value=max_value, bind="query-params", **kwargs
     )
+
+
+def _url_number_is_infinite(key: str) -> bool:
+    raw = _raw_url_values(key)
+    try:
+        return raw is not None and math.isinf(float(raw[-1]))
+    except ValueError:
+        return False
 
 
 def toggle(label: str, *, key: str, **kwargs: Any) -> bool:
@@ -113,7 +133,9 @@ def toggle(label: str, *, key: str, **kwargs: Any) -> bool:
 def text(label: str, *, key: str, max_chars: int = 200, **kwargs: Any) -> str:
     """A single-line text input bound to the URL parameter `key` (over-long values get a note)."""
     raw = _raw_url_values(key)
-    if raw is not None and len(raw[-1]) > max_chars:
+    if raw is not None and len(raw) > 1:
+        _remember(key, f"The link gave `{key}` {len(raw)} times; only one value is allowed, so the default is used.")
+    elif raw is not None and len(raw[-1]) > max_chars:
         _remember(key, f"The link's `{key}` is longer than {max_chars} characters; it was not used.")
     return st.text_input(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
 

@@ -1,0 +1,126 @@
+"""Every URL parameter of every page, fed hostile values: no exception, and a value not applied is explained.
+
+Pages and their URL-bound widgets are discovered (tests/page_discovery.py), so pages added to app.py
+later are covered without editing this file. The property checked per bound widget: if the value the
+link carried did not end up in the widget (Streamlit dropped it, or our wrapper refused it), the page
+shows a note naming the URL parameter.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import cache
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
+
+from page_discovery import BoundWidget, app_pages, bound_widgets, rendered_bound_nodes
+
+PAGES = app_pages()
+EXAMPLES = int(os.environ.get("SERVEWISE_FUZZ_EXAMPLES", "6"))
+
+HOSTILE = [
+    "", "nan", "NaN", "inf", "-inf", "-1", "-0", "1e308", "-1e400", "9" * 60, "1.5", "0x10", "1_000", " 5 ",
+    "５", "١٢", "true", "FALSE", "yes", "<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
+    "javascript:alert(1)", "' OR 1=1 --", "../../etc/passwd", "%00", "\u202eevil", "🙂" * 50, "x" * 5000,
+    "a&b=c", "{{7*7}}", "${jndi:ldap://x}",
+]  # fmt: skip
+
+
+@cache
+def page_widgets(page: Path) -> dict[str, BoundWidget]:
+    return bound_widgets(page)
+
+
+def _visible_messages(at: AppTest) -> str:
+    return "\n".join(str(el.value) for el in [*at.warning, *at.error, *at.info])
+
+
+def _applied(widget: BoundWidget, raw: list[str], value) -> bool | None:
+    """Whether the widget shows the URL's value; None when the value is one we make no claim about."""
+    text = raw[-1]
+    if widget.kind in ("choice", "multi", "toggle") and "" in raw:
+        return None  # an empty value means "unset"; the wrappers accept it on purpose
+    if widget.kind == "choice":
+        return len(raw) == 1 and str(value) == text
+    if widget.kind == "multi":
+        return value is not None and sorted(map(str, value)) == sorted(set(raw))
+    if widget.kind == "number":
+        try:
+            return len(raw) == 1 and value is not None and math.isclose(float(value), float(text))
+        except (ValueError, OverflowError):
+            return False
+    if widget.kind == "toggle":
+        return len(raw) == 1 and text.lower() in ("true", "false") and value == (text.lower() == "true")
+    if widget.kind == "text":
+        return len(raw) == 1 and value == text
+    return None
+
+
+def run_with_link(page: Path, query: dict[str, list[str]]) -> AppTest:
+    """Run `page` as opened from a link with `query`; fail on any exception, check unapplied values are noted."""
+    at = AppTest.from_file(str(page), default_timeout=60)
+    for key, values in query.items():
+        at.query_params[key] = values if len(values) > 1 else values[0]
+    at.run()
+    assert not at.exception, f"{page.name} raised for {query!r}: {at.exception[0].value}"
+    widgets = page_widgets(page)
+    messages = _visible_messages(at)
+    for node in rendered_bound_nodes(at):
+        key = node.proto.query_param_key
+        if key not in query or key not in widgets:
+            continue
+        applied = _applied(widgets[key], query[key], node.value)
+        if applied is False:
+            assert f"`{key}`" in messages or key in messages, (
+                f"{page.name}: the link's {key}={query[key]!r} was not applied (widget shows {node.value!r}) "
+                f"and no note names `{key}`; notes: {messages!r}"
+            )
+    return at
+
+
+def _values_for(widget: BoundWidget) -> st.SearchStrategy[list[str]]:
+    one = st.one_of(
+        st.sampled_from(HOSTILE),
+        st.text(max_size=40),
+        st.integers(min_value=-(10**30), max_value=10**30).map(str),
+        st.floats(allow_nan=True, allow_infinity=True).map(str),
+        st.sampled_from(widget.options) if widget.options else st.just("1"),
+    )
+    return st.lists(one, min_size=1, max_size=3)
+
+
+@st.composite
+def _links(draw, page: Path) -> dict[str, list[str]]:
+    widgets = page_widgets(page)
+    keys = draw(st.lists(st.sampled_from(sorted(widgets)), min_size=1, max_size=min(4, len(widgets)), unique=True))
+    return {key: draw(_values_for(widgets[key])) for key in keys}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_pages_bind_url_parameters(page):
+    assert page_widgets(page), f"{page.name} binds no widget to the URL; shared links would not restore it"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_every_parameter_survives_each_hostile_value(page):
+    """Every hostile value reaches some parameter: run r gives the page's i-th parameter HOSTILE[4r + i]."""
+    keys = sorted(page_widgets(page))
+    for run in range(-(-len(HOSTILE) // 4)):
+        run_with_link(page, {key: [HOSTILE[(4 * run + i) % len(HOSTILE)]] for i, key in enumerate(keys)})
+    # Repeated keys: every parameter given twice with two different (valid-looking) values.
+    run_with_link(page, {key: ["1", "true"] for key in keys})
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_random_links_never_raise_and_explain_dropped_values(page):
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(query=_links(page))
+    def check(query):
+        run_with_link(page, query)
+
+    check()
