@@ -27,8 +27,11 @@ HOSTILE = [
     "", "nan", "NaN", "inf", "-inf", "-1", "-0", "1e308", "-1e400", "9" * 60, "1.5", "0x10", "1_000", " 5 ",
     "５", "١٢", "true", "FALSE", "yes", "<script>alert(1)</script>", "<img src=x onerror=alert(1)>",
     "javascript:alert(1)", "' OR 1=1 --", "../../etc/passwd", "%00", "\u202eevil", "🙂" * 50, "x" * 5000,
-    "a&b=c", "{{7*7}}", "${jndi:ldap://x}",
+    "a&b=c", "{{7*7}}", "${jndi:ldap://x}", "[click](https://evil.example/)", "![t](https://evil.example/t.png)",
+    ":red[alarm] **bold**", "$\\frac{1}{0}$",
 ]  # fmt: skip
+#: Markdown a link's value must never turn into on the page (a live link or a remote image).
+INJECTED = ("](https://evil.example", "](javascript:")
 
 
 @cache
@@ -38,6 +41,12 @@ def page_widgets(page: Path) -> dict[str, BoundWidget]:
 
 def _visible_messages(at: AppTest) -> str:
     return "\n".join(str(el.value) for el in [*at.warning, *at.error, *at.info])
+
+
+def _markdown_bodies(at: AppTest) -> list[str]:
+    """The Markdown source of every element Streamlit renders as Markdown."""
+    kinds = (at.markdown, at.warning, at.error, at.info, at.success, at.caption, at.title, at.header, at.subheader)
+    return [str(element.value) for elements in kinds for element in elements]
 
 
 def _applied(widget: BoundWidget, raw: list[str], value) -> bool | None:
@@ -68,6 +77,8 @@ def run_with_link(page: Path, query: dict[str, list[str]]) -> AppTest:
         at.query_params[key] = values if len(values) > 1 else values[0]
     at.run()
     assert not at.exception, f"{page.name} raised for {query!r}: {at.exception[0].value}"
+    for body in _markdown_bodies(at):
+        assert not any(marker in body for marker in INJECTED), f"{page.name} renders link text as Markdown: {body!r}"
     widgets = page_widgets(page)
     messages = _visible_messages(at)
     for node in rendered_bound_nodes(at):

@@ -9,17 +9,27 @@ the URL after the first run).
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
 
 _NOTES_KEY = "_url_value_notes"
+_PUNCTUATION = frozenset(string.punctuation)
 
 
 def _remember(key: str, message: str) -> None:
     notes: dict[str, str] = st.session_state.setdefault(_NOTES_KEY, {})
     notes[key] = message
+
+
+def _shown(value: str) -> str:
+    """A URL value quoted for a note, as literal text: notes render as Markdown, and a link's value must not
+    become a link, image, emphasis or Streamlit directive (`:red[...]`) there. Every ASCII punctuation mark
+    is backslash-escaped, which CommonMark defines as "show this character as itself"."""
+    quoted = repr(value[:40])
+    return "".join("\\" + char if char in _PUNCTUATION else char for char in quoted)
 
 
 def _raw_url_values(key: str) -> list[str] | None:
@@ -37,7 +47,7 @@ def _check_choices(key: str, options: Sequence[Any], multiple: bool) -> None:
     values = raw if multiple else raw[-1:]
     bad = [value for value in values if value not in allowed and value != ""]
     if bad:
-        shown = ", ".join(repr(value[:40]) for value in bad[:3])
+        shown = ", ".join(_shown(value) for value in bad[:3])
         _remember(key, f"The link set `{key}` to {shown}, which is not one of the choices; using the default instead.")
     elif not multiple and len(raw) > 1:
         _remember(key, f"The link gave `{key}` {len(raw)} times; only one value is allowed, so the default is used.")
@@ -54,15 +64,15 @@ def _check_number(key: str, min_value: float | None, max_value: float | None, in
     try:
         number = float(text)
     except ValueError:
-        _remember(key, f"The link set `{key}` to {text[:40]!r}, which is not a number; using the default instead.")
+        _remember(key, f"The link set `{key}` to {_shown(text)}, which is not a number; using the default instead.")
         return
     if not math.isfinite(number) or (integer and not number.is_integer()):
         kind = "a whole number" if integer else "a finite number"
-        _remember(key, f"The link set `{key}` to {text[:40]!r}, which is not {kind}; using the default instead.")
+        _remember(key, f"The link set `{key}` to {_shown(text)}, which is not {kind}; using the default instead.")
     elif (min_value is not None and number < min_value) or (max_value is not None and number > max_value):
         _remember(
             key,
-            f"The link set `{key}` to {text[:40]}, outside the allowed range {min_value}–{max_value}; "
+            f"The link set `{key}` to {_shown(text)}, outside the allowed range {min_value}–{max_value}; "
             "using the default instead.",
         )
 
