@@ -70,6 +70,8 @@ def _read_json_file(path: str) -> object:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ServewiseInputError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ServewiseInputError(f"{path} is not a UTF-8 text file; expected a JSON answers file") from exc
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
 

@@ -101,6 +101,10 @@ def architecture_from_config(
             raise ServewiseInputError(f"'{model_type}' config.json has a text_config that is not an object")
         text = dict(inner)
         text.setdefault("model_type", _WRAPPERS[model_type])  # HF default: the wrapper's text sub-config class
+        if not isinstance(text["model_type"], str):
+            raise ServewiseInputError(
+                f"'{model_type}' config.json has text_config.model_type={text['model_type']!r}; expected a name"
+            )
         model_type = text["model_type"]
     builder = _BUILDERS.get(model_type)
     if builder is None:
