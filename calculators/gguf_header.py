@@ -15,7 +15,7 @@ from typing import Any
 
 from calculators.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.errors import ServewiseInputError
-from calculators.hf_config import mamba_state_elements
+from calculators.hf_config import MAX_LAYERS, mamba_state_elements
 
 GGUF_MAGIC = b"GGUF"
 
@@ -53,8 +53,15 @@ def read_gguf_header(path: str | Path) -> GgufHeader:
     types = Counter(tensor.tensor_type.name for tensor in reader.tensors)
     tokens = reader.fields.get("tokenizer.ggml.tokens")  # counted, not decoded: it can hold 250k strings
     token_count = len(tokens.data) if tokens is not None else None
+    try:
+        architecture = _architecture(fields, arch_name, file, token_count)
+    except ServewiseInputError:
+        raise
+    except (TypeError, ValueError, OverflowError) as exc:
+        # A key holding a string, a NaN/inf float or an array where llama.cpp stores one whole number.
+        raise ServewiseInputError(f"{file.name}: a '{arch_name}.*' header value has the wrong type or range ({exc})") from exc
     return GgufHeader(
-        architecture=_architecture(fields, arch_name, file, token_count),
+        architecture=architecture,
         weights_bytes=int(sum(int(tensor.n_bytes) for tensor in reader.tensors)),
         tensor_count=len(reader.tensors),
         tensor_types=dict(sorted(types.items())),
@@ -87,6 +94,13 @@ def _key(fields: dict[str, Any], arch: str, suffix: str, file: Path, required: b
     return value
 
 
+def _count(value: Any, name: str, file: Path) -> int:
+    """A non-negative whole number from the header; anything else names the key and the file."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ServewiseInputError(f"{file.name}: {name} is {value!r}; expected a whole number")
+    return value
+
+
 def _per_layer(value: Any, n_layers: int, name: str, file: Path) -> list[int]:
     """A GGUF value that is either one number for every layer or an array with one entry per layer."""
     if isinstance(value, list):
@@ -109,7 +123,9 @@ def _sliding_layers(fields: dict[str, Any], arch: str, n_layers: int, file: Path
 
 def _architecture(fields: dict[str, Any], arch: str, file: Path, token_count: int | None) -> ModelArchitecture:
     """Layer-by-layer geometry from llama.cpp's GGUF keys (`{arch}.block_count`, `.attention.*`, `.ssm.*`)."""
-    n_layers = int(_key(fields, arch, "block_count", file))
+    n_layers = _count(_key(fields, arch, "block_count", file), "block_count", file)
+    if n_layers > MAX_LAYERS:
+        raise ServewiseInputError(f"{file.name}: block_count is {n_layers}; servewise accepts at most {MAX_LAYERS} layers")
     n_heads_per_layer = _per_layer(
         _key(fields, arch, "attention.head_count", file, required=False) or 0, n_layers, "head_count", file
     )

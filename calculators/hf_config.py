@@ -9,7 +9,8 @@ with the configuration class it comes from (transformers configuration_<family>.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -113,14 +114,16 @@ def architecture_from_config(
             f"model_type '{model_type}' is not a family servewise knows yet (known: {known}); "
             "describe the geometry by hand or pick a catalog model"
         )
-    arch = builder(text, model_type)
+    with _field_types_checked(model_type):
+        arch = builder(text, model_type)
     display = name or _name_from(config) or model_type
     embedding = model_type in _ENCODER_FAMILIES if is_embedding_model is None else is_embedding_model
     arch = replace(arch, name=display, source=source, is_embedding_model=embedding)
     from calculators.params import count_parameters  # params reads the same config; import here avoids a cycle
 
     try:
-        counts = count_parameters(config)
+        with _field_types_checked(model_type):
+            counts = count_parameters(config)
     except ConfigFieldMissing as missing:
         # The KV geometry is complete; only the weight count lacks a field. Say so instead of guessing.
         note = f"parameter count unknown: config.json has no '{missing.field}'"
@@ -128,8 +131,29 @@ def architecture_from_config(
     return replace(arch, params_total=counts.total, params_active=counts.active)
 
 
+@contextmanager
+def _field_types_checked(family: str) -> Iterator[None]:
+    """Turn arithmetic on a field of the wrong type or value (a list where a number goes, a zero divisor, a
+    boolean where a list goes) into a ServewiseInputError. The field readers below name the field in most
+    cases; this net catches the rest, so a hand-edited config.json never crashes a page or the CLI."""
+    try:
+        yield
+    except ServewiseInputError:
+        raise
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, KeyError, IndexError, AttributeError) as exc:
+        raise ServewiseInputError(
+            f"config.json for a '{family}' model has a field of the wrong type or value ({type(exc).__name__}: {exc}); "
+            "compare it with the model's original config.json"
+        ) from exc
+
+
 # ---------------------------------------------------------------------------------------------------
 # Field access: every read names the family, so a missing key says exactly what to add.
+
+
+#: Far beyond any published model (the deepest config in tests/data/hf_configs has 126 layers). Geometry is
+#: built one entry per layer, so a pasted num_hidden_layers of 10**18 would otherwise exhaust the server's memory.
+MAX_LAYERS = 10_000
 
 
 def _require(cfg: Config, key: str, family: str) -> Any:
@@ -145,6 +169,10 @@ def _int(cfg: Config, key: str, family: str) -> int:
     value = _require(cfg, key, family)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ServewiseInputError(f"config.json for a '{family}' model has {key}={value!r}; expected a whole number")
+    if key == "num_hidden_layers" and value > MAX_LAYERS:
+        raise ServewiseInputError(
+            f"config.json for a '{family}' model has {key}={value}; servewise accepts at most {MAX_LAYERS} layers"
+        )
     return value
 
 
@@ -182,7 +210,7 @@ def _attention_heads(cfg: Config, family: str) -> tuple[int, int]:
     """(query heads, KV heads). HF default (Llama/Mistral/Qwen/Phi3/Gemma configs): KV heads = query heads."""
     n_heads = _int(cfg, "num_attention_heads", family)
     n_kv = _int_or(cfg, "num_key_value_heads", family, n_heads)
-    if n_kv == 0 or n_heads % n_kv:
+    if n_heads == 0 or n_kv == 0 or n_heads % n_kv:
         raise ServewiseInputError(
             f"config.json for a '{family}' model has {n_heads} attention heads and {n_kv} KV heads; "
             "the KV heads must divide the attention heads"

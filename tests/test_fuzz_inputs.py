@@ -273,3 +273,69 @@ def test_found_by_fuzzing(text):
     """Inputs hypothesis found that once escaped as TypeError/ZeroDivisionError."""
     with pytest.raises(ServewiseInputError):
         architecture_from_config_text(text)
+
+
+# ----------------------------------------------------------------------------------------------------
+# GGUF headers (uploaded or given to --gguf)
+
+
+def _write_gguf(path: Path, overrides: dict) -> Path:
+    """A tiny llama-architecture GGUF whose keys are `overrides` over sensible values (value, GGUFValueType)."""
+    import numpy as np
+    from gguf import GGUFValueType, GGUFWriter
+
+    keys = {
+        "llama.block_count": (2, GGUFValueType.UINT32),
+        "llama.embedding_length": (64, GGUFValueType.UINT32),
+        "llama.attention.head_count": (4, GGUFValueType.UINT32),
+        "llama.attention.head_count_kv": (2, GGUFValueType.UINT32),
+        "llama.context_length": (128, GGUFValueType.UINT32),
+        **overrides,
+    }
+    writer = GGUFWriter(str(path), "llama")
+    for key, (value, value_type) in keys.items():
+        writer.add_key_value(key, value, value_type)
+    writer.add_tensor("token_embd.weight", np.zeros((4, 32), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+GGUF_KEYS = ["llama.block_count", "llama.embedding_length", "llama.attention.head_count",
+             "llama.attention.head_count_kv", "llama.attention.key_length", "llama.attention.sliding_window",
+             "llama.context_length", "general.architecture"]  # fmt: skip
+
+
+@st.composite
+def gguf_overrides(draw) -> dict:
+    from gguf import GGUFValueType
+
+    typed = st.one_of(
+        st.tuples(st.integers(min_value=0, max_value=2**64 - 1), st.just(GGUFValueType.UINT64)),
+        st.tuples(st.integers(min_value=-(2**31), max_value=2**31 - 1), st.just(GGUFValueType.INT32)),
+        st.tuples(st.floats(allow_nan=True, width=32), st.just(GGUFValueType.FLOAT32)),
+        st.tuples(st.text(max_size=8), st.just(GGUFValueType.STRING)),
+        st.tuples(st.booleans(), st.just(GGUFValueType.BOOL)),
+        st.tuples(st.lists(st.integers(min_value=0, max_value=9), min_size=1, max_size=5), st.just(GGUFValueType.ARRAY)),
+    )
+    keys = draw(st.lists(st.sampled_from(GGUF_KEYS), min_size=1, max_size=3, unique=True))
+    return {key: draw(typed) for key in keys}
+
+
+def test_gguf_fuzz(tmp_path):
+    from calculators.gguf_header import read_gguf_header
+
+    counter = iter(range(10**9))
+
+    @FUZZ
+    @given(overrides=gguf_overrides(), cut=st.one_of(st.none(), st.integers(min_value=0, max_value=400)))
+    @example(overrides={"llama.block_count": (2**64 - 1, __import__("gguf").GGUFValueType.UINT64)}, cut=None)
+    def check(overrides, cut):
+        path = _write_gguf(tmp_path / f"m{next(counter)}.gguf", overrides)
+        if cut is not None:
+            path.write_bytes(path.read_bytes()[:cut])  # a truncated upload
+        _only_input_errors(read_gguf_header, path)
+
+    check()
