@@ -22,6 +22,7 @@ import numpy as np
 
 from calculators.simulator.policy import Admission, KvLayout, PrefixReuse, SchedulerSpec
 from calculators.simulator.results import (
+    QUEUE_NEGLIGIBLE_SHARE,
     Constraint,
     Diagnostics,
     Distribution,
@@ -33,7 +34,7 @@ from calculators.simulator.results import (
     Summary,
     TimeSeries,
 )
-from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.roofline import StepCostModel, decode_span_seconds, step_seconds
 from calculators.simulator.workload import RequestSet, WorkloadSpec
 
 _NOT_ARRIVED, _WAITING, _PREFILL, _DECODE, _FINISHED, _REJECTED, _CANCELLED = range(7)
@@ -48,6 +49,7 @@ class _Run:
     def __init__(self, spec: SchedulerSpec, cost: StepCostModel, workload: WorkloadSpec, reqs: RequestSet, slo: Slo):
         self.spec = spec
         self.cost = cost
+        self.rates = cost.rates
         self.slo = slo
         self.workload = workload
         n = len(reqs.prompt_tokens)
@@ -160,7 +162,9 @@ class _Run:
                 reason = RejectReason.EXCEEDS_CONTEXT
             elif p + o + spec.block_size_tokens > self.capacity - self.resident_prefix + min(self.prefix[i], self.resident_prefix):
                 reason = RejectReason.EXCEEDS_KV
-            elif not spec.chunked_prefill and p > self.budget:
+            elif not spec.chunked_prefill and p + o > self.budget:
+                # without chunking a (re)prefill of prompt + generated tokens must fit one step; vLLM
+                # enforces it by refusing max_num_batched_tokens < max_model_len
                 reason = RejectReason.EXCEEDS_TOKEN_BUDGET
         if reason is None and spec.max_queue is not None and self.n_waiting >= spec.max_queue:
             reason = RejectReason.QUEUE_FULL
@@ -261,7 +265,7 @@ class _Run:
         blocked = Constraint.NONE
         if spec.static_batch and self.running:
             return budget, Constraint.STATIC_BATCH
-        kv_used = self.kv_used() if self.pool else 0.0
+        kv_used = self.kv_used() + self.n_dec if self.pool else 0.0  # decodes of this step grow KV too
         reserve = spec.output_reserve_ratio * self.remaining_outputs() if admission is Admission.PROMPT_PLUS_RESERVE else 0.0
         status = self.status
         while waiting:
@@ -376,7 +380,7 @@ class _Run:
     # ---- main loop ------------------------------------------------------------------------
     def run(self) -> None:
         spec = self.spec
-        cost = self.cost
+        rates = self.rates
         arrivals = self.arrivals
         capacity = self.capacity
         preempting = spec.preempt_on_kv_exhaustion
@@ -384,10 +388,12 @@ class _Run:
             while arrivals and arrivals[0][0] <= self.now:
                 t, i = heapq.heappop(arrivals)
                 self.arrive(i, t)
-            if self.cancel_after is not None and self.pending_first:
+            pend = self.pending_first
+            if pend and self.arrival[pend[0]] + self.cancel_after <= self.now:
                 self.cancel_overdue()
             if not self.running and not self.n_waiting:
                 if not arrivals:
+                    self.record()
                     break
                 self.now = arrivals[0][0]
                 self.record()
@@ -441,7 +447,7 @@ class _Run:
             for i, c in chunks:
                 tokens += c
                 kv_read += self.ctx[i]
-            dt = cost.step_seconds(tokens, kv_read)
+            dt = step_seconds(rates, tokens, kv_read)
             self.account(dt, queued, blocked)
             self.now += dt
             self.n_steps += 1
@@ -455,24 +461,23 @@ class _Run:
 
     def decode_span(self, n_dec: int, kv_read_first: float, queued: int, blocked: Constraint) -> None:
         """Jump over pure-decode steps up to the next finish, arrival or KV exhaustion."""
-        cost = self.cost
+        rates = self.rates
         k = self.next_finish_steps()
         if self.pool and self.spec.preempt_on_kv_exhaustion:
             free = self.capacity - self.kv_used()
             k = min(k, max(1, int(free // n_dec)))
         if self.arrivals:
             t_next = self.arrivals[0][0]
-            span = cost.decode_span_seconds
-            if self.now + span(k, n_dec, kv_read_first) > t_next:
+            if self.now + decode_span_seconds(rates, k, n_dec, kv_read_first) > t_next:
                 lo, hi = 1, k  # smallest k whose end reaches the next arrival
                 while lo < hi:
                     mid = (lo + hi) // 2
-                    if self.now + span(mid, n_dec, kv_read_first) >= t_next:
+                    if self.now + decode_span_seconds(rates, mid, n_dec, kv_read_first) >= t_next:
                         hi = mid
                     else:
                         lo = mid + 1
                 k = lo
-        dt = cost.decode_span_seconds(k, n_dec, kv_read_first)
+        dt = decode_span_seconds(rates, k, n_dec, kv_read_first)
         kv_start = self.kv_used()
         self.account(dt, queued, blocked, kv_mean=kv_start + n_dec * (k + 1) / 2.0)
         self.now += dt
@@ -535,7 +540,9 @@ class _Run:
             sum(p + o / 2.0 for p, o in zip(self.prompt, self.output, strict=True)) / self.n if self.n else 1.0
         )
         blocked = dict(self.blocked)
-        binding = max(blocked, key=blocked.get) if self.queued_time > 0 and max(blocked.values()) > 0 else Constraint.NONE
+        binding = Constraint.NONE
+        if self.queued_time > QUEUE_NEGLIGIBLE_SHARE * duration and max(blocked.values()) > 0:
+            binding = max(blocked, key=blocked.get)
         diagnostics = Diagnostics(
             binding=binding,
             queued_time_s=self.queued_time,

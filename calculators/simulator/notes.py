@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from calculators.plan import PlanNote
 from calculators.simulator.policy import KvLayout, SchedulerSpec
-from calculators.simulator.results import Constraint, RejectReason, RequestStatus, SimulationResult
+from calculators.simulator.results import (
+    QUEUE_NEGLIGIBLE_SHARE,
+    Constraint,
+    RejectReason,
+    RequestStatus,
+    SimulationResult,
+)
 from calculators.simulator.workload import ArrivalProcess, WorkloadSpec
-
-#: Below this share of the run with a non-empty queue, queueing is reported as negligible.
-_QUEUE_NEGLIGIBLE = 0.02
 
 
 def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpec) -> list[PlanNote]:
@@ -19,7 +22,7 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
                       "engine's scheduling rules, not measurements.")]
     share = d.queued_time_s / s.duration_s if s.duration_s > 0 else 0.0
     knob = d.max_running_knob
-    if d.binding is Constraint.NONE or share < _QUEUE_NEGLIGIBLE:
+    if d.binding is Constraint.NONE:
         notes.append(PlanNote(code="no_binding_limit", message=(
             f"Requests rarely waited (queue non-empty {share:.0%} of the run): no configured limit bound; "
             "latency comes from step time. Raising limits would not change much at this load.")))
@@ -52,7 +55,7 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
             f"{d.n_preemptions} preemptions: KV ran out as sequences grew, so the newest running requests were "
             "evicted and later recomputed their prompt and generated tokens. A concurrency limit above what KV "
             "can sustain is not productive capacity.")))
-    if spec.max_running == 1 and spec.engine == "ollama" and share >= _QUEUE_NEGLIGIBLE:
+    if spec.max_running == 1 and spec.engine == "ollama" and share >= QUEUE_NEGLIGIBLE_SHARE:
         notes.append(PlanNote(code="ollama_single_slot", message=(
             "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "
             "waits its turn. Each extra slot needs its own context_length of KV.")))
@@ -65,7 +68,7 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
         (RejectReason.QUEUE_FULL, "rejected because the queue was full (max_queue; Ollama answers HTTP 503)"),
         (RejectReason.EXCEEDS_CONTEXT, "rejected: prompt (+ output) longer than the context limit"),
         (RejectReason.EXCEEDS_KV, "rejected: prompt + output larger than the whole KV capacity"),
-        (RejectReason.EXCEEDS_TOKEN_BUDGET, "rejected: prompt longer than the step token budget without chunked prefill"),
+        (RejectReason.EXCEEDS_TOKEN_BUDGET, "rejected: prompt + output above the step token budget, which without chunked prefill caps the request length"),
     ):
         count = reasons.count(reason)
         if count:

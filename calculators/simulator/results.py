@@ -26,7 +26,11 @@ class RejectReason(StrEnum):
     QUEUE_FULL = "queue_full"  # max_queue waiting requests already (Ollama answers HTTP 503)
     EXCEEDS_CONTEXT = "exceeds_context"  # prompt (+ output) longer than the per-request context limit
     EXCEEDS_KV = "exceeds_kv"  # prompt + output larger than the whole KV capacity
-    EXCEEDS_TOKEN_BUDGET = "exceeds_token_budget"  # prompt longer than the step budget without chunked prefill
+    EXCEEDS_TOKEN_BUDGET = "exceeds_token_budget"  # prompt + output above the step budget without chunked prefill
+
+
+#: Below this share of the run with a non-empty queue, no limit is reported as binding.
+QUEUE_NEGLIGIBLE_SHARE = 0.02
 
 
 class Constraint(StrEnum):
@@ -135,7 +139,7 @@ class TimeSeries:
 class Diagnostics:
     """Which configured limit held requests in the queue, and how close each limit came to binding."""
 
-    binding: Constraint
+    binding: Constraint  # NONE when the queue was non-empty less than QUEUE_NEGLIGIBLE_SHARE of the run
     queued_time_s: float  # time with at least one request waiting
     blocked_time_s: dict[Constraint, float]  # of queued_time_s, per limit that stopped the queue head
     max_running: int

@@ -42,52 +42,52 @@ class StepCostModel(BaseModel):
     step_overhead_s: float = Field(default=0.0, ge=0, description="fixed time per step (scheduling, launches)")
 
     @property
-    def weights_read_s(self) -> float:
-        """Seconds to stream the weights once at the effective bandwidth."""
-        return self.weights_bytes / self.effective_bandwidth_bytes_per_s
-
-    @property
-    def effective_bandwidth_bytes_per_s(self) -> float:
-        """Bandwidth times memory efficiency (bytes per second)."""
-        return self.memory_bandwidth_bytes_per_s * self.memory_efficiency
-
-    @property
-    def compute_s_per_token(self) -> float:
-        """Seconds of compute per processed token at the effective FLOP rate."""
-        return 2.0 * self.active_params / (self.flops_per_s * self.compute_efficiency)
-
-    @property
-    def kv_read_s_per_token(self) -> float:
-        """Seconds to read one token's KV at the effective bandwidth."""
-        return self.kv_bytes_per_token / self.effective_bandwidth_bytes_per_s
+    def rates(self) -> tuple[float, float, float, float]:
+        """(weights read s per step, KV read s per token, compute s per token, overhead s per step)."""
+        bandwidth = self.memory_bandwidth_bytes_per_s * self.memory_efficiency
+        return (
+            self.weights_bytes / bandwidth,
+            self.kv_bytes_per_token / bandwidth,
+            2.0 * self.active_params / (self.flops_per_s * self.compute_efficiency),
+            self.step_overhead_s,
+        )
 
     def step_seconds(self, tokens: int, kv_read_tokens: float) -> float:
         """Seconds one step takes for `tokens` new tokens reading `kv_read_tokens` tokens of KV."""
-        memory_s = self.weights_read_s + self.kv_read_s_per_token * kv_read_tokens
-        compute_s = self.compute_s_per_token * tokens
-        return (memory_s if memory_s > compute_s else compute_s) + self.step_overhead_s
+        return step_seconds(self.rates, tokens, kv_read_tokens)
 
     def decode_span_seconds(self, steps: int, n_seqs: int, kv_read_tokens_first: float) -> float:
-        """Seconds for `steps` pure-decode steps of `n_seqs` sequences whose KV read grows by n_seqs a step.
+        """Seconds for `steps` pure-decode steps of `n_seqs` sequences whose KV read grows by n_seqs a step."""
+        return decode_span_seconds(self.rates, steps, n_seqs, kv_read_tokens_first)
 
-        Closed form of sum over j < steps of step_seconds(n_seqs, kv_read_tokens_first + n_seqs x j).
-        """
-        if steps <= 0:
-            return 0.0
-        m0 = self.weights_read_s + self.kv_read_s_per_token * kv_read_tokens_first
-        slope = self.kv_read_s_per_token * n_seqs
-        compute_s = self.compute_s_per_token * n_seqs
-        # steps with memory time below compute time are compute-bound: j < j_switch
-        if m0 >= compute_s:
-            j_switch = 0
-        elif slope <= 0:
-            j_switch = steps
-        else:
-            j_switch = min(steps, int((compute_s - m0) / slope) + 1)
-            # guard float edge: make sure step j_switch-1 is really compute-bound
-            while j_switch > 0 and m0 + slope * (j_switch - 1) >= compute_s:
-                j_switch -= 1
-        memory_steps = steps - j_switch
-        # sum of m0 + slope*j for j in [j_switch, steps)
-        memory_sum = memory_steps * m0 + slope * (j_switch + steps - 1) * memory_steps / 2.0
-        return j_switch * compute_s + memory_sum + steps * self.step_overhead_s
+
+def step_seconds(rates: tuple[float, float, float, float], tokens: int, kv_read_tokens: float) -> float:
+    """Roofline step time in seconds from `StepCostModel.rates` (plain function: the simulator's hot path)."""
+    weights_s, kv_s, flop_s, overhead_s = rates
+    memory_s = weights_s + kv_s * kv_read_tokens
+    compute_s = flop_s * tokens
+    return (memory_s if memory_s > compute_s else compute_s) + overhead_s
+
+
+def decode_span_seconds(
+    rates: tuple[float, float, float, float], steps: int, n_seqs: int, kv_read_tokens_first: float
+) -> float:
+    """Closed form of the sum over j < steps of step_seconds(n_seqs, kv_read_tokens_first + n_seqs x j)."""
+    if steps <= 0:
+        return 0.0
+    weights_s, kv_s, flop_s, overhead_s = rates
+    m0 = weights_s + kv_s * kv_read_tokens_first
+    slope = kv_s * n_seqs
+    compute_s = flop_s * n_seqs
+    # steps whose memory time is below the compute time are compute-bound: j < j_switch
+    if m0 >= compute_s:
+        j_switch = 0
+    elif slope <= 0:
+        j_switch = steps
+    else:
+        j_switch = min(steps, int((compute_s - m0) / slope) + 1)
+        while j_switch > 0 and m0 + slope * (j_switch - 1) >= compute_s:  # float edge
+            j_switch -= 1
+    memory_steps = steps - j_switch
+    memory_sum = memory_steps * m0 + slope * (j_switch + steps - 1) * memory_steps / 2.0
+    return j_switch * compute_s + memory_sum + steps * overhead_s
