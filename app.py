@@ -6,5 +6,6 @@ st.set_page_config(page_title="servewise", page_icon=":material/dns:", layout="w
 
 pages = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/simulator.py", title="Concurrency & queueing", icon=":material/queue:"),
 ]
 st.navigation(pages).run()

@@ -7,6 +7,7 @@ Every figure is an estimate, not a measurement.
 
 from __future__ import annotations
 
+from calculators.simulator.checked import checked
 from calculators.simulator.core import summarize
 from calculators.simulator.policy import (
     SIMULATED_ENGINES,
@@ -70,6 +71,7 @@ __all__ = [
     "TimeSeries",
     "VllmPolicy",
     "WorkloadSpec",
+    "checked",
     "default_policy",
     "draw_requests",
     "parse_length_pairs_csv",

@@ -13,9 +13,10 @@ import random
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from calculators.errors import ServewiseInputError
+from calculators.simulator.checked import checked
 
 #: Longer than any context window servewise knows; lengths above it are treated as typing mistakes.
 MAX_TOKENS_PER_REQUEST = 10_000_000
@@ -91,17 +92,7 @@ class WorkloadSpec(BaseModel):
     @classmethod
     def checked(cls, **fields) -> WorkloadSpec:
         """Build a spec, turning validation failures into a ServewiseInputError naming the field."""
-        try:
-            return cls(**fields)
-        except ValidationError as exc:
-            raise ServewiseInputError(_first_problem(exc)) from None
-
-
-def _first_problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "workload"
-    message = first["msg"].removeprefix("Value error, ")
-    return f"workload {where}: {message}"
+        return checked(cls, "workload", **fields)
 
 
 @dataclass(frozen=True, slots=True)
