@@ -101,8 +101,13 @@ class _Run:
         self.pool = spec.kv_layout is KvLayout.POOL
         self.block_waste = (spec.block_size_tokens - 1) / 2.0 if self.pool else 0.0
         self.budget = spec.step_token_budget if spec.step_token_budget is not None else 1 << 62
-        if spec.prefix_reuse is PrefixReuse.SHARED:
-            self.resident_prefix = max(self.prefix, default=0) if workload.prefix_warm else 0
+        if spec.prefix_reuse is PrefixReuse.SHARED and workload.prefix_warm:
+            # the cache holds the longest prefix any request that can fit at all will ask for
+            fits = self.capacity - spec.block_size_tokens
+            self.resident_prefix = max(
+                (pre for p, o, pre in zip(self.prompt, self.output, self.prefix, strict=True) if p + o <= fits),
+                default=0,
+            )
         else:
             self.resident_prefix = 0
         self.slot_prefix: list[int] = []
