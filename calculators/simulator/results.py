@@ -11,6 +11,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from calculators.plan import PlanNote
+
 
 class RequestStatus(StrEnum):
     """How a request ended."""
@@ -167,4 +169,4 @@ class SimulationResult:
     summary: Summary
     timeseries: TimeSeries
     diagnostics: Diagnostics
-    notes: list = field(default_factory=list)
+    notes: list[PlanNote] = field(default_factory=list)  # plain-language notes tying results to knobs
