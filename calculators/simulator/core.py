@@ -110,6 +110,10 @@ class _Run:
             )
         else:
             self.resident_prefix = 0
+        # the shared prefix copy is charged to KV only up to the longest part a running sequence uses;
+        # the rest of the cached prefix is evictable and costs nothing until reused
+        self.shared_refs: dict[int, int] = {}
+        self.shared_heap: list[int] = []  # negated lengths, stale entries skipped lazily
         self.slot_prefix: list[int] = []
         self.free_slots: list[int] = []
         if spec.kv_layout is KvLayout.SLOTS:
@@ -138,13 +142,32 @@ class _Run:
         self.ts_t: list[float] = [0.0]
         self.ts_q: list[int] = [0]
         self.ts_a: list[int] = [0]
-        self.ts_kv: list[float] = [float(self.resident_prefix)]
+        self.ts_kv: list[float] = [0.0]
 
     # ---- KV bookkeeping -------------------------------------------------------------------
     def kv_used(self) -> float:
         """KV tokens held now: owned by running sequences, plus the shared prefix copy, plus block waste."""
-        used = self.sum_ctx_dec + self.n_dec * self.decode_steps - self.sum_shared_dec + self.resident_prefix
+        used = self.sum_ctx_dec + self.n_dec * self.decode_steps - self.sum_shared_dec + self.referenced_prefix()
         return used + self.kv_prefill + self.block_waste * len(self.running)
+
+    def referenced_prefix(self) -> int:
+        """Tokens of the shared prefix copy some running sequence uses (the longest such use)."""
+        heap, refs = self.shared_heap, self.shared_refs
+        while heap and not refs.get(-heap[0]):
+            heapq.heappop(heap)
+        return -heap[0] if heap else 0
+
+    def set_shared(self, i: int, tokens: int) -> None:
+        """Record that sequence `i` uses the first `tokens` of the shared prefix copy."""
+        old = self.shared[i]
+        if old:
+            self.shared_refs[old] -= 1
+        if tokens:
+            count = self.shared_refs.get(tokens, 0)
+            self.shared_refs[tokens] = count + 1
+            if not count:
+                heapq.heappush(self.shared_heap, -tokens)
+        self.shared[i] = tokens
 
     def remaining_outputs(self) -> int:
         """Output tokens the running sequences have still to generate."""
@@ -165,7 +188,7 @@ class _Run:
         else:
             if spec.max_request_tokens is not None and p + o > spec.max_request_tokens:
                 reason = RejectReason.EXCEEDS_CONTEXT
-            elif p + o + spec.block_size_tokens > self.capacity - self.resident_prefix + min(self.prefix[i], self.resident_prefix):
+            elif p + o + spec.block_size_tokens > self.capacity:
                 reason = RejectReason.EXCEEDS_KV
             elif not spec.chunked_prefill and p + o > self.budget:
                 # without chunking a (re)prefill of prompt + generated tokens must fit one step; vLLM
@@ -208,7 +231,7 @@ class _Run:
             self.rem_prefill -= self.out_eff[i] - self.gen[i]
         del self.running[i]
         self.ctx[i] = 0
-        self.shared[i] = 0
+        self.set_shared(i, 0)
         if self.spec.admission is Admission.FULL_REQUEST:
             self.reserved_full -= self.prompt[i] + self.out_eff[i]
         if self.slot[i] >= 0:
@@ -262,15 +285,16 @@ class _Run:
         return 0
 
     # ---- one scheduling decision ----------------------------------------------------------
-    def admit_waiting(self, budget: int, chunks: list[tuple[int, int]]) -> tuple[int, Constraint]:
-        """Admit queue-head requests while limits allow; returns the budget left and what stopped it."""
+    def admit_waiting(self, budget: int, chunks: list[tuple[int, int]], decode_growth: int) -> tuple[int, Constraint]:
+        """Admit queue-head requests while limits allow (the step's decodes add `decode_growth` KV
+        tokens); returns the budget left and what stopped the queue."""
         spec = self.spec
         admission = spec.admission
         waiting = self.waiting
         blocked = Constraint.NONE
         if spec.static_batch and self.running:
             return budget, Constraint.STATIC_BATCH
-        kv_used = self.kv_used() + self.n_dec if self.pool else 0.0  # decodes of this step grow KV too
+        kv_used = self.kv_used() + decode_growth if self.pool else 0.0
         reserve = spec.output_reserve_ratio * self.remaining_outputs() if admission is Admission.PROMPT_PLUS_RESERVE else 0.0
         status = self.status
         while waiting:
@@ -316,7 +340,7 @@ class _Run:
             self.running[i] = None
             self.prefilling[i] = None
             self.hit[i] = hit
-            self.shared[i] = hit if spec.prefix_reuse is PrefixReuse.SHARED else 0
+            self.set_shared(i, hit if spec.prefix_reuse is PrefixReuse.SHARED else 0)
             self.ctx[i] = hit + chunk
             self.kv_prefill += hit + chunk - self.shared[i]
             self.rem_prefill += self.out_eff[i] - self.gen[i]
@@ -345,7 +369,7 @@ class _Run:
             # this request computed (more of) the shared prefix: that part becomes the shared copy
             self.resident_prefix = max(self.resident_prefix, self.prefix[i])
             self.kv_prefill -= self.prefix[i] - self.shared[i]
-            self.shared[i] = self.prefix[i]
+            self.set_shared(i, self.prefix[i])
         elif spec.prefix_reuse is PrefixReuse.PER_SLOT:
             self.slot_prefix[self.slot[i]] = self.prefix[i]
         if self.gen[i] >= self.out_eff[i]:
@@ -382,13 +406,49 @@ class _Run:
             heapq.heappop(heap)
         return 1 << 62
 
+    def make_room_for_decodes(self) -> bool:
+        """Preempt the newest requests until every decoder's next token fits in KV; True if any was."""
+        if not (self.pool and self.spec.preempt_on_kv_exhaustion):
+            return False
+        preempted = False
+        while self.running and self.kv_used() + self.n_dec > self.capacity:
+            self.preempt_newest()
+            preempted = True
+        return preempted
+
+    def schedule_prefill(self, budget: int, decode_growth: int) -> tuple[list[tuple[int, int]], int, bool]:
+        """Next chunk of each prefilling sequence within `budget` tokens and free KV (after
+        `decode_growth` tokens the step's decodes add). Returns (chunks, budget left, preempted)."""
+        chunks: list[tuple[int, int]] = []
+        preempted = False
+        capacity = self.capacity
+        preempting = self.spec.preempt_on_kv_exhaustion
+        for i in list(self.prefilling):
+            if budget <= 0:
+                break
+            if self.status[i] != _PREFILL:  # preempted earlier in this loop
+                continue
+            need = self.need[i]
+            chunk = need if need <= budget else budget
+            if self.pool:
+                while self.kv_used() + decode_growth + chunk > capacity and preempting and next(reversed(self.running)) != i:
+                    self.preempt_newest()
+                    preempted = True
+                    decode_growth = min(decode_growth, self.n_dec)
+                if self.kv_used() + decode_growth + chunk > capacity:
+                    continue
+            self.ctx[i] += chunk
+            self.kv_prefill += chunk
+            self.need[i] -= chunk
+            chunks.append((i, chunk))
+            budget -= chunk
+        return chunks, budget, preempted
+
     # ---- main loop ------------------------------------------------------------------------
     def run(self) -> None:
         spec = self.spec
         rates = self.rates
         arrivals = self.arrivals
-        capacity = self.capacity
-        preempting = spec.preempt_on_kv_exhaustion
         while True:
             while arrivals and arrivals[0][0] <= self.now:
                 t, i = heapq.heappop(arrivals)
@@ -404,45 +464,33 @@ class _Run:
                 self.record()
                 continue
 
-            budget = self.budget
-            preempted = False
-            if self.pool and preempting:
-                while self.running and self.kv_used() + self.n_dec > capacity:
-                    self.preempt_newest()
-                    preempted = True
-            n_dec = self.n_dec
-            budget -= n_dec
-            chunks: list[tuple[int, int]] = []
-            for i in list(self.prefilling):
-                if budget <= 0:
-                    break
-                need = self.need[i]
-                chunk = need if need <= budget else budget
-                if self.pool:
-                    while self.kv_used() + n_dec + chunk > capacity and preempting and next(reversed(self.running)) != i:
-                        self.preempt_newest()
-                        preempted = True
-                    if self.kv_used() + n_dec + chunk > capacity:
-                        continue
-                    n_dec = self.n_dec
-                self.ctx[i] += chunk
-                self.kv_prefill += chunk
-                self.need[i] -= chunk
-                chunks.append((i, chunk))
-                budget -= chunk
-            # vLLM admits nothing new in a step that had to preempt
-            if self.n_waiting and not preempted:
-                budget, blocked = self.admit_waiting(budget, chunks)
+            if spec.mixed_prefill_decode:
+                # one step carries every decode token plus prefill chunks in the rest of the budget
+                preempted = self.make_room_for_decodes()
+                chunks, budget, preempted_pf = self.schedule_prefill(self.budget - self.n_dec, self.n_dec)
+                preempted = preempted or preempted_pf
+                # vLLM admits nothing new in a step that had to preempt
+                if self.n_waiting and not preempted:
+                    budget, blocked = self.admit_waiting(budget, chunks, self.n_dec)
+                else:
+                    blocked = Constraint.KV_CAPACITY if self.n_waiting else Constraint.NONE
             else:
-                blocked = Constraint.KV_CAPACITY if self.n_waiting else Constraint.NONE
-            n_dec = self.n_dec
+                # SGLang: a prefill batch runs alone whenever there is prefill work; decodes wait for it
+                chunks, budget, preempted = self.schedule_prefill(self.budget, 0)
+                if self.n_waiting and not preempted:
+                    budget, blocked = self.admit_waiting(budget, chunks, 0)
+                else:
+                    blocked = Constraint.KV_CAPACITY if self.n_waiting else Constraint.NONE
+                if not chunks and self.make_room_for_decodes() and self.n_waiting:
+                    blocked = Constraint.KV_CAPACITY
+            n_dec = self.n_dec if (spec.mixed_prefill_decode or not chunks) else 0
             if not chunks and n_dec == 0:
                 if arrivals and not self.running:
                     self.now = max(self.now, arrivals[0][0])
                     continue
                 # nothing can run: a state the arrival checks are meant to exclude
                 raise RuntimeError(f"{spec.engine}: simulation stalled at t={self.now:.3f}s with {self.n_waiting} waiting")
-            dec_kv = self.sum_ctx_dec + n_dec * self.decode_steps + n_dec
+            dec_kv = self.sum_ctx_dec + n_dec * (self.decode_steps + 1) if n_dec else 0
             queued = self.n_waiting
             if not chunks and not self.prefilling and (not self.n_waiting or blocked is not Constraint.NONE):
                 self.decode_span(n_dec, dec_kv, queued, blocked)

@@ -52,6 +52,9 @@ class SchedulerSpec(BaseModel):
     step_token_budget: int | None = Field(gt=0, description="tokens one step may process; None = unlimited")
     step_token_budget_knob: str | None = None
     chunked_prefill: bool = Field(description="a prompt may be split across steps within the token budget")
+    mixed_prefill_decode: bool = Field(
+        default=True, description="prefill chunks ride in the same step as decodes (False: prefill batches run alone)"
+    )
     kv_layout: KvLayout
     kv_capacity_tokens: int = Field(gt=0, description="KV tokens the engine can hold in all")
     kv_capacity_knob: str
@@ -188,6 +191,11 @@ class VllmPolicy(_Policy):
 class SglangPolicy(_Policy):
     """SGLang scheduler knobs.
 
+    The scheduler runs a prefill batch whenever one can be formed and decodes only otherwise
+    (get_next_batch_to_run in python/sglang/srt/managers/scheduler.py), unless
+    `--enable-mixed-chunk`; running decodes therefore pause during prefill batches. The chunked prefill
+    size caps the tokens of one prefill batch; decode batches take every running request.
+
     `init_new_token_ratio` 0.7 is SGLANG_INIT_NEW_TOKEN_RATIO's default (sgl-project/sglang
     python/sglang/srt/environ.py): the share of each running request's remaining output that
     admission keeps free. The engine decays it towards 0.7 x 0.14 over 600 decode steps and raises it
@@ -199,6 +207,7 @@ class SglangPolicy(_Policy):
     chunked_prefill_size: int = Field(default=8192, gt=0)
     page_size: int = Field(default=1, gt=0)
     disable_radix_cache: bool = False
+    enable_mixed_chunk: bool = Field(default=False, description="run prefill chunks together with decodes")
     context_length: int | None = Field(default=None, gt=0)
     init_new_token_ratio: float = Field(default=0.7, ge=0, le=1)
 
@@ -212,6 +221,7 @@ class SglangPolicy(_Policy):
             step_token_budget=self.chunked_prefill_size,
             step_token_budget_knob="chunked_prefill_size",
             chunked_prefill=True,
+            mixed_prefill_decode=self.enable_mixed_chunk,
             kv_layout=KvLayout.POOL,
             kv_capacity_tokens=capacity,
             kv_capacity_knob="mem_fraction_static",

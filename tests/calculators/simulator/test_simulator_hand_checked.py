@@ -9,6 +9,7 @@ from calculators.simulator import (
     LengthDistribution,
     OllamaPolicy,
     RejectReason,
+    RequestSet,
     RequestStatus,
     SglangPolicy,
     StaticBatchPolicy,
@@ -198,3 +199,23 @@ def test_kv_binding_note_when_raising_max_num_seqs_does_not_help():
     assert runs[0].diagnostics.binding is Constraint.KV_CAPACITY
     assert runs[0].summary.ttft.p99 == pytest.approx(runs[1].summary.ttft.p99)
     assert any(note.code == "binding_kv_capacity" for note in runs[0].notes)
+
+
+def test_sglang_pauses_decodes_during_a_prefill_batch_vllm_mixes_them():
+    # A (100-token prompt, 11 tokens out) arrives at 0, B (1000-token prompt, 2 out) at 0.045 s.
+    # A: prefill 0.02 s, decodes at 0.03/0.04/0.05; B is scheduled at the 0.05 s step boundary.
+    # vLLM: A's decode rides with B's prefill (1001 tokens, 0.2002 s); A ends 6 steps later: 0.3102 s.
+    # SGLang: B's prefill batch runs alone (0.2 s) and A waits, so A needs one more step: 0.32 s.
+    requests = RequestSet(
+        prompt_tokens=[100, 1000], output_tokens=[11, 2], prefix_tokens=[0, 0],
+        arrival_s=[0.0, 0.045], think_s=[0.0, 0.0],
+    )
+    workload = WorkloadSpec(n_requests=2)
+    vllm = simulate(workload, VllmPolicy(), COST, 100_000, requests=requests)
+    sglang = simulate(workload, SglangPolicy(), COST, 100_000, requests=requests)
+    mixed = simulate(workload, SglangPolicy(enable_mixed_chunk=True), COST, 100_000, requests=requests)
+    assert vllm.records[0].end_s == pytest.approx(0.3102)
+    assert vllm.records[1].first_token_s == pytest.approx(0.2502)
+    assert sglang.records[0].end_s == pytest.approx(0.32)
+    assert sglang.records[1].first_token_s == pytest.approx(0.25)
+    assert mixed.records[0].end_s == pytest.approx(0.3102)
