@@ -137,7 +137,11 @@ with knobs_col:
     if "ollama" in engines:
         with st.expander("Ollama", expanded=True):
             ollama_np = url_widgets.number("OLLAMA_NUM_PARALLEL", key="sim_ollama_np", min_value=1, value=1)
-            ollama_ctx = url_widgets.number("Context per slot (num_ctx)", key="sim_ollama_ctx", min_value=1, value=4096)
+            ollama_ctx = url_widgets.number(
+                "Context per slot (num_ctx)", key="sim_ollama_ctx", min_value=1, value=32768,
+                help="Unset, Ollama picks it by total VRAM: 4,096 below 23 GiB, 32,768 from 23 GiB (the 24 GB "
+                "default card here), 262,144 from 47 GiB; each slot holds this much KV.",
+            )
             ollama_batch = url_widgets.number("num_batch (tokens per step)", key="sim_ollama_batch", min_value=1,
                                               value=512)
             ollama_queue = url_widgets.number("OLLAMA_MAX_QUEUE", key="sim_ollama_queue", min_value=0, value=512)
@@ -171,9 +175,13 @@ with knobs_col:
             sglang_running = url_widgets.number("--max-running-requests", key="sim_sglang_mrr", min_value=1, value=2048)
             sglang_chunk = url_widgets.number("--chunked-prefill-size", key="sim_sglang_chunk", min_value=1, value=8192)
             sglang_radix = url_widgets.toggle("Radix prefix cache", key="sim_sglang_radix", value=True)
+            sglang_mixed = url_widgets.toggle(
+                "--enable-mixed-chunk", key="sim_sglang_mixed",
+                help="Off (default): a prefill batch runs alone and running decodes wait for it.",
+            )
             policies.append((SglangPolicy, dict(
                 max_running_requests=sglang_running, chunked_prefill_size=sglang_chunk,
-                disable_radix_cache=not sglang_radix)))
+                disable_radix_cache=not sglang_radix, enable_mixed_chunk=sglang_mixed)))
     if "static" in engines:
         with st.expander("Static batching baseline", expanded=True):
             static_batch = url_widgets.number("Batch size", key="sim_static_batch", min_value=1, value=8)

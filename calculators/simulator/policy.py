@@ -78,12 +78,20 @@ class OllamaPolicy(_Policy):
     """Ollama's knobs that shape queueing (defaults from ollama/ollama v0.33.0-rc2, envconfig/config.go).
 
     Ollama starts llama-server with `-c num_ctx*num_parallel -np num_parallel -b num_batch`
-    (llm/llama_server.go), so every slot holds `context_length` tokens of its own.
+    (llm/llama_server.go), so every slot holds `context_length` tokens of its own. Without context
+    shift a prompt of num_ctx tokens or more is refused (HTTP 400) and generation stops at num_ctx.
     """
 
     engine: Literal["ollama"] = "ollama"
     num_parallel: int = Field(default=1, gt=0, description="OLLAMA_NUM_PARALLEL: slots (default 1)")
-    context_length: int = Field(default=4096, gt=0, description="num_ctx per slot (OLLAMA_CONTEXT_LENGTH)")
+    context_length: int = Field(
+        default=4096,
+        gt=0,
+        description=(
+            "num_ctx per slot. OLLAMA_CONTEXT_LENGTH unset picks it by total VRAM (server/routes.go): 4096 below "
+            "23 GiB, 32768 from 23 GiB, 262144 from 47 GiB, capped at the model's trained context"
+        ),
+    )
     num_batch: int = Field(default=512, gt=0, description="tokens per llama-server step (api/types.go default 512)")
     max_queue: int = Field(default=512, ge=0, description="OLLAMA_MAX_QUEUE (default 512); beyond it HTTP 503")
     max_queue_applies_to_slot_wait: bool = Field(
