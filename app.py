@@ -6,6 +6,7 @@ st.set_page_config(page_title="servewise", page_icon=":material/dns:", layout="w
 
 pages = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/formats.py", title="Formats & compatibility", icon=":material/grid_on:"),
     st.Page("pages/simulator.py", title="Concurrency & queueing", icon=":material/queue:"),
 ]
 st.navigation(pages).run()

@@ -10,6 +10,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from knowledge.common import Frozen, KnowledgeError
+from knowledge.formats import FormatsSection
+from knowledge.gpus import GpuCatalog
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 M = TypeVar("M", bound=BaseModel)
@@ -57,13 +59,19 @@ class KnowledgeBase(Frozen):
     """Every curated table, validated and cross-checked. Sections are added as their files land."""
 
     directory: str
+    formats: FormatsSection
+    gpus: GpuCatalog
 
 
 @functools.lru_cache(maxsize=4)
 def load_knowledge(directory: str | None = None) -> KnowledgeBase:
     """Load every knowledge file from `directory` (default: this package) once per process."""
     root = Path(directory) if directory else KNOWLEDGE_DIR
-    return KnowledgeBase(directory=str(root))
+    return KnowledgeBase(
+        directory=str(root),
+        formats=load_yaml_file(root / "formats.yaml", FormatsSection),
+        gpus=load_yaml_file(root / "gpus.yaml", GpuCatalog),
+    )
 
 
 __all__ = ["Frozen", "KnowledgeBase", "KnowledgeError", "load_knowledge", "load_yaml_file"]
