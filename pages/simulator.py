@@ -23,9 +23,12 @@ from calculators.simulator import (
     sweep_arrival_rates,
 )
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
+from knowledge import load_knowledge
 from ui import url_widgets
 from ui.simulator_charts import comparison_table, distribution_table, sweep_figures, timeline_figures
 
+#: The example machine: a 24 GB card an 8B BF16 model fits on.
+DEFAULT_GPU_ID = "rtx-4090-24gb"
 #: Sweep points as multiples of the chosen arrival rate.
 SWEEP_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
 #: Requests per sweep point (fewer than the main run keeps the sweep quick).
@@ -67,10 +70,21 @@ engines = url_widgets.multiselect(
 machine_col, workload_col, knobs_col = st.columns(3)
 with machine_col:
     st.subheader("Machine and model")
-    bandwidth_gbs = url_widgets.number("Memory bandwidth (GB/s)", key="sim_bw", min_value=0.0, value=1008.0,
-                                       help="Default: RTX 4090 (1,008 GB/s).")
-    tflops = url_widgets.number("Dense TFLOPS at the weights' precision", key="sim_tflops", min_value=0.0,
-                                value=165.0, help="Default: RTX 4090 BF16 tensor rate (165 TFLOPS, FP32 accumulate).")
+    catalog = load_knowledge().gpus
+    gpu_ids = [gpu.id for gpu in catalog.all_gpus]
+    gpu_id = url_widgets.selectbox("GPU (catalog)", ["custom", *gpu_ids], key="sim_gpu",
+                                   index=1 + gpu_ids.index(DEFAULT_GPU_ID),
+                                   help="'custom' lets you type bandwidth and TFLOPS.")
+    gpu = catalog.get(gpu_id) if gpu_id != "custom" else None
+    bandwidth_gbs = gpu.memory_bandwidth_gb_per_s if gpu else "unknown"
+    tflops = gpu.dense_bf16_tflops if gpu else "unknown"
+    if gpu:
+        st.caption(f"{gpu.name}: {bandwidth_gbs} GB/s, dense BF16 {tflops} TFLOPS ([source]({gpu.source})).")
+    if not isinstance(bandwidth_gbs, int | float):
+        bandwidth_gbs = url_widgets.number("Memory bandwidth (GB/s)", key="sim_bw", min_value=0.0, value=1008.0)
+    if not isinstance(tflops, int | float):
+        tflops = url_widgets.number("Dense TFLOPS at the weights' precision", key="sim_tflops", min_value=0.0,
+                                    value=165.0, help="The catalog has no figure for this device; type one.")
     params_b = url_widgets.number("Active parameters (billions)", key="sim_params", min_value=0.0, value=8.0,
                                   help="For MoE models, the parameters used per token.")
     weights_gb = url_widgets.number("Weights (GB, 10^9 bytes)", key="sim_weights", min_value=0.0, value=16.0)

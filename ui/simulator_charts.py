@@ -38,7 +38,7 @@ def sweep_figures(points: list[SweepPoint]) -> tuple[go.Figure, go.Figure]:
         goodput.add_scatter(x=rates, y=[p.goodput_rps for p in mine], name=engine, mode="lines+markers")
         ttft.add_scatter(x=rates, y=[p.p99_ttft_s for p in mine], name=engine, mode="lines+markers")
     goodput.update_layout(title="Goodput vs arrival rate (estimate)", xaxis_title="arrivals per second",
-                          yaxis_title="requests meeting the SLO per second", **_LAYOUT)
+                          yaxis_title="goodput (req/s)", **_LAYOUT)
     ttft.update_layout(title="p99 time to first token vs arrival rate (estimate)", xaxis_title="arrivals per second",
                        yaxis_title="p99 TTFT (s)", yaxis_type="log", **_LAYOUT)
     return goodput, ttft
@@ -65,7 +65,10 @@ def comparison_table(results: list[SimulationResult]) -> pd.DataFrame:
             "peak running": d.peak_active,
             "binding limit": d.binding.value,
         })
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).round({
+        "throughput (req/s)": 3, "output tokens/s": 1, "goodput (req/s)": 3, "TTFT p50 (s)": 3, "TTFT p99 (s)": 3,
+        "ITL p50 (ms)": 1, "ITL p99 (ms)": 1,
+    })
 
 
 def distribution_table(results: list[SimulationResult]) -> pd.DataFrame:
@@ -79,7 +82,7 @@ def distribution_table(results: list[SimulationResult]) -> pd.DataFrame:
                 continue
             rows.append({"engine": r.engine, "latency": label, "p50 (s)": dist.p50, "p90 (s)": dist.p90,
                          "p99 (s)": dist.p99, "max (s)": dist.max, "requests": dist.count})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).round(4)
 
 
 def _pick(dist: Distribution | None, name: str) -> float | None:

@@ -104,3 +104,29 @@ def test_no_engine_selected_asks_for_one():
     at.multiselect(key="sim_engines").set_value([]).run()
     assert not at.exception
     assert "Pick at least one engine" in " ".join(i.value for i in at.info)
+
+
+def test_catalog_gpu_sets_bandwidth_and_flops():
+    at = run_page({"sim_gpu": "h100-sxm-80gb", "sim_engines": ["vllm"]})
+    assert any("H100" in c.value and "GB/s" in c.value for c in at.caption)
+    assert not [n for n in at.number_input if n.key in ("sim_bw", "sim_tflops")]
+    faster = at.dataframe[0].value.loc[0, "ITL p50 (ms)"]
+    slower = run_page({"sim_gpu": "l4-24gb", "sim_engines": ["vllm"]}).dataframe[0].value.loc[0, "ITL p50 (ms)"]
+    assert faster < slower  # 3,350 GB/s against 300 GB/s
+
+
+def test_apple_entry_without_tflops_asks_for_them():
+    at = run_page({"sim_gpu": "m4-max-40c-128gb", "sim_engines": ["ollama"]})
+    keys = [n.key for n in at.number_input]
+    assert "sim_tflops" in keys and "sim_bw" not in keys
+
+
+def test_custom_gpu_uses_typed_figures():
+    at = run_page({"sim_gpu": "custom", "sim_bw": "500", "sim_engines": ["ollama"]})
+    assert at.number_input(key="sim_bw").value == 500
+
+
+def test_unknown_gpu_in_link_falls_back_with_a_note():
+    at = run_page({"sim_gpu": "gtx-9999"})
+    assert "sim_gpu" in " ".join(w.value for w in at.warning)
+    assert any("RTX 4090" in c.value for c in at.caption)
