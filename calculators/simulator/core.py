@@ -320,11 +320,15 @@ class _Run:
             else:
                 blocked = Constraint.TOKEN_BUDGET
                 break
+            # reusing a cached prefix nobody runs with makes it count against KV again
+            revived = hit - self.referenced_prefix() if spec.prefix_reuse is PrefixReuse.SHARED and hit else 0
+            revived = revived if revived > 0 else 0
             if admission is Admission.NEXT_CHUNK:
-                fits = kv_used + chunk + self.block_waste <= self.capacity
+                fits = kv_used + revived + chunk + self.block_waste <= self.capacity
             elif admission is Admission.PROMPT_PLUS_RESERVE:
                 rem = self.out_eff[i] - self.gen[i]
-                fits = kv_used + total + self.block_waste + spec.output_reserve_ratio * rem + reserve <= self.capacity
+                fits = (kv_used + revived + total + self.block_waste + spec.output_reserve_ratio * rem + reserve
+                        <= self.capacity)
             elif admission is Admission.FULL_REQUEST:
                 fits = self.reserved_full + self.prompt[i] + self.out_eff[i] <= self.capacity
             else:
@@ -353,7 +357,7 @@ class _Run:
                 self.reserved_full += self.prompt[i] + self.out_eff[i]
             elif admission is Admission.PROMPT_PLUS_RESERVE:
                 reserve += spec.output_reserve_ratio * (self.out_eff[i] - self.gen[i])
-            kv_used += chunk + self.block_waste
+            kv_used += revived + chunk + self.block_waste
             chunks.append((i, chunk))
             budget -= chunk
         return budget, blocked
