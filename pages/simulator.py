@@ -1,7 +1,5 @@
 """How many requests run, how many wait, and what latency they see under each engine's scheduler."""
 
-from dataclasses import replace
-
 import streamlit as st
 
 from calculators.errors import ServewiseInputError
@@ -25,10 +23,18 @@ from calculators.simulator import (
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
 from knowledge import load_knowledge
 from ui import url_widgets
-from ui.simulator_charts import comparison_table, distribution_table, sweep_figures, timeline_figures
+from ui.simulator_charts import (
+    comparison_table,
+    distribution_table,
+    records_csv,
+    sweep_figures,
+    timeline_figures,
+)
 
 #: The example machine: a 24 GB card an 8B BF16 model fits on.
 DEFAULT_GPU_ID = "rtx-4090-24gb"
+#: Most requests one page run simulates per engine (keeps a first run within a few seconds).
+MAX_PAGE_REQUESTS = 20_000
 #: Sweep points as multiples of the chosen arrival rate.
 SWEEP_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
 #: Requests per sweep point (fewer than the main run keeps the sweep quick).
@@ -36,13 +42,12 @@ SWEEP_REQUESTS = 300
 
 
 # A run takes tens to hundreds of milliseconds and building a plotly figure tens more, so results and
-# figures are cached by their inputs. They are never mutated, so sharing them between sessions is
-# safe; records are dropped (the page shows summaries, time series and notes only).
-@st.cache_resource(max_entries=32, show_spinner="Simulating…")
+# figures are cached by their inputs. They are never mutated, so sharing them between sessions is safe.
+@st.cache_resource(max_entries=8, show_spinner="Simulating…")
 def run_engines(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo):
-    """Each policy on the same drawn requests: (results without records, timeline figures)."""
+    """Each policy on the same drawn requests: (results, timeline figures)."""
     requests = draw_requests(workload)
-    results = [replace(simulate(workload, p, cost, kv_tokens, slo, requests), records=[]) for p in policies]
+    results = [simulate(workload, policy, cost, kv_tokens, slo, requests) for policy in policies]
     return results, timeline_figures(results)
 
 
@@ -107,7 +112,8 @@ with workload_col:
     arrival = url_widgets.segmented("Arrivals", ["poisson", "closed"], key="sim_arrival", default="poisson",
                                     help="poisson: open loop, independent users at a mean rate. closed: N clients "
                                     "that wait for each answer (a slow server slows them down too).")
-    n_requests = url_widgets.number("Requests", key="sim_n", min_value=0, value=1000, step=100)
+    n_requests = url_widgets.number("Requests", key="sim_n", min_value=0, max_value=MAX_PAGE_REQUESTS, value=1000,
+                                    step=100)
     if arrival == "closed":
         n_clients = url_widgets.number("Clients", key="sim_clients", min_value=0, value=16, step=1)
         think_s = url_widgets.number("Mean think time (s)", key="sim_think", min_value=0.0, value=2.0)
@@ -247,6 +253,10 @@ st.caption(
 
 st.subheader("Latency distributions")
 st.dataframe(distribution_table(results), hide_index=True, width="stretch")
+st.download_button(
+    "Download every simulated request (CSV)", data=lambda: records_csv(results), file_name="servewise-simulation.csv",
+    mime="text/csv", on_click="ignore", icon=":material/download:", key="sim_download",
+)
 
 st.subheader("Queue, running sequences and KV over time")
 left, middle, right = st.columns(3)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -91,3 +94,30 @@ def _pick(dist: Distribution | None, name: str) -> float | None:
 
 def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else seconds * 1000
+
+
+RECORD_COLUMNS = (
+    "engine", "request", "status", "reject_reason", "arrival_s", "admit_s", "first_token_s", "end_s",
+    "queue_s", "ttft_s", "itl_s", "e2e_s", "prompt_tokens", "output_tokens", "generated_tokens",
+    "prefix_hit_tokens", "preemptions", "truncated",
+)
+
+
+def records_csv(results: list[SimulationResult]) -> str:
+    """Every simulated request of every engine as CSV text (seconds, tokens; empty cell = not reached)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(RECORD_COLUMNS)
+    for result in results:
+        for r in result.records:
+            writer.writerow((
+                result.engine, r.index, r.status.value, r.reject_reason.value if r.reject_reason else "",
+                r.arrival_s, _blank(r.admit_s), _blank(r.first_token_s), r.end_s, _blank(r.queue_s),
+                _blank(r.ttft_s), _blank(r.itl_s), _blank(r.e2e_s), r.prompt_tokens, r.output_tokens,
+                r.generated_tokens, r.prefix_hit_tokens, r.preemptions, r.truncated,
+            ))
+    return out.getvalue()
+
+
+def _blank(value: float | None) -> float | str:
+    return "" if value is None else value

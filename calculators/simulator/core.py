@@ -38,7 +38,6 @@ from calculators.simulator.roofline import StepCostModel, decode_span_seconds, s
 from calculators.simulator.workload import RequestSet, WorkloadSpec
 
 _NOT_ARRIVED, _WAITING, _PREFILL, _DECODE, _FINISHED, _REJECTED, _CANCELLED = range(7)
-_INF = float("inf")
 #: Most points a time series keeps after downsampling.
 TIMESERIES_POINTS = 600
 
@@ -669,13 +668,15 @@ def summarize(records: list[RequestRecord], slo: Slo, n_preemptions: int = 0) ->
 
 
 def downsample(t: list[float], queued: list[int], active: list[int], kv: list[float], points: int) -> TimeSeries:
-    """Keep at most `points` samples, each the maximum of its bucket, so peaks survive."""
+    """Keep at most `points` samples, each the maximum of its bucket so peaks survive; the final
+    sample is kept as it is (the state the run ended in)."""
     if len(t) <= points:
         return TimeSeries(list(t), list(queued), list(active), list(kv))
-    edges = np.linspace(0, len(t), points + 1).astype(int)[:-1]
+    body = len(t) - 1
+    edges = np.linspace(0, body, points).astype(int)[:-1]
     return TimeSeries(
-        t_s=np.asarray(t)[edges].tolist(),
-        queued=np.maximum.reduceat(np.asarray(queued), edges).tolist(),
-        active=np.maximum.reduceat(np.asarray(active), edges).tolist(),
-        kv_used_tokens=np.maximum.reduceat(np.asarray(kv, dtype=float), edges).tolist(),
+        t_s=np.asarray(t[:body])[edges].tolist() + [t[-1]],
+        queued=np.maximum.reduceat(np.asarray(queued[:body]), edges).tolist() + [queued[-1]],
+        active=np.maximum.reduceat(np.asarray(active[:body]), edges).tolist() + [active[-1]],
+        kv_used_tokens=np.maximum.reduceat(np.asarray(kv[:body], dtype=float), edges).tolist() + [kv[-1]],
     )

@@ -219,3 +219,24 @@ def test_sglang_pauses_decodes_during_a_prefill_batch_vllm_mixes_them():
     assert sglang.records[0].end_s == pytest.approx(0.32)
     assert sglang.records[1].first_token_s == pytest.approx(0.25)
     assert mixed.records[0].end_s == pytest.approx(0.3102)
+
+
+def test_records_csv_has_one_row_per_request():
+    from ui.simulator_charts import RECORD_COLUMNS, records_csv
+
+    result = simulate(burst(3, 100, 5), OllamaPolicy(num_parallel=1), COST)
+    lines = records_csv([result]).strip().splitlines()
+    assert lines[0].split(",") == list(RECORD_COLUMNS)
+    assert len(lines) == 4 and all(line.startswith("ollama,") for line in lines[1:])
+
+
+def test_downsampling_keeps_peaks_and_the_final_state():
+    from calculators.simulator.core import downsample
+
+    t = [float(i) for i in range(1000)]
+    queued = [0] * 1000
+    queued[501] = 7  # a one-sample spike
+    series = downsample(t, queued, [1] * 999 + [0], [5.0] * 1000, 100)
+    assert len(series.t_s) == 100
+    assert max(series.queued) == 7
+    assert series.t_s[-1] == 999.0 and series.active[-1] == 0
