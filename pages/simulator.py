@@ -193,7 +193,11 @@ with knobs_col:
     if "sglang" in engines:
         with st.expander("SGLang", expanded=True):
             sglang_running = url_widgets.number("--max-running-requests", key="sim_sglang_mrr", min_value=1, value=2048)
-            sglang_chunk = url_widgets.number("--chunked-prefill-size", key="sim_sglang_chunk", min_value=1, value=8192)
+            sglang_chunk = url_widgets.number(
+                "--chunked-prefill-size", key="sim_sglang_chunk", min_value=1, value=2048,
+                help="Unset, SGLang picks it by GPU memory: 2,048 below 35 GiB (the 24 GB default card here), "
+                "8,192 below 160 GiB, 16,384 above.",
+            )
             sglang_radix = url_widgets.toggle("Radix prefix cache", key="sim_sglang_radix", value=True)
             sglang_mixed = url_widgets.toggle(
                 "--enable-mixed-chunk", key="sim_sglang_mixed",

@@ -212,7 +212,12 @@ class SglangPolicy(_Policy):
 
     engine: Literal["sglang"] = "sglang"
     max_running_requests: int = Field(default=2048, gt=0)
-    chunked_prefill_size: int = Field(default=8192, gt=0)
+    chunked_prefill_size: int = Field(
+        default=8192,
+        gt=0,
+        description="unset, SGLang picks it by GPU memory (server_args.py): 2048 below 35 GiB, 8192 below 160 GiB, "
+        "16384 above",
+    )
     page_size: int = Field(default=1, gt=0)
     disable_radix_cache: bool = False
     enable_mixed_chunk: bool = Field(default=False, description="run prefill chunks together with decodes")
