@@ -45,10 +45,10 @@ SWEEP_REQUESTS = 300
 # figures are cached by their inputs. They are never mutated, so sharing them between sessions is safe.
 @st.cache_resource(max_entries=8, show_spinner="Simulating…")
 def run_engines(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo):
-    """Each policy on the same drawn requests: (results, timeline figures)."""
+    """Each policy on the same drawn requests: results, their tables and timeline figures."""
     requests = draw_requests(workload)
     results = [simulate(workload, policy, cost, kv_tokens, slo, requests) for policy in policies]
-    return results, timeline_figures(results)
+    return results, comparison_table(results), distribution_table(results), timeline_figures(results)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Sweeping arrival rates…")
@@ -241,7 +241,9 @@ try:
     )
     slo = checked(Slo, "SLO", ttft_s=ttft_slo, itl_s=itl_slo_ms / 1000)
     built = tuple(checked(cls, cls.model_fields["engine"].default, **knobs) for cls, knobs in policies)
-    results, (queued_fig, running_fig, kv_fig) = run_engines(workload, built, cost, kv_tokens, slo)
+    results, comparison, distributions, (queued_fig, running_fig, kv_fig) = run_engines(
+        workload, built, cost, kv_tokens, slo
+    )
 except ServewiseInputError as exc:
     st.error(f"Cannot simulate: {exc}", icon=":material/error:")
     st.stop()
@@ -249,14 +251,14 @@ except ServewiseInputError as exc:
 st.header("Side by side on the same workload")
 if workload.length_pairs:
     st.caption(f"Lengths sampled from {len(workload.length_pairs):,} CSV rows.")
-st.dataframe(comparison_table(results), hide_index=True, width="stretch")
+st.dataframe(comparison, hide_index=True, width="stretch")
 st.caption(
     f"Goodput counts finished requests with TTFT ≤ {slo.ttft_s:g} s and mean inter-token latency ≤ "
     f"{slo.itl_s * 1000:g} ms, per second of the run. Step times are roofline estimates."
 )
 
 st.subheader("Latency distributions")
-st.dataframe(distribution_table(results), hide_index=True, width="stretch")
+st.dataframe(distributions, hide_index=True, width="stretch")
 st.download_button(
     "Download every simulated request (CSV)", data=lambda: records_csv(results), file_name="servewise-simulation.csv",
     mime="text/csv", on_click="ignore", icon=":material/download:", key="sim_download",

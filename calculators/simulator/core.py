@@ -39,7 +39,7 @@ from calculators.simulator.workload import RequestSet, WorkloadSpec
 
 _NOT_ARRIVED, _WAITING, _PREFILL, _DECODE, _FINISHED, _REJECTED, _CANCELLED = range(7)
 #: Most points a time series keeps after downsampling.
-TIMESERIES_POINTS = 600
+TIMESERIES_POINTS = 300
 
 
 class _Run:
