@@ -160,7 +160,13 @@ class LlamaCppPolicy(_Policy):
 
 
 class VllmPolicy(_Policy):
-    """vLLM V1 scheduler knobs (defaults for the API server on a < 70 GiB GPU; see research/engines.md)."""
+    """vLLM V1 scheduler knobs (defaults for the API server on a < 70 GiB GPU; see research/engines.md).
+
+    Running requests are scheduled first (one token each), then waiting ones within
+    max_num_batched_tokens; when a block cannot be allocated the newest running request is preempted
+    and later recomputed, and no new request is admitted in that step (vllm/v1/core/sched/scheduler.py).
+    The recompute ignores blocks the prefix cache may still hold for it (pessimistic).
+    """
 
     engine: Literal["vllm"] = "vllm"
     max_num_seqs: int = Field(default=256, gt=0)
