@@ -138,6 +138,7 @@ class _Run:
         self.peak_kv = 0.0
         self.n_preempt = 0
         self.n_steps = 0
+        self.decode_stall_s = 0.0
         self.ts_t: list[float] = [0.0]
         self.ts_q: list[int] = [0]
         self.ts_a: list[int] = [0]
@@ -504,6 +505,8 @@ class _Run:
                 tokens += c
                 kv_read += self.ctx[i]
             dt = step_seconds(rates, tokens, kv_read)
+            if self.n_dec and not n_dec:
+                self.decode_stall_s += dt  # a prefill batch ran alone while sequences were decoding
             self.account(dt, queued, blocked)
             self.now += dt
             self.n_steps += 1
@@ -617,6 +620,7 @@ class _Run:
             busy_fraction=min(1.0, self.busy_time / duration),
             n_preemptions=self.n_preempt,
             n_steps=self.n_steps,
+            decode_stall_s=self.decode_stall_s,
         )
         return SimulationResult(
             engine=spec.engine,

@@ -55,6 +55,11 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
             f"{d.n_preemptions} preemptions: KV ran out as sequences grew, so the newest running requests were "
             "evicted and later recomputed their prompt and generated tokens. A concurrency limit above what KV "
             "can sustain is not productive capacity.")))
+    if d.decode_stall_s > 0.05 * s.duration_s and s.duration_s > 0:
+        notes.append(PlanNote(code="decode_stalls", message=(
+            f"Prefill batches ran on their own for {d.decode_stall_s / s.duration_s:.0%} of the run while other "
+            "sequences were waiting to decode: prefill-first scheduling shortens time to first token and "
+            "lengthens inter-token latency (SGLang's --enable-mixed-chunk puts both in one step).")))
     if spec.max_running == 1 and spec.engine == "ollama" and share >= QUEUE_NEGLIGIBLE_SHARE:
         notes.append(PlanNote(code="ollama_single_slot", message=(
             "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "

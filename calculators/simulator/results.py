@@ -158,6 +158,7 @@ class Diagnostics:
     busy_fraction: float  # share of the run the engine was stepping
     n_preemptions: int
     n_steps: int
+    decode_stall_s: float  # time prefill batches ran alone while other sequences waited to decode
 
 
 @dataclass(frozen=True, slots=True)

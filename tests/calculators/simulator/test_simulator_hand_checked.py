@@ -219,6 +219,9 @@ def test_sglang_pauses_decodes_during_a_prefill_batch_vllm_mixes_them():
     assert sglang.records[0].end_s == pytest.approx(0.32)
     assert sglang.records[1].first_token_s == pytest.approx(0.25)
     assert mixed.records[0].end_s == pytest.approx(0.3102)
+    # the 0.2 s prefill batch is the only time A sat idle while decoding
+    assert sglang.diagnostics.decode_stall_s == pytest.approx(0.2)
+    assert vllm.diagnostics.decode_stall_s == 0 and mixed.diagnostics.decode_stall_s == 0
 
 
 def test_records_csv_has_one_row_per_request():
