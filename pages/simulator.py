@@ -277,6 +277,27 @@ for column, result in zip(st.columns(len(results)), results, strict=True):
         st.markdown(f"**{result.engine}**")
         st.markdown("\n".join(f"- {note.message}" for note in result.notes if note.code != "estimate"))
 
+with st.expander("What the simulation assumes (and leaves out)", icon=":material/info:"):
+    st.markdown(
+        "- **Step time** is the larger of a memory bound (weights once per step plus the KV the batch reads, "
+        "over bandwidth x decode efficiency) and a compute bound (2 x active parameters FLOPs per token, over "
+        "TFLOPS x prefill efficiency). Attention FLOPs, kernel launch gaps and sampling are left out, so long "
+        "prompts and small models look faster than they are.\n"
+        "- **Inter-token latency** is each request's mean gap after its first token (what vLLM's benchmark "
+        "calls TPOT); single long stalls are averaged in.\n"
+        "- **vLLM**: running requests first, then waiting ones within the token budget; when KV runs out the "
+        "newest request is preempted and recomputed, and nothing new is admitted in that step.\n"
+        "- **SGLang**: admission keeps 0.7 of each running request's remaining output free (the engine lowers "
+        "this ratio over time; here it stays fixed); prefill batches run alone unless mixed chunks are on.\n"
+        "- **llama-server / Ollama**: each slot owns its share of the context; the unified KV of "
+        "llama-server's automatic `-np` mode is not modelled. Prompts of a slot's context or longer are "
+        "refused; answers stop at the slot's context.\n"
+        "- **Prefix cache**: the shared part of each prompt is token-identical across requests; cached "
+        "prefixes are never evicted, and a shared copy counts against KV only while a running request uses it.\n"
+        "- **Lengths are known** to the simulator; engines only see max_tokens, so real admission is "
+        "more conservative or preempts more."
+    )
+
 st.subheader("Where each engine saturates")
 rates = tuple(round(rate * factor, 4) for factor in SWEEP_FACTORS)
 if rate <= 0:
