@@ -1,0 +1,196 @@
+"""Tiny random-weight GGUF files that carry the attention geometry of real models, for llama.cpp to load.
+
+Hidden and feed-forward sizes are shrunk so each file loads in milliseconds; what sizes llama.cpp's
+caches (layers, KV heads, key/value length, sliding window, recurrent state sizes) is kept.
+Shapes are written in ggml order (ne0 first), hence the reversed numpy shapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import gguf
+import numpy as np
+
+from calculators.architecture import LayerGeometry, LayerKind, ModelArchitecture
+
+N_VOCAB = 32  # the "none" tokenizer only needs a vocabulary size
+
+
+@dataclass(frozen=True)
+class TinyAttentionModel:
+    """A decoder whose KV geometry mirrors a real model; `swa_pattern` 0 means no sliding layers."""
+
+    name: str
+    arch: str  # GGUF general.architecture: llama, gemma2, gemma3
+    n_layer: int
+    n_head: int
+    n_head_kv: int
+    head_dim: int
+    n_ctx_train: int
+    n_embd: int = 64
+    n_ff: int = 64
+    sliding_window: int = 0
+    swa_pattern: int = 0  # llama.cpp: layer il slides when il % pattern < pattern - 1
+
+    def is_sliding(self, il: int) -> bool:
+        """Whether llama.cpp treats layer `il` as sliding-window (llama-hparams.cpp set_swa_pattern)."""
+        return bool(self.swa_pattern) and il % self.swa_pattern < self.swa_pattern - 1
+
+    def architecture(self) -> ModelArchitecture:
+        """The servewise architecture this file describes."""
+        layers = tuple(
+            LayerGeometry(
+                kind=LayerKind.SLIDING if self.is_sliding(il) else LayerKind.FULL,
+                n_kv_heads=self.n_head_kv,
+                head_dim_k=self.head_dim,
+                head_dim_v=self.head_dim,
+                sliding_window_tokens=self.sliding_window if self.is_sliding(il) else None,
+            )
+            for il in range(self.n_layer)
+        )
+        return ModelArchitecture(
+            name=self.name,
+            family=self.arch,
+            layers=layers,
+            n_heads=self.n_head,
+            hidden_size=self.n_embd,
+            vocab_size=N_VOCAB,
+            max_context_tokens=self.n_ctx_train,
+            source="tests/tiny_gguf.py",
+        )
+
+    def write(self, path: Path) -> Path:
+        """Write the GGUF file; returns its path."""
+        w = gguf.GGUFWriter(str(path), self.arch)
+        w.add_context_length(self.n_ctx_train)
+        w.add_embedding_length(self.n_embd)
+        w.add_block_count(self.n_layer)
+        w.add_feed_forward_length(self.n_ff)
+        w.add_head_count(self.n_head)
+        w.add_head_count_kv(self.n_head_kv)
+        w.add_key_length(self.head_dim)
+        w.add_value_length(self.head_dim)
+        w.add_rope_dimension_count(self.head_dim)
+        w.add_layer_norm_rms_eps(1e-6)
+        if self.sliding_window:
+            w.add_sliding_window(self.sliding_window)
+        _add_vocab(w)
+        tensor = _tensor_adder(w)
+        tensor("token_embd.weight", self.n_embd, N_VOCAB)
+        tensor("output_norm.weight", self.n_embd)
+        if self.arch == "llama":
+            tensor("output.weight", self.n_embd, N_VOCAB)
+        q_width, kv_width = self.head_dim * self.n_head, self.head_dim * self.n_head_kv
+        for i in range(self.n_layer):
+            blk = f"blk.{i}."
+            tensor(blk + "attn_norm.weight", self.n_embd)
+            tensor(blk + "attn_q.weight", self.n_embd, q_width)
+            tensor(blk + "attn_k.weight", self.n_embd, kv_width)
+            tensor(blk + "attn_v.weight", self.n_embd, kv_width)
+            tensor(blk + "attn_output.weight", q_width, self.n_embd)
+            tensor(blk + "ffn_norm.weight", self.n_embd)
+            tensor(blk + "ffn_gate.weight", self.n_embd, self.n_ff)
+            tensor(blk + "ffn_up.weight", self.n_embd, self.n_ff)
+            tensor(blk + "ffn_down.weight", self.n_ff, self.n_embd)
+            if self.arch in ("gemma2", "gemma3"):
+                tensor(blk + "post_attention_norm.weight", self.n_embd)
+                tensor(blk + "post_ffw_norm.weight", self.n_embd)
+            if self.arch == "gemma3":
+                tensor(blk + "attn_q_norm.weight", self.head_dim)
+                tensor(blk + "attn_k_norm.weight", self.head_dim)
+        _finish(w)
+        return path
+
+
+@dataclass(frozen=True)
+class TinyMambaModel:
+    """A Mamba-1 stack: no KV, a conv state (R) and an SSM state (S) per sequence and layer."""
+
+    name: str
+    n_layer: int
+    n_embd: int
+    d_state: int
+    d_conv: int
+    dt_rank: int
+    n_ctx_train: int = 2048
+
+    @property
+    def d_inner(self) -> int:
+        """llama.cpp only supports an expansion factor of 2 (models/mamba.cpp)."""
+        return 2 * self.n_embd
+
+    def architecture(self) -> ModelArchitecture:
+        """Recurrent layers with llama.cpp's state sizes: R = (d_conv - 1) x d_inner, S = d_state x d_inner."""
+        layer = LayerGeometry(
+            kind=LayerKind.RECURRENT,
+            recurrent_conv_elements=(self.d_conv - 1) * self.d_inner,
+            recurrent_state_elements=self.d_state * self.d_inner,
+        )
+        return ModelArchitecture(
+            name=self.name,
+            family="mamba",
+            layers=(layer,) * self.n_layer,
+            n_heads=0,
+            hidden_size=self.n_embd,
+            vocab_size=N_VOCAB,
+            max_context_tokens=self.n_ctx_train,
+            source="tests/tiny_gguf.py",
+        )
+
+    def write(self, path: Path) -> Path:
+        """Write the GGUF file; returns its path."""
+        w = gguf.GGUFWriter(str(path), "mamba")
+        w.add_context_length(self.n_ctx_train)
+        w.add_embedding_length(self.n_embd)
+        w.add_block_count(self.n_layer)
+        w.add_ssm_conv_kernel(self.d_conv)
+        w.add_ssm_inner_size(self.d_inner)
+        w.add_ssm_state_size(self.d_state)
+        w.add_ssm_time_step_rank(self.dt_rank)
+        w.add_layer_norm_rms_eps(1e-5)
+        w.add_feed_forward_length(0)
+        w.add_head_count(0)
+        w.add_head_count_kv(0)
+        _add_vocab(w)
+        tensor = _tensor_adder(w)
+        tensor("token_embd.weight", self.n_embd, N_VOCAB)
+        tensor("output_norm.weight", self.n_embd)
+        d_inner = self.d_inner
+        for i in range(self.n_layer):
+            blk = f"blk.{i}."
+            tensor(blk + "attn_norm.weight", self.n_embd)
+            tensor(blk + "ssm_in.weight", self.n_embd, 2 * d_inner)
+            tensor(blk + "ssm_conv1d.weight", self.d_conv, d_inner)
+            tensor(blk + "ssm_conv1d.bias", d_inner)
+            tensor(blk + "ssm_x.weight", d_inner, self.dt_rank + 2 * self.d_state)
+            tensor(blk + "ssm_dt.weight", self.dt_rank, d_inner)
+            tensor(blk + "ssm_dt.bias", d_inner)
+            tensor(blk + "ssm_a", self.d_state, d_inner)
+            tensor(blk + "ssm_d", d_inner)
+            tensor(blk + "ssm_out.weight", d_inner, self.n_embd)
+        _finish(w)
+        return path
+
+
+def _add_vocab(w: gguf.GGUFWriter) -> None:
+    # llama-vocab.cpp: tokenizer model "none" needs nothing but a vocabulary size
+    w.add_tokenizer_model("none")
+    w.add_vocab_size(N_VOCAB)
+
+
+def _tensor_adder(w: gguf.GGUFWriter):
+    rng = np.random.default_rng(0)
+
+    def add(name: str, *ggml_shape: int) -> None:
+        w.add_tensor(name, rng.standard_normal(tuple(reversed(ggml_shape))).astype(np.float32))
+
+    return add
+
+
+def _finish(w: gguf.GGUFWriter) -> None:
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
