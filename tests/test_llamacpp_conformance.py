@@ -20,7 +20,7 @@ import pytest
 from gguf.constants import GGMLQuantizationType
 
 from calculators.engines.llamacpp import FlashAttn, LlamaCppSettings, llamacpp_log_mib, plan_llamacpp
-from tests.tiny_gguf import TinyAttentionModel, TinyMambaModel
+from tests.tiny_gguf import TinyAttentionModel, TinyJambaModel, TinyMambaModel
 
 pytestmark = pytest.mark.llamacpp
 
@@ -39,6 +39,8 @@ MODELS = {
 }
 # Mamba-130m: d_model 768, d_state 16, d_conv 4, dt_rank 48
 MAMBA = TinyMambaModel("mamba-130m", 2, 768, 16, 4, 48)
+# Jamba-like hybrid: attention with Jamba's 8 KV heads x 128 in one layer of four, Mamba (d_state 16, d_conv 4) elsewhere
+JAMBA = TinyJambaModel("jamba-like", 4, (2,), 8, 8, 128, 16, 4, 64)
 
 KV_LINE = re.compile(
     r"llama_kv_cache: size = +([\d.]+) MiB \( *(\d+) cells, +(\d+) layers, +(\d+)/(\d+) seqs\), "
@@ -134,7 +136,7 @@ def loaded_models(tmp_path_factory):
     llama_cpp.llama_backend_init()
     folder = tmp_path_factory.mktemp("gguf")
     loaded = {}
-    for name, spec in [*MODELS.items(), (MAMBA.name, MAMBA)]:
+    for name, spec in [*MODELS.items(), (MAMBA.name, MAMBA), (JAMBA.name, JAMBA)]:
         path = spec.write(folder / f"{name}.gguf")
         params = llama_cpp.llama_model_default_params()
         model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
@@ -175,9 +177,31 @@ def _mib(n_bytes: int) -> str:
     return f"{llamacpp_log_mib(n_bytes):.2f}"
 
 
-@pytest.mark.parametrize(("model_name", "case"), _attention_cases(), ids=lambda v: str(v))
-def test_kv_cache_lines_match_llamacpp(loaded_models, model_name, case):
-    model, arch = loaded_models[model_name]
+def _printed_caches(lines: list[str]) -> list[tuple[str, ...]]:
+    """Every KV and recurrent size line llama.cpp printed, in order, as (kind, fields...)."""
+    found = []
+    for line in lines:
+        if match := KV_LINE.search(line):
+            found.append(("kv", *match.groups()))
+        elif match := RS_LINE.search(line):
+            found.append(("recurrent", *match.groups()))
+    return found
+
+
+def _expected_caches(plan) -> list[tuple[str, ...]]:
+    """The same fields from the plan, formatted as llama.cpp prints them."""
+    expected = []
+    for c in plan.caches:
+        sizes = (_mib(c.total_bytes), str(c.cells), str(c.layers), str(c.seqs))
+        types = (c.type_k, _mib(c.k_bytes), c.type_v, _mib(c.v_bytes))
+        if c.name == "recurrent":
+            expected.append(("recurrent", *sizes, *types))
+        else:
+            expected.append(("kv", *sizes, str(plan.n_stream), *types))
+    return expected
+
+
+def _check(model, arch, case: Case) -> None:
     plan = plan_llamacpp(arch, case.settings())
     sizes, lines = _run(model, case)
 
@@ -187,32 +211,25 @@ def test_kv_cache_lines_match_llamacpp(loaded_models, model_name, case):
         return
     assert sizes is not None, f"llama.cpp refused: {''.join(lines[-3:])}"
     assert (sizes["n_ctx"], sizes["n_ctx_seq"], sizes["n_seq"]) == (plan.n_ctx, plan.n_ctx_seq, plan.n_seq)
+    assert _printed_caches(lines) == _expected_caches(plan)
 
-    printed = [KV_LINE.search(line).groups() for line in lines if KV_LINE.search(line)]
-    expected = [
-        (
-            _mib(c.total_bytes), str(c.cells), str(c.layers), str(c.seqs), str(plan.n_stream),
-            c.type_k, _mib(c.k_bytes), c.type_v, _mib(c.v_bytes),
-        )
-        for c in plan.caches
-    ]  # fmt: skip
-    assert printed == expected
+
+@pytest.mark.parametrize(("model_name", "case"), _attention_cases(), ids=lambda v: str(v))
+def test_kv_cache_lines_match_llamacpp(loaded_models, model_name, case):
+    _check(*loaded_models[model_name], case)
 
 
 @pytest.mark.parametrize("seqs", [1, 3, 8])
 def test_recurrent_state_line_matches_llamacpp(loaded_models, seqs):
-    model, arch = loaded_models[MAMBA.name]
-    case = Case(2048, seqs, False)
-    plan = plan_llamacpp(arch, case.settings())
-    sizes, lines = _run(model, case)
+    _check(*loaded_models[MAMBA.name], Case(2048, seqs, False))
 
-    assert sizes is not None, f"llama.cpp refused: {''.join(lines[-3:])}"
-    printed = [RS_LINE.search(line).groups() for line in lines if RS_LINE.search(line)]
-    (state,) = plan.caches
-    assert printed == [
-        (
-            _mib(state.total_bytes), str(state.cells), str(state.layers), str(state.seqs),
-            state.type_k, _mib(state.k_bytes), state.type_v, _mib(state.v_bytes),
-        )
-    ]  # fmt: skip
-    assert plan.kv_cache_bytes == 0
+
+@pytest.mark.parametrize(
+    "case",
+    [Case(ctx, seqs, unified, fa=fa) for ctx, seqs, unified, fa in itertools.product(
+        [0, 700, 5000], [1, 3], [False, True], [FlashAttn.AUTO, FlashAttn.OFF]
+    )] + [Case(5000, 2, False, "q8_0", "q4_0", FlashAttn.ON)],
+    ids=str,
+)  # fmt: skip
+def test_hybrid_kv_and_recurrent_lines_match_llamacpp(loaded_models, case):
+    _check(*loaded_models[JAMBA.name], case)

@@ -194,3 +194,104 @@ def _finish(w: gguf.GGUFWriter) -> None:
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
+
+
+@dataclass(frozen=True)
+class TinyJambaModel:
+    """A Jamba-style hybrid: attention where `attention_layers` says, Mamba layers elsewhere.
+
+    llama.cpp marks a layer recurrent when its KV head count is 0 (models/jamba.cpp), and Jamba's
+    attention heads are hidden / heads wide.
+    """
+
+    name: str
+    n_layer: int
+    attention_layers: tuple[int, ...]
+    n_head: int
+    n_head_kv: int
+    head_dim: int
+    d_state: int
+    d_conv: int
+    dt_rank: int
+    n_ff: int = 64
+    n_ctx_train: int = 4096
+
+    @property
+    def n_embd(self) -> int:
+        """Jamba's attention uses hidden = heads x head size."""
+        return self.n_head * self.head_dim
+
+    @property
+    def d_inner(self) -> int:
+        """Expansion factor 2, the only one llama.cpp supports."""
+        return 2 * self.n_embd
+
+    def architecture(self) -> ModelArchitecture:
+        """Full-attention and recurrent layers in the file's order."""
+        attention = LayerGeometry(
+            kind=LayerKind.FULL, n_kv_heads=self.n_head_kv, head_dim_k=self.head_dim, head_dim_v=self.head_dim
+        )
+        recurrent = LayerGeometry(
+            kind=LayerKind.RECURRENT,
+            recurrent_conv_elements=(self.d_conv - 1) * self.d_inner,
+            recurrent_state_elements=self.d_state * self.d_inner,
+        )
+        layers = tuple(attention if il in self.attention_layers else recurrent for il in range(self.n_layer))
+        return ModelArchitecture(
+            name=self.name,
+            family="jamba",
+            layers=layers,
+            n_heads=self.n_head,
+            hidden_size=self.n_embd,
+            vocab_size=N_VOCAB,
+            max_context_tokens=self.n_ctx_train,
+            source="tests/tiny_gguf.py",
+        )
+
+    def write(self, path: Path) -> Path:
+        """Write the GGUF file; returns its path."""
+        w = gguf.GGUFWriter(str(path), "jamba")
+        w.add_context_length(self.n_ctx_train)
+        w.add_embedding_length(self.n_embd)
+        w.add_block_count(self.n_layer)
+        w.add_feed_forward_length(self.n_ff)
+        w.add_head_count(self.n_head)
+        w.add_head_count_kv([self.n_head_kv if il in self.attention_layers else 0 for il in range(self.n_layer)])
+        w.add_ssm_conv_kernel(self.d_conv)
+        w.add_ssm_inner_size(self.d_inner)
+        w.add_ssm_state_size(self.d_state)
+        w.add_ssm_time_step_rank(self.dt_rank)
+        w.add_layer_norm_rms_eps(1e-6)
+        _add_vocab(w)
+        tensor = _tensor_adder(w)
+        n_embd, d_inner = self.n_embd, self.d_inner
+        tensor("token_embd.weight", n_embd, N_VOCAB)
+        tensor("output_norm.weight", n_embd)
+        for i in range(self.n_layer):
+            blk = f"blk.{i}."
+            tensor(blk + "attn_norm.weight", n_embd)
+            if i in self.attention_layers:
+                kv_width = self.n_head_kv * self.head_dim
+                tensor(blk + "attn_q.weight", n_embd, n_embd)
+                tensor(blk + "attn_k.weight", n_embd, kv_width)
+                tensor(blk + "attn_v.weight", n_embd, kv_width)
+                tensor(blk + "attn_output.weight", n_embd, n_embd)
+            else:
+                tensor(blk + "ssm_in.weight", n_embd, 2 * d_inner)
+                tensor(blk + "ssm_conv1d.weight", self.d_conv, d_inner)
+                tensor(blk + "ssm_conv1d.bias", d_inner)
+                tensor(blk + "ssm_x.weight", d_inner, self.dt_rank + 2 * self.d_state)
+                tensor(blk + "ssm_dt_norm.weight", self.dt_rank)
+                tensor(blk + "ssm_dt.weight", self.dt_rank, d_inner)
+                tensor(blk + "ssm_dt.bias", d_inner)
+                tensor(blk + "ssm_b_norm.weight", self.d_state)
+                tensor(blk + "ssm_c_norm.weight", self.d_state)
+                tensor(blk + "ssm_a", self.d_state, d_inner)
+                tensor(blk + "ssm_d", d_inner)
+                tensor(blk + "ssm_out.weight", d_inner, n_embd)
+            tensor(blk + "ffn_norm.weight", n_embd)
+            tensor(blk + "ffn_gate.weight", n_embd, self.n_ff)
+            tensor(blk + "ffn_up.weight", n_embd, self.n_ff)
+            tensor(blk + "ffn_down.weight", self.n_ff, n_embd)
+        _finish(w)
+        return path

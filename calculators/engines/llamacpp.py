@@ -253,15 +253,21 @@ def _kv_cache(
     return cache, per_layer
 
 
-def _recurrent_cache(layers: tuple[LayerGeometry, ...], n_seq: int) -> tuple[CacheAllocation, list[int]]:
-    """llama_memory_recurrent: R and S rows of f32 per sequence slot (src/llama-memory-recurrent.cpp:101-103)."""
+def _recurrent_cache(
+    layers: tuple[LayerGeometry, ...], n_seq: int, n_layer_model: int
+) -> tuple[CacheAllocation, list[int]]:
+    """llama_memory_recurrent: R and S rows of f32 per sequence slot (src/llama-memory-recurrent.cpp:101-103).
+
+    `layers` reports the model's whole layer count, as llama.cpp's log line does (its n_layer,
+    src/llama-memory-recurrent.cpp:29 and :133), even when only some layers hold state.
+    """
     cells = max(1, n_seq)  # src/llama-model.cpp:2675 (rs_size = max(1, n_seq_max)); n_rs_seq = 0 without MTP
     row = ggml_row_bytes(RECURRENT_STATE_TYPE, 1)
     r = [layer.recurrent_conv_elements * row * cells for layer in layers]
     st = [layer.recurrent_state_elements * row * cells for layer in layers]
     cache = CacheAllocation(
         name="recurrent",
-        layers=len(layers),
+        layers=n_layer_model,
         cells=cells,
         seqs=n_seq,
         type_k=RECURRENT_STATE_TYPE,
@@ -363,14 +369,17 @@ def plan_llamacpp(
             caches.append(cache)
             layer_bytes.update({i: b for (i, _), b in zip(members, per_layer, strict=True)})
         if recurrent:
-            cache, per_layer = _recurrent_cache(tuple(layer for _, layer in recurrent), n_seq)
+            cache, per_layer = _recurrent_cache(tuple(layer for _, layer in recurrent), n_seq, arch.n_layers)
             caches.append(cache)
             layer_bytes.update({i: b for (i, _), b in zip(recurrent, per_layer, strict=True)})
-            if swa or base:
+            if len(recurrent) < arch.n_layers:
                 notes.append(
                     PlanNote(
                         code="llamacpp_recurrent_layers",
-                        message="llama.cpp's recurrent log line counts every layer of the model, not only recurrent ones",
+                        message=(
+                            f"the recurrent cache counts all {arch.n_layers} layers, as llama.cpp prints it; "
+                            f"{len(recurrent)} of them hold state"
+                        ),
                     )
                 )
 
