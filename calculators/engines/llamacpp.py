@@ -425,11 +425,21 @@ def plan_llamacpp(
         kv_unified=kv_unified,
         n_batch=n_batch,
         n_ubatch=n_ubatch,
-        n_ctx_slot=min(n_ctx_seq, arch.max_context_tokens or n_ctx_seq),
+        n_ctx_slot=_slot_context(n_ctx_seq, s, arch),
         flash_attn=flash_attn,
         n_gpu_layers=min(n_gpu_layers, n_layer + 1),
         devices=devices,
     )
+
+
+def _slot_context(n_ctx_seq: int, s: LlamaCppSettings, arch: ModelArchitecture) -> int:
+    """Tokens one llama-server slot may hold (tools/server/server-context.cpp:4007-4015 n_ctx_slot)."""
+    limits = [n_ctx_seq]
+    if s.kv_unified_per_slot > 0:
+        limits.append(s.kv_unified_per_slot)
+    if arch.max_context_tokens:
+        limits.append(arch.max_context_tokens)
+    return min(limits)
 
 
 def _device_shares(

@@ -38,6 +38,7 @@ LOAD_HEADROOM_PERCENT = 80  # server/sched.go:550 and :1064: predicted must stay
 MIN_NUM_CTX = 4  # server/sched.go:170-172
 # server/sched.go:796-805 and :906-915: automatic -b/-ub for completion models and its memory surcharge.
 BATCH_DEFAULT, BATCH_CONSTRAINED, BATCH_MEDIUM, BATCH_LARGE = 512, 256, 1024, 2048
+EMBEDDING_BATCH = 2048  # llm/llama_server.go:78 DefaultEmbeddingNumBatch
 
 
 class OllamaSettings(BaseModel):
@@ -112,15 +113,23 @@ def ollama_predicted_vram_bytes(arch: ModelArchitecture, weights_bytes: int, con
     return weights_bytes + 2 * arch.n_layers * kv_heads * head_dim * context_tokens * 2
 
 
-def _automatic_batch(
-    predicted_ctx: int, predicted: int, available: int, flash: FlashAttn, s: OllamaSettings, machine: Machine | None
+def automatic_generation_batch(
+    effective_ctx: int,
+    predicted_bytes: int,
+    available_bytes: int,
+    flash: FlashAttn,
+    cuda_free_bytes: int | None = None,
 ) -> int:
-    """server/sched.go:822-841 automaticGenerationBatch: larger batches for long contexts when memory allows."""
-    if flash is FlashAttn.OFF and s.gpu_library == "cuda" and machine is not None:
-        constrained = predicted_ctx > 4096 and machine.device_memory_bytes <= 8 * GIB
+    """server/sched.go:822-841 automaticGenerationBatch: Ollama's -b/-ub for a completion model (tokens).
+
+    Larger batches for long contexts (2048 above 32768 tokens, 1024 above 4096) when memory allows;
+    `cuda_free_bytes` is the free memory of a CUDA GPU in use, None when there is none.
+    """
+    if flash is FlashAttn.OFF and cuda_free_bytes is not None:
+        constrained = effective_ctx > 4096 and 0 < cuda_free_bytes <= 8 * GIB  # :843-857
         return BATCH_CONSTRAINED if constrained else BATCH_DEFAULT
-    batch = BATCH_LARGE if predicted_ctx > 32768 else BATCH_MEDIUM if predicted_ctx > 4096 else BATCH_DEFAULT
-    while batch > BATCH_DEFAULT and not _batch_fits(batch, predicted, available):
+    batch = BATCH_LARGE if effective_ctx > 32768 else BATCH_MEDIUM if effective_ctx > 4096 else BATCH_DEFAULT
+    while batch > BATCH_DEFAULT and not _batch_fits(batch, predicted_bytes, available_bytes):
         batch = BATCH_MEDIUM if batch > BATCH_MEDIUM else BATCH_DEFAULT
     return batch
 
@@ -161,7 +170,7 @@ def plan_ollama(
     s = settings or OllamaSettings()
     n_parallel = effective_parallel(arch, s.num_parallel)
     default_ctx = default_context_tokens(machine, s.gpu_overhead)
-    num_ctx = s.num_ctx if s.num_ctx else (s.context_length or default_ctx)
+    num_ctx = s.num_ctx if s.num_ctx is not None else (s.context_length or default_ctx)
     num_ctx = max(num_ctx, MIN_NUM_CTX)
     if arch.max_context_tokens and num_ctx > arch.max_context_tokens:
         num_ctx = arch.max_context_tokens  # llm/server.go:111-115: capped at the trained context
@@ -177,12 +186,14 @@ def plan_ollama(
     predicted_ctx = num_ctx * n_parallel  # server/sched.go:793-795 effectiveLlamaServerContext
     predicted = ollama_predicted_vram_bytes(arch, file_bytes, predicted_ctx)
     single_gpu, available = _placement(machine, predicted)
-    if s.num_batch is not None:
+    if arch.is_embedding_model:
+        # llm/llama_server.go:75-96 and :561-569: 2048 (or num_batch) capped by the context of all slots
+        num_batch = min(s.num_batch or min(EMBEDDING_BATCH, num_ctx), num_ctx * n_parallel)
+    elif s.num_batch is not None:
         num_batch = s.num_batch
-    elif arch.is_embedding_model:
-        num_batch = BATCH_DEFAULT
     else:
-        num_batch = _automatic_batch(predicted_ctx, predicted, available, flash, s, machine)
+        cuda_free = machine.device_memory_bytes if machine is not None and s.gpu_library == "cuda" else None
+        num_batch = automatic_generation_batch(predicted_ctx, predicted, available, flash, cuda_free)
     surcharge = 0 if arch.is_embedding_model else batch_surcharge_bytes(num_batch)
     predicted_for_load = predicted + surcharge
     # server/sched.go:785-791: an explicit partial offload (num_gpu below blocks + 1) skips the pre-flight check.
@@ -211,8 +222,9 @@ def plan_ollama(
     if s.kv_cache_type:
         args += ["--cache-type-k", cache_type, "--cache-type-v", cache_type]
     args += ["--flash-attn", flash.value]
-    if s.num_batch is not None or not arch.is_embedding_model:
-        args += ["-b", str(num_batch), "-ub", str(num_batch)]
+    if arch.is_embedding_model:
+        args += ["--embedding"]
+    args += ["-b", str(num_batch), "-ub", str(num_batch)]
     if s.num_gpu >= 0:
         args += ["-ngl", str(s.num_gpu)]
 

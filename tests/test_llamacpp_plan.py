@@ -1,0 +1,183 @@
+"""plan_llamacpp rules that the CPU-only conformance test cannot reach: llama-server defaults, --fit's
+context resolution, the -ngl layer split, MLA, refusals and bad input.
+
+Each expectation cites the line of ggml-org/llama.cpp@0c1e57098 it comes from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from calculators.architecture import LayerGeometry, LayerKind, ModelArchitecture
+from calculators.engines.llamacpp import (
+    FlashAttn,
+    LlamaCppSettings,
+    ggml_row_bytes,
+    llamacpp_log_mib,
+    plan_llamacpp,
+)
+from calculators.errors import ServewiseInputError
+from calculators.kv import uniform_gqa_architecture
+from calculators.machine import Machine
+
+GIB = 1024**3
+# Llama-3-8B: 32 layers, 8 KV heads x 128, trained context 8192 (its config.json)
+LLAMA3_8B = dataclasses.replace(uniform_gqa_architecture(32, 8, 128, "llama3-8b"), max_context_tokens=8192)
+
+
+def _gemma3_27b() -> ModelArchitecture:
+    """Gemma-3-27B: 62 layers, 16 KV heads x 128, layer il slides over 1024 tokens unless il % 6 == 5."""
+    full = LayerGeometry(kind=LayerKind.FULL, n_kv_heads=16, head_dim_k=128, head_dim_v=128)
+    sliding = dataclasses.replace(full, kind=LayerKind.SLIDING, sliding_window_tokens=1024)
+    layers = tuple(full if il % 6 == 5 else sliding for il in range(62))
+    return ModelArchitecture("gemma3-27b", "gemma3", layers, 32, 5376, 262208, 131072)
+
+
+def _deepseek_v2_lite() -> ModelArchitecture:
+    """DeepSeek-V2-Lite: 27 MLA layers caching a 512-wide latent plus a 64-wide rope key."""
+    mla = LayerGeometry(kind=LayerKind.MLA, kv_lora_rank=512, qk_rope_head_dim=64)
+    return ModelArchitecture("deepseek-v2-lite", "deepseek2", (mla,) * 27, 16, 2048, 102400, 163840)
+
+
+def test_server_defaults_give_four_slots_sharing_the_trained_context():
+    # tools/server/server.cpp:156-160: -np auto -> 4 slots and a unified KV; -c 0 -> trained context
+    plan = plan_llamacpp(LLAMA3_8B)
+    assert (plan.n_seq, plan.kv_unified, plan.n_stream) == (4, True, 1)
+    assert (plan.n_ctx, plan.n_ctx_seq, plan.n_ctx_slot) == (8192, 8192, 8192)
+    (kv,) = plan.caches
+    # the product brief's worked example: 128 KiB per token, 8192 tokens -> exactly 1 GiB
+    assert plan.kv_bytes_per_token == 131072
+    assert kv.total_bytes == GIB == plan.kv_cache_bytes
+    assert (kv.cells, kv.layers, kv.seqs) == (8192, 32, 4)
+    assert f"{llamacpp_log_mib(kv.total_bytes):.2f}" == "1024.00"
+
+
+def test_fit_gives_every_split_stream_the_trained_context():
+    # common/fit.cpp:265-279: with -c unset and --fit on, n_ctx = n_ctx_train x streams
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4))
+    assert (plan.n_ctx, plan.n_ctx_seq, plan.kv_unified) == (32768, 8192, False)
+    assert plan.kv_cache_bytes == 4 * GIB
+    # without --fit llama_context shares the trained context among the streams (llama-context.cpp:133, 295)
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4, fit=False))
+    assert (plan.n_ctx, plan.n_ctx_seq) == (8192, 2048)
+
+
+def test_context_is_padded_then_split_per_stream():
+    # src/llama-context.cpp:290-306: pad(10000) = 10240; 10240 / 3 = 3413 -> pad 3584; n_ctx = 3 x 3584
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(ctx_size=10000, parallel=3))
+    assert (plan.n_ctx, plan.n_ctx_seq, plan.n_seq) == (10752, 3584, 3)
+    assert plan.caches[0].cells == 3584
+    assert plan.kv_cache_bytes == 10752 * 131072
+
+
+def test_slot_context_is_capped_by_trained_context_and_per_slot_limit():
+    # tools/server/server-context.cpp:4008-4015 n_ctx_slot
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(ctx_size=20000, parallel=1))
+    assert (plan.n_ctx_seq, plan.n_ctx_slot) == (20224, 8192)
+    # tools/server/server.cpp:166-171: --kv-unified-per-slot sizes an unset -c as slots x N
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(kv_unified_per_slot=2048))
+    assert (plan.n_ctx, plan.kv_unified) == (4 * 2048, True)
+
+
+def test_sliding_window_cache_is_window_plus_ubatch_padded():
+    # src/llama-kv-cache-iswa.cpp:67-78: min(size, pad(n_swa x (n_seq if unified else 1) + n_ubatch, 256))
+    arch = _gemma3_27b()
+    plan = plan_llamacpp(arch, LlamaCppSettings(ctx_size=32768, parallel=1))
+    base, swa = plan.caches
+    assert (base.name, base.layers, base.cells) == ("kv", 10, 32768)
+    assert (swa.name, swa.layers, swa.cells) == ("kv_swa", 52, 1536)
+    assert swa.k_bytes == 52 * 1536 * 16 * 128 * 2
+    unified = plan_llamacpp(arch, LlamaCppSettings(ctx_size=32768, parallel=4, kv_unified=True))
+    assert unified.caches[1].cells == 4608  # 1024 x 4 + 512
+    full = plan_llamacpp(arch, LlamaCppSettings(ctx_size=32768, parallel=1, swa_full=True))
+    assert full.caches[1].cells == 32768
+
+
+def test_mla_caches_the_latent_only():
+    # src/llama-kv-cache.cpp:210-215: MLA keeps one K row (latent + rope key) and no V
+    plan = plan_llamacpp(_deepseek_v2_lite(), LlamaCppSettings(ctx_size=4096, parallel=1))
+    (kv,) = plan.caches
+    assert (kv.k_bytes, kv.v_bytes) == (27 * 4096 * 576 * 2, 0)
+    assert plan.kv_bytes_per_token == 27 * 576 * 2
+
+
+def test_refusals_are_worded_as_llamacpp_logs_them():
+    # src/llama-context.cpp:3838-3872 (llama_init_from_model returns NULL after these errors)
+    quantized_v = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(cache_type_v="q8_0", flash_attn=FlashAttn.OFF))
+    assert quantized_v.refusal == "quantized V cache requires flash_attn to be enabled"
+    mla = plan_llamacpp(_deepseek_v2_lite(), LlamaCppSettings(ctx_size=4096, cache_type_k="q8_0"))
+    assert mla.refusal == "model does not support different K (q8_0) and V (f16) cache types"
+    ok = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(cache_type_k="q4_0", cache_type_v="q4_0"))
+    assert ok.refusal is None
+    assert ok.flash_attn is FlashAttn.ON  # auto is forced on by a quantized V cache (:3840-3843)
+
+
+def test_ngl_puts_the_last_layers_on_the_gpu():
+    # src/llama-model.cpp:1589-1611: layers from n_layer + 1 - ngl on go to the GPU, output layer last
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(n_gpu_layers=20), Machine(device_memory_bytes=8 * GIB), 4 * GIB)
+    gpu, host = plan.devices
+    assert (gpu.repeating_layers, gpu.holds_output_layer, host.repeating_layers) == (19, True, 13)
+    per_layer_kv = 8192 * 8 * 128 * 2 * 2
+    assert (gpu.kv_cache_bytes, host.kv_cache_bytes) == (19 * per_layer_kv, 13 * per_layer_kv)
+    assert gpu.weights_bytes == 4 * GIB * 19 // 32
+
+
+def test_ngl_splits_offloaded_layers_evenly_over_identical_gpus():
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(n_gpu_layers=99), Machine(device_memory_bytes=24 * GIB, n_devices=2))
+    gpu0, gpu1, host = plan.devices
+    # layer il goes to the first device whose cumulative share exceeds il / 33
+    assert (gpu0.repeating_layers, gpu1.repeating_layers, host.repeating_layers) == (17, 15, 0)
+    assert gpu1.holds_output_layer
+    assert plan.n_gpu_layers == 33
+
+
+def test_no_kv_offload_and_ngl_zero_keep_caches_on_the_host():
+    machine = Machine(device_memory_bytes=24 * GIB)
+    for settings in (LlamaCppSettings(no_kv_offload=True), LlamaCppSettings(n_gpu_layers=0)):
+        gpu, host = plan_llamacpp(LLAMA3_8B, settings, machine).devices
+        assert (gpu.kv_cache_bytes, host.kv_cache_bytes) == (0, GIB)
+
+
+def test_fit_note_when_a_gpu_would_keep_under_a_gibibyte():
+    # common/common.h:480-483: --fit keeps 1 GiB free per device and never lowers the context below 4096
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4), Machine(device_memory_bytes=8 * GIB), 4 * GIB)
+    assert any(note.code == "llamacpp_fit_would_reduce" for note in plan.notes)
+    roomy = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4), Machine(device_memory_bytes=80 * GIB), 4 * GIB)
+    assert not any(note.code == "llamacpp_fit_would_reduce" for note in roomy.notes)
+
+
+def test_embedding_models_get_no_kv_cache():
+    arch = dataclasses.replace(LLAMA3_8B, is_embedding_model=True)
+    plan = plan_llamacpp(arch, LlamaCppSettings(ctx_size=512))
+    assert (plan.caches, plan.kv_cache_bytes) == ([], 0)
+
+
+def test_row_bytes_follow_ggml_block_sizes():
+    # ggml: q8_0 = 34 bytes per 32 values, q4_0 = 18, q4_1 = 20, q5_0 = 22, q5_1 = 24, iq4_nl = 18
+    sizes = {t: ggml_row_bytes(t, 1024) for t in ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")}
+    assert sizes == {
+        "f32": 4096, "f16": 2048, "bf16": 2048, "q8_0": 1088, "q4_0": 576,
+        "q4_1": 640, "q5_0": 704, "q5_1": 768, "iq4_nl": 576,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"cache_type_k": "q8"},
+        {"cache_type_v": "fp8"},
+        {"parallel": 0},
+        {"parallel": 300},
+    ],
+)
+def test_bad_settings_are_input_errors(settings):
+    with pytest.raises(ServewiseInputError):
+        plan_llamacpp(LLAMA3_8B, LlamaCppSettings(**settings))
+
+
+def test_trained_context_needed_for_ctx_zero():
+    arch = dataclasses.replace(LLAMA3_8B, max_context_tokens=None)
+    with pytest.raises(ServewiseInputError, match="trained context"):
+        plan_llamacpp(arch, LlamaCppSettings(ctx_size=0))
