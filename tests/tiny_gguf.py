@@ -123,11 +123,7 @@ class TinyMambaModel:
 
     def architecture(self) -> ModelArchitecture:
         """Recurrent layers with llama.cpp's state sizes: R = (d_conv - 1) x d_inner, S = d_state x d_inner."""
-        layer = LayerGeometry(
-            kind=LayerKind.RECURRENT,
-            recurrent_conv_elements=(self.d_conv - 1) * self.d_inner,
-            recurrent_state_elements=self.d_state * self.d_inner,
-        )
+        layer = _mamba_layer(self.d_inner, self.d_state, self.d_conv)
         return ModelArchitecture(
             name=self.name,
             family="mamba",
@@ -145,10 +141,7 @@ class TinyMambaModel:
         w.add_context_length(self.n_ctx_train)
         w.add_embedding_length(self.n_embd)
         w.add_block_count(self.n_layer)
-        w.add_ssm_conv_kernel(self.d_conv)
-        w.add_ssm_inner_size(self.d_inner)
-        w.add_ssm_state_size(self.d_state)
-        w.add_ssm_time_step_rank(self.dt_rank)
+        _add_ssm_keys(w, self.d_conv, self.d_inner, self.d_state, self.dt_rank)
         w.add_layer_norm_rms_eps(1e-5)
         w.add_feed_forward_length(0)
         w.add_head_count(0)
@@ -157,21 +150,45 @@ class TinyMambaModel:
         tensor = _tensor_adder(w)
         tensor("token_embd.weight", self.n_embd, N_VOCAB)
         tensor("output_norm.weight", self.n_embd)
-        d_inner = self.d_inner
         for i in range(self.n_layer):
-            blk = f"blk.{i}."
-            tensor(blk + "attn_norm.weight", self.n_embd)
-            tensor(blk + "ssm_in.weight", self.n_embd, 2 * d_inner)
-            tensor(blk + "ssm_conv1d.weight", self.d_conv, d_inner)
-            tensor(blk + "ssm_conv1d.bias", d_inner)
-            tensor(blk + "ssm_x.weight", d_inner, self.dt_rank + 2 * self.d_state)
-            tensor(blk + "ssm_dt.weight", self.dt_rank, d_inner)
-            tensor(blk + "ssm_dt.bias", d_inner)
-            tensor(blk + "ssm_a", self.d_state, d_inner)
-            tensor(blk + "ssm_d", d_inner)
-            tensor(blk + "ssm_out.weight", d_inner, self.n_embd)
+            tensor(f"blk.{i}.attn_norm.weight", self.n_embd)
+            _add_mamba_tensors(tensor, f"blk.{i}.", self.n_embd, self.d_conv, self.d_state, self.dt_rank, norms=False)
         _finish(w)
         return path
+
+
+def _mamba_layer(d_inner: int, d_state: int, d_conv: int) -> LayerGeometry:
+    """A Mamba-1 layer with llama.cpp's state sizes: R = (d_conv - 1) x d_inner, S = d_state x d_inner."""
+    return LayerGeometry(
+        kind=LayerKind.RECURRENT,
+        recurrent_conv_elements=(d_conv - 1) * d_inner,
+        recurrent_state_elements=d_state * d_inner,
+    )
+
+
+def _add_ssm_keys(w: gguf.GGUFWriter, d_conv: int, d_inner: int, d_state: int, dt_rank: int) -> None:
+    w.add_ssm_conv_kernel(d_conv)
+    w.add_ssm_inner_size(d_inner)
+    w.add_ssm_state_size(d_state)
+    w.add_ssm_time_step_rank(dt_rank)
+
+
+def _add_mamba_tensors(tensor, blk: str, n_embd: int, d_conv: int, d_state: int, dt_rank: int, norms: bool) -> None:
+    """One Mamba mixer (models/mamba.cpp); Jamba adds RMS norms on dt, B and C (models/jamba.cpp)."""
+    d_inner = 2 * n_embd
+    tensor(blk + "ssm_in.weight", n_embd, 2 * d_inner)
+    tensor(blk + "ssm_conv1d.weight", d_conv, d_inner)
+    tensor(blk + "ssm_conv1d.bias", d_inner)
+    tensor(blk + "ssm_x.weight", d_inner, dt_rank + 2 * d_state)
+    tensor(blk + "ssm_dt.weight", dt_rank, d_inner)
+    tensor(blk + "ssm_dt.bias", d_inner)
+    tensor(blk + "ssm_a", d_state, d_inner)
+    tensor(blk + "ssm_d", d_inner)
+    tensor(blk + "ssm_out.weight", d_inner, n_embd)
+    if norms:
+        tensor(blk + "ssm_dt_norm.weight", dt_rank)
+        tensor(blk + "ssm_b_norm.weight", d_state)
+        tensor(blk + "ssm_c_norm.weight", d_state)
 
 
 def _add_vocab(w: gguf.GGUFWriter) -> None:
@@ -231,11 +248,7 @@ class TinyJambaModel:
         attention = LayerGeometry(
             kind=LayerKind.FULL, n_kv_heads=self.n_head_kv, head_dim_k=self.head_dim, head_dim_v=self.head_dim
         )
-        recurrent = LayerGeometry(
-            kind=LayerKind.RECURRENT,
-            recurrent_conv_elements=(self.d_conv - 1) * self.d_inner,
-            recurrent_state_elements=self.d_state * self.d_inner,
-        )
+        recurrent = _mamba_layer(self.d_inner, self.d_state, self.d_conv)
         layers = tuple(attention if il in self.attention_layers else recurrent for il in range(self.n_layer))
         return ModelArchitecture(
             name=self.name,
@@ -257,14 +270,11 @@ class TinyJambaModel:
         w.add_feed_forward_length(self.n_ff)
         w.add_head_count(self.n_head)
         w.add_head_count_kv([self.n_head_kv if il in self.attention_layers else 0 for il in range(self.n_layer)])
-        w.add_ssm_conv_kernel(self.d_conv)
-        w.add_ssm_inner_size(self.d_inner)
-        w.add_ssm_state_size(self.d_state)
-        w.add_ssm_time_step_rank(self.dt_rank)
+        _add_ssm_keys(w, self.d_conv, self.d_inner, self.d_state, self.dt_rank)
         w.add_layer_norm_rms_eps(1e-6)
         _add_vocab(w)
         tensor = _tensor_adder(w)
-        n_embd, d_inner = self.n_embd, self.d_inner
+        n_embd = self.n_embd
         tensor("token_embd.weight", n_embd, N_VOCAB)
         tensor("output_norm.weight", n_embd)
         for i in range(self.n_layer):
@@ -277,18 +287,7 @@ class TinyJambaModel:
                 tensor(blk + "attn_v.weight", n_embd, kv_width)
                 tensor(blk + "attn_output.weight", n_embd, n_embd)
             else:
-                tensor(blk + "ssm_in.weight", n_embd, 2 * d_inner)
-                tensor(blk + "ssm_conv1d.weight", self.d_conv, d_inner)
-                tensor(blk + "ssm_conv1d.bias", d_inner)
-                tensor(blk + "ssm_x.weight", d_inner, self.dt_rank + 2 * self.d_state)
-                tensor(blk + "ssm_dt_norm.weight", self.dt_rank)
-                tensor(blk + "ssm_dt.weight", self.dt_rank, d_inner)
-                tensor(blk + "ssm_dt.bias", d_inner)
-                tensor(blk + "ssm_b_norm.weight", self.d_state)
-                tensor(blk + "ssm_c_norm.weight", self.d_state)
-                tensor(blk + "ssm_a", self.d_state, d_inner)
-                tensor(blk + "ssm_d", d_inner)
-                tensor(blk + "ssm_out.weight", d_inner, n_embd)
+                _add_mamba_tensors(tensor, blk, n_embd, self.d_conv, self.d_state, self.dt_rank, norms=True)
             tensor(blk + "ffn_norm.weight", n_embd)
             tensor(blk + "ffn_gate.weight", n_embd, self.n_ff)
             tensor(blk + "ffn_up.weight", n_embd, self.n_ff)
