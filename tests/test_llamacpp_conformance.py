@@ -20,7 +20,7 @@ import pytest
 from gguf.constants import GGMLQuantizationType
 
 from calculators.engines.llamacpp import FlashAttn, LlamaCppSettings, llamacpp_log_mib, plan_llamacpp
-from tests.tiny_gguf import TinyAttentionModel, TinyJambaModel, TinyMambaModel
+from tests.tiny_gguf import TinyAttentionModel, TinyJambaModel, TinyMambaModel, TinyMlaModel
 
 pytestmark = pytest.mark.llamacpp
 
@@ -41,6 +41,8 @@ MODELS = {
 MAMBA = TinyMambaModel("mamba-130m", 2, 768, 16, 4, 48)
 # Jamba-like hybrid: attention with Jamba's 8 KV heads x 128 in one layer of four, Mamba (d_state 16, d_conv 4) elsewhere
 JAMBA = TinyJambaModel("jamba-like", 4, (2,), 8, 8, 128, 16, 4, 64)
+# DeepSeek-V2-Lite attention: 16 heads, kv_lora_rank 512, rope 64, nope 128, v_head 128 (dense FFN, q LoRA added)
+MLA = TinyMlaModel("deepseek-v2-lite", 2, 16, 512, 64, 128, 128)
 
 KV_LINE = re.compile(
     r"llama_kv_cache: size = +([\d.]+) MiB \( *(\d+) cells, +(\d+) layers, +(\d+)/(\d+) seqs\), "
@@ -136,7 +138,7 @@ def loaded_models(tmp_path_factory):
     llama_cpp.llama_backend_init()
     folder = tmp_path_factory.mktemp("gguf")
     loaded = {}
-    for name, spec in [*MODELS.items(), (MAMBA.name, MAMBA), (JAMBA.name, JAMBA)]:
+    for name, spec in [*MODELS.items(), (MAMBA.name, MAMBA), (JAMBA.name, JAMBA), (MLA.name, MLA)]:
         path = spec.write(folder / f"{name}.gguf")
         params = llama_cpp.llama_model_default_params()
         model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
@@ -233,3 +235,21 @@ def test_recurrent_state_line_matches_llamacpp(loaded_models, seqs):
 )  # fmt: skip
 def test_hybrid_kv_and_recurrent_lines_match_llamacpp(loaded_models, case):
     _check(*loaded_models[JAMBA.name], case)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [Case(ctx, seqs, unified, type_k, type_v, fa) for (ctx, seqs, unified), (type_k, type_v, fa) in itertools.product(
+        [(4096, 1, False), (5000, 3, False), (5000, 3, True)],
+        [
+            ("f16", "f16", FlashAttn.AUTO),
+            ("f16", "f16", FlashAttn.OFF),
+            ("q8_0", "q8_0", FlashAttn.ON),
+            ("q8_0", "f16", FlashAttn.AUTO),  # refused: MLA needs one type for K and V
+            ("q4_0", "q4_0", FlashAttn.OFF),  # refused: quantized V without flash attention
+        ],
+    )],
+    ids=str,
+)  # fmt: skip
+def test_mla_latent_cache_line_matches_llamacpp(loaded_models, case):
+    _check(*loaded_models[MLA.name], case)

@@ -294,3 +294,83 @@ class TinyJambaModel:
             tensor(blk + "ffn_down.weight", self.n_ff, n_embd)
         _finish(w)
         return path
+
+
+@dataclass(frozen=True)
+class TinyMlaModel:
+    """A DeepSeek-V2-style decoder with multi-head latent attention and dense feed-forward layers only.
+
+    llama.cpp caches, per token and layer, one row of kv_lora_rank + rope width (stored as a single
+    "KV head" of key_length = kv_lora_rank + n_rot) and no V row.
+    """
+
+    name: str
+    n_layer: int
+    n_head: int
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+    qk_nope_head_dim: int
+    v_head_dim: int
+    q_lora_rank: int = 32
+    n_embd: int = 64
+    n_ff: int = 64
+    n_ctx_train: int = 4096
+
+    def architecture(self) -> ModelArchitecture:
+        """MLA layers carrying the latent and the rope key."""
+        layer = LayerGeometry(kind=LayerKind.MLA, kv_lora_rank=self.kv_lora_rank, qk_rope_head_dim=self.qk_rope_head_dim)
+        return ModelArchitecture(
+            name=self.name,
+            family="deepseek2",
+            layers=(layer,) * self.n_layer,
+            n_heads=self.n_head,
+            hidden_size=self.n_embd,
+            vocab_size=N_VOCAB,
+            max_context_tokens=self.n_ctx_train,
+            source="tests/tiny_gguf.py",
+        )
+
+    def write(self, path: Path) -> Path:
+        """Write the GGUF file in the split k_b / v_b layout current converters produce; returns its path."""
+        w = gguf.GGUFWriter(str(path), "deepseek2")
+        k_mla, rope = self.qk_nope_head_dim + self.qk_rope_head_dim, self.qk_rope_head_dim
+        w.add_context_length(self.n_ctx_train)
+        w.add_embedding_length(self.n_embd)
+        w.add_block_count(self.n_layer)
+        w.add_feed_forward_length(self.n_ff)
+        w.add_head_count(self.n_head)
+        w.add_head_count_kv(1)
+        w.add_key_length(self.kv_lora_rank + rope)
+        w.add_value_length(self.kv_lora_rank)
+        w.add_key_length_mla(k_mla)
+        w.add_value_length_mla(self.v_head_dim)
+        w.add_rope_dimension_count(rope)
+        w.add_q_lora_rank(self.q_lora_rank)
+        w.add_kv_lora_rank(self.kv_lora_rank)
+        w.add_leading_dense_block_count(self.n_layer)
+        w.add_expert_feed_forward_length(self.n_ff)
+        w.add_expert_shared_count(0)
+        w.add_layer_norm_rms_eps(1e-6)
+        _add_vocab(w)
+        tensor = _tensor_adder(w)
+        n_embd = self.n_embd
+        tensor("token_embd.weight", n_embd, N_VOCAB)
+        tensor("output_norm.weight", n_embd)
+        tensor("output.weight", n_embd, N_VOCAB)
+        for i in range(self.n_layer):
+            blk = f"blk.{i}."
+            tensor(blk + "attn_norm.weight", n_embd)
+            tensor(blk + "attn_q_a_norm.weight", self.q_lora_rank)
+            tensor(blk + "attn_kv_a_norm.weight", self.kv_lora_rank)
+            tensor(blk + "attn_q_a.weight", n_embd, self.q_lora_rank)
+            tensor(blk + "attn_q_b.weight", self.q_lora_rank, self.n_head * k_mla)
+            tensor(blk + "attn_kv_a_mqa.weight", n_embd, self.kv_lora_rank + rope)
+            tensor(blk + "attn_k_b.weight", self.qk_nope_head_dim, self.kv_lora_rank, self.n_head)
+            tensor(blk + "attn_v_b.weight", self.kv_lora_rank, self.v_head_dim, self.n_head)
+            tensor(blk + "attn_output.weight", self.n_head * self.v_head_dim, n_embd)
+            tensor(blk + "ffn_norm.weight", n_embd)
+            tensor(blk + "ffn_gate.weight", n_embd, self.n_ff)
+            tensor(blk + "ffn_up.weight", n_embd, self.n_ff)
+            tensor(blk + "ffn_down.weight", self.n_ff, n_embd)
+        _finish(w)
+        return path

@@ -151,18 +151,23 @@ def _refusal(arch: ModelArchitecture, s: LlamaCppSettings) -> str | None:
     if _is_quantized(s.cache_type_v) and s.flash_attn is FlashAttn.OFF:
         return "quantized V cache requires flash_attn to be enabled"
     if s.flash_attn is not FlashAttn.OFF:
-        for type_name, attr, label in ((s.cache_type_k, "head_dim_k", "k"), (s.cache_type_v, "head_dim_v", "v")):
+        for type_name, label in ((s.cache_type_k, "k"), (s.cache_type_v, "v")):
             block = _quant_sizes(type_name)[0]
-            if block == 1:
-                continue
-            for layer in arch.layers_of(LayerKind.FULL, LayerKind.SLIDING):
-                head = getattr(layer, attr)
+            for layer in arch.layers:
+                head = _head_sizes(layer)[0 if label == "k" else 1]
                 if head % block:
                     return (
                         f"{label.upper()} cache type {type_name} with block size {block} does not divide "
                         f"n_embd_head_{label}={head}"
                     )
     return None
+
+
+def _head_sizes(layer: LayerGeometry) -> tuple[int, int]:
+    """llama.cpp's n_embd_head_k / n_embd_head_v of a layer; an MLA layer is one head of latent + rope key."""
+    if layer.kind is LayerKind.MLA:
+        return layer.kv_lora_rank + layer.qk_rope_head_dim, layer.kv_lora_rank
+    return layer.head_dim_k, layer.head_dim_v
 
 
 def _resolve_context(
