@@ -50,23 +50,11 @@ class TinyAttentionModel:
             )
             for il in range(self.n_layer)
         )
-        return ModelArchitecture(
-            name=self.name,
-            family=self.arch,
-            layers=layers,
-            n_heads=self.n_head,
-            hidden_size=self.n_embd,
-            vocab_size=N_VOCAB,
-            max_context_tokens=self.n_ctx_train,
-            source="tests/tiny_gguf.py",
-        )
+        return _architecture(self, self.arch, layers, self.n_head)
 
     def write(self, path: Path) -> Path:
         """Write the GGUF file; returns its path."""
-        w = gguf.GGUFWriter(str(path), self.arch)
-        w.add_context_length(self.n_ctx_train)
-        w.add_embedding_length(self.n_embd)
-        w.add_block_count(self.n_layer)
+        w = _start_file(path, self.arch, self)
         w.add_feed_forward_length(self.n_ff)
         w.add_head_count(self.n_head)
         w.add_head_count_kv(self.n_head_kv)
@@ -76,7 +64,6 @@ class TinyAttentionModel:
         w.add_layer_norm_rms_eps(1e-6)
         if self.sliding_window:
             w.add_sliding_window(self.sliding_window)
-        _add_vocab(w)
         tensor = _tensor_adder(w)
         tensor("token_embd.weight", self.n_embd, N_VOCAB)
         tensor("output_norm.weight", self.n_embd)
@@ -124,29 +111,16 @@ class TinyMambaModel:
     def architecture(self) -> ModelArchitecture:
         """Recurrent layers with llama.cpp's state sizes: R = (d_conv - 1) x d_inner, S = d_state x d_inner."""
         layer = _mamba_layer(self.d_inner, self.d_state, self.d_conv)
-        return ModelArchitecture(
-            name=self.name,
-            family="mamba",
-            layers=(layer,) * self.n_layer,
-            n_heads=0,
-            hidden_size=self.n_embd,
-            vocab_size=N_VOCAB,
-            max_context_tokens=self.n_ctx_train,
-            source="tests/tiny_gguf.py",
-        )
+        return _architecture(self, "mamba", (layer,) * self.n_layer, 0)
 
     def write(self, path: Path) -> Path:
         """Write the GGUF file; returns its path."""
-        w = gguf.GGUFWriter(str(path), "mamba")
-        w.add_context_length(self.n_ctx_train)
-        w.add_embedding_length(self.n_embd)
-        w.add_block_count(self.n_layer)
+        w = _start_file(path, "mamba", self)
         _add_ssm_keys(w, self.d_conv, self.d_inner, self.d_state, self.dt_rank)
         w.add_layer_norm_rms_eps(1e-5)
         w.add_feed_forward_length(0)
         w.add_head_count(0)
         w.add_head_count_kv(0)
-        _add_vocab(w)
         tensor = _tensor_adder(w)
         tensor("token_embd.weight", self.n_embd, N_VOCAB)
         tensor("output_norm.weight", self.n_embd)
@@ -189,6 +163,30 @@ def _add_mamba_tensors(tensor, blk: str, n_embd: int, d_conv: int, d_state: int,
         tensor(blk + "ssm_dt_norm.weight", dt_rank)
         tensor(blk + "ssm_b_norm.weight", d_state)
         tensor(blk + "ssm_c_norm.weight", d_state)
+
+
+def _architecture(spec, family: str, layers: tuple[LayerGeometry, ...], n_heads: int) -> ModelArchitecture:
+    """The servewise architecture of a tiny model spec (name, n_embd, n_ctx_train taken from it)."""
+    return ModelArchitecture(
+        name=spec.name,
+        family=family,
+        layers=layers,
+        n_heads=n_heads,
+        hidden_size=spec.n_embd,
+        vocab_size=N_VOCAB,
+        max_context_tokens=spec.n_ctx_train,
+        source="tests/tiny_gguf.py",
+    )
+
+
+def _start_file(path: Path, arch: str, spec) -> gguf.GGUFWriter:
+    """A writer with the keys every tiny model has: trained context, width, depth, vocabulary."""
+    w = gguf.GGUFWriter(str(path), arch)
+    w.add_context_length(spec.n_ctx_train)
+    w.add_embedding_length(spec.n_embd)
+    w.add_block_count(spec.n_layer)
+    _add_vocab(w)
+    return w
 
 
 def _add_vocab(w: gguf.GGUFWriter) -> None:
@@ -250,29 +248,16 @@ class TinyJambaModel:
         )
         recurrent = _mamba_layer(self.d_inner, self.d_state, self.d_conv)
         layers = tuple(attention if il in self.attention_layers else recurrent for il in range(self.n_layer))
-        return ModelArchitecture(
-            name=self.name,
-            family="jamba",
-            layers=layers,
-            n_heads=self.n_head,
-            hidden_size=self.n_embd,
-            vocab_size=N_VOCAB,
-            max_context_tokens=self.n_ctx_train,
-            source="tests/tiny_gguf.py",
-        )
+        return _architecture(self, "jamba", layers, self.n_head)
 
     def write(self, path: Path) -> Path:
         """Write the GGUF file; returns its path."""
-        w = gguf.GGUFWriter(str(path), "jamba")
-        w.add_context_length(self.n_ctx_train)
-        w.add_embedding_length(self.n_embd)
-        w.add_block_count(self.n_layer)
+        w = _start_file(path, "jamba", self)
         w.add_feed_forward_length(self.n_ff)
         w.add_head_count(self.n_head)
         w.add_head_count_kv([self.n_head_kv if il in self.attention_layers else 0 for il in range(self.n_layer)])
         _add_ssm_keys(w, self.d_conv, self.d_inner, self.d_state, self.dt_rank)
         w.add_layer_norm_rms_eps(1e-6)
-        _add_vocab(w)
         tensor = _tensor_adder(w)
         n_embd = self.n_embd
         tensor("token_embd.weight", n_embd, N_VOCAB)
@@ -319,24 +304,12 @@ class TinyMlaModel:
     def architecture(self) -> ModelArchitecture:
         """MLA layers carrying the latent and the rope key."""
         layer = LayerGeometry(kind=LayerKind.MLA, kv_lora_rank=self.kv_lora_rank, qk_rope_head_dim=self.qk_rope_head_dim)
-        return ModelArchitecture(
-            name=self.name,
-            family="deepseek2",
-            layers=(layer,) * self.n_layer,
-            n_heads=self.n_head,
-            hidden_size=self.n_embd,
-            vocab_size=N_VOCAB,
-            max_context_tokens=self.n_ctx_train,
-            source="tests/tiny_gguf.py",
-        )
+        return _architecture(self, "deepseek2", (layer,) * self.n_layer, self.n_head)
 
     def write(self, path: Path) -> Path:
         """Write the GGUF file in the split k_b / v_b layout current converters produce; returns its path."""
-        w = gguf.GGUFWriter(str(path), "deepseek2")
+        w = _start_file(path, "deepseek2", self)
         k_mla, rope = self.qk_nope_head_dim + self.qk_rope_head_dim, self.qk_rope_head_dim
-        w.add_context_length(self.n_ctx_train)
-        w.add_embedding_length(self.n_embd)
-        w.add_block_count(self.n_layer)
         w.add_feed_forward_length(self.n_ff)
         w.add_head_count(self.n_head)
         w.add_head_count_kv(1)
@@ -351,7 +324,6 @@ class TinyMlaModel:
         w.add_expert_feed_forward_length(self.n_ff)
         w.add_expert_shared_count(0)
         w.add_layer_norm_rms_eps(1e-6)
-        _add_vocab(w)
         tensor = _tensor_adder(w)
         n_embd = self.n_embd
         tensor("token_embd.weight", n_embd, N_VOCAB)
