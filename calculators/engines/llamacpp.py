@@ -151,10 +151,10 @@ def _refusal(arch: ModelArchitecture, s: LlamaCppSettings) -> str | None:
     if _is_quantized(s.cache_type_v) and s.flash_attn is FlashAttn.OFF:
         return "quantized V cache requires flash_attn to be enabled"
     if s.flash_attn is not FlashAttn.OFF:
-        for type_name, label in ((s.cache_type_k, "k"), (s.cache_type_v, "v")):
+        for index, (type_name, label) in enumerate(((s.cache_type_k, "k"), (s.cache_type_v, "v"))):
             block = _quant_sizes(type_name)[0]
             for layer in arch.layers:
-                head = _head_sizes(layer)[0 if label == "k" else 1]
+                head = _head_sizes(layer)[index]
                 if head % block:
                     return (
                         f"{label.upper()} cache type {type_name} with block size {block} does not divide "
@@ -216,12 +216,12 @@ def _v_row_elements(layer: LayerGeometry, v_trans: bool, v_max: int) -> int:
     return v_max if v_trans else layer.v_elements_per_token
 
 
-def _layer_bytes_per_cell(layer: LayerGeometry, s: LlamaCppSettings, v_trans: bool, v_max: int) -> int:
-    """K plus V bytes one attention layer stores per cell (MLA caches no V: has_v = !is_mla, kv-cache.cpp:211)."""
+def _row_bytes(layer: LayerGeometry, s: LlamaCppSettings, v_trans: bool, v_max: int) -> tuple[int, int]:
+    """K and V bytes one attention layer stores per cell (MLA caches no V: has_v = !is_mla, kv-cache.cpp:211)."""
     k = ggml_row_bytes(s.cache_type_k, layer.k_elements_per_token)
     if layer.kind is LayerKind.MLA:
-        return k
-    return k + ggml_row_bytes(s.cache_type_v, _v_row_elements(layer, v_trans, v_max))
+        return k, 0
+    return k, ggml_row_bytes(s.cache_type_v, _v_row_elements(layer, v_trans, v_max))
 
 
 def _kv_cache(
@@ -235,16 +235,7 @@ def _kv_cache(
     v_max: int,
 ) -> tuple[CacheAllocation, list[int]]:
     """One llama_kv_cache: K/V tensors of [row, cells, n_stream] per layer (src/llama-kv-cache.cpp:214-215)."""
-    per_layer = []
-    k_total = v_total = 0
-    for layer in layers:
-        k = ggml_row_bytes(s.cache_type_k, layer.k_elements_per_token) * cells * n_stream
-        v = 0
-        if layer.kind is not LayerKind.MLA:  # MLA caches no V (has_v = !is_mla, llama-kv-cache.cpp:211)
-            v = ggml_row_bytes(s.cache_type_v, _v_row_elements(layer, v_trans, v_max)) * cells * n_stream
-        k_total += k
-        v_total += v
-        per_layer.append(k + v)
+    rows = [_row_bytes(layer, s, v_trans, v_max) for layer in layers]
     cache = CacheAllocation(
         name=name,
         layers=len(layers),
@@ -252,10 +243,10 @@ def _kv_cache(
         seqs=n_seq,
         type_k=s.cache_type_k,
         type_v=s.cache_type_v,
-        k_bytes=k_total,
-        v_bytes=v_total,
+        k_bytes=sum(k for k, _ in rows) * cells * n_stream,
+        v_bytes=sum(v for _, v in rows) * cells * n_stream,
     )
-    return cache, per_layer
+    return cache, [(k + v) * cells * n_stream for k, v in rows]
 
 
 def _recurrent_cache(
@@ -389,7 +380,7 @@ def plan_llamacpp(
                 )
 
     kv_bytes_per_token = 0 if arch.is_embedding_model else sum(
-        _layer_bytes_per_cell(layer, s, v_trans, v_max) for layer in arch.layers if layer.kind in attn_kinds
+        sum(_row_bytes(layer, s, v_trans, v_max)) for layer in arch.layers if layer.kind in attn_kinds
     )
     kv_total = sum(c.total_bytes for c in caches if c.name != "recurrent")
 
