@@ -34,6 +34,10 @@ MODELS = {
     "head80": TinyAttentionModel("head80", "llama", 2, 32, 32, 80, 2048),
     # Gemma-3-1B: 4 query / 1 KV head x 256, 5 of every 6 layers slide over 512 tokens, trained context 32768
     "gemma3-1b": TinyAttentionModel("gemma3-1b", "gemma3", 6, 4, 1, 256, 32768, sliding_window=512, swa_pattern=6),
+    # Mistral-7B-v0.1: 8 KV heads x 128 and a 4096-token window on every layer, which llama.cpp's llama model ignores
+    "mistral-7b-v0.1": TinyAttentionModel(
+        "mistral-7b-v0.1", "llama", 2, 32, 8, 128, 32768, sliding_window=4096, config_slides_everywhere=True
+    ),
     # Gemma-2-9B: 16 query / 8 KV heads x 256, every other layer slides over 4096 tokens
     "gemma2-9b": TinyAttentionModel("gemma2-9b", "gemma2", 4, 16, 8, 256, 8192, sliding_window=4096, swa_pattern=2),
 }
@@ -114,6 +118,8 @@ def _attention_cases() -> list[tuple[str, Case]]:
     for ctx, seqs, unified in itertools.product([1000, 16000], [1, 5], [False, True]):
         cases.append(("llama3-8b", Case(ctx, seqs, unified)))
         cases.append(("phi3-mini", Case(ctx, seqs, unified, "q4_0", "q4_0", FlashAttn.AUTO)))
+    for ctx, seqs, unified in itertools.product([2048, 10000], [1, 2], [False, True]):
+        cases.append(("mistral-7b-v0.1", Case(ctx, seqs, unified)))
     for type_k, type_v, fa in [
         ("q8_0", "f16", FlashAttn.AUTO),  # refused: K blocks of 32 do not divide head size 80
         ("q8_0", "f16", FlashAttn.OFF),  # allowed: without flash attention only the 2560-wide row must divide

@@ -33,9 +33,12 @@ class TinyAttentionModel:
     n_ff: int = 64
     sliding_window: int = 0
     swa_pattern: int = 0  # llama.cpp: layer il slides when il % pattern < pattern - 1
+    config_slides_everywhere: bool = False  # the HF config gives every layer the window (Mistral-7B-v0.1)
 
     def is_sliding(self, il: int) -> bool:
-        """Whether llama.cpp treats layer `il` as sliding-window (llama-hparams.cpp set_swa_pattern)."""
+        """Whether the model's config makes layer `il` sliding-window (llama-hparams.cpp set_swa_pattern)."""
+        if self.config_slides_everywhere:
+            return True
         return bool(self.swa_pattern) and il % self.swa_pattern < self.swa_pattern - 1
 
     def architecture(self) -> ModelArchitecture:

@@ -44,6 +44,20 @@ FIT_MARGIN_BYTES = 1024 * 1024 * 1024  # common/common.h:483 fit_params_target, 
 RECURRENT_STATE_TYPE = "f32"  # src/llama-model.cpp:2673-2674 (GGML_TYPE_F32 for R and S)
 MIB = 1024 * 1024
 
+# Families whose llama.cpp implementation can give sliding layers their own smaller cache: the
+# src/models/*.cpp files that set swa_type (GGUF architecture names, plus Hugging Face model_type
+# spellings). Any other family keeps every token on every layer, e.g. Mistral-7B-v0.1 (llama) or
+# Phi-3 (src/models/phi3.cpp:13-22 reads sliding_window and turns it off).
+LLAMACPP_SWA_FAMILIES = frozenset(
+    {
+        "afmoe", "cohere2", "cohere2moe", "deepseek4", "dots3note", "exaone4", "exaone_moe", "gemma2", "gemma3",
+        "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text", "gemma-embedding", "gpt-oss", "gpt_oss",
+        "granite_swa", "laguna", "lfm2", "llama4", "llama4_text", "maple", "mellum", "mimo2", "modern-bert",
+        "modernbert", "olmo2", "olmo3", "plamo3", "smallthinker", "step35",
+    }
+)  # fmt: skip
+TYPED_GEOMETRY_FAMILY = "generic"  # calculators.kv.uniform_gqa_architecture: trust the layers as typed
+
 
 class FlashAttn(StrEnum):
     """-fa/--flash-attn values (common/arg.cpp:1754)."""
@@ -336,51 +350,11 @@ def plan_llamacpp(
         notes.append(PlanNote(code="llamacpp_fa_forced", message="a quantized V cache turns flash attention on"))
     v_trans = flash_attn is FlashAttn.OFF  # memory is created with flash_attn = (type != DISABLED), :230
 
-    caches: list[CacheAllocation] = []
-    layer_bytes: dict[int, int] = {}
-    attn_kinds = (LayerKind.FULL, LayerKind.MLA, LayerKind.SLIDING)
-    v_max = max((layer.v_elements_per_token for layer in arch.layers), default=0)
-    indexed = list(enumerate(arch.layers))
-    base = [(i, layer) for i, layer in indexed if layer.kind in (LayerKind.FULL, LayerKind.MLA)]
-    swa = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.SLIDING]
-    recurrent = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT]
-
-    if arch.is_embedding_model:
-        notes.append(PlanNote(code="llamacpp_no_kv", message="embedding models get no KV cache in llama.cpp"))
-    else:
-        groups: list[tuple[str, list[tuple[int, LayerGeometry]], int]] = []
-        if swa:
-            n_swa, window_notes = _sliding_window(arch)
-            notes.extend(window_notes)
-            # src/llama-kv-cache-iswa.cpp:69-78
-            swa_cells = min(n_ctx_seq, n_swa * (n_seq if kv_unified else 1) + n_ubatch)
-            swa_cells = n_ctx_seq if s.swa_full else _pad(swa_cells, SWA_PAD_TOKENS)
-            groups = [("kv", base, n_ctx_seq), ("kv_swa", swa, swa_cells)]
-        elif base:
-            groups = [("kv", base, n_ctx_seq)]
-        for name, members, cells in groups:
-            cache, per_layer = _kv_cache(
-                name, tuple(layer for _, layer in members), cells, s, n_seq, n_stream, v_trans, v_max
-            )
-            caches.append(cache)
-            layer_bytes.update({i: b for (i, _), b in zip(members, per_layer, strict=True)})
-        if recurrent:
-            cache, per_layer = _recurrent_cache(tuple(layer for _, layer in recurrent), n_seq, arch.n_layers)
-            caches.append(cache)
-            layer_bytes.update({i: b for (i, _), b in zip(recurrent, per_layer, strict=True)})
-            if len(recurrent) < arch.n_layers:
-                notes.append(
-                    PlanNote(
-                        code="llamacpp_recurrent_layers",
-                        message=(
-                            f"the recurrent cache counts all {arch.n_layers} layers, as llama.cpp prints it; "
-                            f"{len(recurrent)} of them hold state"
-                        ),
-                    )
-                )
-
+    caches, layer_bytes, cache_notes = _caches(arch, s, n_seq, kv_unified, n_ctx_seq, n_ubatch, v_trans)
+    notes.extend(cache_notes)
+    v_max = _v_max(arch)
     kv_bytes_per_token = 0 if arch.is_embedding_model else sum(
-        sum(_row_bytes(layer, s, v_trans, v_max)) for layer in arch.layers if layer.kind in attn_kinds
+        sum(_row_bytes(layer, s, v_trans, v_max)) for layer in arch.layers if layer.kind is not LayerKind.RECURRENT
     )
     kv_total = sum(c.total_bytes for c in caches if c.name != "recurrent")
 
@@ -390,13 +364,6 @@ def plan_llamacpp(
         n_gpu_layers = s.n_gpu_layers
     else:
         n_gpu_layers = n_layer + 1  # src/llama-model.cpp:2004 (-1 and <= -2 both mean every layer)
-        if s.n_gpu_layers == -1 and s.fit and machine is not None:
-            notes.append(
-                PlanNote(
-                    code="llamacpp_fit_layers",
-                    message="-ngl auto with --fit: llama-server offloads every layer if it fits, else fewer",
-                )
-            )
     block_devices, output_device = _layer_devices(n_layer, n_gpu_layers, n_gpus)
     devices = _device_shares(block_devices, output_device, layer_bytes, n_gpus, s, weights_bytes, n_layer)
 
@@ -426,6 +393,73 @@ def plan_llamacpp(
         n_gpu_layers=min(n_gpu_layers, n_layer + 1),
         devices=devices,
     )
+
+
+def _v_max(arch: ModelArchitecture) -> int:
+    """Widest V row of the model (hparams n_embd_v_gqa_max), what transposed V rows are padded to."""
+    return max((layer.v_elements_per_token for layer in arch.layers), default=0)
+
+
+def _caches(
+    arch: ModelArchitecture,
+    s: LlamaCppSettings,
+    n_seq: int,
+    kv_unified: bool,
+    n_ctx_seq: int,
+    n_ubatch: int,
+    v_trans: bool,
+) -> tuple[list[CacheAllocation], dict[int, int], list[PlanNote]]:
+    """The caches src/llama-model.cpp:2352-2880 create_memory builds, with each layer's bytes by index."""
+    notes: list[PlanNote] = []
+    if arch.is_embedding_model:
+        notes.append(PlanNote(code="llamacpp_no_kv", message="embedding models get no KV cache in llama.cpp"))
+        return [], {}, notes
+    n_stream = 1 if kv_unified else n_seq
+    v_max = _v_max(arch)
+    indexed = list(enumerate(arch.layers))
+    swa_family = arch.family.lower() in LLAMACPP_SWA_FAMILIES or arch.family == TYPED_GEOMETRY_FAMILY
+    base_kinds = (LayerKind.FULL, LayerKind.MLA) if swa_family else (LayerKind.FULL, LayerKind.MLA, LayerKind.SLIDING)
+    base = [(i, layer) for i, layer in indexed if layer.kind in base_kinds]
+    swa = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.SLIDING and swa_family]
+    recurrent = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT]
+    if arch.layers_of(LayerKind.SLIDING) and not swa_family:
+        notes.append(
+            PlanNote(
+                code="llamacpp_no_swa",
+                message=f"llama.cpp's {arch.family} model keeps the whole context on its sliding-window layers",
+            )
+        )
+
+    groups = [("kv", base, n_ctx_seq)] if base else []
+    if swa:
+        n_swa, window_notes = _sliding_window(arch)
+        notes.extend(window_notes)
+        # src/llama-kv-cache-iswa.cpp:67-78
+        swa_cells = min(n_ctx_seq, n_swa * (n_seq if kv_unified else 1) + n_ubatch)
+        swa_cells = n_ctx_seq if s.swa_full else _pad(swa_cells, SWA_PAD_TOKENS)
+        groups = [("kv", base, n_ctx_seq), ("kv_swa", swa, swa_cells)]
+
+    caches: list[CacheAllocation] = []
+    layer_bytes: dict[int, int] = {}
+    for name, members, cells in groups:
+        cache, per_layer = _kv_cache(name, tuple(layer for _, layer in members), cells, s, n_seq, n_stream, v_trans, v_max)
+        caches.append(cache)
+        layer_bytes.update({i: b for (i, _), b in zip(members, per_layer, strict=True)})
+    if recurrent:
+        cache, per_layer = _recurrent_cache(tuple(layer for _, layer in recurrent), n_seq, arch.n_layers)
+        caches.append(cache)
+        layer_bytes.update({i: b for (i, _), b in zip(recurrent, per_layer, strict=True)})
+        if len(recurrent) < arch.n_layers:
+            notes.append(
+                PlanNote(
+                    code="llamacpp_recurrent_layers",
+                    message=(
+                        f"the recurrent cache counts all {arch.n_layers} layers, as llama.cpp prints it; "
+                        f"{len(recurrent)} of them hold state"
+                    ),
+                )
+            )
+    return caches, layer_bytes, notes
 
 
 def _slot_context(n_ctx_seq: int, s: LlamaCppSettings, arch: ModelArchitecture) -> int:
