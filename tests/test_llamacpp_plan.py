@@ -140,12 +140,27 @@ def test_no_kv_offload_and_ngl_zero_keep_caches_on_the_host():
         assert (gpu.kv_cache_bytes, host.kv_cache_bytes) == (0, GIB)
 
 
-def test_fit_note_when_a_gpu_would_keep_under_a_gibibyte():
-    # common/common.h:480-483: --fit keeps 1 GiB free per device and never lowers the context below 4096
-    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4), Machine(device_memory_bytes=8 * GIB), 4 * GIB)
-    assert any(note.code == "llamacpp_fit_would_reduce" for note in plan.notes)
-    roomy = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4), Machine(device_memory_bytes=80 * GIB), 4 * GIB)
-    assert not any(note.code == "llamacpp_fit_would_reduce" for note in roomy.notes)
+def test_fit_lowers_an_unset_context_to_keep_a_gibibyte_free():
+    # common/fit.cpp:384-437: interpolate between 4096 tokens per stream and the trained context so that
+    # weights + caches use all but 1 GiB (common/common.h:480-483), aligned down to 256 x streams.
+    settings = LlamaCppSettings(parallel=4)
+    plan = plan_llamacpp(LLAMA3_8B, settings, Machine(device_memory_bytes=8 * GIB), 4 * GIB)
+    # at 32768 tokens: 4 + 4 GiB; at 16384: 4 + 2 GiB; target 7 GiB -> 16384 + 16384 x (7 - 6) / (8 - 6)
+    assert (plan.n_ctx, plan.n_ctx_seq) == (24576, 6144)
+    assert plan.kv_cache_bytes == 3 * GIB
+    assert plan.notes[0].code == "llamacpp_fit_context"
+    roomy = plan_llamacpp(LLAMA3_8B, settings, Machine(device_memory_bytes=80 * GIB), 4 * GIB)
+    assert roomy.n_ctx == 32768
+    assert not any(note.code.startswith("llamacpp_fit") for note in roomy.notes)
+
+
+def test_fit_stops_at_the_minimum_context_then_needs_fewer_layers():
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4), Machine(device_memory_bytes=6 * GIB), 6 * GIB)
+    assert plan.n_ctx == 4 * 4096
+    assert "-ngl" in next(n.message for n in plan.notes if n.code == "llamacpp_fit_would_reduce")
+    # a context given with -c is never lowered (common/fit.cpp:454-456)
+    fixed = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(ctx_size=8192), Machine(device_memory_bytes=6 * GIB), 6 * GIB)
+    assert fixed.n_ctx == 8192
 
 
 def test_embedding_models_get_no_kv_cache():

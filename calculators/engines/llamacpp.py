@@ -318,10 +318,67 @@ def plan_llamacpp(
 
     Caches follow llama.cpp's log lines (one per `llama_kv_cache`/`llama_memory_recurrent`), in bytes.
     `weights_bytes` (e.g. a GGUF's tensor bytes) is split between devices by layer count — an estimate,
-    flagged inexact. Compute buffers are not modelled. When llama.cpp would refuse these settings the
-    plan is still returned, with `refusal` in llama.cpp's words.
+    flagged inexact. Compute buffers are not modelled. With a `machine`, --fit (on by default) may
+    lower an unset -c first, as llama-server does before loading. When llama.cpp would refuse these
+    settings the plan is still returned, with `refusal` in llama.cpp's words.
     """
     s = settings or LlamaCppSettings()
+    fitted_ctx = _fit_context(arch, s, machine, weights_bytes) if machine is not None and s.fit else None
+    if fitted_ctx is None:
+        return _plan(arch, s, machine, weights_bytes)
+    plan = _plan(arch, s.model_copy(update={"ctx_size": fitted_ctx}), machine, weights_bytes)
+    note = PlanNote(
+        code="llamacpp_fit_context",
+        message=(
+            f"--fit lowers the unset context to {fitted_ctx} tokens to keep {FIT_MARGIN_BYTES // MIB} MiB free per "
+            "device (estimate: llama.cpp also counts its compute buffers, so it may settle a little lower)"
+        ),
+    )
+    return plan.model_copy(update={"notes": [note, *plan.notes]})
+
+
+def _fit_context(
+    arch: ModelArchitecture, s: LlamaCppSettings, machine: Machine, weights_bytes: int | None
+) -> int | None:
+    """The context --fit settles on when -c is unset and the devices would keep under 1 GiB free; None = unchanged.
+
+    common/fit.cpp:265-455 (step 2): with every device short of its margin in total, interpolate
+    linearly between the context at 4096 tokens per stream and the trained context, then align down
+    to 256 x streams. Device use here is weights plus caches (no compute buffers).
+    """
+    if s.ctx_size or s.kv_unified_per_slot or not arch.max_context_tokens:
+        return None
+    at_max = _plan(arch, s, machine, weights_bytes)
+    n_streams = at_max.n_stream
+    n_ctx_max = arch.max_context_tokens * n_streams
+    n_ctx_min = FIT_MIN_CTX_TOKENS * n_streams
+    gpus = [d for d in at_max.devices if d.device != "host"]
+    used_max = _devices_used(gpus)
+    target = (machine.device_memory_bytes - FIT_MARGIN_BYTES) * len(gpus)
+    if n_ctx_max <= n_ctx_min or used_max <= target:
+        return None
+    if len(gpus) > 1:
+        # common/fit.cpp:403-411: expect half a layer wasted per device (a sixth of one for MoE models)
+        model_per_layer = sum(d.weights_bytes or 0 for d in gpus) // max(min(at_max.n_gpu_layers, arch.n_layers + 1), 1)
+        target -= (len(gpus) + 1) * model_per_layer // (6 if arch.moe else 2)
+    at_min = _plan(arch, s.model_copy(update={"ctx_size": n_ctx_min}), machine, weights_bytes)
+    used_min = _devices_used([d for d in at_min.devices if d.device != "host"])
+    if target <= used_min or used_max == used_min:
+        return n_ctx_min
+    n_ctx = n_ctx_min + (n_ctx_max - n_ctx_min) * (target - used_min) // (used_max - used_min)
+    align = CTX_PAD_TOKENS * n_streams
+    return max(n_ctx - n_ctx % align, n_ctx_min)
+
+
+def _devices_used(devices: list[DeviceShare]) -> int:
+    """Weights plus caches on the given devices (bytes)."""
+    return sum(d.kv_cache_bytes + (d.weights_bytes or 0) for d in devices)
+
+
+def _plan(
+    arch: ModelArchitecture, s: LlamaCppSettings, machine: Machine | None, weights_bytes: int | None
+) -> LlamaCppPlan:
+    """plan_llamacpp for settings whose context --fit no longer changes."""
     for type_name in (s.cache_type_k, s.cache_type_v):
         _quant_sizes(type_name)
     if s.parallel == 0:
