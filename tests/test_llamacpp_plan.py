@@ -154,13 +154,22 @@ def test_fit_lowers_an_unset_context_to_keep_a_gibibyte_free():
     assert not any(note.code.startswith("llamacpp_fit") for note in roomy.notes)
 
 
-def test_fit_stops_at_the_minimum_context_then_needs_fewer_layers():
+def test_fit_then_offloads_fewer_layers():
     plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4), Machine(device_memory_bytes=6 * GIB), 6 * GIB)
-    assert plan.n_ctx == 4 * 4096
-    assert "-ngl" in next(n.message for n in plan.notes if n.code == "llamacpp_fit_would_reduce")
-    # a context given with -c is never lowered (common/fit.cpp:454-456)
-    fixed = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(ctx_size=8192), Machine(device_memory_bytes=6 * GIB), 6 * GIB)
-    assert fixed.n_ctx == 8192
+    assert plan.n_ctx == 4 * 4096  # the context stops at 4096 per stream
+    # each block then costs 6 GiB / 32 of weights + 64 MiB of KV = 256 MiB; 5 GiB holds 20 blocks (+ output)
+    assert (plan.n_gpu_layers, plan.devices[0].repeating_layers) == (21, 20)
+    assert [n.code for n in plan.notes[:2]] == ["llamacpp_fit_context", "llamacpp_fit_layers"]
+
+
+def test_fit_keeps_what_the_user_set():
+    machine = Machine(device_memory_bytes=6 * GIB)
+    # a context given with -c is never lowered (common/fit.cpp:454-456), nor a given -ngl (:463-465)
+    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(ctx_size=8192, n_gpu_layers=99), machine, 6 * GIB)
+    assert (plan.n_ctx, plan.n_gpu_layers) == (8192, 33)
+    assert "cannot help" in next(n.message for n in plan.notes if n.code == "llamacpp_fit_would_reduce")
+    without_fit = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(parallel=4, fit=False), machine, 6 * GIB)
+    assert (without_fit.n_ctx, without_fit.n_gpu_layers) == (8192, 33)
 
 
 def test_embedding_models_get_no_kv_cache():

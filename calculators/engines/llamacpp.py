@@ -323,18 +323,63 @@ def plan_llamacpp(
     settings the plan is still returned, with `refusal` in llama.cpp's words.
     """
     s = settings or LlamaCppSettings()
-    fitted_ctx = _fit_context(arch, s, machine, weights_bytes) if machine is not None and s.fit else None
-    if fitted_ctx is None:
+    if machine is None or not s.fit:
         return _plan(arch, s, machine, weights_bytes)
-    plan = _plan(arch, s.model_copy(update={"ctx_size": fitted_ctx}), machine, weights_bytes)
-    note = PlanNote(
-        code="llamacpp_fit_context",
-        message=(
-            f"--fit lowers the unset context to {fitted_ctx} tokens to keep {FIT_MARGIN_BYTES // MIB} MiB free per "
-            "device (estimate: llama.cpp also counts its compute buffers, so it may settle a little lower)"
-        ),
-    )
-    return plan.model_copy(update={"notes": [note, *plan.notes]})
+    fit_notes = []
+    fitted_ctx = _fit_context(arch, s, machine, weights_bytes)
+    if fitted_ctx is not None:
+        s = s.model_copy(update={"ctx_size": fitted_ctx})
+        fit_notes.append(
+            PlanNote(
+                code="llamacpp_fit_context",
+                message=(
+                    f"--fit lowers the unset context to {fitted_ctx} tokens to keep {FIT_MARGIN_BYTES // MIB} MiB "
+                    "free per device (estimate: llama.cpp also counts its compute buffers)"
+                ),
+            )
+        )
+    fitted_layers = _fit_layers(arch, s, machine, weights_bytes)
+    if fitted_layers is not None:
+        s = s.model_copy(update={"n_gpu_layers": fitted_layers})
+        fit_notes.append(
+            PlanNote(
+                code="llamacpp_fit_layers",
+                message=(
+                    f"--fit offloads {fitted_layers} of {arch.n_layers + 1} layers (output layer included) and keeps "
+                    "the rest in host memory (estimate: weights shared out by layer count, compute buffers not counted)"
+                ),
+            )
+        )
+    plan = _plan(arch, s, machine, weights_bytes)
+    return plan.model_copy(update={"notes": [*fit_notes, *plan.notes]})
+
+
+def _fit_layers(
+    arch: ModelArchitecture, s: LlamaCppSettings, machine: Machine, weights_bytes: int | None
+) -> int | None:
+    """With -ngl auto, the most layers --fit can offload keeping 1 GiB free per GPU; None = all fit or -ngl set.
+
+    common/fit.cpp:462-880 (step 3) places layers device by device; this estimate searches the
+    largest -ngl whose equal split leaves every GPU its margin.
+    """
+    if s.n_gpu_layers != -1:
+        return None  # common/fit.cpp:463-465: "n_gpu_layers already set by user"
+
+    def fits(n_gpu_layers: int) -> bool:
+        plan = _plan(arch, s.model_copy(update={"n_gpu_layers": n_gpu_layers}), machine, weights_bytes)
+        limit = machine.device_memory_bytes - FIT_MARGIN_BYTES
+        return all(_devices_used([d]) <= limit for d in plan.devices if d.device != "host")
+
+    low, high = 0, arch.n_layers + 1
+    if fits(high):
+        return None
+    while low < high:  # the largest count that fits; 0 always "fits" (nothing on the GPUs)
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _fit_context(
