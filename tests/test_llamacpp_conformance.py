@@ -43,7 +43,7 @@ MODELS = {
 }
 # Mamba-130m: d_model 768, d_state 16, d_conv 4, dt_rank 48
 MAMBA = TinyMambaModel("mamba-130m", 2, 768, 16, 4, 48)
-# Jamba-like hybrid: attention with Jamba's 8 KV heads x 128 in one layer of four, Mamba (d_state 16, d_conv 4) elsewhere
+# Jamba-like hybrid: Jamba's 8 KV heads x 128 in one layer of four, Mamba (d_state 16, d_conv 4) elsewhere
 JAMBA = TinyJambaModel("jamba-like", 4, (2,), 8, 8, 128, 16, 4, 64)
 # DeepSeek-V2-Lite attention: 16 heads, kv_lora_rank 512, rope 64, nope 128, v_head 128 (dense FFN, q LoRA added)
 MLA = TinyMlaModel("deepseek-v2-lite", 2, 16, 512, 64, 128, 128)

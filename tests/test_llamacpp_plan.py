@@ -125,7 +125,9 @@ def test_ngl_puts_the_last_layers_on_the_gpu():
 
 
 def test_ngl_splits_offloaded_layers_evenly_over_identical_gpus():
-    plan = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(n_gpu_layers=99), Machine(device_memory_bytes=24 * GIB, n_devices=2))
+    plan = plan_llamacpp(
+        LLAMA3_8B, LlamaCppSettings(n_gpu_layers=99), Machine(device_memory_bytes=24 * GIB, n_devices=2)
+    )
     gpu0, gpu1, host = plan.devices
     # layer il goes to the first device whose cumulative share exceeds il / 33
     assert (gpu0.repeating_layers, gpu1.repeating_layers, host.repeating_layers) == (17, 15, 0)
@@ -180,7 +182,9 @@ def test_embedding_models_get_no_kv_cache():
 
 def test_row_bytes_follow_ggml_block_sizes():
     # ggml: q8_0 = 34 bytes per 32 values, q4_0 = 18, q4_1 = 20, q5_0 = 22, q5_1 = 24, iq4_nl = 18
-    sizes = {t: ggml_row_bytes(t, 1024) for t in ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")}
+    sizes = {
+        t: ggml_row_bytes(t, 1024) for t in ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl")
+    }
     assert sizes == {
         "f32": 4096, "f16": 2048, "bf16": 2048, "q8_0": 1088, "q4_0": 576,
         "q4_1": 640, "q5_0": 704, "q5_1": 768, "iq4_nl": 576,

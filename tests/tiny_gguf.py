@@ -306,7 +306,9 @@ class TinyMlaModel:
 
     def architecture(self) -> ModelArchitecture:
         """MLA layers carrying the latent and the rope key."""
-        layer = LayerGeometry(kind=LayerKind.MLA, kv_lora_rank=self.kv_lora_rank, qk_rope_head_dim=self.qk_rope_head_dim)
+        layer = LayerGeometry(
+            kind=LayerKind.MLA, kv_lora_rank=self.kv_lora_rank, qk_rope_head_dim=self.qk_rope_head_dim
+        )
         return _architecture(self, "deepseek2", (layer,) * self.n_layer, self.n_head)
 
     def write(self, path: Path) -> Path:

@@ -167,7 +167,7 @@ def _refusal(arch: ModelArchitecture, s: LlamaCppSettings) -> str | None:
     if s.flash_attn is not FlashAttn.OFF:
         for index, (type_name, label) in enumerate(((s.cache_type_k, "k"), (s.cache_type_v, "v"))):
             block = _quant_sizes(type_name)[0]
-            for layer in arch.layers:
+            for layer in dict.fromkeys(arch.layers):
                 head = _head_sizes(layer)[index]
                 if head % block:
                     return (
@@ -238,6 +238,25 @@ def _row_bytes(layer: LayerGeometry, s: LlamaCppSettings, v_trans: bool, v_max: 
     return k, ggml_row_bytes(s.cache_type_v, _v_row_elements(layer, v_trans, v_max))
 
 
+def resolved_flash_attn(s: LlamaCppSettings) -> FlashAttn:
+    """Flash attention as the caches are created: auto becomes on for a quantized V (llama-context.cpp:3840-3843)."""
+    if _is_quantized(s.cache_type_v) and s.flash_attn is FlashAttn.AUTO:
+        return FlashAttn.ON
+    return s.flash_attn
+
+
+def rows_by_geometry(
+    arch: ModelArchitecture, s: LlamaCppSettings, v_trans: bool
+) -> dict[LayerGeometry, tuple[int, int]]:
+    """K and V row bytes of each distinct attention layer shape of the model."""
+    v_max = _v_max(arch)
+    return {
+        layer: _row_bytes(layer, s, v_trans, v_max)
+        for layer in dict.fromkeys(arch.layers)
+        if layer.kind is not LayerKind.RECURRENT
+    }
+
+
 def _kv_cache(
     name: str,
     layers: tuple[LayerGeometry, ...],
@@ -245,11 +264,10 @@ def _kv_cache(
     s: LlamaCppSettings,
     n_seq: int,
     n_stream: int,
-    v_trans: bool,
-    v_max: int,
+    row_bytes: dict[LayerGeometry, tuple[int, int]],
 ) -> tuple[CacheAllocation, list[int]]:
     """One llama_kv_cache: K/V tensors of [row, cells, n_stream] per layer (src/llama-kv-cache.cpp:214-215)."""
-    rows = [_row_bytes(layer, s, v_trans, v_max) for layer in layers]
+    rows = [row_bytes[layer] for layer in layers]
     cache = CacheAllocation(
         name=name,
         layers=len(layers),
@@ -296,16 +314,13 @@ def _layer_devices(n_layer: int, n_gpu_layers: int, n_gpus: int) -> tuple[list[i
     """
     i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0)
     act = min(n_gpu_layers, n_layer + 1) if n_gpus else 0
-    splits = np.cumsum(np.full(n_gpus, 1.0, dtype=np.float32), dtype=np.float32)
-    splits = splits / splits[-1] if n_gpus else splits
-
-    def device(il: int) -> int | None:
-        if il < i_gpu_start or il - i_gpu_start >= act:
-            return None
-        x = np.float32(il - i_gpu_start) / np.float32(act)
-        return int(np.searchsorted(splits, x, side="right"))
-
-    return [device(il) for il in range(n_layer)], device(n_layer)
+    # float32 like the C code: splits are cumulative shares, a layer goes to the first split above its position
+    splits = np.cumsum(np.ones(n_gpus, dtype=np.float32), dtype=np.float32) / np.float32(max(n_gpus, 1))
+    positions = (np.arange(n_layer + 1, dtype=np.float32) - np.float32(i_gpu_start)) / np.float32(max(act, 1))
+    on_gpu = (np.arange(n_layer + 1) >= i_gpu_start) & (np.arange(n_layer + 1) - i_gpu_start < act)
+    index = np.searchsorted(splits, positions, side="right")
+    devices = [int(i) if gpu else None for i, gpu in zip(index, on_gpu, strict=True)]
+    return devices[:n_layer], devices[n_layer]
 
 
 def plan_llamacpp(
@@ -446,17 +461,18 @@ def _plan(
     n_batch = min(requested_ctx, s.batch_size)
     n_ubatch = min(n_batch, s.ubatch_size or s.batch_size)
 
-    flash_attn = s.flash_attn
-    if _is_quantized(s.cache_type_v) and flash_attn is FlashAttn.AUTO:
-        flash_attn = FlashAttn.ON  # src/llama-context.cpp:3840-3843
+    flash_attn = resolved_flash_attn(s)
+    if flash_attn is not s.flash_attn:
         notes.append(PlanNote(code="llamacpp_fa_forced", message="a quantized V cache turns flash attention on"))
     v_trans = flash_attn is FlashAttn.OFF  # memory is created with flash_attn = (type != DISABLED), :230
 
     caches, layer_bytes, cache_notes = _caches(arch, s, n_seq, kv_unified, n_ctx_seq, n_ubatch, v_trans)
     notes.extend(cache_notes)
-    v_max = _v_max(arch)
-    kv_bytes_per_token = 0 if arch.is_embedding_model else sum(
-        sum(_row_bytes(layer, s, v_trans, v_max)) for layer in arch.layers if layer.kind is not LayerKind.RECURRENT
+    row_bytes = rows_by_geometry(arch, s, v_trans)
+    kv_bytes_per_token = (
+        0
+        if arch.is_embedding_model
+        else sum(sum(row_bytes[layer]) for layer in arch.layers if layer.kind is not LayerKind.RECURRENT)
     )
     kv_total = sum(c.total_bytes for c in caches if c.name != "recurrent")
 
@@ -497,6 +513,35 @@ def _plan(
     )
 
 
+LayerGroup = list[tuple[int, LayerGeometry]]
+
+
+def layer_groups(arch: ModelArchitecture) -> tuple[LayerGroup, LayerGroup, LayerGroup, list[PlanNote]]:
+    """(full-cache, sliding-cache, recurrent) layers with their indices, as llama.cpp's create_memory splits them."""
+    indexed = list(enumerate(arch.layers))
+    swa_family = arch.family.lower() in LLAMACPP_SWA_FAMILIES or arch.family == TYPED_GEOMETRY_FAMILY
+    base_kinds = (LayerKind.FULL, LayerKind.MLA) if swa_family else (LayerKind.FULL, LayerKind.MLA, LayerKind.SLIDING)
+    base = [(i, layer) for i, layer in indexed if layer.kind in base_kinds]
+    swa = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.SLIDING and swa_family]
+    recurrent = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT]
+    notes = []
+    if arch.layers_of(LayerKind.SLIDING) and not swa_family:
+        notes.append(
+            PlanNote(
+                code="llamacpp_no_swa",
+                message=f"llama.cpp's {arch.family} model keeps the whole context on its sliding-window layers",
+            )
+        )
+    return base, swa, recurrent, notes
+
+
+def swa_cells(n_swa: int, n_ctx_seq: int, n_seq: int, kv_unified: bool, n_ubatch: int, s: LlamaCppSettings) -> int:
+    """Cells of the sliding-window cache: window x seqs (if unified) + ubatch, padded (llama-kv-cache-iswa.cpp:67-78)."""
+    if s.swa_full:
+        return n_ctx_seq
+    return _pad(min(n_ctx_seq, n_swa * (n_seq if kv_unified else 1) + n_ubatch), SWA_PAD_TOKENS)
+
+
 def _v_max(arch: ModelArchitecture) -> int:
     """Widest V row of the model (hparams n_embd_v_gqa_max), what transposed V rows are padded to."""
     return max((layer.v_elements_per_token for layer in arch.layers), default=0)
@@ -517,34 +562,20 @@ def _caches(
         notes.append(PlanNote(code="llamacpp_no_kv", message="embedding models get no KV cache in llama.cpp"))
         return [], {}, notes
     n_stream = 1 if kv_unified else n_seq
-    v_max = _v_max(arch)
-    indexed = list(enumerate(arch.layers))
-    swa_family = arch.family.lower() in LLAMACPP_SWA_FAMILIES or arch.family == TYPED_GEOMETRY_FAMILY
-    base_kinds = (LayerKind.FULL, LayerKind.MLA) if swa_family else (LayerKind.FULL, LayerKind.MLA, LayerKind.SLIDING)
-    base = [(i, layer) for i, layer in indexed if layer.kind in base_kinds]
-    swa = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.SLIDING and swa_family]
-    recurrent = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT]
-    if arch.layers_of(LayerKind.SLIDING) and not swa_family:
-        notes.append(
-            PlanNote(
-                code="llamacpp_no_swa",
-                message=f"llama.cpp's {arch.family} model keeps the whole context on its sliding-window layers",
-            )
-        )
+    row_bytes = rows_by_geometry(arch, s, v_trans)
+    base, swa, recurrent, group_notes = layer_groups(arch)
+    notes.extend(group_notes)
 
     groups = [("kv", base, n_ctx_seq)] if base else []
     if swa:
         n_swa, window_notes = _sliding_window(arch)
         notes.extend(window_notes)
-        # src/llama-kv-cache-iswa.cpp:67-78
-        swa_cells = min(n_ctx_seq, n_swa * (n_seq if kv_unified else 1) + n_ubatch)
-        swa_cells = n_ctx_seq if s.swa_full else _pad(swa_cells, SWA_PAD_TOKENS)
-        groups = [("kv", base, n_ctx_seq), ("kv_swa", swa, swa_cells)]
+        groups = [("kv", base, n_ctx_seq), ("kv_swa", swa, swa_cells(n_swa, n_ctx_seq, n_seq, kv_unified, n_ubatch, s))]
 
     caches: list[CacheAllocation] = []
     layer_bytes: dict[int, int] = {}
     for name, members, cells in groups:
-        cache, per_layer = _kv_cache(name, tuple(layer for _, layer in members), cells, s, n_seq, n_stream, v_trans, v_max)
+        cache, per_layer = _kv_cache(name, tuple(layer for _, layer in members), cells, s, n_seq, n_stream, row_bytes)
         caches.append(cache)
         layer_bytes.update({i: b for (i, _), b in zip(members, per_layer, strict=True)})
     if recurrent:

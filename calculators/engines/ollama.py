@@ -104,7 +104,7 @@ def effective_parallel(arch: ModelArchitecture, num_parallel: int) -> int:
 
 
 def ollama_predicted_vram_bytes(arch: ModelArchitecture, weights_bytes: int, context_tokens: int) -> int:
-    """llm/llama_server.go:2681-2700 PredictServerVRAM: file size + 2 x layers x min KV heads x (hidden / heads) x ctx x 2.
+    """PredictServerVRAM (llm/llama_server.go:2681-2700): file + 2 x layers x min KV heads x hidden/heads x ctx x 2.
 
     It assumes an f16 cache on every layer and head_dim = hidden / heads, whatever the real geometry.
     """
