@@ -155,6 +155,9 @@ def test_predicted_vram_is_file_size_plus_an_f16_guess_from_hidden_over_heads():
     layer = LayerGeometry(kind=LayerKind.FULL, n_kv_heads=16, head_dim_k=128, head_dim_v=128)
     gemma = ModelArchitecture("gemma3-27b", "gemma3", (layer,) * 62, 32, 5376, 262208, 131072)
     assert ollama_predicted_vram_bytes(gemma, 0, 4096) == 2 * 62 * 16 * 168 * 4096 * 2
+    # a hybrid's recurrent layers have no KV heads, so the minimum is 0 and Ollama falls back to 1
+    hybrid = dataclasses.replace(gemma, layers=(layer, LayerGeometry(kind=LayerKind.RECURRENT)) * 31)
+    assert ollama_predicted_vram_bytes(hybrid, 0, 4096) == 2 * 62 * 1 * 168 * 4096 * 2
 
 
 def test_preflight_uses_eighty_percent_of_free_memory():

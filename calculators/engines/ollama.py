@@ -108,7 +108,8 @@ def ollama_predicted_vram_bytes(arch: ModelArchitecture, weights_bytes: int, con
 
     It assumes an f16 cache on every layer and head_dim = hidden / heads, whatever the real geometry.
     """
-    kv_heads = min((layer.n_kv_heads for layer in arch.layers if layer.n_kv_heads), default=0) or 1
+    # fs/ggml/ggml.go:118-120 HeadCountKVMin: the smallest per-layer count, 0 for recurrent layers -> then 1
+    kv_heads = min((layer.n_kv_heads for layer in arch.layers), default=0) or 1
     head_dim = arch.hidden_size // arch.n_heads if arch.n_heads else 0
     return weights_bytes + 2 * arch.n_layers * kv_heads * head_dim * context_tokens * 2
 
