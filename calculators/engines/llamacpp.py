@@ -485,7 +485,7 @@ def _plan(
     block_devices, output_device = _layer_devices(n_layer, n_gpu_layers, n_gpus)
     devices = _device_shares(block_devices, output_device, layer_bytes, n_gpus, s, weights_bytes, n_layer)
 
-    components, capacity = _components(devices, machine, weights_bytes)
+    components, capacity = _components(devices, machine)
     if machine is not None and s.fit:
         notes.extend(_fit_notes(devices, machine, s))
 
@@ -637,13 +637,11 @@ def _device_shares(
     return shares
 
 
-def _components(
-    devices: list[DeviceShare], machine: Machine | None, weights_bytes: int | None
-) -> tuple[list[MemoryComponent], int | None]:
+def _components(devices: list[DeviceShare], machine: Machine | None) -> tuple[list[MemoryComponent], int | None]:
     """Components of the busiest accelerator (or of the host when nothing is offloaded)."""
     gpus = [d for d in devices if d.device != "host"]
     offloaded = [d for d in gpus if d.repeating_layers or d.kv_cache_bytes]
-    target = max(offloaded, key=lambda d: d.kv_cache_bytes + (d.weights_bytes or 0)) if offloaded else devices[-1]
+    target = max(offloaded, key=lambda d: _devices_used([d])) if offloaded else devices[-1]
     components = [
         MemoryComponent(
             kind=ComponentKind.KV_CACHE,
@@ -682,12 +680,8 @@ def _components(
 
 def _fit_notes(devices: list[DeviceShare], machine: Machine, s: LlamaCppSettings) -> list[PlanNote]:
     """--fit (on by default) lowers unset -c / -ngl when a device would keep less than 1 GiB free."""
-    over = [
-        d.device
-        for d in devices
-        if d.device != "host"
-        and d.kv_cache_bytes + (d.weights_bytes or 0) > machine.device_memory_bytes - FIT_MARGIN_BYTES
-    ]
+    limit = machine.device_memory_bytes - FIT_MARGIN_BYTES
+    over = [d.device for d in devices if d.device != "host" and _devices_used([d]) > limit]
     if not over:
         return []
     adjustable = [name for name, unset in (("-c", s.ctx_size == 0), ("-ngl", s.n_gpu_layers == -1)) if unset]
