@@ -190,3 +190,13 @@ def test_loaded_models_default_and_gpu_reserve():
     assert plan.max_loaded_models_effective == 6
     assert plan.gpu_available_bytes == 24 * GIB - GIB - 457 * MIB
     assert plan_ollama(LLAMA31_8B, OllamaSettings(num_ctx=4096)).max_loaded_models_effective == 3
+
+
+def test_automatic_context_is_retried_smaller_after_a_failed_load():
+    # server/sched.go:917-925 nextLowerAutoNumCtx: 262144 -> 32768 -> 4096, for an automatic num_ctx only
+    big = Machine(device_memory_bytes=48 * GIB)
+    auto = plan_ollama(LLAMA31_8B, OllamaSettings(), big)
+    assert auto.per_request_context == 131072  # 262144 capped at the trained context
+    assert any(note.code == "ollama_auto_ctx_retry" for note in auto.notes)
+    chosen = plan_ollama(LLAMA31_8B, OllamaSettings(num_ctx=65536), big)
+    assert not any(note.code == "ollama_auto_ctx_retry" for note in chosen.notes)

@@ -17,10 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from calculators.architecture import ModelArchitecture
 from calculators.engines.llamacpp import FlashAttn, LlamaCppPlan, LlamaCppSettings, plan_llamacpp
 from calculators.machine import Machine
+from calculators.plan import PlanNote
 
 ENGINE_ID = "ollama"
 OLLAMA_COMMIT = "fb30760996871fa9460115c753afd2c60d4ab0f7"
-OLLAMA_SOURCE = f"ollama/ollama@{OLLAMA_COMMIT[:8]}"
 GIB = 1024**3
 MIB = 1024**2
 
@@ -233,8 +233,17 @@ def plan_ollama(
     gpu_free = machine.device_memory_bytes if machine else 0
     gpu_available = max(gpu_free - s.gpu_overhead - minimum, 0) if machine else 0
 
+    notes = list(base.notes)
+    if s.num_ctx is None and not s.context_length and num_ctx > 4096:
+        # server/sched.go:757-782 and :917-925: only an automatic num_ctx is retried smaller after a failed load
+        notes.append(
+            PlanNote(
+                code="ollama_auto_ctx_retry",
+                message=f"if loading runs out of memory, Ollama retries num_ctx {num_ctx} at 32768, then 4096",
+            )
+        )
     return OllamaPlan(
-        **{**base.model_dump(), "engine": ENGINE_ID},
+        **{**base.model_dump(), "engine": ENGINE_ID, "notes": notes},
         llama_server_args=args,
         default_context_tokens=default_ctx,
         per_request_context=num_ctx,
