@@ -82,7 +82,7 @@ def test_slot_context_is_capped_by_trained_context_and_per_slot_limit():
 
 
 def test_sliding_window_cache_is_window_plus_ubatch_padded():
-    # src/llama-kv-cache-iswa.cpp:67-78: min(size, pad(n_swa x (n_seq if unified else 1) + n_ubatch, 256))
+    # src/llama-kv-cache-iswa.cpp:71-81: min(size, pad(n_swa x (n_seq if unified else 1) + n_ubatch, 256))
     arch = _gemma3_27b()
     plan = plan_llamacpp(arch, LlamaCppSettings(ctx_size=32768, parallel=1))
     base, swa = plan.caches
@@ -96,7 +96,7 @@ def test_sliding_window_cache_is_window_plus_ubatch_padded():
 
 
 def test_mla_caches_the_latent_only():
-    # src/llama-kv-cache.cpp:210-215: MLA keeps one K row (latent + rope key) and no V
+    # src/llama-kv-cache.cpp:229-234: MLA keeps one K row (latent + rope key) and no V
     plan = plan_llamacpp(_deepseek_v2_lite(), LlamaCppSettings(ctx_size=4096, parallel=1))
     (kv,) = plan.caches
     assert (kv.k_bytes, kv.v_bytes) == (27 * 4096 * 576 * 2, 0)
@@ -104,14 +104,14 @@ def test_mla_caches_the_latent_only():
 
 
 def test_refusals_are_worded_as_llamacpp_logs_them():
-    # src/llama-context.cpp:3838-3872 (llama_init_from_model returns NULL after these errors)
+    # src/llama-context.cpp:3835-3870 (llama_init_from_model returns NULL after these errors)
     quantized_v = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(cache_type_v="q8_0", flash_attn=FlashAttn.OFF))
     assert quantized_v.refusal == "quantized V cache requires flash_attn to be enabled"
     mla = plan_llamacpp(_deepseek_v2_lite(), LlamaCppSettings(ctx_size=4096, cache_type_k="q8_0"))
     assert mla.refusal == "model does not support different K (q8_0) and V (f16) cache types"
     ok = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(cache_type_k="q4_0", cache_type_v="q4_0"))
     assert ok.refusal is None
-    assert ok.flash_attn is FlashAttn.ON  # auto is forced on by a quantized V cache (:3840-3843)
+    assert ok.flash_attn is FlashAttn.ON  # auto is forced on by a quantized V cache (:3840-3849)
 
 
 def test_ngl_puts_the_last_layers_on_the_gpu():

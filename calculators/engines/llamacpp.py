@@ -36,7 +36,7 @@ LLAMACPP_SOURCE = f"ggml-org/llama.cpp@{LLAMACPP_COMMIT}"
 KV_CACHE_TYPES: tuple[str, ...] = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
 
 CTX_PAD_TOKENS = 256  # src/llama-context.cpp:290 and :296 (GGML_PAD(..., 256))
-SWA_PAD_TOKENS = 256  # src/llama-kv-cache-iswa.cpp:68 ("the SWA cache is always padded to 256")
+SWA_PAD_TOKENS = 256  # src/llama-kv-cache-iswa.cpp:71-73 ("the SWA cache is always padded to 256")
 LLAMA_MAX_SEQ = 256  # src/llama-cparams.h:8
 SERVER_AUTO_PARALLEL = 4  # tools/server/server.cpp:156-160: -np -1 -> 4 slots and a unified KV
 FIT_MIN_CTX_TOKENS = 4096  # common/common.h:480 fit_params_min_ctx
@@ -159,7 +159,7 @@ def _pad(value: int, multiple: int) -> int:
 
 
 def _refusal(arch: ModelArchitecture, s: LlamaCppSettings) -> str | None:
-    """The error llama_init_from_model logs before returning NULL (src/llama-context.cpp:3838-3872)."""
+    """The error llama_init_from_model logs before returning NULL (src/llama-context.cpp:3835-3870)."""
     if arch.layers_of(LayerKind.MLA) and s.cache_type_k != s.cache_type_v:
         return f"model does not support different K ({s.cache_type_k}) and V ({s.cache_type_v}) cache types"
     if _is_quantized(s.cache_type_v) and s.flash_attn is FlashAttn.OFF:
@@ -225,13 +225,13 @@ def _sliding_window(arch: ModelArchitecture) -> tuple[int, list[PlanNote]]:
 
 
 def _v_row_elements(layer: LayerGeometry, v_trans: bool, v_max: int) -> int:
-    # src/llama-kv-cache.cpp:204-206 [TAG_V_CACHE_VARIABLE]: without flash attention V is stored transposed and
+    # src/llama-kv-cache.cpp:208-210 [TAG_V_CACHE_VARIABLE]: without flash attention V is stored transposed and
     # every layer's V row is padded to the widest V of the model.
     return v_max if v_trans else layer.v_elements_per_token
 
 
 def _row_bytes(layer: LayerGeometry, s: LlamaCppSettings, v_trans: bool, v_max: int) -> tuple[int, int]:
-    """K and V bytes one attention layer stores per cell (MLA caches no V: has_v = !is_mla, kv-cache.cpp:211)."""
+    """K and V bytes one attention layer stores per cell (MLA caches no V: has_v = !is_mla, kv-cache.cpp:231)."""
     k = ggml_row_bytes(s.cache_type_k, layer.k_elements_per_token)
     if layer.kind is LayerKind.MLA:
         return k, 0
@@ -239,7 +239,7 @@ def _row_bytes(layer: LayerGeometry, s: LlamaCppSettings, v_trans: bool, v_max: 
 
 
 def resolved_flash_attn(s: LlamaCppSettings) -> FlashAttn:
-    """Flash attention as the caches are created: auto becomes on for a quantized V (llama-context.cpp:3840-3843)."""
+    """Flash attention as the caches are created: auto becomes on for a quantized V (llama-context.cpp:3840-3849)."""
     if _is_quantized(s.cache_type_v) and s.flash_attn is FlashAttn.AUTO:
         return FlashAttn.ON
     return s.flash_attn
@@ -266,7 +266,7 @@ def _kv_cache(
     n_stream: int,
     row_bytes: dict[LayerGeometry, tuple[int, int]],
 ) -> tuple[CacheAllocation, list[int]]:
-    """One llama_kv_cache: K/V tensors of [row, cells, n_stream] per layer (src/llama-kv-cache.cpp:214-215)."""
+    """One llama_kv_cache: K/V tensors of [row, cells, n_stream] per layer (src/llama-kv-cache.cpp:233-234)."""
     rows = [row_bytes[layer] for layer in layers]
     cache = CacheAllocation(
         name=name,
@@ -536,7 +536,7 @@ def layer_groups(arch: ModelArchitecture) -> tuple[LayerGroup, LayerGroup, Layer
 
 
 def swa_cells(n_swa: int, n_ctx_seq: int, n_seq: int, kv_unified: bool, n_ubatch: int, s: LlamaCppSettings) -> int:
-    """Cells of the sliding-window cache: window x seqs (if unified) + ubatch, padded (llama-kv-cache-iswa.cpp:67-78)."""
+    """Cells of the sliding-window cache: window x seqs (if unified) + ubatch, padded (llama-kv-cache-iswa.cpp:71-81)."""
     if s.swa_full:
         return n_ctx_seq
     return _pad(min(n_ctx_seq, n_swa * (n_seq if kv_unified else 1) + n_ubatch), SWA_PAD_TOKENS)
@@ -648,7 +648,7 @@ def _components(devices: list[DeviceShare], machine: Machine | None) -> tuple[li
             label=f"KV and recurrent caches on {target.device}",
             bytes=target.kv_cache_bytes,
             exact=True,
-            basis=f"{LLAMACPP_SOURCE} src/llama-kv-cache.cpp:214-215, src/llama-memory-recurrent.cpp:101-103",
+            basis=f"{LLAMACPP_SOURCE} src/llama-kv-cache.cpp:233-234, src/llama-memory-recurrent.cpp:101-103",
         )
     ]
     if target.weights_bytes is not None:
