@@ -20,7 +20,7 @@ import pytest
 from gguf.constants import GGMLQuantizationType
 
 from calculators.engines.llamacpp import FlashAttn, LlamaCppSettings, llamacpp_log_mib, plan_llamacpp
-from tests.tiny_gguf import TinyAttentionModel, TinyJambaModel, TinyMambaModel, TinyMlaModel
+from tests.tiny_gguf import TinyAttentionModel, TinyJambaModel, TinyMambaModel, TinyMlaModel, TinyOpenElmModel
 
 pytestmark = pytest.mark.llamacpp
 
@@ -47,6 +47,8 @@ MAMBA = TinyMambaModel("mamba-130m", 2, 768, 16, 4, 48)
 JAMBA = TinyJambaModel("jamba-like", 4, (2,), 8, 8, 128, 16, 4, 64)
 # DeepSeek-V2-Lite attention: 16 heads, kv_lora_rank 512, rope 64, nope 128, v_head 128 (dense FFN, q LoRA added)
 MLA = TinyMlaModel("deepseek-v2-lite", 2, 16, 512, 64, 128, 128)
+# OpenELM-270M: 16 layers of 64-wide heads, 12-20 query and 3-5 KV heads by layer (V rows of different widths)
+OPENELM = TinyOpenElmModel("openelm-270m", (12,) * 5 + (16,) * 7 + (20,) * 4, (3,) * 5 + (4,) * 7 + (5,) * 4, 64)
 
 KV_LINE = re.compile(
     r"llama_kv_cache: size = +([\d.]+) MiB \( *(\d+) cells, +(\d+) layers, +(\d+)/(\d+) seqs\), "
@@ -144,7 +146,7 @@ def loaded_models(tmp_path_factory):
     llama_cpp.llama_backend_init()
     folder = tmp_path_factory.mktemp("gguf")
     loaded = {}
-    for name, spec in [*MODELS.items(), (MAMBA.name, MAMBA), (JAMBA.name, JAMBA), (MLA.name, MLA)]:
+    for name, spec in [*MODELS.items(), *((m.name, m) for m in (MAMBA, JAMBA, MLA, OPENELM))]:
         path = spec.write(folder / f"{name}.gguf")
         params = llama_cpp.llama_model_default_params()
         model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
@@ -259,3 +261,20 @@ def test_hybrid_kv_and_recurrent_lines_match_llamacpp(loaded_models, case):
 )  # fmt: skip
 def test_mla_latent_cache_line_matches_llamacpp(loaded_models, case):
     _check(*loaded_models[MLA.name], case)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [Case(ctx, seqs, unified, type_k, type_v, fa) for (ctx, seqs, unified), (type_k, type_v, fa) in itertools.product(
+        [(512, 1, False), (5000, 3, False), (5000, 3, True)],
+        [
+            ("f16", "f16", FlashAttn.AUTO),
+            ("f16", "f16", FlashAttn.OFF),  # V rows padded to the widest layer's 5 x 64
+            ("q8_0", "f16", FlashAttn.OFF),
+            ("q8_0", "q8_0", FlashAttn.ON),
+        ],
+    )],
+    ids=str,
+)  # fmt: skip
+def test_per_layer_kv_heads_and_v_padding_match_llamacpp(loaded_models, case):
+    _check(*loaded_models[OPENELM.name], case)

@@ -351,3 +351,60 @@ class TinyMlaModel:
             tensor(blk + "ffn_down.weight", self.n_ff, n_embd)
         _finish(w)
         return path
+
+
+@dataclass(frozen=True)
+class TinyOpenElmModel:
+    """An OpenELM-style decoder whose query and KV head counts change from layer to layer.
+
+    Its V rows differ in width, so without flash attention llama.cpp pads every V row to the widest
+    (src/llama-kv-cache.cpp [TAG_V_CACHE_VARIABLE]).
+    """
+
+    name: str
+    n_heads: tuple[int, ...]
+    n_kv_heads: tuple[int, ...]
+    head_dim: int
+    n_embd: int = 64
+    n_ff: int = 64
+    n_ctx_train: int = 2048
+
+    @property
+    def n_layer(self) -> int:
+        """One entry of `n_heads` per layer."""
+        return len(self.n_heads)
+
+    def architecture(self) -> ModelArchitecture:
+        """Full-attention layers with per-layer KV head counts."""
+        layers = tuple(
+            LayerGeometry(kind=LayerKind.FULL, n_kv_heads=kv, head_dim_k=self.head_dim, head_dim_v=self.head_dim)
+            for kv in self.n_kv_heads
+        )
+        return _architecture(self, "openelm", layers, max(self.n_heads))
+
+    def write(self, path: Path) -> Path:
+        """Write the GGUF file; returns its path."""
+        w = _start_file(path, "openelm", self)
+        w.add_feed_forward_length([self.n_ff] * self.n_layer)
+        w.add_head_count(list(self.n_heads))
+        w.add_head_count_kv(list(self.n_kv_heads))
+        w.add_key_length(self.head_dim)
+        w.add_value_length(self.head_dim)
+        w.add_rope_dimension_count(self.head_dim)
+        w.add_layer_norm_rms_eps(1e-6)
+        tensor = _tensor_adder(w)
+        tensor("token_embd.weight", self.n_embd, N_VOCAB)
+        tensor("output_norm.weight", self.n_embd)
+        for i, (n_head, n_kv) in enumerate(zip(self.n_heads, self.n_kv_heads, strict=True)):
+            blk = f"blk.{i}."
+            tensor(blk + "attn_norm.weight", self.n_embd)
+            tensor(blk + "attn_qkv.weight", self.n_embd, (n_head + 2 * n_kv) * self.head_dim)
+            tensor(blk + "attn_q_norm.weight", self.head_dim)
+            tensor(blk + "attn_k_norm.weight", self.head_dim)
+            tensor(blk + "attn_output.weight", n_head * self.head_dim, self.n_embd)
+            tensor(blk + "ffn_norm.weight", self.n_embd)
+            tensor(blk + "ffn_gate.weight", self.n_embd, self.n_ff)
+            tensor(blk + "ffn_up.weight", self.n_embd, self.n_ff)
+            tensor(blk + "ffn_down.weight", self.n_ff, self.n_embd)
+        _finish(w)
+        return path
