@@ -11,7 +11,7 @@ from calculators.architecture import LayerGeometry, LayerKind
 from calculators.engines.llamacpp import FlashAttn, LlamaCppSettings, plan_llamacpp
 from calculators.engines.llamacpp_grid import llamacpp_cache_bytes_grid
 from calculators.errors import ServewiseInputError
-from tests.test_llamacpp_plan import LLAMA3_8B, _deepseek_v2_lite, _gemma3_27b
+from tests.model_geometries import DEEPSEEK_V2_LITE, GEMMA3_27B, LLAMA3_8B
 from tests.tiny_gguf import TinyJambaModel
 
 CONTEXTS = [0, 1, 300, 4096, 10000, 33333, 131072]
@@ -27,9 +27,7 @@ MISTRAL_V01 = dataclasses.replace(
 )
 
 
-@pytest.mark.parametrize(
-    "arch", [LLAMA3_8B, _gemma3_27b(), _deepseek_v2_lite(), JAMBA, MISTRAL_V01], ids=lambda a: a.name
-)
+@pytest.mark.parametrize("arch", [LLAMA3_8B, GEMMA3_27B, DEEPSEEK_V2_LITE, JAMBA, MISTRAL_V01], ids=lambda a: a.name)
 @pytest.mark.parametrize(
     "settings",
     [
@@ -50,7 +48,7 @@ def test_grid_matches_plan_cell_by_cell(arch, settings):
 
 def test_grid_of_200_by_200_is_fast():
     start = time.perf_counter()
-    grid = llamacpp_cache_bytes_grid(_gemma3_27b(), range(256, 256 * 201, 256), range(1, 201))
+    grid = llamacpp_cache_bytes_grid(GEMMA3_27B, range(256, 256 * 201, 256), range(1, 201))
     elapsed = time.perf_counter() - start
     assert grid.shape == (200, 200)
     assert elapsed < 0.5

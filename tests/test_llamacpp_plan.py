@@ -10,7 +10,6 @@ import dataclasses
 
 import pytest
 
-from calculators.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.engines.llamacpp import (
     FlashAttn,
     LlamaCppSettings,
@@ -19,26 +18,10 @@ from calculators.engines.llamacpp import (
     plan_llamacpp,
 )
 from calculators.errors import ServewiseInputError
-from calculators.kv import uniform_gqa_architecture
 from calculators.machine import Machine
+from tests.model_geometries import DEEPSEEK_V2_LITE, GEMMA3_27B, LLAMA3_8B
 
 GIB = 1024**3
-# Llama-3-8B: 32 layers, 8 KV heads x 128, trained context 8192 (its config.json)
-LLAMA3_8B = dataclasses.replace(uniform_gqa_architecture(32, 8, 128, "llama3-8b"), max_context_tokens=8192)
-
-
-def _gemma3_27b() -> ModelArchitecture:
-    """Gemma-3-27B: 62 layers, 16 KV heads x 128, layer il slides over 1024 tokens unless il % 6 == 5."""
-    full = LayerGeometry(kind=LayerKind.FULL, n_kv_heads=16, head_dim_k=128, head_dim_v=128)
-    sliding = dataclasses.replace(full, kind=LayerKind.SLIDING, sliding_window_tokens=1024)
-    layers = tuple(full if il % 6 == 5 else sliding for il in range(62))
-    return ModelArchitecture("gemma3-27b", "gemma3", layers, 32, 5376, 262208, 131072)
-
-
-def _deepseek_v2_lite() -> ModelArchitecture:
-    """DeepSeek-V2-Lite: 27 MLA layers caching a 512-wide latent plus a 64-wide rope key."""
-    mla = LayerGeometry(kind=LayerKind.MLA, kv_lora_rank=512, qk_rope_head_dim=64)
-    return ModelArchitecture("deepseek-v2-lite", "deepseek2", (mla,) * 27, 16, 2048, 102400, 163840)
 
 
 def test_server_defaults_give_four_slots_sharing_the_trained_context():
@@ -83,7 +66,7 @@ def test_slot_context_is_capped_by_trained_context_and_per_slot_limit():
 
 def test_sliding_window_cache_is_window_plus_ubatch_padded():
     # src/llama-kv-cache-iswa.cpp:71-81: min(size, pad(n_swa x (n_seq if unified else 1) + n_ubatch, 256))
-    arch = _gemma3_27b()
+    arch = GEMMA3_27B
     plan = plan_llamacpp(arch, LlamaCppSettings(ctx_size=32768, parallel=1))
     base, swa = plan.caches
     assert (base.name, base.layers, base.cells) == ("kv", 10, 32768)
@@ -97,7 +80,7 @@ def test_sliding_window_cache_is_window_plus_ubatch_padded():
 
 def test_mla_caches_the_latent_only():
     # src/llama-kv-cache.cpp:229-234: MLA keeps one K row (latent + rope key) and no V
-    plan = plan_llamacpp(_deepseek_v2_lite(), LlamaCppSettings(ctx_size=4096, parallel=1))
+    plan = plan_llamacpp(DEEPSEEK_V2_LITE, LlamaCppSettings(ctx_size=4096, parallel=1))
     (kv,) = plan.caches
     assert (kv.k_bytes, kv.v_bytes) == (27 * 4096 * 576 * 2, 0)
     assert plan.kv_bytes_per_token == 27 * 576 * 2
@@ -107,7 +90,7 @@ def test_refusals_are_worded_as_llamacpp_logs_them():
     # src/llama-context.cpp:3835-3870 (llama_init_from_model returns NULL after these errors)
     quantized_v = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(cache_type_v="q8_0", flash_attn=FlashAttn.OFF))
     assert quantized_v.refusal == "quantized V cache requires flash_attn to be enabled"
-    mla = plan_llamacpp(_deepseek_v2_lite(), LlamaCppSettings(ctx_size=4096, cache_type_k="q8_0"))
+    mla = plan_llamacpp(DEEPSEEK_V2_LITE, LlamaCppSettings(ctx_size=4096, cache_type_k="q8_0"))
     assert mla.refusal == "model does not support different K (q8_0) and V (f16) cache types"
     ok = plan_llamacpp(LLAMA3_8B, LlamaCppSettings(cache_type_k="q4_0", cache_type_v="q4_0"))
     assert ok.refusal is None
