@@ -10,6 +10,15 @@ from calculators.kv import uniform_gqa_architecture
 # Llama-3-8B: 32 layers, 8 KV heads x 128, trained context 8192
 LLAMA3_8B = dataclasses.replace(uniform_gqa_architecture(32, 8, 128, "llama3-8b"), max_context_tokens=8192)
 
+# Llama-3.1-8B: 32 layers, 32 query heads, 8 KV heads x 128, hidden 4096, trained context 131072
+LLAMA31_8B = dataclasses.replace(
+    uniform_gqa_architecture(32, 8, 128, "llama3.1-8b"),
+    family="llama",
+    n_heads=32,
+    hidden_size=4096,
+    max_context_tokens=131072,
+)
+
 _GEMMA3_FULL = LayerGeometry(kind=LayerKind.FULL, n_kv_heads=16, head_dim_k=128, head_dim_v=128)
 _GEMMA3_SLIDING = dataclasses.replace(_GEMMA3_FULL, kind=LayerKind.SLIDING, sliding_window_tokens=1024)
 # Gemma-3-27B: 62 layers, 16 KV heads x 128, layer il slides over 1024 tokens unless il % 6 == 5

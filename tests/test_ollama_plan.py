@@ -19,19 +19,11 @@ from calculators.engines.ollama import (
     plan_ollama,
 )
 from calculators.errors import ServewiseInputError
-from calculators.kv import uniform_gqa_architecture
 from calculators.machine import Machine
+from tests.model_geometries import LLAMA31_8B
 
 GIB = 1024**3
 MIB = 1024**2
-# Llama-3.1-8B: 32 layers, 32 query heads, 8 KV heads x 128, hidden 4096, trained context 131072
-LLAMA31_8B = dataclasses.replace(
-    uniform_gqa_architecture(32, 8, 128, "llama3.1-8b"),
-    family="llama",
-    n_heads=32,
-    hidden_size=4096,
-    max_context_tokens=131072,
-)
 
 
 @pytest.mark.parametrize(
