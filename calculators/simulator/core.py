@@ -113,6 +113,7 @@ class _Run:
         # the rest of the cached prefix is evictable and costs nothing until reused
         self.shared_refs: dict[int, int] = {}
         self.shared_heap: list[int] = []  # negated lengths, stale entries skipped lazily
+        self.ref_prefix = 0
         self.slot_prefix: list[int] = []
         self.free_slots: list[int] = []
         if spec.kv_layout is KvLayout.SLOTS:
@@ -147,27 +148,31 @@ class _Run:
     # ---- KV bookkeeping -------------------------------------------------------------------
     def kv_used(self) -> float:
         """KV tokens held now: owned by running sequences, plus the shared prefix copy, plus block waste."""
-        used = self.sum_ctx_dec + self.n_dec * self.decode_steps - self.sum_shared_dec + self.referenced_prefix()
+        used = self.sum_ctx_dec + self.n_dec * self.decode_steps - self.sum_shared_dec + self.ref_prefix
         return used + self.kv_prefill + self.block_waste * len(self.running)
 
-    def referenced_prefix(self) -> int:
-        """Tokens of the shared prefix copy some running sequence uses (the longest such use)."""
-        heap, refs = self.shared_heap, self.shared_refs
-        while heap and not refs.get(-heap[0]):
-            heapq.heappop(heap)
-        return -heap[0] if heap else 0
-
     def set_shared(self, i: int, tokens: int) -> None:
-        """Record that sequence `i` uses the first `tokens` of the shared prefix copy."""
+        """Record that sequence `i` uses the first `tokens` of the shared prefix copy; keeps
+        `ref_prefix`, the longest part of the copy any running sequence uses, up to date."""
         old = self.shared[i]
+        if old == tokens:
+            return
+        refs = self.shared_refs
         if old:
-            self.shared_refs[old] -= 1
+            refs[old] -= 1
         if tokens:
-            count = self.shared_refs.get(tokens, 0)
-            self.shared_refs[tokens] = count + 1
+            count = refs.get(tokens, 0)
+            refs[tokens] = count + 1
             if not count:
                 heapq.heappush(self.shared_heap, -tokens)
         self.shared[i] = tokens
+        if tokens > self.ref_prefix:
+            self.ref_prefix = tokens
+        elif old == self.ref_prefix and not refs[old]:
+            heap = self.shared_heap
+            while heap and not refs.get(-heap[0]):
+                heapq.heappop(heap)
+            self.ref_prefix = -heap[0] if heap else 0
 
     def remaining_outputs(self) -> int:
         """Output tokens the running sequences have still to generate."""
@@ -321,7 +326,7 @@ class _Run:
                 blocked = Constraint.TOKEN_BUDGET
                 break
             # reusing a cached prefix nobody runs with makes it count against KV again
-            revived = hit - self.referenced_prefix() if spec.prefix_reuse is PrefixReuse.SHARED and hit else 0
+            revived = hit - self.ref_prefix if spec.prefix_reuse is PrefixReuse.SHARED and hit else 0
             revived = revived if revived > 0 else 0
             if admission is Admission.NEXT_CHUNK:
                 fits = kv_used + revived + chunk + self.block_waste <= self.capacity
@@ -522,9 +527,9 @@ class _Run:
         """Jump over pure-decode steps up to the next finish, arrival or KV exhaustion."""
         rates = self.rates
         k = self.next_finish_steps()
+        kv_start = self.kv_used()
         if self.pool and self.spec.preempt_on_kv_exhaustion:
-            free = self.capacity - self.kv_used()
-            k = min(k, max(1, int(free // n_dec)))
+            k = min(k, max(1, int((self.capacity - kv_start) // n_dec)))
         if self.arrivals:
             t_next = self.arrivals[0][0]
             if self.now + decode_span_seconds(rates, k, n_dec, kv_read_first) > t_next:
@@ -537,7 +542,6 @@ class _Run:
                         lo = mid + 1
                 k = lo
         dt = decode_span_seconds(rates, k, n_dec, kv_read_first)
-        kv_start = self.kv_used()
         self.account(dt, queued, blocked, kv_mean=kv_start + n_dec * (k + 1) / 2.0)
         self.now += dt
         self.n_steps += k
@@ -547,7 +551,7 @@ class _Run:
 
     def account(self, dt: float, queued: int, blocked: Constraint, kv_mean: float | None = None) -> None:
         active = len(self.running)
-        kv = self.kv_used() if kv_mean is None else kv_mean
+        kv = self.ts_kv[-1] if kv_mean is None else kv_mean  # KV at the last step boundary
         self.busy_time += dt
         self.active_integral += active * dt
         self.kv_integral += kv * dt
