@@ -16,6 +16,7 @@ from calculators.simulator import (
     WorkloadSpec,
     checked,
     draw_requests,
+    open_loop_twin,
     parse_length_pairs_csv,
     simulate,
     sweep_arrival_rates,
@@ -26,6 +27,7 @@ from ui import url_widgets
 from ui.simulator_charts import (
     comparison_table,
     distribution_table,
+    loop_comparison_table,
     records_csv,
     sweep_figures,
     timeline_figures,
@@ -49,6 +51,14 @@ def run_engines(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv
     requests = draw_requests(workload)
     results = [simulate(workload, policy, cost, kv_tokens, slo, requests) for policy in policies]
     return results, comparison_table(results), distribution_table(results), timeline_figures(results)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Replaying the closed loop as independent arrivals…")
+def run_open_twins(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo):
+    """Each engine's closed-loop run replayed open loop at its own closed-loop rate: (closed, open) results."""
+    closed = run_engines(workload, policies, cost, kv_tokens, slo)[0]
+    twins = [simulate(open_loop_twin(workload, c), p, cost, kv_tokens, slo) for c, p in zip(closed, policies, strict=True)]
+    return loop_comparison_table(closed, twins)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Sweeping arrival rates…")
@@ -276,6 +286,15 @@ for column, result in zip(st.columns(len(results)), results, strict=True):
     with column:
         st.markdown(f"**{result.engine}**")
         st.markdown("\n".join(f"- {note.message}" for note in result.notes if note.code != "estimate"))
+
+if workload.arrival == "closed":
+    st.subheader("What the closed loop hides")
+    st.dataframe(run_open_twins(workload, built, cost, kv_tokens, slo), hide_index=True, width="stretch")
+    st.caption(
+        f"{workload.n_clients} clients that wait for each answer can never queue more than "
+        f"{workload.n_clients} requests, and they send less when the server slows down. The same mean rate "
+        "from independent users (Poisson arrivals) shows the queue that external demand would build."
+    )
 
 with st.expander("What the simulation assumes (and leaves out)", icon=":material/info:"):
     st.markdown(

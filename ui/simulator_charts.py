@@ -96,6 +96,22 @@ def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else seconds * 1000
 
 
+def loop_comparison_table(closed: list[SimulationResult], open_loop: list[SimulationResult]) -> pd.DataFrame:
+    """Per engine: the closed loop's rate and queue against independent arrivals at that same rate."""
+    rows = []
+    for c, o in zip(closed, open_loop, strict=True):
+        rows.append({
+            "engine": c.engine,
+            "requests/s (closed loop)": c.summary.n_requests / c.summary.duration_s if c.summary.duration_s else None,
+            "max waiting, closed": max(c.timeseries.queued),
+            "max waiting, open": max(o.timeseries.queued),
+            "TTFT p99 (s), closed": _pick(c.summary.ttft, "p99"),
+            "TTFT p99 (s), open": _pick(o.summary.ttft, "p99"),
+            "rejected or cancelled, open": o.summary.n_rejected + o.summary.n_cancelled,
+        })
+    return pd.DataFrame(rows).round(3)
+
+
 RECORD_COLUMNS = (
     "engine", "request", "status", "reject_reason", "arrival_s", "admit_s", "first_token_s", "end_s",
     "queue_s", "ttft_s", "itl_s", "e2e_s", "prompt_tokens", "output_tokens", "generated_tokens",

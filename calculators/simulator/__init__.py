@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from calculators.simulator.checked import checked
 from calculators.simulator.core import summarize
+from calculators.simulator.loops import open_loop_twin
 from calculators.simulator.policy import (
     SIMULATED_ENGINES,
     EnginePolicy,
@@ -74,6 +75,7 @@ __all__ = [
     "checked",
     "default_policy",
     "draw_requests",
+    "open_loop_twin",
     "parse_length_pairs_csv",
     "simulate",
     "summarize",

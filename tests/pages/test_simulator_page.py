@@ -130,3 +130,13 @@ def test_unknown_gpu_in_link_falls_back_with_a_note():
     at = run_page({"sim_gpu": "gtx-9999"})
     assert "sim_gpu" in " ".join(w.value for w in at.warning)
     assert any("RTX 4090" in c.value for c in at.caption)
+
+
+def test_closed_loop_shows_what_it_hides():
+    at = run_page({"sim_arrival": "closed", "sim_clients": "4", "sim_think": "0", "sim_engines": ["ollama"]})
+    assert not at.error
+    loops = at.dataframe[2].value
+    assert list(loops["engine"]) == ["ollama"]
+    assert loops.loc[0, "max waiting, closed"] <= 4
+    assert loops.loc[0, "max waiting, open"] > loops.loc[0, "max waiting, closed"]
+    assert any(note.value for note in at.markdown if "Closed loop" in note.value)

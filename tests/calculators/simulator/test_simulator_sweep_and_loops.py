@@ -48,3 +48,17 @@ def test_sweep_shows_saturation():
     assert by_engine["ollama"][-1].throughput_rps == pytest.approx(1 / 0.51, rel=0.05)
     assert by_engine["vllm"][-1].throughput_rps > 5 * by_engine["ollama"][-1].throughput_rps
     assert by_engine["ollama"][-1].p99_ttft_s > 10 * by_engine["ollama"][0].p99_ttft_s
+
+
+def test_open_loop_twin_replays_the_closed_loop_rate():
+    from calculators.errors import ServewiseInputError
+    from calculators.simulator import open_loop_twin
+
+    closed_spec = WorkloadSpec(n_requests=100, arrival=ArrivalProcess.CLOSED, n_clients=3, **FIXED)
+    closed = simulate(closed_spec, OllamaPolicy(), COST)
+    twin = open_loop_twin(closed_spec, closed)
+    assert twin.arrival is ArrivalProcess.POISSON
+    assert twin.rate_per_s == pytest.approx(100 / closed.summary.duration_s)
+    assert twin.prompt == closed_spec.prompt and twin.n_requests == 100
+    with pytest.raises(ServewiseInputError, match="closed-loop"):
+        open_loop_twin(twin, closed)
