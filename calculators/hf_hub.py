@@ -107,6 +107,10 @@ def fetch_config(
         raise
     except OSError as exc:
         raise HubFetchError(f"could not store config.json for {where} in the cache: {exc.strerror or exc}") from None
+    except Exception as exc:  # transport errors of huggingface_hub's HTTP client surface here unwrapped
+        raise HubFetchError(
+            f"fetching config.json of {where} failed ({type(exc).__name__}); check the network or HF_ENDPOINT"
+        ) from None
     text = Path(path).read_text(encoding="utf-8")
     return load_config_text(text, source=f"{repo_id}/config.json")
 

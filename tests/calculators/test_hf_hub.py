@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from huggingface_hub import constants as hf_constants
-from huggingface_hub.utils import _detect_agent
+from huggingface_hub import file_download
+from huggingface_hub.utils import _detect_agent, close_session
 
 from calculators.hf_hub import HubFetchError, architecture_from_hub, fetch_config
 
@@ -32,6 +33,7 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 class FakeHub(BaseHTTPRequestHandler):
     seen: list[tuple[str, str, str | None]] = []
+    broken_until_fixed = True  # "broken/model" answers 500 until a test flips this
 
     def log_message(self, *args):  # keep test output quiet
         pass
@@ -40,7 +42,7 @@ class FakeHub(BaseHTTPRequestHandler):
         FakeHub.seen.append((self.command, self.path, self.headers.get("authorization")))
         repo = "/".join(self.path.strip("/").split("/")[:2])
         if repo == "slow/model":
-            time.sleep(3.0)
+            time.sleep(1.0)
         if repo in ("ok/model", "slow/model", "needs-token/model") and self.path.endswith("/config.json"):
             if repo == "needs-token/model" and self.headers.get("authorization") != f"Bearer {TOKEN}":
                 return self._error(401, "GatedRepo", "Access to model needs-token/model is restricted.")
@@ -56,7 +58,7 @@ class FakeHub(BaseHTTPRequestHandler):
             return self._error(401, "GatedRepo", "Access to model gated/model is restricted.")
         if repo == "nofile/model":
             return self._error(404, "EntryNotFound", "Entry not found", commit=True)
-        if repo == "broken/model":
+        if repo == "broken/model" and FakeHub.broken_until_fixed:
             return self._error(500, None, "Internal error")
         return self._error(404, "RepoNotFound", "Repository not found")
 
@@ -92,9 +94,21 @@ def hub(monkeypatch, tmp_path):
     monkeypatch.setattr(hf_constants, "AGENT_HARNESSES_PATH", str(tmp_path / "agent_harnesses.json"))
     monkeypatch.setattr(_detect_agent, "_registry", _detect_agent._EMPTY_REGISTRY)
     FakeHub.seen = []
+    FakeHub.broken_until_fixed = True
+    # huggingface_hub retries a failed metadata request with back-off (up to ~25 s); the deadline in
+    # fetch_config is what bounds the user's wait, so here the library answers at the first failure.
+    monkeypatch.setattr(file_download, "_DEFAULT_RETRY_ON_EXCEPTIONS", ())
+    monkeypatch.setattr(file_download, "_DEFAULT_RETRY_ON_STATUS_CODES", ())
+    close_session()  # huggingface_hub shares one HTTP client per process: start each test with a fresh one
     yield tmp_path / "cache"
+    # A fetch abandoned at its deadline keeps running in its daemon thread; let it end before the
+    # next test so it cannot disturb that test's connections.
+    for thread in threading.enumerate():
+        if thread.name == "servewise-hub-fetch":
+            thread.join(timeout=10)
     server.shutdown()
     server.server_close()
+    close_session()
 
 
 def test_200_fetches_and_builds_architecture(hub):
@@ -130,7 +144,7 @@ def test_token_is_sent_but_never_shown(hub, monkeypatch):
 
 def test_timeout_is_reported_as_such(hub):
     start = time.monotonic()
-    with pytest.raises(HubFetchError, match="did not answer successfully within 0.5 s"):
+    with pytest.raises(HubFetchError, match="did not answer (successfully )?within 0.5 s"):
         fetch_config("slow/model", timeout_s=0.5, cache_dir=hub)
     assert time.monotonic() - start < 10
 
@@ -138,15 +152,23 @@ def test_timeout_is_reported_as_such(hub):
 def test_missing_file_and_server_error(hub):
     with pytest.raises(HubFetchError, match="no config.json"):
         fetch_config("nofile/model", cache_dir=hub)
-    # huggingface_hub retries 5xx answers with back-off; the deadline still bounds the wait
+    with pytest.raises(HubFetchError, match="could not reach broken/model"):
+        fetch_config("broken/model", cache_dir=hub)
+
+
+def test_deadline_bounds_the_library_retries(hub, monkeypatch):
+    monkeypatch.setattr(file_download, "_DEFAULT_RETRY_ON_STATUS_CODES", (500,))  # as shipped: retry 5xx
+    start = time.monotonic()
     with pytest.raises(HubFetchError, match="did not answer successfully within 1 s"):
         fetch_config("broken/model", timeout_s=1, cache_dir=hub)
+    assert time.monotonic() - start < 3
+    FakeHub.broken_until_fixed = False  # the abandoned fetch's next retry gets a final answer and ends
 
 
-def test_unreachable_endpoint(monkeypatch, tmp_path):
+def test_unreachable_endpoint(hub, monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # discard port: nothing listens
-    with pytest.raises(HubFetchError, match="could not reach|did not answer"):
-        fetch_config("ok/model", timeout_s=1, cache_dir=tmp_path)
+    with pytest.raises(HubFetchError, match="could not reach ok/model on http://127.0.0.1:9"):
+        fetch_config("ok/model", timeout_s=5, cache_dir=hub)
 
 
 def test_bad_repo_id_is_refused_before_any_request(hub):
