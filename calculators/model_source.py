@@ -25,7 +25,7 @@ def resolve_model(
     gguf: str | Path | None = None,
     model: str | None = None,
 ) -> ResolvedModel:
-    """Build the architecture from exactly one of the four sources (as the CLI's --hf-config/--hf-model/--gguf/--model)."""
+    """Architecture from exactly one source, as the CLI's --hf-config / --hf-model / --gguf / --model."""
     given = {
         name: value
         for name, value in (("hf_config", hf_config), ("hf_model", hf_model), ("gguf", gguf), ("model", model))
