@@ -150,3 +150,20 @@ def test_duplicate_ids_are_refused(tmp_path):
     broken.write_text(yaml.safe_dump(data))
     with pytest.raises(KnowledgeError, match="appears twice"):
         load_yaml_file(broken, ModelCatalog)
+
+
+# Differences from keras-hub's exact counts that are conventions, not wrong fields (see test_params.py).
+KNOWN_EXACT_DIFFERENCES = {
+    "gemma-3-4b": 64 * 2560,  # keras keeps 262,144 of Gemma 3's 262,208 vocabulary rows
+    "gemma-3-12b": 64 * 3840,
+    "gemma-3-27b": 64 * 5376,
+    "bge-m3": 1024 * 1024 + 1024 + 3 * 1024,  # keras's port has no pooler and three fewer 1024-vectors
+}
+
+
+@pytest.mark.parametrize("model", [m for m in CATALOG.models if m.params.total_precision == 1], ids=lambda m: m.id)
+def test_exact_stated_counts_match_to_the_parameter(model):
+    # This confirms the config fields typed from research notes (Qwen2.5 32B/72B, Qwen3-14B,
+    # Qwen3-Embedding-0.6B) as well as the copied files: one wrong field would break the equality.
+    difference = count_parameters(model.config).total - model.params.total
+    assert difference == KNOWN_EXACT_DIFFERENCES.get(model.id, 0)
