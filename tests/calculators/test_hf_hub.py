@@ -21,7 +21,7 @@ from huggingface_hub import constants as hf_constants
 from huggingface_hub import file_download
 from huggingface_hub.utils import _detect_agent, close_session
 
-from calculators.hf_hub import HubFetchError, architecture_from_hub, fetch_config
+from calculators.hf_hub import HubFetchError, architecture_from_hub, fetch_config, fetch_embedding_pooling
 
 # Abandoned fetches keep retrying in daemon threads after their test; keep their warnings out of the log.
 logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
@@ -29,6 +29,16 @@ logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
 CONFIG = (Path(__file__).resolve().parents[1] / "data" / "hf_configs" / "Qwen3-8B.json").read_bytes()
 TOKEN = "hf_secretTOKENvalue0123456789"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
+EMBED_FILES = {  # the two sentence-transformers files, shaped as Qwen3-Embedding ships them
+    "modules.json": json.dumps(
+        [
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+            {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
+        ]
+    ).encode(),
+    "1_Pooling/config.json": json.dumps({"word_embedding_dimension": 1024, "pooling_mode_lasttoken": True}).encode(),
+}
 
 
 class FakeHub(BaseHTTPRequestHandler):
@@ -43,17 +53,12 @@ class FakeHub(BaseHTTPRequestHandler):
         repo = "/".join(self.path.strip("/").split("/")[:2])
         if repo == "slow/model":
             time.sleep(1.0)
+        if repo == "embed/model" and self.path.split("/resolve/main/")[-1] in EMBED_FILES:
+            return self._ok(EMBED_FILES[self.path.split("/resolve/main/")[-1]], send_body)
         if repo in ("ok/model", "slow/model", "needs-token/model") and self.path.endswith("/config.json"):
             if repo == "needs-token/model" and self.headers.get("authorization") != f"Bearer {TOKEN}":
                 return self._error(401, "GatedRepo", "Access to model needs-token/model is restricted.")
-            self.send_response(200)
-            self.send_header("X-Repo-Commit", COMMIT)
-            self.send_header("ETag", '"cfg-etag-1"')
-            self.send_header("Content-Length", str(len(CONFIG)))
-            self.end_headers()
-            if send_body:
-                self.wfile.write(CONFIG)
-            return
+            return self._ok(CONFIG, send_body)
         if repo == "gated/model":
             return self._error(401, "GatedRepo", "Access to model gated/model is restricted.")
         if repo == "nofile/model":
@@ -61,6 +66,15 @@ class FakeHub(BaseHTTPRequestHandler):
         if repo == "broken/model" and FakeHub.broken_until_fixed:
             return self._error(500, None, "Internal error")
         return self._error(404, "RepoNotFound", "Repository not found")
+
+    def _ok(self, body: bytes, send_body: bool) -> None:
+        self.send_response(200)
+        self.send_header("X-Repo-Commit", COMMIT)
+        self.send_header("ETag", f'"etag-{len(body)}"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if send_body:
+            self.wfile.write(body)
 
     def _error(self, status: int, code: str | None, message: str, commit: bool = False) -> None:
         self.send_response(status)
@@ -175,3 +189,10 @@ def test_bad_repo_id_is_refused_before_any_request(hub):
     with pytest.raises(HubFetchError, match="owner/name"):
         fetch_config("not a repo", cache_dir=hub)
     assert FakeHub.seen == []
+
+
+def test_embedding_pooling_from_sentence_transformers_files(hub):
+    info = fetch_embedding_pooling("embed/model", cache_dir=hub)
+    assert (info.pooling, info.output_dimension, info.normalized) == (("last_token",), 1024, True)
+    # a repo without modules.json is simply not a sentence-transformers model
+    assert fetch_embedding_pooling("nofile/model", cache_dir=hub) is None
