@@ -21,7 +21,7 @@ $(VENV)/.test-installed: requirements.txt requirements-test.txt | $(VENV)/bin/py
 	touch $(VENV)/.app-installed $@
 
 run: $(VENV)/.app-installed
-	$(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
+	$(PY) -m ui.serve --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
 
 # Browser tests drive Debian's Chromium; never a downloaded browser.
 chromium:

@@ -10,6 +10,11 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from knowledge.common import Frozen, KnowledgeError
+from knowledge.formats import FormatsSection
+from knowledge.gpus import GpuCatalog
+from knowledge.references import check_wizard_references
+from knowledge.wizard import WizardRules
+from knowledge.engines import Engine, EnginesFile
 from knowledge.models import ModelCatalog
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
@@ -58,6 +63,10 @@ class KnowledgeBase(Frozen):
     """Every curated table, validated and cross-checked. Sections are added as their files land."""
 
     directory: str
+    formats: FormatsSection
+    gpus: GpuCatalog
+    engines: tuple[Engine, ...]
+    wizard: WizardRules
     models: ModelCatalog
 
 
@@ -65,7 +74,16 @@ class KnowledgeBase(Frozen):
 def load_knowledge(directory: str | None = None) -> KnowledgeBase:
     """Load every knowledge file from `directory` (default: this package) once per process."""
     root = Path(directory) if directory else KNOWLEDGE_DIR
-    return KnowledgeBase(directory=str(root), models=load_yaml_file(root / "models.yaml", ModelCatalog))
+    kb = KnowledgeBase(
+        directory=str(root),
+        formats=load_yaml_file(root / "formats.yaml", FormatsSection),
+        gpus=load_yaml_file(root / "gpus.yaml", GpuCatalog),
+        engines=load_yaml_file(root / "engines.yaml", EnginesFile).engines,
+        wizard=load_yaml_file(root / "wizard.yaml", WizardRules),
+        models=load_yaml_file(root / "models.yaml", ModelCatalog),
+    )
+    check_wizard_references(kb.wizard, kb.engines, kb.formats)
+    return kb
 
 
 __all__ = ["Frozen", "KnowledgeBase", "KnowledgeError", "load_knowledge", "load_yaml_file"]

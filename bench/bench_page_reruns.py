@@ -1,0 +1,62 @@
+"""Median server-side script run per page (Streamlit AppTest), for a typical state of each page.
+
+Prints one line per page: median and p90 milliseconds over repeated reruns of the same session,
+against the 50 ms budget. Run with `make bench` or `.venv/bin/python bench/bench_page_reruns.py`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+BUDGET_MS = 50.0
+RERUNS = 15
+
+#: A typical shared-link state per page (query parameters); pages absent here run with defaults.
+TYPICAL_STATES: dict[str, dict[str, str]] = {
+    "home.py": {},
+    "engines.py": {},
+    "formats.py": {},
+    "memory.py": {},
+    "wizard.py": {"wiz_use": "shared-api", "wiz_users": "32", "wiz_prefixes": "true"},
+    "simulator.py": {},
+}
+
+
+def time_page(page: Path, query: dict[str, str]) -> list[float]:
+    """Wall-clock milliseconds of each rerun after the first (warm) run of `page`."""
+    at = AppTest.from_file(str(page), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if at.exception:
+        raise RuntimeError(f"{page.name} raised: {at.exception[0].value}")
+    timings = []
+    for _ in range(RERUNS):
+        start = time.perf_counter()
+        at.run()
+        timings.append((time.perf_counter() - start) * 1000)
+    return timings
+
+
+def main() -> int:
+    """Print the median and p90 rerun time of every page against the budget."""
+    print(f"page rerun budget: median < {BUDGET_MS:.0f} ms ({RERUNS} warm reruns each, AppTest)")
+    for page in sorted((REPO / "pages").glob("*.py")):
+        timings = time_page(page, TYPICAL_STATES.get(page.name, {}))
+        median = statistics.median(timings)
+        p90 = statistics.quantiles(timings, n=10)[-1]
+        verdict = "ok" if median < BUDGET_MS else "OVER BUDGET"
+        print(f"{page.name:<16} median {median:7.1f} ms   p90 {p90:7.1f} ms   {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,30 @@
+"""Read an engine's start-up log: engine, version, geometry, settings and every printed memory figure.
+
+    parsed = parse_startup_log(text)
+    parsed.engine                                   # 'llama-cpp', 'ollama', 'vllm', 'sglang', 'mlx-lm' or None
+    parsed.settings["ctx_size"]                     # shared setting keys (runner_settings for Ollama's runner)
+    parsed.geometry.n_kv_heads                      # what the GGUF metadata dump states
+    k = parsed.figure("k_bytes", cache="kv_swa")    # a Figure: value in bytes, printed text, unit, line
+    k.consistent_with(plan_k_bytes)                 # exact to the printed precision?
+    parsed.total("kv_buffer_bytes", cache="kv")     # per-device figures summed
+    parsed.missing, parsed.notes                    # what a complete log would state but this one did not
+
+The figure names, their units and the plan fields they match are listed in `vocabulary.FIGURES`;
+`precision.py` turns a printed, rounded number into the interval of exact values it stands for.
+"""
+
+from calculators.startup_log.model import Expected, Figure, LogGeometry, LogNote, ParsedLog
+from calculators.startup_log.parse import parse_startup_log
+from calculators.startup_log.precision import consistent, printed_decimals, units_interval
+
+__all__ = [
+    "Expected",
+    "Figure",
+    "LogGeometry",
+    "LogNote",
+    "ParsedLog",
+    "consistent",
+    "parse_startup_log",
+    "printed_decimals",
+    "units_interval",
+]

@@ -1,0 +1,251 @@
+"""Schema of knowledge/formats.yaml: file formats, precisions/quantizations, and the engine compatibility matrix.
+
+Three separate things live here on purpose:
+- a **file format** says how tensors and metadata are laid out on disk (GGUF, Safetensors, MLX's
+  Safetensors layout) and nothing about how many bits a weight has;
+- a **quantization** (or plain precision) says how one weight is represented: bits, groups, scales,
+  zero points, and whether it is only a storage encoding or also what the kernels execute;
+- a **compatibility cell** says what one engine does with one format or quantization family.
+
+Bits per weight are not typed here: ggml types name their `ggml_type` and the figure comes from
+`gguf.constants.GGML_QUANT_SIZES`; group schemes give their block layout and the calculators derive the
+figure (see `calculators.weights`).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from gguf import GGMLQuantizationType
+from pydantic import Field, StringConstraints, model_validator
+
+from knowledge.common import Frozen, Sourced
+
+#: Stable lower-case identifiers: they end up in URLs (`?formats_format=q4_k`), so never rename lightly.
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)]
+
+#: The shared engine vocabulary (COMMON.md); secondary engines may appear as optional matrix rows.
+PRIMARY_ENGINE_IDS = ("ollama", "llama-cpp", "vllm", "sglang", "mlx-lm")
+SECONDARY_ENGINE_IDS = ("tensorrt-llm", "tgi", "lmdeploy")
+
+
+class CompatStatus(StrEnum):
+    """What an engine does with a format or quantization, from most to least direct."""
+
+    NATIVE = "native"  # loads and runs it as a maintained, in-tree path
+    EXPERIMENTAL = "experimental"  # in-tree but labelled experimental/beta by the project
+    VIA_PLUGIN = "via-plugin"  # needs an out-of-tree package the project points to
+    CONVERT_FIRST = "convert-first"  # a documented conversion step turns it into something the engine runs
+    NOT_SUPPORTED = "not-supported"  # no loader found in the engine's source or docs
+    UNKNOWN = "unknown"  # looked, could not establish
+
+
+class Describes(StrEnum):
+    """Whether a representation is only how bytes are stored, or also what the kernels compute with."""
+
+    STORAGE = "storage"  # decoded (dequantized) before or while computing; memory saving only
+    EXECUTION = "execution"  # the arithmetic itself runs in this type (e.g. FP8 tensor cores)
+    STORAGE_AND_EXECUTION = "storage-and-execution"  # dedicated kernels consume the packed form directly
+
+
+class Scope(StrEnum):
+    """Which weights a scheme quantizes; the rest stay in 16-bit (or the checkpoint's float type)."""
+
+    ALL = "all"  # every weight tensor at this type (plain precisions, pure ggml types)
+    LINEAR_LAYERS = "linear-layers"  # transformer linear layers only: embeddings and lm_head stay 16-bit
+    MOE_EXPERTS = "moe-experts"  # only the routed experts' weights (gpt-oss MXFP4)
+
+
+class FileFormat(Sourced):
+    """A container on disk: what it stores, and what it does NOT tell you."""
+
+    id: Slug
+    name: str = Field(min_length=1)
+    extensions: tuple[str, ...] = ()
+    stores: str = Field(min_length=10, description="what the file holds, in our own words")
+    does_not_imply: str = Field(min_length=10, description="the common misreading this format invites")
+
+
+class GroupLayout(Frozen):
+    """How one quantized weight and its share of group metadata are stored.
+
+    Bits per weight = weight_bits + (scale_bits + zero_bits) / group_size; a scheme with one scale per
+    tensor (group_size None) is counted as weight_bits, which is exact to far below 0.01 bit.
+    """
+
+    weight_bits: float = Field(gt=0, le=32)
+    group_size: int | None = Field(default=None, gt=0, description="weights sharing one scale; None = per tensor/row")
+    scale_bits: float = Field(default=0, ge=0, description="bits of scale metadata per group (incl. 2nd-level scales)")
+    zero_bits: float = Field(default=0, ge=0, description="bits of zero point / bias per group")
+
+
+class Quantization(Sourced):
+    """One precision or quantization scheme, with the layout its bits per weight follow from."""
+
+    id: Slug
+    name: str = Field(min_length=1)
+    family: Slug = Field(description="matrix column this scheme belongs to")
+    describes: Describes
+    scope: Scope = Scope.ALL
+    ggml_type: str | None = Field(default=None, description="GGMLQuantizationType member; size from GGML_QUANT_SIZES")
+    layout: GroupLayout | None = None
+    layout_note: str = Field(min_length=10, description="what one block/group holds, in our own words")
+    containers: tuple[Slug, ...] = Field(min_length=1, description="file format ids that carry this scheme")
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _one_size_rule(self) -> Quantization:
+        if self.ggml_type is not None and self.layout is not None:
+            raise ValueError("give either ggml_type (sizes come from gguf) or layout, not both")
+        if self.ggml_type is not None and self.ggml_type not in GGMLQuantizationType.__members__:
+            raise ValueError(f"ggml_type {self.ggml_type!r} is not a gguf.GGMLQuantizationType member")
+        return self
+
+    @property
+    def bits_defined(self) -> bool:
+        """True when the scheme fixes its bits per weight (a ggml type or a group layout)."""
+        return self.ggml_type is not None or self.layout is not None
+
+
+class FileMix(Sourced):
+    """A GGUF file type such as Q4_K_M: a recipe mixing ggml types per tensor, so only a measured bpw exists."""
+
+    id: Slug
+    name: str = Field(min_length=1)
+    main_type: Slug = Field(description="quantization id of the type most tensors get")
+    measured_bits_per_weight: float = Field(gt=0, le=32)
+    measured_on: str = Field(min_length=3, description="model the figure was measured on")
+    note: str = ""
+
+
+class MatrixEngine(Frozen):
+    """A row of the compatibility matrix."""
+
+    id: str
+    name: str
+    secondary: bool = False
+
+
+class MatrixColumn(Frozen):
+    """A column of the compatibility matrix: a file format or a quantization family."""
+
+    id: Slug
+    name: str
+    kind: Literal["file-format", "quantization"]
+
+
+class CompatibilityCell(Sourced):
+    """What one engine does with one format/quantization family, with the reason in our words."""
+
+    engine: str
+    target: Slug
+    status: CompatStatus
+    note: str = Field(min_length=10)
+
+
+class FormatsSection(Frozen):
+    """knowledge/formats.yaml, validated and cross-checked."""
+
+    file_formats: tuple[FileFormat, ...] = Field(min_length=1)
+    quantizations: tuple[Quantization, ...] = Field(min_length=1)
+    file_mixes: tuple[FileMix, ...] = ()
+    engines: tuple[MatrixEngine, ...] = Field(min_length=1)
+    columns: tuple[MatrixColumn, ...] = Field(min_length=1)
+    cells: tuple[CompatibilityCell, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _cross_check(self) -> FormatsSection:
+        format_ids = _unique("file_formats", [f.id for f in self.file_formats])
+        quant_ids = _unique("quantizations", [q.id for q in self.quantizations])
+        _unique("file_mixes", [m.id for m in self.file_mixes])
+        engine_ids = _unique("engines", [e.id for e in self.engines])
+        column_ids = _unique("columns", [c.id for c in self.columns])
+        for engine in self.engines:
+            allowed = SECONDARY_ENGINE_IDS if engine.secondary else PRIMARY_ENGINE_IDS
+            if engine.id not in allowed:
+                raise ValueError(f"engine {engine.id!r} is not in the shared vocabulary {allowed}")
+        families = {q.family for q in self.quantizations}
+        for column in self.columns:
+            if column.kind == "file-format" and column.id not in format_ids:
+                raise ValueError(f"column {column.id!r} is a file-format column but no file format has that id")
+            if column.kind == "quantization" and column.id not in families:
+                raise ValueError(f"column {column.id!r} is a quantization column but no quantization has that family")
+        for quant in self.quantizations:
+            if quant.family not in column_ids:
+                raise ValueError(f"quantization {quant.id!r}: family {quant.family!r} is not a matrix column")
+            for container in quant.containers:
+                if container not in format_ids:
+                    raise ValueError(f"quantization {quant.id!r}: container {container!r} is not a file format id")
+        for mix in self.file_mixes:
+            if mix.main_type not in quant_ids:
+                raise ValueError(f"file mix {mix.id!r}: main_type {mix.main_type!r} is not a quantization id")
+        seen: set[tuple[str, str]] = set()
+        for cell in self.cells:
+            if cell.engine not in engine_ids:
+                raise ValueError(f"cell {cell.engine}/{cell.target}: engine {cell.engine!r} is not a matrix engine")
+            if cell.target not in column_ids:
+                raise ValueError(f"cell {cell.engine}/{cell.target}: target {cell.target!r} is not a matrix column")
+            if (cell.engine, cell.target) in seen:
+                raise ValueError(f"cell {cell.engine}/{cell.target} appears twice")
+            seen.add((cell.engine, cell.target))
+        for engine in self.engines:
+            if engine.secondary:
+                continue
+            missing = [c for c in column_ids if (engine.id, c) not in seen]
+            if missing:
+                raise ValueError(f"engine {engine.id!r} has no cell for {missing} (write status: unknown instead)")
+        return self
+
+    def cell(self, engine: str, target: str) -> CompatibilityCell | None:
+        """The matrix cell for an engine and a column id, or None when the matrix has no such cell."""
+        return next((c for c in self.cells if c.engine == engine and c.target == target), None)
+
+    def file_format(self, format_id: str) -> FileFormat | None:
+        """The file format with this id, or None."""
+        return next((f for f in self.file_formats if f.id == format_id), None)
+
+    def quantization(self, quant_id: str) -> Quantization | None:
+        """The quantization with this id, or None."""
+        return next((q for q in self.quantizations if q.id == quant_id), None)
+
+    def file_mix(self, mix_id: str) -> FileMix | None:
+        """The GGUF file mix with this id, or None."""
+        return next((m for m in self.file_mixes if m.id == mix_id), None)
+
+    def column(self, column_id: str) -> MatrixColumn | None:
+        """The matrix column with this id, or None."""
+        return next((c for c in self.columns if c.id == column_id), None)
+
+    def engine(self, engine_id: str) -> MatrixEngine | None:
+        """The matrix engine row with this id, or None."""
+        return next((e for e in self.engines if e.id == engine_id), None)
+
+    def members(self, column_id: str) -> tuple[Quantization, ...]:
+        """Quantizations grouped under a quantization column (empty for file-format columns)."""
+        return tuple(q for q in self.quantizations if q.family == column_id)
+
+
+def _unique(section: str, ids: list[str]) -> set[str]:
+    """Return the ids as a set, refusing duplicates with a message naming the section."""
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"{section}: duplicate ids {duplicates}")
+    return set(ids)
+
+
+__all__ = [
+    "PRIMARY_ENGINE_IDS",
+    "SECONDARY_ENGINE_IDS",
+    "CompatStatus",
+    "CompatibilityCell",
+    "Describes",
+    "FileFormat",
+    "FileMix",
+    "FormatsSection",
+    "GroupLayout",
+    "MatrixColumn",
+    "MatrixEngine",
+    "Quantization",
+    "Scope",
+]

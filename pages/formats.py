@@ -1,0 +1,162 @@
+"""Which engine runs which file format and quantization, and why format, precision and compatibility are separate."""
+
+import pandas as pd
+import streamlit as st
+
+from calculators.ggml_types import ggml_block
+from calculators.weights import estimate_weights, scheme_bits_per_weight
+from knowledge.formats import CompatStatus, Quantization
+from knowledge.loader import load_knowledge
+from ui.formats_figures import SHORT_LABELS, compatibility_heatmap
+from ui import url_widgets
+from knowledge.sources import source_url
+
+formats = load_knowledge().formats
+engine_ids = [e.id for e in formats.engines]
+column_ids = [c.id for c in formats.columns]
+
+STATUS_BADGE = {
+    CompatStatus.NATIVE: ("green", "loads and runs it in-tree"),
+    CompatStatus.EXPERIMENTAL: ("orange", "in-tree, but the project labels it experimental"),
+    CompatStatus.VIA_PLUGIN: ("blue", "needs an extra out-of-tree package"),
+    CompatStatus.CONVERT_FIRST: ("violet", "a documented conversion step comes before serving"),
+    CompatStatus.NOT_SUPPORTED: ("gray", "no loader found in its source or docs"),
+    CompatStatus.UNKNOWN: ("gray", "servewise could not establish it"),
+}
+
+st.title("Formats & compatibility")
+st.write(
+    "Which engine can serve which weights, and what each format or quantization actually stores. "
+    "Every cell below names where it was read and the version it was read from."
+)
+
+with st.expander("Three separate decisions: file format, precision, compatibility", expanded=True):
+    bf16 = estimate_weights(formats, 8_030_261_248, "bf16")
+    q4km = estimate_weights(formats, 8_030_261_248, "q4_k_m")
+    st.markdown(
+        f"""
+- **File format** is the container: how tensors and metadata are laid out on disk. GGUF keeps everything,
+  tokenizer and chat template included, in one file, and each tensor carries its own type, so a GGUF can be
+  F16 as easily as 2-bit. Safetensors is a plain tensor archive: the architecture and any quantization are
+  described next to it (config.json), not by the extension. The format decides *which loader can open the
+  file*, not how precise the weights are.
+- **Precision or quantization** is how each weight is represented: BF16, FP8 with its scales, AWQ or GPTQ
+  integers with a scale and zero point per group, ggml's Q4_K blocks, MLX's affine groups. It decides bytes
+  per parameter and, for some schemes, which arithmetic the GPU performs. Two "4-bit" schemes differ in
+  layout, overhead, kernels and quality.
+- **Compatibility** is whether a given engine, at a given version and on a given hardware backend, has a
+  loader *and* kernels for that pair. The same Q4_K_M GGUF is native in llama.cpp, goes through a plugin
+  marked experimental in vLLM, and does not load in MLX LM at all.
+
+**Why Q4 in one engine against BF16 in another is not an engine comparison.** An 8B model as a Q4_K_M GGUF
+weighs about {q4km.bytes / 2**30:.2f} GiB; the same model in BF16 about {bf16.bytes / 2**30:.2f} GiB
+({bf16.bytes / q4km.bytes:.1f}x more). Token generation mostly streams the weights from memory, so the smaller
+file is faster for that reason alone; it also leaves more memory for KV cache (more concurrent sequences),
+runs different kernels, and answers with different quality. A gap measured that way mixes all of these.
+To compare engines, give them the same checkpoint at the same precision, or compare each at its best format
+and say so in the result.
+"""
+    )
+
+st.subheader("Compatibility matrix")
+left, right = st.columns(2)
+with left:
+    engine_id = url_widgets.selectbox("Engine", engine_ids, key="formats_engine")
+with right:
+    column_id = url_widgets.selectbox("Format or quantization", column_ids, key="formats_format")
+url_widgets.show_url_notes()
+
+st.plotly_chart(compatibility_heatmap(formats, highlight=(engine_id, column_id)), width="stretch")
+st.caption(" · ".join(f"**{SHORT_LABELS[status]}**: {meaning}" for status, (_, meaning) in STATUS_BADGE.items()))
+
+cell = formats.cell(engine_id, column_id)
+engine = formats.engine(engine_id)
+column = formats.column(column_id)
+st.markdown(f"#### {engine.name} × {column.name}")
+if cell is None:
+    st.info("The knowledge base has no entry for this pair.")
+else:
+    colour, meaning = STATUS_BADGE[cell.status]
+    st.badge(cell.status.value, color=colour)
+    st.caption(meaning)
+    st.write(cell.note)
+    url = source_url(cell.source, cell.verified.version)
+    source_text = f"[{cell.source}]({url})" if url else cell.source
+    st.markdown(f"Source: {source_text} — read at {cell.verified.version} on {cell.verified.date:%Y-%m-%d}")
+
+members = formats.members(column_id)
+if members:
+    st.markdown(f"**What `{column_id}` covers**")
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "scheme": [q.name for q in members],
+                "bits per weight": [
+                    float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in members
+                ],
+                "what one block or group holds": [q.layout_note for q in members],
+            }
+        ),
+        hide_index=True,
+    )
+else:
+    fmt = formats.file_format(column_id)
+    st.markdown(f"**{fmt.name} stores:** {fmt.stores}")
+    st.markdown(f"**It does not tell you:** {fmt.does_not_imply}")
+
+
+def derivation(quant: Quantization) -> str:
+    """How the bits per weight of one scheme follow from its block layout (display text)."""
+    if quant.ggml_type is not None:
+        block = ggml_block(quant.ggml_type)
+        per = "value" if block.block_values == 1 else f"{block.block_values} values"
+        return f"{block.block_bytes} bytes per {per} (gguf GGML_QUANT_SIZES)"
+    if quant.layout is None:
+        return "set by the scheme stored inside"
+    layout = quant.layout
+    if layout.group_size is None:
+        return f"{layout.weight_bits:g} bits; one scale per tensor or row (counted as 0)"
+    extra = layout.scale_bits + layout.zero_bits
+    return f"{layout.weight_bits:g} + {extra:g}/{layout.group_size} bits (weight + scale/zero per group)"
+
+
+st.subheader("Bits per weight")
+st.write(
+    "Per tensor, as each scheme defines it. Scales, zero points and biases count: Q8_0 is 8.5 bits, not 8. "
+    "Schemes marked *linear layers* keep embeddings and lm_head in 16-bit, so a whole model lands higher."
+)
+st.dataframe(
+    pd.DataFrame(
+        {
+            "scheme": [q.name for q in formats.quantizations],
+            "id": [q.id for q in formats.quantizations],
+            "bits per weight": [
+                float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None
+                for q in formats.quantizations
+            ],
+            "derived from": [derivation(q) for q in formats.quantizations],
+            "describes": [q.describes.value for q in formats.quantizations],
+            "applies to": [q.scope.value for q in formats.quantizations],
+            "source": [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
+        }
+    ),
+    hide_index=True,
+)
+
+st.markdown("**GGUF file types are recipes, not one type**")
+st.write(
+    "llama-quantize gives some tensors a larger type and keeps norms in F32, so a Q4_K_M file averages more "
+    "than Q4_K's 4.5 bits. Only measurements exist, and they depend on the model."
+)
+st.dataframe(
+    pd.DataFrame(
+        {
+            "file type": [m.name for m in formats.file_mixes],
+            "measured bits per weight": [m.measured_bits_per_weight for m in formats.file_mixes],
+            "main tensor type": [m.main_type for m in formats.file_mixes],
+            "measured on": [m.measured_on for m in formats.file_mixes],
+            "source": [f"{m.source} @ {m.verified.version}" for m in formats.file_mixes],
+        }
+    ),
+    hide_index=True,
+)

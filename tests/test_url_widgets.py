@@ -1,0 +1,38 @@
+"""Bad values in a shared link fall back to defaults with a visible note; good ones are applied."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).parent / "apps" / "url_widgets_app.py")
+
+
+def test_good_link_values_are_applied_without_notes():
+    at = AppTest.from_file(APP)
+    at.query_params.update({"t_choice": "b", "t_count": "5", "t_flag": "true", "t_picked": ["q"]})
+    at.run()
+    assert not at.exception
+    assert not at.warning
+    assert at.text[0].value == "values: b 5 True ['q']"
+
+
+def test_bad_link_values_fall_back_with_notes_that_survive_reruns():
+    at = AppTest.from_file(APP)
+    at.query_params.update({"t_choice": "zzz", "t_count": "nan", "t_flag": "maybe", "t_picked": ["p", "<b>x</b>"]})
+    at.run()
+    assert not at.exception
+    assert at.text[0].value.startswith("values: a 3 False")
+    messages = " ".join(w.value for w in at.warning)
+    for key in ("t_choice", "t_count", "t_flag", "t_picked"):
+        assert key in messages
+    at.run()
+    assert len(at.warning) == 4
+
+
+def test_out_of_range_and_repeated_values_are_explained():
+    at = AppTest.from_file(APP)
+    at.query_params.update({"t_count": "1e308", "t_choice": ["a", "b"]})
+    at.run()
+    messages = " ".join(w.value for w in at.warning)
+    assert "outside the allowed range" in messages
+    assert "2 times" in messages

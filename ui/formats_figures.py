@@ -1,0 +1,105 @@
+"""Plotly figure for the engine x format compatibility matrix."""
+
+from __future__ import annotations
+
+import textwrap
+
+import plotly.graph_objects as go
+
+from knowledge.formats import CompatStatus, FormatsSection
+
+#: One colour per status, from most direct (green) to absent (grey); order fixes the colour scale.
+STATUS_COLOURS: dict[CompatStatus, str] = {
+    CompatStatus.NATIVE: "#2e7d32",
+    CompatStatus.EXPERIMENTAL: "#f9a825",
+    CompatStatus.VIA_PLUGIN: "#1e88e5",
+    CompatStatus.CONVERT_FIRST: "#8e24aa",
+    CompatStatus.NOT_SUPPORTED: "#9e9e9e",
+    CompatStatus.UNKNOWN: "#e0e0e0",
+}
+
+
+#: Cell text short enough for sixteen columns; the hover and the legend give the full meaning.
+SHORT_LABELS: dict[CompatStatus, str] = {
+    CompatStatus.NATIVE: "native",
+    CompatStatus.EXPERIMENTAL: "exp.",
+    CompatStatus.VIA_PLUGIN: "plugin",
+    CompatStatus.CONVERT_FIRST: "convert",
+    CompatStatus.NOT_SUPPORTED: "no",
+    CompatStatus.UNKNOWN: "?",
+}
+
+
+def _discrete_colorscale() -> list[list[float | str]]:
+    """A stepped colour scale over [0, n]: values in [i, i + 1) take the i-th status colour."""
+    colours = list(STATUS_COLOURS.values())
+    n = len(colours)
+    scale: list[list[float | str]] = []
+    for i, colour in enumerate(colours):
+        scale.append([i / n, colour])
+        scale.append([(i + 1) / n, colour])
+    return scale
+
+
+def _wrap(text: str, width: int = 70) -> str:
+    """Break a long note into hover-sized lines (plotly hover labels do not wrap by themselves)."""
+    return "<br>".join(textwrap.wrap(text, width))
+
+
+def compatibility_heatmap(formats: FormatsSection, highlight: tuple[str, str] | None = None) -> go.Figure:
+    """Heatmap with one row per engine and one column per format/quantization family, coloured by status."""
+    order = list(STATUS_COLOURS)
+    engines = list(formats.engines)
+    columns = list(formats.columns)
+    z, text, notes = [], [], []
+    for engine in engines:
+        row_z, row_text, row_notes = [], [], []
+        for column in columns:
+            cell = formats.cell(engine.id, column.id)
+            status = cell.status if cell else CompatStatus.UNKNOWN
+            row_z.append(order.index(status) + 0.5)  # middle of the status's colour step
+            row_text.append(SHORT_LABELS[status])
+            row_notes.append([status.value, _wrap(cell.note if cell else "no cell in the knowledge base")])
+        z.append(row_z)
+        text.append(row_text)
+        notes.append(row_notes)
+    figure = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[c.name for c in columns],
+            y=[e.name for e in engines],
+            text=text,
+            customdata=notes,
+            texttemplate="%{text}",
+            textfont={"size": 10},
+            hovertemplate="<b>%{y}</b> x <b>%{x}</b>: %{customdata[0]}<br>%{customdata[1]}<extra></extra>",
+            colorscale=_discrete_colorscale(),
+            zmin=0,
+            zmax=len(order),
+            showscale=False,
+            xgap=2,
+            ygap=2,
+        )
+    )
+    if highlight is not None:
+        engine_id, column_id = highlight
+        rows = [e.id for e in engines]
+        cols = [c.id for c in columns]
+        if engine_id in rows and column_id in cols:
+            # A frame around the selected cell; category axes place item i at coordinate i.
+            x, y = cols.index(column_id), rows.index(engine_id)
+            figure.add_shape(
+                type="rect",
+                x0=x - 0.5,
+                x1=x + 0.5,
+                y0=y - 0.5,
+                y1=y + 0.5,
+                line={"width": 3, "color": "#000000"},
+            )
+    figure.update_layout(
+        height=150 + 46 * len(engines),
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis={"side": "top", "tickangle": -35, "fixedrange": True},
+        yaxis={"autorange": "reversed", "fixedrange": True},
+    )
+    return figure
