@@ -26,7 +26,7 @@ from calculators.hf_hub import HubFetchError, architecture_from_hub, fetch_confi
 # Abandoned fetches keep retrying in daemon threads after their test; keep their warnings out of the log.
 logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
 
-CONFIG = (Path(__file__).resolve().parents[1] / "data" / "hf_configs" / "Qwen3-8B.json").read_bytes()
+CONFIG = (Path(__file__).resolve().parents[1] / "data" / "hf_configs" / "Qwen3-0.6B.json").read_bytes()
 TOKEN = "hf_secretTOKENvalue0123456789"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 EMBED_FILES = {  # the two sentence-transformers files, shaped as Qwen3-Embedding ships them
@@ -132,7 +132,7 @@ def test_200_fetches_and_builds_architecture(hub):
     assert FakeHub.seen[0][1] == "/ok/model/resolve/main/config.json"
     assert list(hub.rglob("config.json"))  # stored in the temporary cache
     arch = architecture_from_hub("ok/model", cache_dir=hub)
-    assert (arch.name, arch.n_layers, arch.source) == ("ok/model", 36, "hf:ok/model")
+    assert (arch.name, arch.n_layers, arch.source) == ("ok/model", 28, "hf:ok/model")
 
 
 def test_404_repo_not_found(hub):
