@@ -119,6 +119,14 @@ def test_gemma3_five_local_one_global_through_multimodal_wrapper(name, layers, g
     assert a.max_context_tokens == 131_072
 
 
+def test_gemma3_text_without_wrapper():
+    a = arch("gemma-3-1b-it")  # model_type gemma3_text at top level, window 512, MQA
+    assert (a.family, a.n_layers, a.max_context_tokens) == ("gemma3_text", 26, 32768)
+    assert [i for i, layer in enumerate(a.layers) if layer.kind is LayerKind.FULL] == [5, 11, 17, 23]
+    assert (a.layers[0].n_kv_heads, a.layers[0].head_dim_k, a.layers[0].sliding_window_tokens) == (1, 256, 512)
+    assert a.params_total == 999_885_952  # keras-hub gemma3_presets.py gemma3_1b (same 262,144 vocabulary)
+
+
 def test_gemma3_layer_types_win_over_pattern():
     cfg = load("gemma-3-27b-it")
     cfg["text_config"]["layer_types"] = ["full_attention"] * 62
