@@ -64,10 +64,12 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
         notes.append(PlanNote(code="ollama_single_slot", message=(
             "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "
             "waits its turn. Each extra slot needs its own context_length of KV.")))
-    if spec.engine == "ollama" and spec.max_queue is None:
+    peak_queued = max(result.timeseries.queued, default=0)
+    if spec.max_queue_unenforced is not None and peak_queued > spec.max_queue_unenforced:
         notes.append(PlanNote(code="ollama_max_queue_scope", message=(
-            "OLLAMA_MAX_QUEUE is not applied to requests waiting for a slot: in the Ollama source read "
-            "(v0.33.0-rc2) it only bounds requests waiting for a model to load; raising it creates no replicas.")))
+            f"Up to {peak_queued} requests waited, more than OLLAMA_MAX_QUEUE={spec.max_queue_unenforced}, and "
+            "none was refused: in the Ollama source read (v0.33.0-rc2) the limit only bounds requests waiting "
+            "for a model to load, not for a slot. Raising it creates no replicas either.")))
     reasons = [r.reject_reason for r in result.records if r.status is RequestStatus.REJECTED]
     for reason, text in (
         (RejectReason.QUEUE_FULL, "rejected because the queue was full (max_queue; Ollama answers HTTP 503)"),

@@ -68,6 +68,9 @@ class SchedulerSpec(BaseModel):
     static_batch: bool = Field(default=False, description="a batch starts only when the previous one finished")
     max_queue: int | None = Field(default=None, ge=0, description="waiting requests beyond this are rejected")
     max_queue_knob: str | None = None
+    max_queue_unenforced: int | None = Field(
+        default=None, ge=0, description="a configured queue limit the engine does not apply to this wait"
+    )
 
 
 class _Policy(BaseModel):
@@ -121,6 +124,7 @@ class OllamaPolicy(_Policy):
             prefix_reuse=PrefixReuse.PER_SLOT,
             max_queue=self.max_queue if self.max_queue_applies_to_slot_wait else None,
             max_queue_knob="max_queue",
+            max_queue_unenforced=None if self.max_queue_applies_to_slot_wait else self.max_queue,
         )
 
 
