@@ -34,6 +34,10 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
                     "far beyond that would soon make KV the limit instead.")
         else:
             msg += f" Raising {knob} admits more requests at once (each step gets longer as the batch grows)."
+        if spec.kv_layout is KvLayout.SLOTS and spec.kv_capacity_knob == "ctx_size":
+            msg += " With -c unchanged every slot's share of it shrinks (ctx_size / parallel): raise both."
+        elif spec.kv_layout is KvLayout.SLOTS:
+            msg += f" Each extra slot reserves another {spec.slot_context_tokens:,} tokens of KV memory."
         notes.append(PlanNote(code="binding_max_running", message=msg))
     elif d.binding is Constraint.KV_CAPACITY:
         notes.append(PlanNote(code="binding_kv_capacity", message=(
