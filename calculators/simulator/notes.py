@@ -67,7 +67,7 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
     if spec.max_running == 1 and spec.engine == "ollama" and share >= QUEUE_NEGLIGIBLE_SHARE:
         notes.append(PlanNote(code="ollama_single_slot", message=(
             "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "
-            "waits its turn. Each extra slot needs its own context_length of KV.")))
+            "waits its turn.")))
     peak_queued = max(result.timeseries.queued, default=0)
     if spec.max_queue_unenforced is not None and peak_queued > spec.max_queue_unenforced:
         notes.append(PlanNote(code="ollama_max_queue_scope", message=(
