@@ -9,13 +9,14 @@ src/llama-hparams.cpp, ggml-org/llama.cpp @01b77b57, read 2026-11-30.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from calculators.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.errors import ServewiseInputError
-from calculators.hf_config import MAX_LAYERS, mamba_state_elements
+from calculators.config_fields import MAX_LAYERS
+from calculators.hf_config import mamba_state_elements
 
 GGUF_MAGIC = b"GGUF"
 
@@ -54,14 +55,23 @@ def read_gguf_header(path: str | Path) -> GgufHeader:
     tokens = reader.fields.get("tokenizer.ggml.tokens")  # counted, not decoded: it can hold 250k strings
     token_count = len(tokens.data) if tokens is not None else None
     try:
-        architecture = _architecture(fields, arch_name, file, token_count)
+        arch = _architecture(fields, arch_name, file, token_count)
     except ServewiseInputError:
         raise
     except (TypeError, ValueError, OverflowError) as exc:
         # A key holding a string, a NaN/inf float or an array where llama.cpp stores one whole number.
-        raise ServewiseInputError(f"{file.name}: a '{arch_name}.*' header value has the wrong type or range ({exc})") from exc
+        raise ServewiseInputError(
+            f"{file.name}: a '{arch_name}.*' header value has the wrong type or range ({exc})"
+        ) from exc
+    total = sum(int(tensor.n_elements) for tensor in reader.tensors)
+    # Routed experts are stored stacked in `*_exps` tensors (llama.cpp naming); per token only
+    # n_active of n_experts of them run.
+    experts = sum(int(tensor.n_elements) for tensor in reader.tensors if "_exps" in tensor.name)
+    active = total
+    if arch.moe and arch.moe.n_experts:
+        active = total - experts * (arch.moe.n_experts - arch.moe.n_active) // arch.moe.n_experts
     return GgufHeader(
-        architecture=architecture,
+        architecture=replace(arch, params_total=total, params_active=active),
         weights_bytes=int(sum(int(tensor.n_bytes) for tensor in reader.tensors)),
         tensor_count=len(reader.tensors),
         tensor_types=dict(sorted(types.items())),
