@@ -196,3 +196,46 @@ def test_embedding_pooling_from_sentence_transformers_files(hub):
     assert (info.pooling, info.output_dimension, info.normalized) == (("last_token",), 1024, True)
     # a repo without modules.json is simply not a sentence-transformers model
     assert fetch_embedding_pooling("nofile/model", cache_dir=hub) is None
+
+
+SENTINEL = "hf_SENTINELtokenNeverShown9876543210"
+
+
+def test_token_never_reaches_urls_logs_or_messages(hub, monkeypatch, caplog, capsys):
+    """With HF_TOKEN set, every outcome (success, gated, missing, server error, timeout) keeps it secret:
+    not in any requested URL, not in any log record of any logger (DEBUG included), not in any message."""
+    monkeypatch.setenv("HF_TOKEN", SENTINEL)
+    caplog.set_level(logging.DEBUG)  # every logger, including huggingface_hub, httpx and httpcore
+    logging.getLogger("huggingface_hub").setLevel(logging.DEBUG)
+    messages = []
+    fetch_config("ok/model", cache_dir=hub)
+    for repo, timeout_s in [("gated/model", 5), ("missing/model", 5), ("nofile/model", 5), ("slow/model", 0.5),
+                            ("broken/model", 1)]:  # fmt: skip
+        with pytest.raises(HubFetchError) as err:
+            fetch_config(repo, timeout_s=timeout_s, cache_dir=hub)
+        messages += [str(err.value), repr(err.value)]
+    logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
+    captured = capsys.readouterr()
+    assert all(SENTINEL not in path for _, path, _ in FakeHub.seen)
+    assert any(auth == f"Bearer {SENTINEL}" for _, _, auth in FakeHub.seen)  # it was really sent, as a header
+    assert SENTINEL not in caplog.text
+    assert all(SENTINEL not in message for message in messages)
+    assert SENTINEL not in captured.out + captured.err
+
+
+def test_offline_mode_says_so(monkeypatch, tmp_path):
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("HF_TOKEN", SENTINEL)
+    with pytest.raises(HubFetchError, match="offline mode is on") as err:
+        fetch_config("ok/model", timeout_s=2, cache_dir=tmp_path)
+    assert SENTINEL not in str(err.value)
+
+
+def test_the_default_timeout_bounds_every_fetch():
+    """Pages and the CLI call fetch_config without a timeout: the default must be finite and short."""
+    import inspect
+
+    from calculators.hf_hub import DEFAULT_TIMEOUT_S
+
+    assert 0 < DEFAULT_TIMEOUT_S <= 30
+    assert inspect.signature(fetch_config).parameters["timeout_s"].default == DEFAULT_TIMEOUT_S
