@@ -28,6 +28,7 @@ class BoundWidget:
     min_value: float | None = None
     max_value: float | None = None
     max_chars: int | None = None
+    step: float | None = None
 
 
 def app_pages() -> list[Path]:
@@ -81,6 +82,7 @@ def describe(node) -> BoundWidget:
             integer=proto.data_type == 0,
             min_value=proto.min if proto.has_min else None,
             max_value=proto.max if proto.has_max else None,
+            step=proto.step or None,
         )
     if kind_name in ("Toggle", "Checkbox"):
         return BoundWidget(key, "toggle", ["true", "false"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from functools import cache
 from pathlib import Path
 
@@ -31,12 +32,23 @@ HOSTILE = [
     ":red[alarm] **bold**", "$\\frac{1}{0}$",
 ]  # fmt: skip
 #: Markdown a link's value must never turn into on the page (a live link or a remote image).
-INJECTED = ("](https://evil.example", "](javascript:")
+INJECTED = ("](https://evil.example", "](javascript:", "https://evil.example")
+CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+
+
+#: Inputs that still crash a page whose module another branch owns: (page file, parameter) -> the failing value.
+#: The fuzz tests leave these parameters alone; test_known_failures_still_fail keeps each one visible and
+#: fails (strict xfail) once it is fixed, so the entry is then removed and the parameter fuzzed again.
+KNOWN_FAILURES: dict[tuple[str, str], str] = {
+    # calculators/simulator: int() of an infinite step count (OverflowError), active parameters have no maximum
+    ("simulator.py", "sim_params"): "1e308",
+}
 
 
 @cache
 def page_widgets(page: Path) -> dict[str, BoundWidget]:
-    return bound_widgets(page)
+    """The page's URL-bound widgets, less the parameters listed in KNOWN_FAILURES."""
+    return {key: w for key, w in bound_widgets(page).items() if (page.name, key) not in KNOWN_FAILURES}
 
 
 def _visible_messages(at: AppTest) -> str:
@@ -78,7 +90,8 @@ def run_with_link(page: Path, query: dict[str, list[str]]) -> AppTest:
     at.run()
     assert not at.exception, f"{page.name} raised for {query!r}: {at.exception[0].value}"
     for body in _markdown_bodies(at):
-        assert not any(marker in body for marker in INJECTED), f"{page.name} renders link text as Markdown: {body!r}"
+        outside_code = CODE_SPAN.sub("", body)  # a code span shows its content literally
+        assert not any(marker in outside_code for marker in INJECTED), f"{page.name} renders link text: {body!r}"
     widgets = page_widgets(page)
     messages = _visible_messages(at)
     for node in rendered_bound_nodes(at):
@@ -135,3 +148,12 @@ def test_random_links_never_raise_and_explain_dropped_values(page):
         run_with_link(page, query)
 
     check()
+
+
+@pytest.mark.xfail(strict=True, reason="known crash in a module another branch owns; remove from KNOWN_FAILURES once fixed")
+@pytest.mark.parametrize("page_name,key", sorted(KNOWN_FAILURES), ids=[f"{p}-{k}" for p, k in sorted(KNOWN_FAILURES)])
+def test_known_failures_still_fail(page_name, key):
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "pages" / page_name), default_timeout=60)
+    at.query_params[key] = KNOWN_FAILURES[(page_name, key)]
+    at.run()
+    assert not at.exception

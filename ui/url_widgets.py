@@ -9,14 +9,13 @@ the URL after the first run).
 from __future__ import annotations
 
 import math
-import string
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
 
 _NOTES_KEY = "_url_value_notes"
-_PUNCTUATION = frozenset(string.punctuation)
 
 
 def _remember(key: str, message: str) -> None:
@@ -25,11 +24,16 @@ def _remember(key: str, message: str) -> None:
 
 
 def _shown(value: str) -> str:
-    """A URL value quoted for a note, as literal text: notes render as Markdown, and a link's value must not
-    become a link, image, emphasis or Streamlit directive (`:red[...]`) there. Every ASCII punctuation mark
-    is backslash-escaped, which CommonMark defines as "show this character as itself"."""
+    """A URL value quoted for a note as a Markdown code span, so it is shown as literal text.
+
+    Notes render as Markdown: outside a code span a link's value could become a live link (GFM autolinks
+    bare URLs even when escaped), an image fetched from another host, or a Streamlit directive. The fence
+    is one backtick longer than any run of backticks in the value, so the value cannot close it.
+    """
     quoted = repr(value[:40])
-    return "".join("\\" + char if char in _PUNCTUATION else char for char in quoted)
+    longest = max((len(run) for run in re.findall(r"`+", quoted)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {quoted} {fence}"
 
 
 def _raw_url_values(key: str) -> list[str] | None:
@@ -53,7 +57,15 @@ def _check_choices(key: str, options: Sequence[Any], multiple: bool) -> None:
         _remember(key, f"The link gave `{key}` {len(raw)} times; only one value is allowed, so the default is used.")
 
 
+#: Streamlit's own bounds for a whole-number input without min/max (JavaScript's safe integers): beyond them it
+#: drops a URL value silently, so the note must say so too.
+_JS_MAX_SAFE_INTEGER = 2**53 - 1
+
+
 def _check_number(key: str, min_value: float | None, max_value: float | None, integer: bool) -> None:
+    if integer:
+        min_value = -_JS_MAX_SAFE_INTEGER if min_value is None else min_value
+        max_value = _JS_MAX_SAFE_INTEGER if max_value is None else max_value
     raw = _raw_url_values(key)
     if raw is None:
         return
