@@ -29,6 +29,7 @@ class BoundWidget:
     max_value: float | None = None
     max_chars: int | None = None
     step: float | None = None
+    value: str = ""  # what the widget showed on the discovery run (its default when the URL is empty)
 
 
 def app_pages() -> list[Path]:
@@ -96,7 +97,11 @@ def bound_widgets(page: Path, timeout_s: float = 60) -> dict[str, BoundWidget]:
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(page), default_timeout=timeout_s).run()
-    widgets = {widget.key: widget for widget in map(describe, rendered_bound_nodes(at))}
+    widgets = {}
+    for node in rendered_bound_nodes(at):
+        widget = describe(node)
+        widget.value = str(node.value)
+        widgets[widget.key] = widget
     for key in source_keys(page) - widgets.keys():
         widgets[key] = BoundWidget(key, "other")
     return widgets

@@ -1,0 +1,90 @@
+"""Helpers the browser benches share: serve a Streamlit script on a free port, wait for it, drive Chromium.
+
+Not a bench: `make bench` runs every bench/*.py, and run on its own this module only imports.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "browser"))
+
+from browser_helpers import wait_for_app  # noqa: E402,F401 - re-exported for the benches
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+SERVER_FLAGS = ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+                "--server.fileWatcherType", "none"]  # fmt: skip
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_health(base_url: str, process: subprocess.Popen, timeout_s: float = 90) -> float:
+    """Seconds until /_stcore/health answers 'ok' (raises if the server exits or never answers)."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout_s:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return time.perf_counter() - start
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"{base_url} did not become healthy within {timeout_s} s")
+
+
+@contextmanager
+def served(command: list[str], cwd: Path) -> Iterator[tuple[str, subprocess.Popen, float]]:
+    """Run `command` (a Streamlit server; a port and SERVER_FLAGS are appended) in `cwd`.
+
+    Yields (base URL, process, seconds from spawn to a healthy server); stops the server afterwards.
+    """
+    port = free_port()
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [*command, "--server.port", str(port), *SERVER_FLAGS],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(base_url, process)
+        yield base_url, process, time.perf_counter() - start
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@contextmanager
+def chromium() -> Iterator[object]:
+    """Debian's Chromium under Playwright (headless)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
