@@ -144,7 +144,7 @@ with security_tab:
         for engine in chosen:
             steps = hardening_steps(engine)
             lines = [
-                f"- {text} [source]({source_url(fact.source, fact.verified.version) or fact.source}) "
+                f"- {_escaped(text)} [source]({source_url(fact.source, fact.verified.version) or fact.source}) "
                 f"({fact.verified.version})"
                 for text, fact in steps
             ]

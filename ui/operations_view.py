@@ -146,13 +146,14 @@ def metrics_table(engines: Sequence[Engine]) -> pd.DataFrame:
     for engine in engines:
         metrics = engine.metrics
         row = {"Engine": engine.name}
+        row[SOURCE_COLUMN] = (source_url(metrics.source, metrics.verified.version) or metrics.source) if metrics else ""
+        row[VERSION_COLUMN] = metrics.verified.version if metrics else UNKNOWN_TEXT
         row["Endpoint"] = metrics.endpoint if metrics else UNKNOWN_TEXT
         row["Enabled by"] = metrics.enabled_by if metrics else UNKNOWN_TEXT
         for field, label in METRICS:
             value = getattr(metrics, field) if metrics else UNKNOWN_TEXT
             row[label] = "— lacks it" if value == "none" else value
-        row[SOURCE_COLUMN] = (source_url(metrics.source, metrics.verified.version) or metrics.source) if metrics else ""
-        row[VERSION_COLUMN] = metrics.verified.version if metrics else UNKNOWN_TEXT
+        row["Note"] = metrics.note if metrics else ""
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -46,4 +46,4 @@ def test_operations_widget_change_reaches_the_url(app_url, page):
     wait_for_app(page)
     page.wait_for_function("() => window.location.search.includes('ops_tools=true')")
     assert "ops_engines=vllm" in page.url
-    expect(page.get_by_text("Tool calling: needs-flag")).to_be_visible()
+    expect(page.get_by_text("Tool calling: needs-flag; parser flags: --enable-auto-tool-choice")).to_be_visible()
