@@ -98,7 +98,7 @@ class Command(_Data):
     tool: str
     argv: tuple[str, ...]
     program_length: int = Field(default=1, description="how many leading argv words name the program")
-    generic_client: bool = Field(default=False, description="True: another engine's client used as a plain OpenAI client")
+    generic_client: bool = Field(default=False, description="True: another engine's client as a plain OpenAI client")
 
 
 class ToolNote(_Data):
@@ -118,6 +118,7 @@ class EngineSection(_Data):
     name: str
     base_url: str
     load_tool: str | None = Field(description="the engine's own open-loop load tool, None when it has none")
+    load_tool_note: ToolNote | None = Field(default=None, description="what the KB says about that tool")
     commands: tuple[Command, ...]
     other_tools: tuple[ToolNote, ...] = ()
     generic_recipe: tuple[str, ...] = ()
@@ -163,22 +164,38 @@ PHASE_PURPOSE: dict[str, str] = {
     ),
 }
 
-RECORD: tuple[RecordItem, ...] = (
-    RecordItem(item="Weights revision (repository commit or file hash)", why="a re-uploaded checkpoint is a different model"),
-    RecordItem(item="Tokenizer revision and the tokenizer the client counted with", why="token counts, and so every per-token figure, depend on it"),
-    RecordItem(item="Engine version and commit, and how it was installed", why="schedulers and kernels change between releases"),
-    RecordItem(item="Quantization of weights and KV cache (e.g. Q4_K_M, AWQ, FP8 KV)", why="Q4 in one engine against BF16 in another compares more than engines"),
-    RecordItem(item="Chat template used (file or hash) and any template kwargs", why="a different template changes prompt length and answers"),
-    RecordItem(item="Attention/kernel backend actually selected", why="the same engine runs different kernels on different hardware"),
-    RecordItem(item="Dependencies: driver, CUDA/ROCm/Metal, PyTorch/MLX, OS", why="they select kernels and memory behaviour"),
-    RecordItem(item="The full startup log", why="startup messages reveal fallback kernels, disabled features and the memory actually reserved"),
-    RecordItem(item="The full launch command and environment variables", why="defaults differ between engines and versions"),
-    RecordItem(item="Hardware: GPU model and count, interconnect, power limit, host RAM", why="the plan's numbers only hold on this machine"),
-    RecordItem(item="Load tool, its version and the exact command", why="tools count time and tokens differently"),
-    RecordItem(item="Latency distributions: queue time, TTFT, inter-token latency, end-to-end (p50/p90/p99)", why="means hide the tail users feel"),
-    RecordItem(item="Errors, rejected and timed-out requests, and output-token counts per request", why="throughput only counts if the work was accepted and complete"),
-    RecordItem(item="Accepted throughput: completed requests/s and output tokens/s at each arrival rate", why="the rate where latency targets still hold is the capacity"),
+#: What to write down with every result (item, why it changes the numbers).
+_RECORD_PAIRS: tuple[tuple[str, str], ...] = (
+    ("Weights revision (repository commit or file hash)",
+     "a re-uploaded checkpoint is a different model"),
+    ("Tokenizer revision and the tokenizer the client counted with",
+     "token counts, and so every per-token figure, depend on it"),
+    ("Engine version and commit, and how it was installed",
+     "schedulers and kernels change between releases"),
+    ("Quantization of weights and KV cache (e.g. Q4_K_M, AWQ, FP8 KV)",
+     "Q4 in one engine against BF16 in another compares more than engines"),
+    ("Chat template used (file or hash) and any template kwargs",
+     "a different template changes prompt length and answers"),
+    ("Attention/kernel backend actually selected",
+     "the same engine runs different kernels on different hardware"),
+    ("Dependencies: driver, CUDA/ROCm/Metal, PyTorch/MLX, OS",
+     "they select kernels and memory behaviour"),
+    ("The full startup log",
+     "startup messages reveal fallback kernels, disabled features and the memory actually reserved"),
+    ("The full launch command and environment variables",
+     "defaults differ between engines and versions"),
+    ("Hardware: GPU model and count, interconnect, power limit, host RAM",
+     "the plan's numbers only hold on this machine"),
+    ("Load tool, its version and the exact command",
+     "tools count time and tokens differently"),
+    ("Latency distributions: queue time, TTFT, inter-token latency, end-to-end (p50/p90/p99)",
+     "means hide the tail users feel"),
+    ("Errors, rejected and timed-out requests, and output-token counts per request",
+     "throughput only counts if the work was accepted and complete"),
+    ("Accepted throughput: completed requests/s and output tokens/s at each arrival rate",
+     "the rate where latency targets still hold is the capacity"),
 )
+RECORD: tuple[RecordItem, ...] = tuple(RecordItem(item=item, why=why) for item, why in _RECORD_PAIRS)
 
 
 def parse_number_list(text: str, what: str, *, integers: bool = False) -> tuple[float, ...]:
@@ -191,7 +208,8 @@ def parse_number_list(text: str, what: str, *, integers: bool = False) -> tuple[
         try:
             number = float(item)
         except ValueError:
-            raise ServewiseInputError(f"{item!r} is not a number; list each {what} as a number, e.g. '1, 4, 16'.") from None
+            message = f"{item!r} is not a number; list each {what} as a number, e.g. '1, 4, 16'."
+            raise ServewiseInputError(message) from None
         if integers and not number.is_integer():
             raise ServewiseInputError(f"Each {what} is a whole number; {item!r} is not.")
         numbers.append(number)
@@ -217,7 +235,8 @@ def _check_request(request: BenchPlanRequest, engines: tuple[Engine, ...], kb) -
     if unknown:
         raise ServewiseInputError(f"Unknown engine id(s) {unknown}; choose from {sorted(known)}.")
     if kb.models.get(request.model_id) is None:
-        raise ServewiseInputError(f"Unknown model {request.model_id!r}; pick a catalog id such as {kb.models.ids[0]!r}.")
+        example = kb.models.ids[0]
+        raise ServewiseInputError(f"Unknown model {request.model_id!r}; pick a catalog id such as {example!r}.")
     try:
         kb.gpus.get(request.gpu_id)
     except KeyError as exc:
@@ -368,11 +387,18 @@ def _offline_argv(tool: BenchTool, workload: Workload, model: str, seed: int) ->
     return tuple(argv)
 
 
-def _generic_recipe(base_url: str, request: BenchPlanRequest) -> tuple[str, ...]:
-    endpoint = "/v1/chat/completions" if request.tool_calls else "/v1/completions"
+def _generic_recipe(base_url: str, *, generic_client: bool, tool_calls: bool) -> tuple[str, ...]:
+    """Steps for an open-loop OpenAI-compatible client with the plan's parameters (text, our own words)."""
+    steps = []
+    if generic_client:
+        steps.append(f"Point an OpenAI-compatible client at {base_url}/v1/completions; the vLLM-client commands "
+                     "below are one such client, already set to the plan's parameters.")  # fmt: skip
+    if tool_calls:
+        steps.append(f"For the tool-call set, send real conversations with `tools` attached to {base_url}"
+                     "/v1/chat/completions at the same rates and caps; count parse failures and wrong actions as "
+                     "errors.")  # fmt: skip
     return (
-        f"Point an OpenAI-compatible client at {base_url}{endpoint} (the plan's vLLM-client commands below do "
-        "exactly this).",
+        *steps,
         "Draw every send time in advance from exponential gaps at the run's arrival rate, seeded with the plan's "
         "seed; send on schedule whether or not earlier replies have arrived (open loop).",
         "Cap requests in flight at the run's client count; a request that finds the cap full waits in the client "
@@ -405,38 +431,22 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
     status = engine.vendor_status(gpu.vendor)
     if status not in USABLE_STATUSES:
         warnings.append(f"{engine.name} has no usable path on {gpu.vendor} hardware in the knowledge base ({status}).")
-    commands: list[Command] = []
-    generic = not tool
-    client = tool or _serving_tool_from(kb, "vllm")
-    if client is not None:
-        commands = [
-            Command(
-                run_id=run.id,
-                tool=client.name,
-                argv=tool_argv(client, run, base_url=base_url, model=served_name, tokenizer=model.hf_repo),
-                program_length=len(client.command.split()),
-                generic_client=generic,
-            )
-            for run in runs
-        ]
-    other = []
-    for other_tool in engine.operations.bench_tools if engine.operations else ():
-        if other_tool is tool:
-            continue
-        other.append(ToolNote(tool=other_tool.name, kind=other_tool.kind, why=other_tool.note,
-                              source=other_tool.source, version=other_tool.verified.version))  # fmt: skip
-        if other_tool.kind in {"offline-throughput", "sequential-requests"} and other_tool.flags:
-            model_arg = "<model.gguf>" if engine.id == "llama-cpp" else served_name
-            for workload in {run.workload.id: run.workload for run in runs}.values():
-                commands.append(
-                    Command(
-                        run_id=f"engine-check-{workload.id}",
-                        tool=other_tool.name,
-                        argv=_offline_argv(other_tool, workload, model_arg, request.seed),
-                        program_length=len(other_tool.command.split()),
-                    )
-                )
-    if generic and engine.id != "vllm":
+    generic = tool is None
+    client = tool or _serving_tool(engine_by_id(kb.engines, "vllm"))
+    commands = [
+        Command(
+            run_id=run.id,
+            tool=client.name,
+            argv=tool_argv(client, run, base_url=base_url, model=served_name, tokenizer=model.hf_repo),
+            program_length=len(client.command.split()),
+            generic_client=generic,
+        )
+        for run in runs
+    ]
+    other_tools = [t for t in (engine.operations.bench_tools if engine.operations else ()) if t is not tool]
+    model_file = "<model.gguf>" if engine.id == "llama-cpp" else served_name
+    commands += _engine_check_commands(other_tools, runs, model_file, request.seed)
+    if generic:
         warnings.append(
             f"{engine.name} ships no open-loop serving load tool; the commands use vLLM's benchmark client as a plain "
             "OpenAI-compatible client (pip install vllm on the client machine), or follow the generic recipe."
@@ -456,17 +466,35 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
         name=engine.name,
         base_url=base_url,
         load_tool=tool.name if tool else None,
+        load_tool_note=_tool_note(tool) if tool else None,
         commands=tuple(commands),
-        other_tools=tuple(other),
-        generic_recipe=_generic_recipe(base_url, request) if generic or request.tool_calls else (),
+        other_tools=tuple(_tool_note(t) for t in other_tools),
+        generic_recipe=(_generic_recipe(base_url, generic_client=generic, tool_calls=request.tool_calls)
+                        if generic or request.tool_calls else ()),
         metrics_to_scrape=_metrics_to_scrape(engine),
         tool_call_setup=tool_call_setup,
         warnings=tuple(warnings),
     )
 
 
-def _serving_tool_from(kb, engine_id: str) -> BenchTool | None:
-    return _serving_tool(engine_by_id(kb.engines, engine_id))
+def _engine_check_commands(tools: list[BenchTool], runs: tuple[Run, ...], model: str, seed: int) -> list[Command]:
+    """Engine-level checks (no served load) with each workload's token counts, for tools that take them."""
+    workloads = {run.workload.id: run.workload for run in runs}.values()
+    return [
+        Command(
+            run_id=f"engine-check-{workload.id}",
+            tool=tool.name,
+            argv=_offline_argv(tool, workload, model, seed),
+            program_length=len(tool.command.split()),
+        )
+        for tool in tools
+        if tool.kind in {"offline-throughput", "sequential-requests"} and tool.flags
+        for workload in workloads
+    ]
+
+
+def _tool_note(tool: BenchTool) -> ToolNote:
+    return ToolNote(tool=tool.name, kind=tool.kind, why=tool.note, source=tool.source, version=tool.verified.version)
 
 
 def build_bench_plan(request: BenchPlanRequest, kb) -> BenchPlan:

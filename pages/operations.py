@@ -25,6 +25,8 @@ from ui.operations_view import (
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "ar", "hi", "zh", "ja", "ko")
 SOURCE_LINK = st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+)$")
 ROW_PX = 35  # st.dataframe's row height
+FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags and prose readable
+CODE_HEIGHT_PX = 520  # a scrolling box per engine: a plan can hold hundreds of commands
 
 
 def show_table(frame) -> None:
@@ -42,14 +44,23 @@ def _escaped(text: str) -> str:
 def show_facts(frame) -> None:
     """Long-format facts side by side, one column per engine; every value followed by its source and version."""
     names = list(dict.fromkeys(frame["Engine"]))
-    for column, name in zip(st.columns(len(names)), names, strict=True):
-        lines = []
-        for row in frame[frame["Engine"] == name].to_dict("records"):
-            link = row["Source"]
-            label = link.rstrip("/").rsplit("/", 1)[-1] if link else "no source"
-            where = f"[{_escaped(label)}]({link})" if link.startswith("http") else _escaped(label)
-            lines.append(f"- **{_escaped(row['What'])}**: {_escaped(row['Value'])} :gray[— {where} · {row['Version read']}]")
-        column.markdown(f"#### {name}\n" + "\n".join(lines))
+    for first in range(0, len(names), FACT_COLUMNS):
+        row_names = names[first : first + FACT_COLUMNS]
+        for column, name in zip(st.columns(FACT_COLUMNS), row_names, strict=False):
+            lines = []
+            for row in frame[frame["Engine"] == name].to_dict("records"):
+                link = row["Source"]
+                label = link.rstrip("/").rsplit("/", 1)[-1] if link else "no source"
+                where = f"[{_escaped(label)}]({link})" if link.startswith("http") else _escaped(label)
+                version = short_version(row["Version read"])
+                lines.append(f"- **{_escaped(row['What'])}**: {_escaped(row['Value'])} :gray[— {where} · {version}]")
+            column.markdown(f"#### {name}\n" + "\n".join(lines))
+
+
+def short_version(version: str) -> str:
+    """A 40-character commit shortened to 10 characters for display; tags and releases as they are."""
+    is_commit = len(version) == 40 and all(c in "0123456789abcdef" for c in version)
+    return version[:10] if is_commit else version
 
 
 kb = load_knowledge()
@@ -75,7 +86,7 @@ with api_tab:
         st.info("Pick at least one engine above.", icon=":material/touch_app:")
     else:
         st.subheader("Endpoints")
-        st.caption("`yes` = always there; `needs-flag` = only when a launch flag (or a model for that task) enables it.")
+        st.caption("`yes` = always there; `needs-flag` = only when a launch flag (or a model for that task) enables it")
         show_table(endpoints_table(chosen))
         st.subheader("What differs in practice")
         st.markdown(
@@ -106,7 +117,7 @@ with metrics_tab:
         st.info("Pick at least one engine above.", icon=":material/touch_app:")
     else:
         st.subheader("Engine metrics")
-        st.caption("Prometheus metric name for each figure worth a latency target; `— lacks it` means the engine does not export it.")
+        st.caption("The Prometheus metric name for each figure worth a latency target; `— lacks it`: not exported.")
         show_table(metrics_table(chosen))
         for engine in chosen:
             missing = lacking_metrics(engine)
@@ -145,7 +156,7 @@ with security_tab:
             steps = hardening_steps(engine)
             lines = [
                 f"- {_escaped(text)} [source]({source_url(fact.source, fact.verified.version) or fact.source}) "
-                f"({fact.verified.version})"
+                f"({short_version(fact.verified.version)})"
                 for text, fact in steps
             ]
             st.markdown(f"**{engine.name}**\n\n" + ("\n".join(lines) or "- No extra step beyond the common ones."))
@@ -225,8 +236,8 @@ with bench_tab:
         for note in plan.notes:
             st.caption(note)
         st.subheader("Record with every result")
-        st.dataframe([{"What": r.item, "Why": r.why} for r in plan.record], hide_index=True,
-                     height=ROW_PX * (len(plan.record) + 1) + 3)  # fmt: skip
+        st.markdown("| What | Why |\n|---|---|\n" + "\n".join(f"| {_escaped(r.item)} | {_escaped(r.why)} |"
+                                                          for r in plan.record))  # fmt: skip
         st.subheader("Commands per engine")
         st.caption(f"{len(plan.runs)} runs per engine, identical parameters for every engine.")
         for section in plan.engines:
@@ -238,13 +249,14 @@ with bench_tab:
                     st.markdown(section.tool_call_setup)
                 if section.metrics_to_scrape:
                     st.markdown("Scrape during each run: " + ", ".join(f"`{m}`" for m in section.metrics_to_scrape))
-                for note in section.other_tools:
+                tool_notes = ([section.load_tool_note] if section.load_tool_note else []) + list(section.other_tools)
+                for note in tool_notes:
                     url = source_url(note.source, note.version) or note.source
-                    st.markdown(f"Also ships **{note.tool}** ({note.kind}): {note.why} [source]({url}) ({note.version})")
+                    st.markdown(f"**{note.tool}** ({note.kind}): {_escaped(note.why)} [source]({url}) ({note.version})")
                 if section.generic_recipe:
                     st.markdown("**Generic recipe**\n\n" + "\n".join(
                         f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip
-                st.code(engine_script(section), language="bash")
+                st.code(engine_script(section), language="bash", height=CODE_HEIGHT_PX)
         left, middle, right = st.columns(3)
         left.download_button("Download plan (Markdown)", plan_markdown(plan), file_name="servewise-bench-plan.md",
                              mime="text/markdown", icon=":material/download:")  # fmt: skip

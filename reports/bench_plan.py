@@ -62,8 +62,10 @@ def _workloads_table(plan: BenchPlan) -> list[str]:
 
 def _engine_markdown(section: EngineSection) -> list[str]:
     lines = ["", f"### {section.name}", "", f"Base URL: `{section.base_url}`."]
-    if section.load_tool:
-        lines.append(f"Load tool: **{section.load_tool}** (the engine's own).")
+    if section.load_tool_note:
+        note = section.load_tool_note
+        url = source_url(note.source, note.version) or note.source
+        lines.append(f"Load tool: **{note.tool}** (the engine's own). {note.why} [source]({url}) ({note.version})")
     else:
         lines.append("No open-loop serving load tool of its own: use the generic recipe below.")
     for warning in section.warnings:

@@ -187,3 +187,11 @@ def test_exports_are_valid_json_and_yaml_that_round_trip_the_schema(plan):
     for section in plan.engines:
         assert f"### {section.name}" in markdown
     assert "vllm bench serve" in markdown and "python -m sglang.bench_serving" in markdown
+
+
+def test_engine_without_a_path_on_the_chosen_hardware_is_flagged():
+    # knowledge/engines.yaml: MLX LM has no ROCm (or Vulkan) build, so AMD reads not-supported
+    plan = build_bench_plan(make_request(engines=("mlx-lm", "vllm"), gpu_id="mi300x-192gb"), KB)
+    mlx, vllm = plan.engines
+    assert any("no usable path on amd" in warning for warning in mlx.warnings)
+    assert not any("usable path" in warning for warning in vllm.warnings)

@@ -224,8 +224,8 @@ def hardening_steps(engine: Engine) -> list[tuple[str, Sourced]]:
         steps.append((f"Routes reachable without the key ({_joined(auth.open_paths)}): allow-list only the routes "
                       "clients need at the proxy and block the rest.", auth))  # fmt: skip
     if ops is not None and ops.cors.any_origin_by_default is True:
-        settings = _joined(list(ops.cors.flags) + list(ops.cors.env), "")
-        how = f"set {settings}" if settings else "strip or override CORS headers at the proxy"
+        settings = list(ops.cors.flags) + list(ops.cors.env)
+        how = f"restrict it with {settings[0]} or at the proxy" if settings else "override CORS headers at the proxy"
         steps.append((f"Any browser origin may call it by default: {how}.", ops.cors))
     if ops is not None and engine.multi_gpu is not None and ops.inter_node.mechanism.split(";")[0] != "none":
         steps.append(("Multi-host traffic is not protected by the engine: keep those ports on an isolated network "

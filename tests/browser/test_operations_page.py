@@ -1,4 +1,4 @@
-"""The Operations page in a real browser: a shared link selects engines and plan parameters; a change reaches the URL."""
+"""The Operations page in a browser: a shared link selects engines and plan parameters; a change reaches the URL."""
 
 from __future__ import annotations
 
