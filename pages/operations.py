@@ -78,13 +78,20 @@ selected = url_widgets.multiselect(
 )
 chosen = [engines_by_id[engine_id] for engine_id in selected]
 
+
+
+def engines_picked() -> bool:
+    """True when engines are selected; otherwise a hint in place of the section."""
+    if not chosen:
+        st.info("Pick at least one engine above.", icon=":material/touch_app:")
+    return bool(chosen)
+
+
 api_tab, metrics_tab, security_tab, bench_tab = st.tabs(["API compatibility", "Metrics and lifecycle", "Security",
                                                          "Benchmark plan"])  # fmt: skip
 
 with api_tab:
-    if not chosen:
-        st.info("Pick at least one engine above.", icon=":material/touch_app:")
-    else:
+    if engines_picked():
         st.subheader("Endpoints")
         st.caption("`yes` = always there; `needs-flag` = only when a launch flag (or a model for that task) enables it")
         show_table(endpoints_table(chosen))
@@ -113,9 +120,7 @@ with api_tab:
         show_facts(embeddings_table(chosen))
 
 with metrics_tab:
-    if not chosen:
-        st.info("Pick at least one engine above.", icon=":material/touch_app:")
-    else:
+    if engines_picked():
         st.subheader("Engine metrics")
         st.caption("The Prometheus metric name for each figure worth a latency target; `— lacks it`: not exported.")
         show_table(metrics_table(chosen))
@@ -142,9 +147,7 @@ with security_tab:
         "template and every tool or retrieval call served from inside), not just a local engine.",
         icon=":material/shield:",
     )
-    if not chosen:
-        st.info("Pick at least one engine above.", icon=":material/touch_app:")
-    else:
+    if engines_picked():
         show_facts(security_table(chosen))
         st.subheader("Steps these defaults call for")
         st.markdown(
