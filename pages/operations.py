@@ -9,6 +9,7 @@ from knowledge.engines import PRIMARY_ENGINE_IDS
 from knowledge.sources import source_url
 from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yaml
 from ui import url_widgets
+from ui.sourced_facts import markdown_escaped, short_version, show_facts, show_table
 from ui.operations_view import (
     APP_MEASURES,
     embeddings_table,
@@ -23,44 +24,7 @@ from ui.operations_view import (
 )
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "ar", "hi", "zh", "ja", "ko")
-SOURCE_LINK = st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+)$")
-ROW_PX = 35  # st.dataframe's row height
-FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags and prose readable
 CODE_HEIGHT_PX = 520  # a scrolling box per engine: a plan can hold hundreds of commands
-
-
-def show_table(frame) -> None:
-    """A wide sourced table sized to show every row, with the source as a link labelled by its file name."""
-    st.dataframe(frame, hide_index=True, height=ROW_PX * (len(frame) + 1) + 3, column_config={"Source": SOURCE_LINK})
-
-
-def _escaped(text: str) -> str:
-    """Text shown literally in Markdown (flags, paths with * and _, dollar signs)."""
-    for char in "\\*_$[]<>|`":
-        text = text.replace(char, "\\" + char)
-    return text
-
-
-def show_facts(frame) -> None:
-    """Long-format facts side by side, one column per engine; every value followed by its source and version."""
-    names = list(dict.fromkeys(frame["Engine"]))
-    for first in range(0, len(names), FACT_COLUMNS):
-        row_names = names[first : first + FACT_COLUMNS]
-        for column, name in zip(st.columns(FACT_COLUMNS), row_names, strict=False):
-            lines = []
-            for row in frame[frame["Engine"] == name].to_dict("records"):
-                link = row["Source"]
-                label = link.rstrip("/").rsplit("/", 1)[-1] if link else "no source"
-                where = f"[{_escaped(label)}]({link})" if link.startswith("http") else _escaped(label)
-                version = short_version(row["Version read"])
-                lines.append(f"- **{_escaped(row['What'])}**: {_escaped(row['Value'])} :gray[— {where} · {version}]")
-            column.markdown(f"#### {name}\n" + "\n".join(lines))
-
-
-def short_version(version: str) -> str:
-    """A 40-character commit shortened to 10 characters for display; tags and releases as they are."""
-    is_commit = len(version) == 40 and all(c in "0123456789abcdef" for c in version)
-    return version[:10] if is_commit else version
 
 
 kb = load_knowledge()
@@ -158,8 +122,8 @@ with security_tab:
         for engine in chosen:
             steps = hardening_steps(engine)
             lines = [
-                f"- {_escaped(text)} [source]({source_url(fact.source, fact.verified.version) or fact.source}) "
-                f"({short_version(fact.verified.version)})"
+                f"- {markdown_escaped(text)} [source]({source_url(fact.source, fact.verified.version) or fact.source})"
+                f" ({short_version(fact.verified.version)})"
                 for text, fact in steps
             ]
             st.markdown(f"**{engine.name}**\n\n" + ("\n".join(lines) or "- No extra step beyond the common ones."))
@@ -239,8 +203,8 @@ with bench_tab:
         for note in plan.notes:
             st.caption(note)
         st.subheader("Record with every result")
-        st.markdown("| What | Why |\n|---|---|\n" + "\n".join(f"| {_escaped(r.item)} | {_escaped(r.why)} |"
-                                                          for r in plan.record))  # fmt: skip
+        rows = (f"| {markdown_escaped(r.item)} | {markdown_escaped(r.why)} |" for r in plan.record)
+        st.markdown("| What | Why |\n|---|---|\n" + "\n".join(rows))
         st.subheader("Commands per engine")
         st.caption(f"{len(plan.runs)} runs per engine, identical parameters for every engine.")
         for section in plan.engines:
@@ -255,7 +219,8 @@ with bench_tab:
                 tool_notes = ([section.load_tool_note] if section.load_tool_note else []) + list(section.other_tools)
                 for note in tool_notes:
                     url = source_url(note.source, note.version) or note.source
-                    st.markdown(f"**{note.tool}** ({note.kind}): {_escaped(note.why)} [source]({url}) ({note.version})")
+                    why = markdown_escaped(note.why)
+                    st.markdown(f"**{note.tool}** ({note.kind}): {why} [source]({url}) ({note.version})")
                 if section.generic_recipe:
                     st.markdown("**Generic recipe**\n\n" + "\n".join(
                         f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip
