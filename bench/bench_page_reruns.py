@@ -26,7 +26,8 @@ TYPICAL_STATES: dict[str, dict[str, str]] = {
     "formats.py": {},
     "memory.py": {},
     "wizard.py": {"wiz_use": "shared-api", "wiz_users": "32", "wiz_prefixes": "true"},
-    "simulator.py": {},
+    "simulator.py": {"sim_engines": ["vllm", "llama-cpp"], "sim_n": "1000"},
+    "operations.py": {"ops_engines": ["vllm", "llama-cpp", "ollama"]},
 }
 
 

@@ -33,7 +33,9 @@ pytestmark = pytest.mark.browser
 
 SESSIONS = int(os.environ.get("SERVEWISE_LOAD_SESSIONS", "20"))
 STAGGER_S = 1.0  # users arrive a second apart (all 20 are still open at once), not in the same millisecond
-LOAD_BUDGET_S = 300  # hard cap for the whole load test (about 1-2 minutes on an otherwise idle 2-core machine)
+#: Hard cap for the sessions (about 1-2 minutes on an otherwise idle 2-core machine; a machine shared with other
+#: CPU-heavy jobs needs more, hence the override).
+LOAD_BUDGET_S = float(os.environ.get("SERVEWISE_LOAD_BUDGET_S", "270"))
 STEP_TIMEOUT_MS = 120_000  # one navigation or rerun while 20 sessions share the server
 
 
@@ -128,6 +130,7 @@ async def _session(browser, plan: Plan, renders: list[float], barrier: dict, pro
         await _wait_for_app(page)
         value = await _settled_value(page, plan, plan.shown)
         renders.append(time.perf_counter() - start)
+        print(f"session {plan.session}: {plan.url} rendered in {renders[-1]:.1f} s", flush=True)
         if value != plan.shown:
             problems.append(f"session {plan.session}: {plan.url} shows {value!r}, expected {plan.shown!r}")
         expected = plan.shown
@@ -208,6 +211,7 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
 
 
+@pytest.mark.timeout(LOAD_BUDGET_S + 90)  # server start, discovery and the sessions themselves
 def test_twenty_concurrent_sessions_keep_their_own_state(app_url, page):
     if not CHROMIUM.is_file():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package")
