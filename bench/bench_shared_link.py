@@ -65,7 +65,8 @@ def main() -> int:
                 app_s = statistics.median(samples)
                 ratio = app_s / bare_s
                 verdict = "ok" if ratio <= TARGET_RATIO else "OVER TARGET"
-                print(f"  {path:<52} {app_s * 1000:7.0f} ms   ratio {ratio:4.2f} (target <= {TARGET_RATIO})   {verdict}")
+                print(f"  {path:<52} {app_s * 1000:7.0f} ms   ratio {ratio:4.2f} "
+                      f"(target <= {TARGET_RATIO})   {verdict}")
     return 0
 
 

@@ -80,7 +80,9 @@ def text_config_of(config: Config) -> tuple[Config, str]:
             raise ServewiseInputError(f"'{model_type}' config.json has a text_config that is not an object")
         inner_type = inner.get("model_type") or WRAPPERS[model_type]
         if not isinstance(inner_type, str):
-            raise ServewiseInputError(f"'{model_type}' config.json has text_config.model_type={inner_type!r}; expected a name")
+            raise ServewiseInputError(
+                f"'{model_type}' config.json has text_config.model_type={inner_type!r}; expected a name"
+            )
         return inner, inner_type
     return config, model_type
 

@@ -135,7 +135,9 @@ def _architecture(fields: dict[str, Any], arch: str, file: Path, token_count: in
     """Layer-by-layer geometry from llama.cpp's GGUF keys (`{arch}.block_count`, `.attention.*`, `.ssm.*`)."""
     n_layers = _count(_key(fields, arch, "block_count", file), "block_count", file)
     if n_layers > MAX_LAYERS:
-        raise ServewiseInputError(f"{file.name}: block_count is {n_layers}; servewise accepts at most {MAX_LAYERS} layers")
+        raise ServewiseInputError(
+            f"{file.name}: block_count is {n_layers}; servewise accepts at most {MAX_LAYERS} layers"
+        )
     n_heads_per_layer = _per_layer(
         _key(fields, arch, "attention.head_count", file, required=False) or 0, n_layers, "head_count", file
     )

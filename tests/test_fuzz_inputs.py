@@ -318,7 +318,8 @@ def gguf_overrides(draw) -> dict:
         st.tuples(st.floats(allow_nan=True, width=32), st.just(GGUFValueType.FLOAT32)),
         st.tuples(st.text(max_size=8), st.just(GGUFValueType.STRING)),
         st.tuples(st.booleans(), st.just(GGUFValueType.BOOL)),
-        st.tuples(st.lists(st.integers(min_value=0, max_value=9), min_size=1, max_size=5), st.just(GGUFValueType.ARRAY)),
+        st.tuples(st.lists(st.integers(min_value=0, max_value=9), min_size=1, max_size=5),
+                  st.just(GGUFValueType.ARRAY)),
     )
     keys = draw(st.lists(st.sampled_from(GGUF_KEYS), min_size=1, max_size=3, unique=True))
     return {key: draw(typed) for key in keys}

@@ -198,7 +198,9 @@ def test_no_module_level_state_is_written_at_runtime():
 def test_the_state_scan_can_fail(tmp_path, monkeypatch):
     page = tmp_path / "ui" / "planted.py"
     page.parent.mkdir()
-    page.write_text("_SEEN = {}\n\ndef remember(k, v):\n    _SEEN[k] = v\n\nHITS = []\n\ndef hit():\n    HITS.append(1)\n")
+    page.write_text(
+        "_SEEN = {}\n\ndef remember(k, v):\n    _SEEN[k] = v\n\nHITS = []\n\ndef hit():\n    HITS.append(1)\n"
+    )
     (tmp_path / "app.py").write_text("")
     monkeypatch.setattr(sys.modules[__name__], "REPO_ROOT", tmp_path)
     assert _shared_state_findings() == [

@@ -76,7 +76,8 @@ def _plans(app_url: str, hrefs: list[str]) -> list[Plan]:
 def _drivable(widget) -> bool:
     if widget.kind == "number":
         low = int(widget.min_value or 0)
-        return widget.integer and widget.step in (None, 1) and (widget.max_value is None or widget.max_value >= low + 3 + 2 * SESSIONS)
+        roomy = widget.max_value is None or widget.max_value >= low + 3 + 2 * SESSIONS
+        return widget.integer and widget.step in (None, 1) and roomy
     return len(widget.options) >= 2
 
 
