@@ -1,0 +1,490 @@
+"""One model, one machine, one workload: every engine's memory plan side by side, and each engine's capacity.
+
+A `Workload` (tokens retained per sequence, concurrent active sequences, KV cache type) is written in each
+engine's own settings (llama-server -c = context x slots with -np = slots; Ollama's OLLAMA_CONTEXT_LENGTH
+and OLLAMA_NUM_PARALLEL; vLLM max_model_len / max_num_seqs / kv_cache_dtype; SGLang context_length /
+max_running_requests / kv_cache_dtype; MLX LM kv_bits and its batch). User overrides per engine replace
+any of those keys. Capacity searches vary the workload keys and keep the other overrides.
+
+Capacity is found by searching over the engines' own plans (never by a separate formula): each engine
+reads a first guess from one plan (vLLM's "Maximum concurrency", SGLang's token pool, free bytes over
+bytes per sequence elsewhere) and the search only checks the neighbourhood of that guess.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from math import floor
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from calculators.architecture import ModelArchitecture
+from calculators.errors import ServewiseInputError
+from calculators.machine import Machine
+from calculators.plan import ComponentKind, MemoryPlan
+
+ENGINES: tuple[str, ...] = ("ollama", "llama-cpp", "vllm", "sglang", "mlx-lm")
+
+#: KV cache element types a workload can ask for (URL slugs). Each engine spells them its own way below.
+KV_CACHE_TYPES: tuple[str, ...] = ("16-bit", "8-bit", "4-bit")
+
+#: Upper bound for context searches when the model states no trained context (tokens).
+CONTEXT_SEARCH_CAP_TOKENS = 1 << 21
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the service must hold at once: `sequences` active sequences of `context_tokens` each.
+
+    `context_tokens` counts prompt plus generated output retained in the cache, per sequence.
+    """
+
+    context_tokens: int
+    sequences: int = 1
+    kv_cache_type: str = "16-bit"
+
+    def __post_init__(self) -> None:
+        if self.context_tokens < 1:
+            raise ServewiseInputError("the context per sequence must be at least 1 token")
+        if self.sequences < 1:
+            raise ServewiseInputError("the number of concurrent sequences must be at least 1")
+        if self.kv_cache_type not in KV_CACHE_TYPES:
+            raise ServewiseInputError(
+                f"unknown KV cache type '{self.kv_cache_type}'; use one of {', '.join(KV_CACHE_TYPES)}"
+            )
+
+    def with_(self, *, context_tokens: int | None = None, sequences: int | None = None) -> Workload:
+        """The same workload with another context or sequence count."""
+        return Workload(
+            context_tokens=self.context_tokens if context_tokens is None else context_tokens,
+            sequences=self.sequences if sequences is None else sequences,
+            kv_cache_type=self.kv_cache_type,
+        )
+
+
+class EngineNotApplicable(ServewiseInputError):
+    """This engine cannot serve this model/workload on this machine; the message says why."""
+
+
+# Each engine's spelling of the workload's KV cache type; None = the engine has no such cache type.
+_KV_SETTINGS: dict[str, dict[str, dict[str, Any] | None]] = {
+    "llama-cpp": {
+        "16-bit": {"cache_type_k": "f16", "cache_type_v": "f16"},
+        "8-bit": {"cache_type_k": "q8_0", "cache_type_v": "q8_0"},
+        "4-bit": {"cache_type_k": "q4_0", "cache_type_v": "q4_0"},
+    },
+    "ollama": {
+        "16-bit": {},
+        # Ollama applies OLLAMA_KV_CACHE_TYPE only with flash attention on
+        "8-bit": {"kv_cache_type": "q8_0", "flash_attention": True},
+        "4-bit": {"kv_cache_type": "q4_0", "flash_attention": True},
+    },
+    "vllm": {"16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8"}, "4-bit": None},
+    "sglang": {"16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8_e4m3"}, "4-bit": None},
+    "mlx-lm": {"16-bit": {}, "8-bit": {"kv_bits": 8}, "4-bit": {"kv_bits": 4}},
+}
+
+#: The setting keys each engine's workload mapping writes (searches vary these, overrides keep the rest).
+WORKLOAD_KEYS: dict[str, tuple[str, ...]] = {
+    "llama-cpp": ("ctx_size", "parallel", "cache_type_k", "cache_type_v"),
+    "ollama": ("context_length", "num_parallel", "kv_cache_type", "flash_attention"),
+    "vllm": ("max_model_len", "max_num_seqs", "kv_cache_dtype"),
+    "sglang": ("context_length", "max_running_requests", "kv_cache_dtype"),
+    "mlx-lm": ("kv_bits", "decode_concurrency"),
+}
+
+
+def workload_settings(engine: str, workload: Workload) -> dict[str, Any]:
+    """The engine's own setting keys and values that express `workload` (before user overrides).
+
+    Raises EngineNotApplicable when the engine has no cache type matching the workload's.
+    """
+    kv = _KV_SETTINGS[_known(engine)][workload.kv_cache_type]
+    if kv is None:
+        raise EngineNotApplicable(f"{engine} has no {workload.kv_cache_type} KV cache type")
+    ctx, n = workload.context_tokens, workload.sequences
+    by_engine: dict[str, dict[str, Any]] = {
+        # llama-server splits -c over its -np slots: each slot gets ctx-size / parallel
+        "llama-cpp": {"ctx_size": ctx * n, "parallel": n},
+        # Ollama passes -c = context_length x num_parallel to its llama-server
+        "ollama": {"context_length": ctx, "num_parallel": n},
+        "vllm": {"max_model_len": ctx, "max_num_seqs": n},
+        "sglang": {"context_length": ctx, "max_running_requests": n},
+        # MLX LM has no context setting; max_kv_size would drop old tokens, so it stays unset
+        "mlx-lm": {"decode_concurrency": max(n, 1)},
+    }
+    return {**by_engine[engine], **kv}
+
+
+@dataclass(frozen=True)
+class _EngineAdapter:
+    """How servewise drives one engine module: its Settings model, plan function and fit rule."""
+
+    engine: str
+    module: str
+    settings_class: str
+    plan_function: str
+
+
+_ADAPTERS: dict[str, _EngineAdapter] = {
+    "llama-cpp": _EngineAdapter("llama-cpp", "calculators.engines.llamacpp", "LlamaCppSettings", "plan_llamacpp"),
+    "ollama": _EngineAdapter("ollama", "calculators.engines.ollama", "OllamaSettings", "plan_ollama"),
+    "vllm": _EngineAdapter("vllm", "calculators.engines.vllm", "VllmSettings", "plan_vllm"),
+    "sglang": _EngineAdapter("sglang", "calculators.engines.sglang", "SglangSettings", "plan_sglang"),
+    "mlx-lm": _EngineAdapter("mlx-lm", "calculators.engines.mlx_lm", "MlxLmSettings", "plan_mlx_lm"),
+}
+
+
+def _known(engine: str) -> str:
+    if engine not in _ADAPTERS:
+        raise ServewiseInputError(f"unknown engine '{engine}'; use one of {', '.join(ENGINES)}")
+    return engine
+
+
+def _engine_module(engine: str):
+    """The engine's calculator module; EngineNotApplicable when this build does not have it yet."""
+    adapter = _ADAPTERS[_known(engine)]
+    try:
+        return importlib.import_module(adapter.module)
+    except ModuleNotFoundError as exc:
+        if exc.name != adapter.module:
+            raise
+        raise EngineNotApplicable(f"the {engine} memory model is not part of this build yet") from exc
+
+
+def settings_class(engine: str) -> type[BaseModel]:
+    """The engine's Settings model (field names are the shared setting keys)."""
+    return getattr(_engine_module(engine), _ADAPTERS[engine].settings_class)
+
+
+def engine_settings(engine: str, workload: Workload, overrides: Mapping[str, Any] | None = None) -> BaseModel:
+    """The engine's Settings for `workload`, with `overrides` (setting key -> value) replacing mapped keys."""
+    values = {**workload_settings(engine, workload), **(overrides or {})}
+    try:
+        return settings_class(engine).model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "settings"
+        raise ServewiseInputError(f"{engine} setting '{where}': {first['msg']}") from exc
+
+
+def applicability(engine: str, machine: Machine) -> str | None:
+    """Why `engine` cannot run on `machine` (None when it can)."""
+    if engine == "mlx-lm" and not machine.unified_memory:
+        return "MLX LM runs on Apple silicon (Metal, unified memory); this machine is not Apple silicon."
+    if engine == "vllm" and machine.unified_memory:
+        return "vLLM has no Metal backend: on a Mac it runs on the CPU only, which servewise does not plan."
+    if engine == "sglang" and machine.unified_memory:
+        return "SGLang serves on NVIDIA/AMD GPUs (and a few accelerators); it has no Apple silicon path planned here."
+    return None
+
+
+def run_plan(
+    engine: str, arch: ModelArchitecture, machine: Machine, weights_bytes: int | None, settings: BaseModel,
+    workload: Workload,
+) -> MemoryPlan:
+    """The engine's own plan for `settings` (bytes per device). MLX LM also needs the workload's lengths."""
+    plan = getattr(_engine_module(engine), _ADAPTERS[engine].plan_function)
+    if engine == "mlx-lm":
+        return plan(arch, settings, machine, weights_bytes, prompt_tokens=workload.context_tokens,
+                    n_sequences=workload.sequences, working_set_bytes=machine.device_memory_bytes)
+    return plan(arch, settings, machine, weights_bytes)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Does a plan hold the workload?
+# ---------------------------------------------------------------------------------------------------
+
+
+def _device_use_fits(plan: MemoryPlan, machine: Machine) -> bool:
+    """llama.cpp / Ollama: every GPU holds its weights and caches; what stays on the host fits host RAM."""
+    devices = getattr(plan, "devices", None)
+    if not devices:
+        return plan.device_capacity_bytes is None or plan.used_bytes <= plan.device_capacity_bytes
+    for device in devices:
+        used = device.kv_cache_bytes + (device.weights_bytes or 0)
+        if device.device == "host":
+            if machine.host_ram_bytes is not None and used > machine.host_ram_bytes:
+                return False
+        elif used > machine.device_memory_bytes:
+            return False
+    return True
+
+
+def plan_holds(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> bool:
+    """True when the engine would start with this plan and keep `workload` resident without preemption."""
+    if plan.refusal is not None:
+        return False
+    n, ctx = workload.sequences, workload.context_tokens
+    if engine == "vllm":
+        return plan.max_concurrency >= n and plan.max_num_seqs >= n and plan.max_model_len >= ctx
+    if engine == "sglang":
+        return (plan.max_total_num_tokens >= n * ctx and plan.max_running_requests >= n
+                and plan.context_len >= ctx)
+    if engine == "mlx-lm":
+        capacity = plan.device_capacity_bytes
+        return capacity is None or plan.used_bytes <= capacity
+    # llama-cpp and ollama: each slot must hold the context, and the devices the bytes
+    if plan.n_seq < n or plan.n_ctx_slot < ctx:
+        return False
+    if engine == "ollama" and not plan.fits_preflight:
+        return False
+    return _device_use_fits(plan, machine)
+
+
+def _free_bytes(plan: MemoryPlan) -> int:
+    """Device bytes the plan leaves unassigned (its 'free' components)."""
+    return sum(c.bytes for c in plan.components if c.kind is ComponentKind.FREE)
+
+
+def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
+    """A first guess of the most sequences at this context, read from a plan made for one sequence."""
+    ctx = workload.context_tokens
+    if engine == "vllm":
+        return floor(plan.max_concurrency)
+    if engine == "sglang":
+        return plan.max_total_num_tokens // ctx
+    per_sequence = max(plan.kv_cache_bytes, 1)
+    return 1 + _free_bytes(plan) // per_sequence
+
+
+def _context_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
+    """A first guess of the longest context for the workload's sequence count, read from one plan."""
+    n = workload.sequences
+    if engine == "vllm":
+        return plan.kv_tokens // n if plan.refusal is None else (plan.estimated_max_model_len or 1) // n
+    if engine == "sglang":
+        return plan.max_total_num_tokens // n
+    per_token = max(plan.kv_bytes_per_token * n, 1)
+    return workload.context_tokens + _free_bytes(plan) // per_token
+
+
+def _largest_true(holds: Callable[[int], bool], guess: int, low: int, high: int) -> int:
+    """Largest x in [low, high] with holds(x), given holds is monotone (True then False); low - 1 if none.
+
+    Starts at `guess` and gallops away from it, so a good guess costs two or three evaluations.
+    """
+    if high < low:
+        return low - 1
+    guess = min(max(guess, low), high)
+    if holds(guess):
+        good, step = guess, 1
+        while good + step <= high and holds(good + step):
+            good += step
+            step *= 2
+        bad = min(good + step, high + 1)
+    else:
+        bad, step = guess, 1
+        while bad - step >= low and not holds(bad - step):
+            bad -= step
+            step *= 2
+        good = max(bad - step, low - 1)
+        if good >= low and not holds(good):
+            return low - 1
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if holds(middle):
+            good = middle
+        else:
+            bad = middle
+    return good
+
+
+# ---------------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineComparison:
+    """One engine's plan for the workload, or why there is none.
+
+    `not_applicable` is set when the engine cannot run here (platform, missing cache type); `error` when
+    the settings or model cannot be planned (a message the user can act on). Otherwise `plan` is set and
+    `holds` says whether that plan keeps the whole workload resident.
+    """
+
+    engine: str
+    settings: BaseModel | None = None
+    plan: MemoryPlan | None = None
+    holds: bool = False
+    not_applicable: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class ComparisonInputs:
+    """What every engine is planned for: model, machine, weight bytes (whole model), per-engine overrides."""
+
+    arch: ModelArchitecture
+    machine: Machine
+    weights_bytes: int | None
+    overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def compare_engine(inputs: ComparisonInputs, engine: str, workload: Workload) -> EngineComparison:
+    """One engine's settings and plan for `workload` under the user's overrides."""
+    reason = applicability(engine, inputs.machine)
+    if reason:
+        return EngineComparison(engine=engine, not_applicable=reason)
+    try:
+        settings = engine_settings(engine, workload, inputs.overrides.get(engine))
+        plan = run_plan(engine, inputs.arch, inputs.machine, inputs.weights_bytes, settings, workload)
+    except EngineNotApplicable as exc:
+        return EngineComparison(engine=engine, not_applicable=str(exc))
+    except ServewiseInputError as exc:
+        return EngineComparison(engine=engine, error=str(exc))
+    return EngineComparison(engine=engine, settings=settings, plan=plan,
+                            holds=plan_holds(engine, plan, workload, inputs.machine))
+
+
+def compare_engines(
+    inputs: ComparisonInputs, workload: Workload, engines: Sequence[str] = ENGINES
+) -> list[EngineComparison]:
+    """Every engine's plan for the same model, machine and workload, in `engines` order (none dropped)."""
+    return [compare_engine(inputs, engine, workload) for engine in engines]
+
+
+class _Prober:
+    """Plans one engine for workload variants, keeping the user's overrides except the workload keys."""
+
+    def __init__(self, inputs: ComparisonInputs, engine: str, workload: Workload):
+        self.inputs, self.engine, self.workload = inputs, engine, workload
+        kept = dict(inputs.overrides.get(engine) or {})
+        for key in WORKLOAD_KEYS[engine]:
+            kept.pop(key, None)
+        self.overrides = kept
+        self.plans = 0
+
+    def plan(self, workload: Workload) -> MemoryPlan | None:
+        self.plans += 1
+        try:
+            settings = engine_settings(self.engine, workload, self.overrides)
+            return run_plan(self.engine, self.inputs.arch, self.inputs.machine, self.inputs.weights_bytes,
+                            settings, workload)
+        except ServewiseInputError:
+            return None
+
+    def holds(self, workload: Workload) -> bool:
+        plan = self.plan(workload)
+        return plan is not None and plan_holds(self.engine, plan, workload, self.inputs.machine)
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """An engine's capacity for a workload: longest context for its sequences, most sequences at its context.
+
+    0 means not even one token / one sequence fits; None means the engine is not applicable (see `reason`).
+    """
+
+    engine: str
+    max_context_tokens: int | None
+    max_sequences: int | None
+    context_limit_tokens: int
+    sequences_limit: int
+    reason: str | None = None
+
+
+def _context_limit(arch: ModelArchitecture) -> int:
+    return arch.max_context_tokens or CONTEXT_SEARCH_CAP_TOKENS
+
+
+def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int | None = None) -> int:
+    """Most sequences of `context_tokens` the engine holds at once (0..limit), by searching its plans."""
+    one = prober.workload.with_(context_tokens=context_tokens, sequences=1)
+    plan = prober.plan(one)
+    if plan is None or not plan_holds(prober.engine, plan, one, prober.inputs.machine):
+        return 0
+    guess = _sequences_guess(prober.engine, plan, one)
+    high = limit if below is None else min(limit, below)
+    return _largest_true(
+        lambda n: prober.holds(one.with_(sequences=n)), guess, 1, max(high, 1)
+    )
+
+
+def max_context(prober: _Prober, sequences: int) -> int:
+    """Longest context per sequence (tokens) the engine holds for `sequences` sequences, 0 if none."""
+    limit = _context_limit(prober.inputs.arch)
+    start = prober.workload.with_(context_tokens=min(prober.workload.context_tokens, limit), sequences=sequences)
+    plan = prober.plan(start)
+    guess = _context_guess(prober.engine, plan, start) if plan is not None else 1
+    return _largest_true(lambda ctx: prober.holds(start.with_(context_tokens=ctx)), guess, 1, limit)
+
+
+def capacity(
+    inputs: ComparisonInputs, engine: str, workload: Workload, sequences_limit: int = 1024
+) -> Capacity:
+    """Longest context for the workload's sequences and most sequences at its context, for one engine."""
+    limit = _context_limit(inputs.arch)
+    reason = applicability(engine, inputs.machine)
+    if reason is None:
+        try:
+            workload_settings(engine, workload)
+            _engine_module(engine)
+        except EngineNotApplicable as exc:
+            reason = str(exc)
+    if reason:
+        return Capacity(engine, None, None, limit, sequences_limit, reason)
+    prober = _Prober(inputs, engine, workload)
+    return Capacity(
+        engine=engine,
+        max_context_tokens=max_context(prober, workload.sequences),
+        max_sequences=max_sequences(prober, workload.context_tokens, sequences_limit),
+        context_limit_tokens=limit,
+        sequences_limit=sequences_limit,
+    )
+
+
+@dataclass(frozen=True)
+class CapacityCurve:
+    """Most concurrent sequences (capped at `sequences_limit`) at each context length, for one engine."""
+
+    engine: str
+    context_tokens: tuple[int, ...]
+    max_sequences: tuple[int, ...]
+    sequences_limit: int
+    plans_evaluated: int
+    reason: str | None = None
+
+
+def capacity_curve(
+    inputs: ComparisonInputs, engine: str, workload: Workload, contexts: Sequence[int], sequences_limit: int = 256
+) -> CapacityCurve:
+    """Max concurrent sequences vs context length for one engine (contexts in tokens, any order).
+
+    Walks the contexts from shortest to longest: capacity never grows with context, so each search is
+    bounded by the previous answer.
+    """
+    ordered = sorted(set(contexts))
+    reason = applicability(engine, inputs.machine)
+    if reason is None:
+        try:
+            workload_settings(engine, workload)
+            _engine_module(engine)
+        except EngineNotApplicable as exc:
+            reason = str(exc)
+    if reason:
+        return CapacityCurve(engine, tuple(ordered), (), sequences_limit, 0, reason)
+    prober = _Prober(inputs, engine, workload)
+    results: list[int] = []
+    bound = sequences_limit
+    for ctx in ordered:
+        bound = max_sequences(prober, ctx, sequences_limit, below=bound) if bound else 0
+        results.append(bound)
+    return CapacityCurve(engine, tuple(ordered), tuple(results), sequences_limit, prober.plans)
+
+
+def context_grid(max_tokens: int, points: int, min_tokens: int = 512) -> list[int]:
+    """`points` context lengths spread geometrically from `min_tokens` to `max_tokens` (whole tokens)."""
+    if points < 2 or max_tokens <= min_tokens:
+        return [max(min(min_tokens, max_tokens), 1)]
+    ratio = (max_tokens / min_tokens) ** (1 / (points - 1))
+    return sorted({min(max_tokens, round(min_tokens * ratio**i)) for i in range(points)})
+
+
+def valid_tensor_parallel_sizes(arch: ModelArchitecture, max_devices: int) -> list[int]:
+    """TP degrees up to `max_devices` that split the model's attention heads evenly (vLLM's own check)."""
+    return [tp for tp in range(1, max_devices + 1) if arch.n_heads % tp == 0]
