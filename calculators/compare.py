@@ -13,7 +13,6 @@ bytes per sequence elsewhere) and the search only checks the neighbourhood of th
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import floor
@@ -22,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from calculators.architecture import ModelArchitecture
+from calculators.engines.registry import ENGINE_MODULES, EngineModule
 from calculators.errors import ServewiseInputError
 from calculators.machine import Machine
 from calculators.plan import ComponentKind, MemoryPlan
@@ -119,45 +119,23 @@ def workload_settings(engine: str, workload: Workload) -> dict[str, Any]:
     return {**by_engine[engine], **kv}
 
 
-@dataclass(frozen=True)
-class _EngineAdapter:
-    """How servewise drives one engine module: its Settings model, plan function and fit rule."""
-
-    engine: str
-    module: str
-    settings_class: str
-    plan_function: str
-
-
-_ADAPTERS: dict[str, _EngineAdapter] = {
-    "llama-cpp": _EngineAdapter("llama-cpp", "calculators.engines.llamacpp", "LlamaCppSettings", "plan_llamacpp"),
-    "ollama": _EngineAdapter("ollama", "calculators.engines.ollama", "OllamaSettings", "plan_ollama"),
-    "vllm": _EngineAdapter("vllm", "calculators.engines.vllm", "VllmSettings", "plan_vllm"),
-    "sglang": _EngineAdapter("sglang", "calculators.engines.sglang", "SglangSettings", "plan_sglang"),
-    "mlx-lm": _EngineAdapter("mlx-lm", "calculators.engines.mlx_lm", "MlxLmSettings", "plan_mlx_lm"),
-}
-
-
 def _known(engine: str) -> str:
-    if engine not in _ADAPTERS:
+    if engine not in ENGINES:
         raise ServewiseInputError(f"unknown engine '{engine}'; use one of {', '.join(ENGINES)}")
     return engine
 
 
-def _engine_module(engine: str):
-    """The engine's calculator module; EngineNotApplicable when this build does not have it yet."""
-    adapter = _ADAPTERS[_known(engine)]
-    try:
-        return importlib.import_module(adapter.module)
-    except ModuleNotFoundError as exc:
-        if exc.name != adapter.module:
-            raise
-        raise EngineNotApplicable(f"the {engine} memory model is not part of this build yet") from exc
+def _engine_module(engine: str) -> EngineModule:
+    """The engine's settings type and plan function; EngineNotApplicable when this build has no model of it."""
+    module = ENGINE_MODULES.get(_known(engine))
+    if module is None:
+        raise EngineNotApplicable(f"the {engine} memory model is not part of this build yet")
+    return module
 
 
 def settings_class(engine: str) -> type[BaseModel]:
     """The engine's Settings model (field names are the shared setting keys)."""
-    return getattr(_engine_module(engine), _ADAPTERS[engine].settings_class)
+    return _engine_module(engine).settings_type
 
 
 def engine_settings(engine: str, workload: Workload, overrides: Mapping[str, Any] | None = None) -> BaseModel:
@@ -187,7 +165,7 @@ def run_plan(
     workload: Workload,
 ) -> MemoryPlan:
     """The engine's own plan for `settings` (bytes per device). MLX LM also needs the workload's lengths."""
-    plan = getattr(_engine_module(engine), _ADAPTERS[engine].plan_function)
+    plan = _engine_module(engine).plan
     if engine == "mlx-lm":
         return plan(arch, settings, machine, weights_bytes, prompt_tokens=workload.context_tokens,
                     n_sequences=workload.sequences, working_set_bytes=machine.device_memory_bytes)
