@@ -25,6 +25,8 @@ from calculators.engines.registry import ENGINE_MODULES, EngineModule
 from calculators.errors import ServewiseInputError
 from calculators.machine import Machine
 from calculators.plan import ComponentKind, MemoryPlan
+from calculators.weights import WeightsEstimate, estimate_weights, moe_expert_params
+from knowledge.formats import FormatsSection
 
 ENGINES: tuple[str, ...] = ("ollama", "llama-cpp", "vllm", "sglang", "mlx-lm")
 
@@ -466,3 +468,19 @@ def context_grid(max_tokens: int, points: int, min_tokens: int = 512) -> list[in
 def valid_tensor_parallel_sizes(arch: ModelArchitecture, max_devices: int) -> list[int]:
     """TP degrees up to `max_devices` that split the model's attention heads evenly (vLLM's own check)."""
     return [tp for tp in range(1, max_devices + 1) if arch.n_heads % tp == 0]
+
+
+def model_weights(formats: FormatsSection, arch: ModelArchitecture, scheme_id: str) -> WeightsEstimate:
+    """Weight bytes of `arch` stored as `scheme_id` (params x bits; see calculators.weights.estimate_weights).
+
+    MoE experts are passed on for schemes that cover only the experts (MXFP4 as gpt-oss uses it).
+    """
+    if not arch.params_total:
+        raise ServewiseInputError(
+            f"{arch.name}: the parameter count is unknown, so weight bytes cannot be estimated; "
+            "give the exact file size instead"
+        )
+    experts = None
+    if arch.moe is not None and arch.moe.expert_intermediate_size > 0:
+        experts = moe_expert_params(arch)
+    return estimate_weights(formats, arch.params_total, scheme_id, expert_params=experts)

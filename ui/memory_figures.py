@@ -1,0 +1,79 @@
+"""Plotly figures of the Memory & capacity page: memory per engine against the device, and capacity curves."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from calculators.compare import CapacityCurve, EngineComparison
+from calculators.plan import ComponentKind
+
+GIB = 2**30
+
+# Stack order (bottom to top) and colours; several component kinds share one band.
+BANDS: list[tuple[str, tuple[ComponentKind, ...], str]] = [
+    ("Weights", (ComponentKind.WEIGHTS,), "#4c78a8"),
+    ("KV cache", (ComponentKind.KV_CACHE, ComponentKind.RECURRENT_STATE), "#f58518"),
+    ("Activations / runtime", (ComponentKind.ACTIVATIONS, ComponentKind.RUNTIME), "#e45756"),
+    ("Reserved, unused", (ComponentKind.RESERVED,), "#bab0ac"),
+    ("Free", (ComponentKind.FREE,), "#d4ecd0"),
+]
+ENGINE_COLOURS = {"ollama": "#1b9e77", "llama-cpp": "#d95f02", "vllm": "#7570b3", "sglang": "#e7298a",
+                  "mlx-lm": "#66a61e"}
+
+
+def band_gib(row: EngineComparison) -> dict[str, float]:
+    """GiB per band for one engine's plan (free = whatever the capacity leaves beyond the components)."""
+    plan = row.plan
+    values = {name: 0.0 for name, _, _ in BANDS}
+    if plan is None:
+        return values
+    for name, kinds, _ in BANDS:
+        values[name] = sum(c.bytes for c in plan.components if c.kind in kinds) / GIB
+    capacity = plan.device_capacity_bytes
+    if capacity is not None and values["Free"] == 0:
+        used = sum(values.values()) * GIB
+        values["Free"] = max(0.0, (capacity - used) / GIB)
+    return values
+
+
+def memory_bars(rows: list[EngineComparison]) -> go.Figure:
+    """Stacked bar per engine (GiB per device) with each engine's device capacity marked."""
+    engines = [row.engine for row in rows]
+    figure = go.Figure()
+    per_engine = {row.engine: band_gib(row) for row in rows}
+    for name, _, colour in BANDS:
+        figure.add_bar(name=name, x=engines, y=[per_engine[e][name] for e in engines], marker_color=colour,
+                       hovertemplate="%{x}: %{y:.2f} GiB<extra>" + name + "</extra>")
+    caps = [(row.engine, row.plan.device_capacity_bytes / GIB) for row in rows
+            if row.plan is not None and row.plan.device_capacity_bytes]
+    if caps:
+        figure.add_scatter(name="device capacity", x=[e for e, _ in caps], y=[c for _, c in caps], mode="markers",
+                           marker={"symbol": "line-ew", "size": 60, "line": {"width": 3, "color": "black"}},
+                           hovertemplate="%{x}: capacity %{y:.2f} GiB<extra></extra>")
+    for row in rows:
+        if row.plan is None:
+            text = "not applicable" if row.not_applicable else "cannot plan"
+            figure.add_annotation(x=row.engine, y=0, text=text, showarrow=False, yshift=14, textangle=-90,
+                                  font={"color": "#666"})
+        elif row.plan.refusal:
+            figure.add_annotation(x=row.engine, y=sum(per_engine[row.engine].values()), text="refuses to start",
+                                  showarrow=False, yshift=10, font={"color": "#b00"})
+    figure.update_layout(barmode="stack", yaxis_title="GiB per GPU (2^30 bytes)", height=420,
+                         margin={"t": 30, "b": 10}, legend={"orientation": "h", "y": -0.12})
+    return figure
+
+
+def capacity_chart(curves: list[CapacityCurve], chosen_context: int) -> go.Figure:
+    """Max concurrent sequences vs context length, one line per engine (log-scaled context)."""
+    figure = go.Figure()
+    for curve in curves:
+        if curve.reason or not curve.max_sequences:
+            continue
+        figure.add_scatter(name=curve.engine, x=list(curve.context_tokens), y=list(curve.max_sequences),
+                           mode="lines+markers", line={"shape": "hv", "color": ENGINE_COLOURS.get(curve.engine)},
+                           hovertemplate="%{x:,} tokens: %{y} sequences<extra>" + curve.engine + "</extra>")
+    figure.add_vline(x=chosen_context, line_dash="dot", line_color="#888",
+                     annotation_text="your context", annotation_position="top")
+    figure.update_layout(xaxis_title="context per sequence (tokens, log scale)", xaxis_type="log",
+                         yaxis_title="most concurrent sequences that fit", height=400, margin={"t": 30, "b": 10})
+    return figure
