@@ -6,6 +6,7 @@ st.set_page_config(page_title="servewise", page_icon=":material/dns:", layout="w
 
 pages = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/engines.py", title="Engines", icon=":material/compare_arrows:"),
     st.Page("pages/formats.py", title="Formats & compatibility", icon=":material/grid_on:"),
     st.Page("pages/memory.py", title="Memory & capacity", icon=":material/memory:"),
 ]

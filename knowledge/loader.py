@@ -12,6 +12,10 @@ from pydantic import BaseModel, ValidationError
 from knowledge.common import Frozen, KnowledgeError
 from knowledge.formats import FormatsSection
 from knowledge.gpus import GpuCatalog
+from knowledge.references import check_wizard_references
+from knowledge.wizard import WizardRules
+from knowledge.engines import Engine, EnginesFile
+from knowledge.models import ModelCatalog
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 M = TypeVar("M", bound=BaseModel)
@@ -61,17 +65,25 @@ class KnowledgeBase(Frozen):
     directory: str
     formats: FormatsSection
     gpus: GpuCatalog
+    engines: tuple[Engine, ...]
+    wizard: WizardRules
+    models: ModelCatalog
 
 
 @functools.lru_cache(maxsize=4)
 def load_knowledge(directory: str | None = None) -> KnowledgeBase:
     """Load every knowledge file from `directory` (default: this package) once per process."""
     root = Path(directory) if directory else KNOWLEDGE_DIR
-    return KnowledgeBase(
+    kb = KnowledgeBase(
         directory=str(root),
         formats=load_yaml_file(root / "formats.yaml", FormatsSection),
         gpus=load_yaml_file(root / "gpus.yaml", GpuCatalog),
+        engines=load_yaml_file(root / "engines.yaml", EnginesFile).engines,
+        wizard=load_yaml_file(root / "wizard.yaml", WizardRules),
+        models=load_yaml_file(root / "models.yaml", ModelCatalog),
     )
+    check_wizard_references(kb.wizard, kb.engines, kb.formats)
+    return kb
 
 
 __all__ = ["Frozen", "KnowledgeBase", "KnowledgeError", "load_knowledge", "load_yaml_file"]

@@ -1,0 +1,116 @@
+"""Which engines run on my hardware, load my format and have the features I need, side by side with sources."""
+
+import streamlit as st
+
+from knowledge import load_knowledge
+from ui import url_widgets
+from ui.engines_view import (
+    ATTRIBUTES,
+    FEATURES,
+    HARDWARE_OPTIONS,
+    OS_OPTIONS,
+    comparison_table,
+    format_options,
+    knob_table,
+    matches,
+    points_table,
+    sources_table,
+)
+
+TIERS = ("primary", "all")
+ROW_PX = 35  # st.dataframe's row height: size tables to show every row without inner scrolling
+
+
+@st.cache_resource
+def engines_kb():
+    """The curated engine records (loaded once per process)."""
+    return load_knowledge().engines
+
+
+engines = engines_kb()
+
+st.title("Engines")
+st.markdown(
+    "Ollama, llama.cpp's llama-server, vLLM, SGLang and MLX LM compared on what they run on, what they "
+    "load and what they expose. Every value was read at the engine's own source; the **Version read** row "
+    "and the *Where each value comes from* table say which release or commit. This is a comparison of "
+    "architecture and features, not of speed: nothing here is a measurement."
+)
+
+# Notes about unusable values in a shared link go at the top, though the widgets are drawn below.
+url_notes = st.empty()
+filters = st.container(border=True)
+with filters:
+    left, right = st.columns(2)
+    with left:
+        hardware = url_widgets.multiselect(
+            "Hardware backend", HARDWARE_OPTIONS, key="engines_backend", placeholder="any backend"
+        )
+        systems = url_widgets.multiselect("Operating system", OS_OPTIONS, key="engines_os", placeholder="any OS")
+    with right:
+        formats = url_widgets.multiselect(
+            "Loads this format or quantization", format_options(engines), key="engines_format", placeholder="any format"
+        )
+        features = url_widgets.multiselect(
+            "Has these features",
+            tuple(FEATURES),
+            key="engines_feature",
+            placeholder="any feature",
+            help="; ".join(f"`{slug}`: {label}" for slug, (label, _) in FEATURES.items()),
+        )
+    tier = url_widgets.segmented("Engines", TIERS, key="engines_tier", default="primary")
+    st.caption(
+        "An engine matches when it runs every selected backend, OS and format natively, experimentally or "
+        "through a plugin (convert-first and unknown do not count) and has every selected feature, with or "
+        "without a launch flag."
+    )
+
+pool = [e for e in engines if tier == "all" or e.tier == "primary"]
+shown = [e for e in pool if matches(e, hardware=hardware, systems=systems, formats=formats, features=features)]
+
+if not shown:
+    st.info(
+        "No engine matches every filter. Remove a filter to see the closest engines.",
+        icon=":material/filter_alt_off:",
+    )
+else:
+    st.subheader(f"{len(shown)} of {len(pool)} engines")
+    # Equal, moderate columns keep all engines on screen; hovering a cell shows the whole value.
+    st.dataframe(
+        comparison_table(shown),
+        height=ROW_PX * (len(ATTRIBUTES) + 1) + 3,
+        column_config={e.name: st.column_config.TextColumn(e.name, width="medium") for e in shown},
+    )
+    with st.expander("Where each value comes from (source and version read)"):
+        st.dataframe(
+            sources_table(shown),
+            hide_index=True,
+            column_config={"Source": st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+/[^/]+)$")},
+        )
+
+st.header("Settings that shape memory and concurrency")
+st.markdown(
+    "Each engine names its knobs differently and they are not interchangeable units: vLLM's "
+    "`gpu_memory_utilization` and SGLang's `mem_fraction_static` are different fractions, and "
+    "llama-server divides `--ctx-size` among its `--parallel` slots."
+)
+with_knobs = [e.id for e in engines if e.knobs]
+engine_id = url_widgets.selectbox("Engine", with_knobs, key="engines_knobs")
+chosen = next(e for e in engines if e.id == engine_id)
+knobs = knob_table(chosen)
+st.dataframe(
+    knobs,
+    height=ROW_PX * (len(knobs) + 1) + 3,
+    hide_index=True,
+    column_config={"Source": st.column_config.LinkColumn("Source", display_text="source")},
+)
+st.subheader(f"Strengths and limits of {chosen.name}")
+st.caption("In our words; the numbers refer to the ideas in servewise's product brief.")
+st.dataframe(
+    points_table(chosen),
+    hide_index=True,
+    column_config={"Source": st.column_config.LinkColumn("Source", display_text="source")},
+)
+
+with url_notes.container():
+    url_widgets.show_url_notes()

@@ -1,0 +1,362 @@
+"""Tables and filters for the Engines page, built from the knowledge base (pandas only, no streamlit).
+
+Each comparison value keeps the source it was read from and the version, so the page can show both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import get_args
+
+import pandas as pd
+
+from knowledge.common import Sourced
+from knowledge.engines import USABLE_STATUSES, Auth, Engine, HardwareBackend, Knob, OperatingSystem, Support, SupportList
+from knowledge.sources import source_url
+
+UNKNOWN_TEXT = "unknown"
+HARDWARE_OPTIONS: tuple[str, ...] = get_args(HardwareBackend)
+OS_OPTIONS: tuple[str, ...] = get_args(OperatingSystem)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One value of the comparison, with where it was read."""
+
+    text: str
+    source: str | None = None
+    version: str | None = None
+    read_on: str | None = None
+
+    @property
+    def link(self) -> str | None:
+        """URL of the source at the version read, when it can be linked."""
+        if self.source is None or self.version is None:
+            return None
+        return source_url(self.source, self.version)
+
+
+def _cell(text: str, fact: Sourced | None) -> Cell:
+    if fact is None:
+        return Cell(UNKNOWN_TEXT)
+    return Cell(text, fact.source, fact.verified.version, fact.verified.date.isoformat())
+
+
+def _support_text(support: SupportList | None, kind: str | None = None) -> str:
+    """Usable ids first; experimental and plugin paths marked; nothing usable -> 'none found'."""
+    if support is None:
+        return UNKNOWN_TEXT
+    parts = []
+    for item in support.items:
+        if kind is not None and getattr(item, "kind", None) != kind:
+            continue
+        if item.status == "native":
+            parts.append(item.id)
+        elif item.status in USABLE_STATUSES:
+            parts.append(f"{item.id} ({item.status})")
+        elif item.status == "convert-first":
+            parts.append(f"{item.id} (convert first)")
+    return ", ".join(parts) or "none found"
+
+
+def _yes(value: str) -> str:
+    return {"yes": "yes", "needs-flag": "with a flag", "no": "no"}.get(value, UNKNOWN_TEXT)
+
+
+def _auth_text(auth: Auth) -> str:
+    flags = ", ".join(auth.api_key_flags)
+    return f"{flags}: {auth.guards}" if flags else auth.guards
+
+
+def _endpoints(engine: Engine) -> str:
+    api = engine.http_api
+    if api is None:
+        return UNKNOWN_TEXT
+    names = {
+        "chat": api.chat_completions,
+        "completions": api.completions,
+        "embeddings": api.embeddings,
+        "rerank": api.rerank,
+        "responses": api.responses,
+        "anthropic messages": api.anthropic_messages,
+    }
+    shown = [name if value == "yes" else f"{name} (flag)" for name, value in names.items() if value in OFFERED]
+    return ", ".join(shown) or "none"
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A row of the comparison: a label, how to read it off one engine, and items citing their own source."""
+
+    slug: str
+    label: str
+    read: Callable[[Engine], Cell]
+    items: Callable[[Engine], Iterable[Support]] = lambda engine: ()
+
+
+def _optional(
+    getter: Callable[[Engine], Sourced | None], text: Callable[[Sourced], str]
+) -> Callable[[Engine], Cell]:
+    def read(engine: Engine) -> Cell:
+        fact = getter(engine)
+        return _cell(text(fact), fact) if fact is not None else Cell(UNKNOWN_TEXT)
+
+    return read
+
+
+ATTRIBUTES: tuple[Attribute, ...] = (
+    Attribute("version", "Version read", lambda e: _cell(e.latest_version_read.version, e.latest_version_read)),
+    Attribute("license", "License", lambda e: _cell(e.license.spdx, e.license)),
+    Attribute(
+        "hardware",
+        "Hardware backends",
+        lambda e: _cell(_support_text(e.hardware), e.hardware),
+        lambda e: e.hardware.items,
+    ),
+    Attribute(
+        "os",
+        "Operating systems",
+        lambda e: _cell(_support_text(e.operating_systems), e.operating_systems),
+        lambda e: e.operating_systems.items,
+    ),
+    Attribute(
+        "files",
+        "File formats",
+        _optional(lambda e: e.formats, lambda f: _support_text(f, "file-format")),
+        lambda e: [i for i in (e.formats.items if e.formats else ()) if i.kind == "file-format"],
+    ),
+    Attribute(
+        "quant",
+        "Quantizations",
+        _optional(lambda e: e.formats, lambda f: _support_text(f, "quantization")),
+        lambda e: [i for i in (e.formats.items if e.formats else ()) if i.kind == "quantization"],
+    ),
+    Attribute(
+        "api",
+        "OpenAI-style endpoints",
+        lambda e: _cell(_endpoints(e), e.http_api) if e.http_api else Cell(UNKNOWN_TEXT),
+    ),
+    Attribute(
+        "tools",
+        "Tool calling",
+        _optional(
+            lambda e: e.tool_calling,
+            lambda t: _yes(t.supported) + (f" ({', '.join(t.parser_flags)})" if t.parser_flags else ""),
+        ),
+    ),
+    Attribute(
+        "structured", "Structured output", _optional(lambda e: e.structured_output, lambda s: _yes(s.supported))
+    ),
+    Attribute(
+        "metrics", "Metrics endpoint", _optional(lambda e: e.metrics, lambda m: f"{m.endpoint} ({m.enabled_by})")
+    ),
+    Attribute("ttft", "TTFT metric", _optional(lambda e: e.metrics, lambda m: m.time_to_first_token)),
+    Attribute("queue", "Queue-time metric", _optional(lambda e: e.metrics, lambda m: m.queue_time)),
+    Attribute("kv_usage", "KV-usage metric", _optional(lambda e: e.metrics, lambda m: m.kv_cache_usage)),
+    Attribute(
+        "auth",
+        "API key guards",
+        _optional(lambda e: e.auth, _auth_text),
+    ),
+    Attribute(
+        "bind",
+        "Default bind",
+        _optional(lambda e: e.network, lambda n: f"{n.default_host}:{n.default_port}"),
+    ),
+    Attribute(
+        "prefix",
+        "Prefix caching",
+        _optional(
+            lambda e: e.prefix_caching,
+            lambda p: ", ".join(p.kinds) + {True: " (on by default)", False: " (off)"}.get(p.on_by_default, ""),
+        ),
+    ),
+    Attribute(
+        "multi_gpu", "Multi-GPU modes", _optional(lambda e: e.multi_gpu, lambda m: ", ".join(m.modes) or "none")
+    ),
+    Attribute(
+        "multi_model", "Several models per server", _optional(lambda e: e.multi_model, lambda m: _yes(m.supported))
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------- filtering
+OFFERED = frozenset({"yes", "needs-flag"})
+
+
+def _offers(section: str, field: str) -> Callable[[Engine], bool]:
+    """Predicate: the engine's `section.field` is available, with or without a launch flag."""
+
+    def test(engine: Engine) -> bool:
+        part = getattr(engine, section)
+        return part is not None and getattr(part, field) in OFFERED
+
+    return test
+
+
+def _metric(*fields: str) -> Callable[[Engine], bool]:
+    """Predicate: the engine exports every named metric (not 'none' or 'unknown')."""
+
+    def test(engine: Engine) -> bool:
+        return engine.metrics is not None and all(
+            getattr(engine.metrics, field) not in ("none", UNKNOWN_TEXT) for field in fields
+        )
+
+    return test
+
+
+def _gpu_mode(mode: str) -> Callable[[Engine], bool]:
+    return lambda engine: engine.multi_gpu is not None and mode in engine.multi_gpu.modes
+
+
+def _api_key(engine: Engine) -> bool:
+    return engine.auth is not None and bool(engine.auth.api_key_flags)
+
+
+def _prefix_cache(engine: Engine) -> bool:
+    return engine.prefix_caching is not None and bool(set(engine.prefix_caching.kinds) - {"none", "unknown"})
+
+
+#: Feature filter: slug -> (label, test). A feature counts when the engine has it, with or without a flag.
+FEATURES: dict[str, tuple[str, Callable[[Engine], bool]]] = {
+    "openai-chat": ("OpenAI chat completions", _offers("http_api", "chat_completions")),
+    "embeddings": ("Embeddings endpoint", _offers("http_api", "embeddings")),
+    "rerank": ("Rerank endpoint", _offers("http_api", "rerank")),
+    "responses-api": ("Responses API", _offers("http_api", "responses")),
+    "tool-calling": ("Tool calling", _offers("tool_calling", "supported")),
+    "structured-output": ("Structured output", _offers("structured_output", "supported")),
+    "prometheus-metrics": ("Prometheus metrics", _metric("endpoint")),
+    "latency-histograms": ("TTFT and queue-time metrics", _metric("time_to_first_token", "queue_time")),
+    "api-key": ("API key", _api_key),
+    "prefix-caching": ("Prefix caching", _prefix_cache),
+    "tensor-parallel": ("Tensor parallelism", _gpu_mode("tensor")),
+    "pipeline-parallel": ("Pipeline parallelism", _gpu_mode("pipeline")),
+    "data-parallel": ("Data parallel replicas", _gpu_mode("data")),
+    "multi-model": ("Several models per server", _offers("multi_model", "supported")),
+}
+
+
+def format_options(engines: Iterable[Engine]) -> tuple[str, ...]:
+    """Every file-format and quantization id any engine was checked against, in first-seen order."""
+    seen: dict[str, None] = {}
+    for engine in engines:
+        for item in engine.formats.items if engine.formats else ():
+            seen.setdefault(item.id, None)
+    return tuple(seen)
+
+
+def matches(
+    engine: Engine,
+    *,
+    hardware: Sequence[str] = (),
+    systems: Sequence[str] = (),
+    formats: Sequence[str] = (),
+    features: Sequence[str] = (),
+) -> bool:
+    """True when the engine can use every selected backend, OS and format, and has every feature.
+
+    "Can use" means native, experimental or via a plugin; convert-first and unknown do not count.
+    """
+    if any(engine.hardware.status_of(item) not in USABLE_STATUSES for item in hardware):
+        return False
+    if any(engine.operating_systems.status_of(item) not in USABLE_STATUSES for item in systems):
+        return False
+    if formats and engine.formats is None:
+        return False
+    if any(engine.formats.status_of(item) not in USABLE_STATUSES for item in formats):
+        return False
+    return all(FEATURES[slug][1](engine) for slug in features)
+
+
+# ----------------------------------------------------------------------------------------- tables
+def comparison_table(engines: Sequence[Engine]) -> pd.DataFrame:
+    """Attributes as rows, one column per engine, plain text values ('unknown' where not established)."""
+    data = {engine.name: [attribute.read(engine).text for attribute in ATTRIBUTES] for engine in engines}
+    return pd.DataFrame(data, index=[attribute.label for attribute in ATTRIBUTES])
+
+
+def sources_table(engines: Sequence[Engine]) -> pd.DataFrame:
+    """One row per (attribute, engine): value, source link and the version and day it was read."""
+    rows = []
+    for attribute in ATTRIBUTES:
+        for engine in engines:
+            cells = [(attribute.label, attribute.read(engine))]
+            cells += [
+                (f"{attribute.label}: {item.id}", _cell(f"{item.status}: {item.note}".rstrip(": "), item))
+                for item in attribute.items(engine)
+                if item.source is not None
+            ]
+            rows += [
+                {
+                    "Attribute": label,
+                    "Engine": engine.name,
+                    "Value": cell.text,
+                    "Source": cell.link or cell.source or "",
+                    "Version read": cell.version or UNKNOWN_TEXT,
+                    "Read on": cell.read_on or "",
+                }
+                for label, cell in cells
+            ]
+    return pd.DataFrame(rows)
+
+
+def _default_text(knob: Knob) -> str:
+    if knob.default is None:
+        return "unset"
+    if isinstance(knob.default, bool):
+        return "on" if knob.default else "off"
+    return str(knob.default)
+
+
+def knob_table(engine: Engine) -> pd.DataFrame:
+    """The engine's knobs: how to write them, default (and how it is computed), unit, effect, source."""
+    rows = []
+    for knob in engine.knobs:
+        spellings = list(knob.flags) + list(knob.negative_flags) + list(knob.env)
+        if knob.api_option:
+            spellings.append(f"request: {knob.api_option}")
+        rows.append(
+            {
+                "Setting": knob.key,
+                "Flags / env": ", ".join(spellings),
+                "Takes": "value" if knob.takes_value else "switch",
+                "Default": _default_text(knob),
+                "Default rule": knob.default_rule,
+                "Unit": knob.unit,
+                "Controls": knob.controls,
+                "Source": source_url(knob.source, knob.verified.version) or knob.source,
+                "Version read": knob.verified.version,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def points_table(engine: Engine) -> pd.DataFrame:
+    """Strengths and limits with the brief's idea numbers and their sources."""
+    rows = [
+        {
+            "Kind": kind,
+            "Point": point.text,
+            "Ideas": ", ".join(str(i) for i in point.ideas),
+            "Source": source_url(point.source, point.verified.version) or point.source,
+            "Version read": point.verified.version,
+        }
+        for kind, points in (("strength", engine.strengths), ("limit", engine.limits))
+        for point in points
+    ]
+    return pd.DataFrame(rows, columns=["Kind", "Point", "Ideas", "Source", "Version read"])
+
+
+__all__ = [
+    "ATTRIBUTES",
+    "FEATURES",
+    "HARDWARE_OPTIONS",
+    "OS_OPTIONS",
+    "comparison_table",
+    "format_options",
+    "knob_table",
+    "matches",
+    "points_table",
+    "sources_table",
+]
