@@ -231,6 +231,11 @@ def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
     return 1 + _free_bytes(plan) // per_sequence
 
 
+#: Engines whose first guess is the engine's own answer: vLLM's "Maximum concurrency" depends on the context
+#: only (max_num_seqs, which the search sets to the sequence count, changes no block).
+_EXACT_SEQUENCE_GUESS = frozenset({"vllm"})
+
+
 def _context_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
     """A first guess of the longest context for the workload's sequence count, read from one plan."""
     n = workload.sequences
@@ -380,6 +385,8 @@ def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int |
         return 0
     guess = _sequences_guess(prober.engine, plan, one)
     high = limit if below is None else min(limit, below)
+    if prober.engine in _EXACT_SEQUENCE_GUESS:
+        return max(1, min(guess, high))
     return _largest_true(
         lambda n: prober.holds(one.with_(sequences=n)), guess, 1, max(high, 1)
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
 from calculators.compare import CapacityCurve, EngineComparison
@@ -37,43 +39,53 @@ def band_gib(row: EngineComparison) -> dict[str, float]:
 
 
 def memory_bars(rows: list[EngineComparison]) -> go.Figure:
-    """Stacked bar per engine (GiB per device) with each engine's device capacity marked."""
+    """Stacked bar per engine (GiB per device) with each engine's device capacity marked.
+
+    Built from one plain spec (not trace by trace): plotly validates a whole spec several times faster.
+    """
     engines = [row.engine for row in rows]
-    figure = go.Figure()
     per_engine = {row.engine: band_gib(row) for row in rows}
-    for name, _, colour in BANDS:
-        figure.add_bar(name=name, x=engines, y=[per_engine[e][name] for e in engines], marker_color=colour,
-                       hovertemplate="%{x}: %{y:.2f} GiB<extra>" + name + "</extra>")
+    data: list[dict] = [
+        {"type": "bar", "name": name, "x": engines, "y": [per_engine[e][name] for e in engines],
+         "marker": {"color": colour}, "hovertemplate": "%{x}: %{y:.2f} GiB<extra>" + name + "</extra>"}
+        for name, _, colour in BANDS
+    ]
     caps = [(row.engine, row.plan.device_capacity_bytes / GIB) for row in rows
             if row.plan is not None and row.plan.device_capacity_bytes]
     if caps:
-        figure.add_scatter(name="device capacity", x=[e for e, _ in caps], y=[c for _, c in caps], mode="markers",
-                           marker={"symbol": "line-ew", "size": 60, "line": {"width": 3, "color": "black"}},
-                           hovertemplate="%{x}: capacity %{y:.2f} GiB<extra></extra>")
+        data.append({"type": "scatter", "name": "device capacity", "x": [e for e, _ in caps],
+                     "y": [c for _, c in caps], "mode": "markers",
+                     "marker": {"symbol": "line-ew", "size": 60, "line": {"width": 3, "color": "black"}},
+                     "hovertemplate": "%{x}: capacity %{y:.2f} GiB<extra></extra>"})
+    annotations = []
     for row in rows:
         if row.plan is None:
-            text = "not applicable" if row.not_applicable else "cannot plan"
-            figure.add_annotation(x=row.engine, y=0, text=text, showarrow=False, yshift=14, textangle=-90,
-                                  font={"color": "#666"})
+            annotations.append({"x": row.engine, "y": 0, "yshift": 40, "textangle": -90, "showarrow": False,
+                                "text": "not applicable" if row.not_applicable else "cannot plan",
+                                "font": {"color": "#666"}})
         elif row.plan.refusal:
-            figure.add_annotation(x=row.engine, y=sum(per_engine[row.engine].values()), text="refuses to start",
-                                  showarrow=False, yshift=10, font={"color": "#b00"})
-    figure.update_layout(barmode="stack", yaxis_title="GiB per GPU (2^30 bytes)", height=420,
-                         margin={"t": 30, "b": 10}, legend={"orientation": "h", "y": -0.12})
-    return figure
+            annotations.append({"x": row.engine, "y": sum(per_engine[row.engine].values()), "yshift": 10,
+                                "showarrow": False, "text": "refuses to start", "font": {"color": "#b00"}})
+    layout = {"barmode": "stack", "yaxis": {"title": {"text": "GiB per GPU (2^30 bytes)"}}, "height": 420,
+              "margin": {"t": 30, "b": 10}, "legend": {"orientation": "h", "y": -0.12}, "annotations": annotations}
+    return go.Figure({"data": data, "layout": layout})
 
 
 def capacity_chart(curves: list[CapacityCurve], chosen_context: int) -> go.Figure:
     """Max concurrent sequences vs context length, one line per engine (log-scaled context)."""
-    figure = go.Figure()
-    for curve in curves:
-        if curve.reason or not curve.max_sequences:
-            continue
-        figure.add_scatter(name=curve.engine, x=list(curve.context_tokens), y=list(curve.max_sequences),
-                           mode="lines+markers", line={"shape": "hv", "color": ENGINE_COLOURS.get(curve.engine)},
-                           hovertemplate="%{x:,} tokens: %{y} sequences<extra>" + curve.engine + "</extra>")
-    figure.add_vline(x=chosen_context, line_dash="dot", line_color="#888",
-                     annotation_text="your context", annotation_position="top")
-    figure.update_layout(xaxis_title="context per sequence (tokens, log scale)", xaxis_type="log",
-                         yaxis_title="most concurrent sequences that fit", height=400, margin={"t": 30, "b": 10})
-    return figure
+    data = [
+        {"type": "scatter", "name": curve.engine, "x": list(curve.context_tokens), "y": list(curve.max_sequences),
+         "mode": "lines+markers", "line": {"shape": "hv", "color": ENGINE_COLOURS.get(curve.engine)},
+         "hovertemplate": "%{x:,} tokens: %{y} sequences<extra>" + curve.engine + "</extra>"}
+        for curve in curves if not curve.reason and curve.max_sequences
+    ]
+    layout = {
+        "xaxis": {"title": {"text": "context per sequence (tokens, log scale)"}, "type": "log"},
+        "yaxis": {"title": {"text": "most concurrent sequences that fit"}},
+        "height": 400, "margin": {"t": 30, "b": 10},
+        "shapes": [{"type": "line", "xref": "x", "yref": "paper", "x0": chosen_context, "x1": chosen_context,
+                    "y0": 0, "y1": 1, "line": {"dash": "dot", "color": "#888"}}],
+        "annotations": [{"xref": "x", "yref": "paper", "x": math.log10(chosen_context), "y": 1, "yanchor": "bottom",
+                         "showarrow": False, "text": "your context"}],
+    }
+    return go.Figure({"data": data, "layout": layout})
