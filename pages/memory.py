@@ -133,8 +133,8 @@ st.header("Capacity")
 capacities = [capacity(inputs, engine, workload, SEQUENCES_LIMIT) for engine in ENGINES]
 st.dataframe(pd.DataFrame([{
     "engine": c.engine,
-    f"longest context for {workload.sequences} sequences (tokens)": c.max_context_tokens,
-    f"most sequences at {workload.context_tokens:,} tokens": c.max_sequences,
+    f"longest context for {workload.sequences} sequences (tokens)": "—" if c.reason else f"{c.max_context_tokens:,}",
+    f"most sequences at {workload.context_tokens:,} tokens": "—" if c.reason else f"{c.max_sequences:,}",
     "note": c.reason or "",
 } for c in capacities]), hide_index=True)
 st.caption("Searched over each engine's own plan with your other settings kept; the context search stops at the "

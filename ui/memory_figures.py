@@ -75,12 +75,15 @@ def capacity_chart(curves: list[CapacityCurve], chosen_context: int) -> go.Figur
     """Max concurrent sequences vs context length, one line per engine (log-scaled context)."""
     data = [
         {"type": "scatter", "name": curve.engine, "x": list(curve.context_tokens), "y": list(curve.max_sequences),
-         "mode": "lines+markers", "line": {"shape": "hv", "color": ENGINE_COLOURS.get(curve.engine)},
+         "mode": "lines+markers", "line": {"color": ENGINE_COLOURS.get(curve.engine)},
          "hovertemplate": "%{x:,} tokens: %{y} sequences<extra>" + curve.engine + "</extra>"}
         for curve in curves if not curve.reason and curve.max_sequences
     ]
+    contexts = [x for curve in curves for x in curve.context_tokens] or [chosen_context]
+    ticks = [2**k for k in range(8, 25) if min(contexts) <= 2**k <= max(contexts)]
     layout = {
-        "xaxis": {"title": {"text": "context per sequence (tokens, log scale)"}, "type": "log"},
+        "xaxis": {"title": {"text": "context per sequence (tokens, log scale)"}, "type": "log",
+                  "tickvals": ticks, "ticktext": [f"{t // 1024}k" if t >= 1024 else str(t) for t in ticks]},
         "yaxis": {"title": {"text": "most concurrent sequences that fit"}},
         "height": 400, "margin": {"t": 30, "b": 10},
         "shapes": [{"type": "line", "xref": "x", "yref": "paper", "x0": chosen_context, "x1": chosen_context,

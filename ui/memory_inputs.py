@@ -66,9 +66,8 @@ def _from_config(config: Any, name: str, source: str) -> ModelArchitecture:
 def read_model(kb: KnowledgeBase) -> ModelChoice:
     """Model source widgets: catalog id, pasted/uploaded config.json, hub repo id, or typed geometry."""
     catalog = _catalog(kb)
-    source = url_widgets.segmented("Model from", MODEL_SOURCES, key="mem_model_from",
-                                   default="catalog" if catalog else "geometry")
-    source = source or "geometry"
+    source = url_widgets.radio("Model from", MODEL_SOURCES, key="mem_model_from", horizontal=True,
+                               index=0 if catalog else MODEL_SOURCES.index("geometry"))
     if source == "catalog":
         if catalog is None:
             return ModelChoice(None, "MODEL", "The model catalog is not part of this build yet: paste a config.json, "
@@ -225,15 +224,11 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
 
 def read_workload() -> Workload | str:
     """Context per sequence, concurrent active sequences and KV cache type (or a message when impossible)."""
-    cols = st.columns(3)
-    with cols[0]:
-        ctx = url_widgets.number("Context per sequence (prompt + output, tokens)", key="mem_ctx", min_value=1,
-                                 max_value=10_000_000, value=8192, step=1024)
-    with cols[1]:
-        seqs = url_widgets.number("Concurrent active sequences", key="mem_seqs", min_value=1, max_value=4096,
-                                  value=8, step=1)
-    with cols[2]:
-        kv_type = url_widgets.segmented("KV cache type", list(KV_CACHE_TYPES), key="mem_kv", default="16-bit")
+    ctx = url_widgets.number("Context per sequence (prompt + output, tokens)", key="mem_ctx", min_value=1,
+                             max_value=10_000_000, value=8192, step=1024)
+    seqs = url_widgets.number("Concurrent active sequences", key="mem_seqs", min_value=1, max_value=4096,
+                              value=8, step=1)
+    kv_type = url_widgets.segmented("KV cache type", list(KV_CACHE_TYPES), key="mem_kv", default="16-bit")
     try:
         return Workload(int(ctx), int(seqs), kv_type or "16-bit")
     except ServewiseInputError as exc:

@@ -72,7 +72,7 @@ def arithmetic_markdown(arch: ModelArchitecture, workload: Workload) -> str:
                      f"{human_bytes(raw.recurrent_state_bytes_per_sequence)}")
     lines.append(f"- For {workload.sequences:,} sequences: **{human_bytes(raw.total_bytes)}** "
                  f"({raw.total_bytes:,.0f} bytes; GiB = 2^30 bytes)")
-    lines.append("Raw figure: every sequence at full length, no prefix sharing, no block or padding granularity, "
+    lines.append("\nRaw figure: every sequence at full length, no prefix sharing, no block or padding granularity, "
                  "no weights or workspace. The engines below add their own rules.")
     return "\n".join(lines)
 
