@@ -196,3 +196,83 @@ def answer_changes(
             if new_top is not None and new_top != top:
                 changes.append(AnswerChange(field_name, current, alternative, new_top))
     return tuple(changes)
+
+
+# --- The wizard over the knowledge base ---------------------------------------------------------
+
+#: Wizard weight-format answers -> formats-matrix columns that decide whether an engine can load them.
+WEIGHT_FORMAT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "any": (),
+    "gguf": ("gguf",),
+    "safetensors": ("safetensors", "float"),
+    "awq": ("awq",),
+    "gptq": ("gptq",),
+    "fp8": ("fp8",),
+    "mlx": ("mlx-safetensors",),
+}
+WIZARD_ENGINES = ("ollama", "llama-cpp", "vllm", "sglang", "mlx-lm")
+
+
+def _support_statuses(kb, answers: WizardAnswers, engine) -> list[tuple[str, str, str, str]]:
+    """(what, status, note, fact reference) for the team's hardware, OS and weight format on one engine."""
+    os_item = next((s for s in engine.operating_systems.items if s.id == answers.os), None)
+    statuses = [
+        (f"{answers.hardware} hardware", engine.vendor_status(answers.hardware), "", f"engine:{engine.id}"),
+        (f"{answers.os}", engine.operating_systems.status_of(answers.os), os_item.note if os_item else "",
+         f"engine:{engine.id}"),
+    ]
+    for column in WEIGHT_FORMAT_COLUMNS[answers.weight_format]:
+        cell = kb.formats.cell(engine.id, column)
+        if cell is not None:
+            statuses.append((f"{column} weights", cell.status, cell.note, f"compat:{engine.id}/{column}"))
+    return statuses
+
+
+def _support_verdicts(kb, answers: WizardAnswers) -> tuple[dict[str, list[Exclusion]], tuple[ScoringRule, ...]]:
+    """Hard exclusions and status penalties from what engines.yaml and the formats matrix say they support.
+
+    A status the wizard's `support_status_effects` marks `exclude` rules the engine out; other statuses
+    (experimental, via a plugin, convert first, unknown) cost the points the table gives, with the reason.
+    """
+    effects = {effect.status: effect for effect in kb.wizard.support_status_effects}
+    exclusions: dict[str, list[Exclusion]] = {engine_id: [] for engine_id in WIZARD_ENGINES}
+    rules = []
+    for engine in kb.engines:
+        if engine.id not in exclusions:
+            continue
+        for what, status, note, reference in _support_statuses(kb, answers, engine):
+            effect = effects[status]
+            detail = f" ({note})" if note else ""
+            if effect.exclude:
+                exclusions[engine.id].append(Exclusion(f"{engine.name} on {what}: {effect.explanation}{detail}",
+                                                       (reference,)))
+            elif effect.points:
+                rules.append(ScoringRule(id=f"support-{engine.id}-{what.replace(' ', '-')}", when={},
+                                         points={engine.id: effect.points},
+                                         reason=f"{what}: {effect.explanation}{detail}", rests_on=(reference,)))
+    return exclusions, tuple(rules)
+
+
+def _rules_from_kb(kb) -> tuple[tuple[ScoringRule, ...], tuple[CaveatRule, ...]]:
+    rules = tuple(ScoringRule(r.id, r.when, r.points, r.reason, r.rests_on) for r in kb.wizard.rules)
+    caveats = tuple(CaveatRule(c.id, c.when, c.engines, c.text, c.rests_on) for c in kb.wizard.caveats)
+    return rules, caveats
+
+
+def recommend(answers: WizardAnswers, kb) -> Recommendation:
+    """Rank the five primary engines for `answers` from the knowledge base's facts and wizard rules."""
+    base_rules, caveats = _rules_from_kb(kb)
+
+    def ranking_for(candidate: WizardAnswers) -> tuple[EngineVerdict, ...]:
+        exclusions, support_rules = _support_verdicts(kb, candidate)
+        return rank_engines(
+            candidate, WIZARD_ENGINES, base_rules + support_rules, caveats, lambda _, engine: exclusions[engine]
+        )
+
+    def top_of(candidate: WizardAnswers) -> str | None:
+        eligible = [v for v in ranking_for(candidate) if not v.excluded]
+        return eligible[0].engine if eligible else None
+
+    ranking = ranking_for(answers)
+    top = next((v.engine for v in ranking if not v.excluded), None)
+    return Recommendation(answers=answers, ranking=ranking, changes=answer_changes(answers, top, top_of))

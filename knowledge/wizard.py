@@ -52,8 +52,8 @@ class WizardCaveat(Frozen):
         return engines
 
 
-class FormatStatusEffect(Frozen):
-    """How a compatibility status (from the formats matrix) affects an engine for the team's format."""
+class SupportStatusEffect(Frozen):
+    """How a support status (engines.yaml hardware/OS, formats matrix) affects an engine's ranking."""
 
     status: str
     points: int
@@ -66,4 +66,4 @@ class WizardRules(Frozen):
 
     rules: tuple[WizardRule, ...]
     caveats: tuple[WizardCaveat, ...]
-    format_status_effects: tuple[FormatStatusEffect, ...]
+    support_status_effects: tuple[SupportStatusEffect, ...]

@@ -9,7 +9,7 @@ from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
 from ui.formats_figures import SHORT_LABELS, compatibility_heatmap
 from ui import url_widgets
-from ui.sources import source_url
+from knowledge.sources import source_url
 
 formats = load_knowledge().formats
 engine_ids = [e.id for e in formats.engines]
@@ -80,7 +80,7 @@ else:
     st.badge(cell.status.value, color=colour)
     st.caption(meaning)
     st.write(cell.note)
-    url = source_url(cell.source)
+    url = source_url(cell.source, cell.verified.version)
     source_text = f"[{cell.source}]({url})" if url else cell.source
     st.markdown(f"Source: {source_text} — read at {cell.verified.version} on {cell.verified.date:%Y-%m-%d}")
 
@@ -137,7 +137,7 @@ st.dataframe(
             "derived from": [derivation(q) for q in formats.quantizations],
             "describes": [q.describes.value for q in formats.quantizations],
             "applies to": [q.scope.value for q in formats.quantizations],
-            "source": [source_url(q.source) or q.source for q in formats.quantizations],
+            "source": [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
         }
     ),
     hide_index=True,

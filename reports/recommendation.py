@@ -52,3 +52,29 @@ def recommendation_markdown(result: Recommendation, engine_names: dict[str, str]
         lines.append("- no single different answer changes the first candidate")
     lines += ["", "## Answers", "", *_answers_table(result.answers), ""]
     return "\n".join(lines)
+
+
+def recommendation_json(result: Recommendation) -> dict:
+    """The recommendation as plain JSON-ready data (ids, scores, reasons, cited facts)."""
+    return {
+        "top": result.top.engine if result.top else None,
+        "ranking": [
+            {
+                "engine": v.engine,
+                "score": v.score,
+                "excluded": v.excluded,
+                "exclusions": [{"reason": e.reason, "rests_on": list(e.rests_on)} for e in v.exclusions],
+                "contributions": [
+                    {"rule": c.rule_id, "points": c.points, "reason": c.reason, "rests_on": list(c.rests_on)}
+                    for c in v.contributions
+                ],
+                "caveats": [{"id": c.id, "text": c.text} for c in v.caveats],
+            }
+            for v in result.ranking
+        ],
+        "what_would_change": [
+            {"field": c.field, "current": c.current, "alternative": c.alternative, "new_top": c.new_top}
+            for c in result.changes
+        ],
+        "answers": result.answers.model_dump(),
+    }

@@ -84,7 +84,7 @@ def test_heatmap_has_one_cell_per_engine_and_column_and_frames_the_selection():
 
 
 def test_source_links():
-    from ui.sources import source_url
+    from knowledge.sources import source_url
 
     assert source_url("ollama/ollama:docs/import.mdx (Importing)") == (
         "https://github.com/ollama/ollama/blob/HEAD/docs/import.mdx"

@@ -1,0 +1,133 @@
+"""servewise's command line: memory plans, recommendations and start-up log checks for scripts and CI.
+
+Exit status: 0 plan printed; 2 input servewise cannot use (one line on stderr); 3 the engine itself
+would refuse to start with these settings (the plan is still printed, with a `refusal` field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from calculators.errors import ServewiseInputError
+from knowledge.common import KnowledgeError
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED = 0, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one servewise line (status 2) instead of a usage dump."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ServewiseInputError(f"{message} (see `{self.prog} --help`)")
+
+
+def _add_model_source(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json file")
+    source.add_argument("--hf-model", metavar="REPO_ID", help="fetch config.json from the hub (HF_ENDPOINT, HF_TOKEN)")
+    source.add_argument("--gguf", metavar="PATH", help="a local GGUF file (header only; gives exact weight bytes)")
+    source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `python -m calculators` argument parser with its subcommands."""
+    parser = _Parser(prog="python -m calculators", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    memory = commands.add_parser(
+        "memory",
+        help="memory plan for one engine launch command",
+        description="Plan memory exactly as the engine would for the launch command given after `--`.",
+        epilog="example: python -m calculators memory --model llama-3.1-8b --gpu h100-sxm-80gb -- "
+        "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768",
+    )
+    _add_model_source(memory)
+    memory.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
+    memory.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs (default: the command's TP x PP)")
+    weights = memory.add_mutually_exclusive_group()
+    weights.add_argument("--weights", metavar="QUANT", help="quantization id for estimated weight bytes (e.g. bf16)")
+    weights.add_argument("--weights-bytes", type=int, metavar="N", help="exact weight bytes per model")
+    memory.add_argument("--json", action="store_true", help="print one JSON object")
+    memory.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
+
+    recommend = commands.add_parser(
+        "recommend",
+        help="rank engines for a team's answers",
+        description="Rank engines for the answers in a JSON file (fields: see README, 'Wizard answers').",
+    )
+    recommend.add_argument("--answers", required=True, metavar="FILE.json")
+    recommend.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def _read_json_file(path: str) -> object:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ServewiseInputError(f"cannot read {path}: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise ServewiseInputError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+
+
+def run_memory(args: argparse.Namespace) -> int:
+    """Print the memory plan for `args.launch`; return the exit status."""
+    from calculators.memory_command import plan_from_command
+    from knowledge import load_knowledge
+
+    launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
+    if not launch:
+        raise ServewiseInputError("give the engine launch command after `--`, e.g. `-- llama-server -c 8192`")
+    result = plan_from_command(
+        shlex.join(launch),
+        load_knowledge(),
+        hf_config=args.hf_config,
+        hf_model=args.hf_model,
+        gguf=args.gguf,
+        catalog_id=args.model,
+        gpu_id=args.gpu,
+        n_gpus=args.gpus,
+        weights_scheme=args.weights,
+        weights_bytes=args.weights_bytes,
+    )
+    if args.json:
+        print(json.dumps(result.as_json(), indent=2, default=str))
+    else:
+        from reports.memory_text import memory_plan_text
+
+        print(memory_plan_text(result))
+    return EXIT_REFUSED if result.plan.refusal else EXIT_OK
+
+
+def run_recommend(args: argparse.Namespace) -> int:
+    """Print the ranking for the answers file; return the exit status."""
+    from calculators.recommend import recommend
+    from calculators.wizard_answers import parse_answers
+    from knowledge import load_knowledge
+    from reports.recommendation import recommendation_markdown, recommendation_json
+
+    kb = load_knowledge()
+    result = recommend(parse_answers(_read_json_file(args.answers)), kb)
+    if args.json:
+        print(json.dumps(recommendation_json(result), indent=2, default=str))
+    else:
+        print(recommendation_markdown(result, {engine.id: engine.name for engine in kb.engines}))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; bad input is one line on stderr with status 2, never a traceback."""
+    try:
+        args = build_parser().parse_args(argv)
+        handler = {"memory": run_memory, "recommend": run_recommend}[args.command]
+        return handler(args)
+    except ServewiseInputError as exc:
+        print(f"servewise: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KnowledgeError as exc:
+        print(f"servewise: knowledge base error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT

@@ -1,0 +1,145 @@
+"""Which engine fits this team's use, hardware, model, workload and operations — and why."""
+
+import streamlit as st
+
+from calculators.errors import ServewiseInputError
+from calculators.recommend import recommend
+from calculators.wizard_answers import WizardAnswers, parse_answers
+from knowledge import load_knowledge
+from ui import url_widgets
+from ui.wizard_report import recommendation_markdown, render_recommendation
+
+kb = load_knowledge()
+defaults = WizardAnswers()
+
+st.title("Engine selection wizard")
+st.caption(
+    "An architecture choice, not a speed ranking: hard constraints from each engine's documented support "
+    "come first, then transparent points from rules that cite the facts they rest on. Nothing here is a "
+    "measurement."
+)
+
+use_tab, hardware_tab, model_tab, workload_tab, ops_tab = st.tabs(
+    ["1 · Use", "2 · Hardware", "3 · Model", "4 · Workload", "5 · Operations"], key="wiz_step", bind="query-params"
+)
+with use_tab:
+    use = url_widgets.radio(
+        "What will the engine serve?",
+        ["occasional-local", "local-dev", "shared-api", "public-multitenant", "batch", "embeddings"],
+        key="wiz_use",
+        index=2,
+        captions=[
+            "one person, now and then",
+            "developers switching models",
+            "an internal API with latency targets",
+            "a public, multi-tenant service",
+            "offline batch jobs",
+            "embeddings / reranking for RAG",
+        ],
+    )
+with hardware_tab:
+    hardware = url_widgets.segmented(
+        "Accelerator", ["nvidia", "amd", "intel", "apple", "cpu"], key="wiz_hardware", default="nvidia"
+    )
+    operating_system = url_widgets.segmented(
+        "Operating system", ["linux", "macos", "windows"], key="wiz_os", default="linux"
+    )
+    gpu_ids = ["none"] + [gpu.id for gpu in kb.gpus.all_gpus]
+    gpu_id = url_widgets.selectbox("GPU model (catalog id)", gpu_ids, key="wiz_gpu")
+    n_gpus = url_widgets.number("GPUs per host", key="wiz_gpus", min_value=0, max_value=64, value=1, step=1)
+    nvlink = url_widgets.toggle("GPUs linked by NVLink / XGMI", key="wiz_nvlink")
+    hosts = url_widgets.number("Hosts", key="wiz_hosts", min_value=1, max_value=1024, value=1, step=1)
+    apple_memory = url_widgets.number(
+        "Mac unified memory (GB, Apple silicon only; 0 = not a Mac)",
+        key="wiz_apple_gb", min_value=0, max_value=1024, value=0, step=8,
+    )
+with model_tab:
+    model_ids = ["none", *kb.models.ids]
+    model_id = url_widgets.selectbox("Model (catalog id)", model_ids, key="wiz_model")
+    weight_format = url_widgets.segmented(
+        "Weights you have or want",
+        ["any", "gguf", "safetensors", "awq", "gptq", "fp8", "mlx"],
+        key="wiz_format",
+        default="any",
+    )
+    fits_one_card = url_widgets.segmented(
+        "Does the model (with its KV cache) fit one card?",
+        ["unknown", "yes", "no"],
+        key="wiz_fits",
+        default="unknown",
+        help="Leave 'unknown' and pick a model and GPU: servewise then works it out from the memory model.",
+    )
+with workload_tab:
+    users = url_widgets.number(
+        "Concurrent users or clients", key="wiz_users", min_value=1, max_value=1_000_000, value=10, step=1
+    )
+    prompt_length = url_widgets.segmented("Prompts", ["short", "long"], key="wiz_prompt", default="short")
+    output_length = url_widgets.segmented("Answers", ["short", "long"], key="wiz_output", default="short")
+    arrival = url_widgets.segmented("Arrivals", ["steady", "bursty", "batch"], key="wiz_arrival", default="steady")
+    shared_prefixes = url_widgets.toggle(
+        "Shared prefixes (long system prompts, multi-turn chat, agents with common histories)", key="wiz_prefixes"
+    )
+    tool_calling = url_widgets.toggle("Tool calling", key="wiz_tools")
+    structured_output = url_widgets.toggle("Structured (JSON-schema) output", key="wiz_structured")
+    languages = url_widgets.number("Languages served", key="wiz_languages", min_value=1, max_value=500, value=1)
+with ops_tab:
+    slo_metrics = url_widgets.toggle("Latency targets measured (queue time, TTFT, inter-token latency)", key="wiz_slo")
+    exposure = url_widgets.segmented(
+        "Who can reach the port", ["localhost", "internal", "internet"], key="wiz_exposure", default="internal"
+    )
+    multi_model = url_widgets.toggle("Several models loaded or switched", key="wiz_multimodel")
+    lora = url_widgets.toggle("LoRA adapters", key="wiz_lora")
+    cancellation = url_widgets.toggle("Cancel requests that have not started answering", key="wiz_cancel")
+    on_prem = url_widgets.toggle("Data must stay on premises", key="wiz_onprem")
+    ops_skill = url_widgets.segmented(
+        "Team's experience running GPU services", ["low", "medium", "high"], key="wiz_skill", default="medium"
+    )
+
+url_widgets.show_url_notes()
+
+raw_answers = {
+    "use": use,
+    "hardware": hardware or defaults.hardware,
+    "os": operating_system or defaults.os,
+    "gpu_id": None if gpu_id == "none" else gpu_id,
+    "n_gpus": int(n_gpus),
+    "nvlink": nvlink,
+    "hosts": int(hosts),
+    "apple_memory_gb": int(apple_memory) or None,
+    "model_id": None if model_id == "none" else model_id,
+    "weight_format": weight_format or defaults.weight_format,
+    "fits_one_card": fits_one_card or defaults.fits_one_card,
+    "concurrent_users": int(users),
+    "prompt_length": prompt_length or defaults.prompt_length,
+    "output_length": output_length or defaults.output_length,
+    "arrival": arrival or defaults.arrival,
+    "shared_prefixes": shared_prefixes,
+    "tool_calling": tool_calling,
+    "structured_output": structured_output,
+    "languages": int(languages),
+    "slo_metrics": slo_metrics,
+    "exposure": exposure or defaults.exposure,
+    "multi_model": multi_model,
+    "lora": lora,
+    "cancellation": cancellation,
+    "on_prem": on_prem,
+    "ops_skill": ops_skill or defaults.ops_skill,
+}
+
+try:
+    answers = parse_answers(raw_answers)
+    result = recommend(answers, kb)
+except ServewiseInputError as exc:
+    st.error(f"These answers contradict each other: {exc}", icon=":material/error:")
+    st.stop()
+
+st.divider()
+render_recommendation(result, kb)
+st.download_button(
+    "Download as Markdown (for a design document)",
+    recommendation_markdown(result, kb),
+    file_name="servewise-recommendation.md",
+    mime="text/markdown",
+    icon=":material/download:",
+)
+st.caption("Share this recommendation: the page's URL carries every answer.")
