@@ -180,14 +180,19 @@ def run_plan(
 
 
 def _device_use_fits(plan: MemoryPlan, machine: Machine) -> bool:
-    """llama.cpp / Ollama: every GPU holds its weights and caches; what stays on the host fits host RAM."""
+    """llama.cpp / Ollama: every GPU holds its weights and caches; what stays on the host must fit host RAM.
+
+    When host RAM is not given, anything left on the host does not count as fitting: capacity is then what
+    the GPUs hold.
+    """
     devices = getattr(plan, "devices", None)
     if not devices:
         return plan.device_capacity_bytes is None or plan.used_bytes <= plan.device_capacity_bytes
     for device in devices:
         used = device.kv_cache_bytes + (device.weights_bytes or 0)
         if device.device == "host":
-            if machine.host_ram_bytes is not None and used > machine.host_ram_bytes:
+            on_host = device.repeating_layers or device.kv_cache_bytes
+            if on_host and (machine.host_ram_bytes is None or used > machine.host_ram_bytes):
                 return False
         elif used > machine.device_memory_bytes:
             return False
@@ -215,12 +220,18 @@ def plan_holds(engine: str, plan: MemoryPlan, workload: Workload, machine: Machi
     return _device_use_fits(plan, machine)
 
 
-def _free_bytes(plan: MemoryPlan) -> int:
-    """Device bytes the plan leaves unassigned (its 'free' components)."""
+def _free_bytes(plan: MemoryPlan, machine: Machine) -> int:
+    """Bytes the plan leaves unassigned: over every GPU for plans that place layers per device, else per device."""
+    devices = getattr(plan, "devices", None)
+    if devices:
+        gpus = [d for d in devices if d.device != "host"]
+        unused_gpus = max(0, machine.n_devices - len(gpus))  # Ollama pins a small model to one GPU
+        return unused_gpus * machine.device_memory_bytes + sum(
+            max(0, machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0)) for d in gpus)
     return sum(c.bytes for c in plan.components if c.kind is ComponentKind.FREE)
 
 
-def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
+def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
     """A first guess of the most sequences at this context, read from a plan made for one sequence."""
     ctx = workload.context_tokens
     if engine == "vllm":
@@ -228,7 +239,16 @@ def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
     if engine == "sglang":
         return plan.max_total_num_tokens // ctx
     per_sequence = max(plan.kv_cache_bytes, 1)
-    return 1 + _free_bytes(plan) // per_sequence
+    guess = 1 + _free_bytes(plan, machine) // per_sequence
+    if engine == "ollama":
+        # Ollama's own pre-flight estimate (file + an f16 KV guess) must stay within its load headroom too
+        from calculators.engines.ollama import LOAD_HEADROOM_PERCENT
+
+        kv_guess = max(plan.predicted_vram_bytes - (plan.weights_bytes or 0), 1)
+        # Ollama spreads a model over every GPU once it no longer fits one
+        room = plan.available_bytes * machine.n_devices * LOAD_HEADROOM_PERCENT // 100 - plan.predicted_for_load_bytes
+        guess = min(guess, 1 + room // kv_guess)
+    return guess
 
 
 #: Engines whose first guess is the engine's own answer: vLLM's "Maximum concurrency" depends on the context
@@ -236,7 +256,7 @@ def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
 _EXACT_SEQUENCE_GUESS = frozenset({"vllm"})
 
 
-def _context_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
+def _context_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
     """A first guess of the longest context for the workload's sequence count, read from one plan."""
     n = workload.sequences
     if engine == "vllm":
@@ -244,31 +264,49 @@ def _context_guess(engine: str, plan: MemoryPlan, workload: Workload) -> int:
     if engine == "sglang":
         return plan.max_total_num_tokens // n
     per_token = max(plan.kv_bytes_per_token * n, 1)
-    return workload.context_tokens + _free_bytes(plan) // per_token
+    guess = workload.context_tokens + _free_bytes(plan, machine) // per_token
+    if engine == "ollama":
+        from calculators.engines.ollama import LOAD_HEADROOM_PERCENT
+
+        tokens = max(plan.effective_ctx_size, 1)
+        kv_guess_per_token = max((plan.predicted_vram_bytes - (plan.weights_bytes or 0)) / tokens, 1e-9)
+        room = plan.available_bytes * machine.n_devices * LOAD_HEADROOM_PERCENT // 100 - plan.predicted_for_load_bytes
+        guess = min(guess, plan.per_request_context + int(room / (kv_guess_per_token * n)))
+    return guess
 
 
-def _largest_true(holds: Callable[[int], bool], guess: int, low: int, high: int) -> int:
+def _largest_true(holds: Callable[[int], bool], guess: int, low: int, high: int, first_step: int = 1) -> int:
     """Largest x in [low, high] with holds(x), given holds is monotone (True then False); low - 1 if none.
 
-    Starts at `guess` and gallops away from it, so a good guess costs two or three evaluations.
+    Starts at `guess` and gallops away from it (steps of `first_step`, doubling), then bisects the bracket,
+    so a good guess costs two or three evaluations. Each point is evaluated at most once.
     """
     if high < low:
         return low - 1
     guess = min(max(guess, low), high)
+    step = max(1, first_step)
     if holds(guess):
-        good, step = guess, 1
-        while good + step <= high and holds(good + step):
-            good += step
-            step *= 2
-        bad = min(good + step, high + 1)
+        good = guess
+        while True:
+            probe = good + step
+            if probe > high:
+                bad = high + 1
+                break
+            if not holds(probe):
+                bad = probe
+                break
+            good, step = probe, step * 2
     else:
-        bad, step = guess, 1
-        while bad - step >= low and not holds(bad - step):
-            bad -= step
-            step *= 2
-        good = max(bad - step, low - 1)
-        if good >= low and not holds(good):
-            return low - 1
+        bad = guess
+        while True:
+            probe = bad - step
+            if probe < low:
+                good = low - 1  # sentinel: nothing below `bad` is known to hold
+                break
+            if holds(probe):
+                good = probe
+                break
+            bad, step = probe, step * 2
     while bad - good > 1:
         middle = (good + bad) // 2
         if holds(middle):
@@ -341,6 +379,10 @@ class _Prober:
         kept = dict(inputs.overrides.get(engine) or {})
         for key in WORKLOAD_KEYS[engine]:
             kept.pop(key, None)
+        if engine == "llama-cpp":
+            # --fit would move layers to the host to make each probe start; the search asks what fits with the
+            # layers -ngl puts on the GPU, so it plans without --fit (and several times faster)
+            kept.setdefault("fit", False)
         self.overrides = kept
         self.plans = 0
 
@@ -383,7 +425,7 @@ def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int |
     plan = prober.plan(one)
     if plan is None or not plan_holds(prober.engine, plan, one, prober.inputs.machine):
         return 0
-    guess = _sequences_guess(prober.engine, plan, one)
+    guess = _sequences_guess(prober.engine, plan, one, prober.inputs.machine)
     high = limit if below is None else min(limit, below)
     if prober.engine in _EXACT_SEQUENCE_GUESS:
         return max(1, min(guess, high))
@@ -397,8 +439,9 @@ def max_context(prober: _Prober, sequences: int) -> int:
     limit = _context_limit(prober.inputs.arch)
     start = prober.workload.with_(context_tokens=min(prober.workload.context_tokens, limit), sequences=sequences)
     plan = prober.plan(start)
-    guess = _context_guess(prober.engine, plan, start) if plan is not None else 1
-    return _largest_true(lambda ctx: prober.holds(start.with_(context_tokens=ctx)), guess, 1, limit)
+    guess = _context_guess(prober.engine, plan, start, prober.inputs.machine) if plan is not None else 1
+    return _largest_true(lambda ctx: prober.holds(start.with_(context_tokens=ctx)), guess, 1, limit,
+                         first_step=max(1, guess // 256))
 
 
 def capacity(

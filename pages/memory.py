@@ -34,7 +34,7 @@ from ui.memory_readouts import (
 )
 
 GIB = 2**30
-CURVE_POINTS = 12
+CURVE_POINTS = 8
 CURVE_SEQUENCES_LIMIT = 256
 SEQUENCES_LIMIT = 4096
 
