@@ -468,6 +468,18 @@ def capacity(
     )
 
 
+def most_sequences(inputs: ComparisonInputs, engine: str, workload: Workload, sequences_limit: int = 1024) -> int | None:
+    """Most sequences of the workload's context one engine holds at once (None when it is not applicable)."""
+    if applicability(engine, inputs.machine):
+        return None
+    try:
+        workload_settings(engine, workload)
+        _engine_module(engine)
+    except EngineNotApplicable:
+        return None
+    return max_sequences(_Prober(inputs, engine, workload), workload.context_tokens, sequences_limit)
+
+
 @dataclass(frozen=True)
 class CapacityCurve:
     """Most concurrent sequences (capped at `sequences_limit`) at each context length, for one engine."""

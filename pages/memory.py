@@ -8,13 +8,17 @@ import streamlit as st
 from calculators.compare import (
     ENGINES,
     WORKLOAD_KEYS,
+    EngineNotApplicable,
     ComparisonInputs,
     capacity,
     capacity_curve,
     compare_engines,
     context_grid,
+    most_sequences,
     valid_tensor_parallel_sizes,
+    workload_settings,
 )
+from calculators.plan import ComponentKind
 from calculators.launch_render import render_launch_command
 from knowledge.loader import load_knowledge
 from ui import url_widgets
@@ -65,6 +69,13 @@ overrides: dict[str, dict] = {}
 for engine, column in zip(ENGINES, st.columns(len(ENGINES)), strict=True):
     with column, st.expander(engine):
         overrides[engine] = read_engine_knobs(engine)
+        if not isinstance(workload, str):
+            try:
+                mapped = workload_settings(engine, workload)
+            except EngineNotApplicable as exc:
+                st.caption(str(exc))
+            else:
+                st.caption("From the workload: " + ", ".join(f"`{k}={v}`" for k, v in mapped.items()))
 url_widgets.show_url_notes()
 
 if pasted is not None:
@@ -118,15 +129,22 @@ st.plotly_chart(memory_bars(rows), width="stretch")
 summary = []
 for row in rows:
     plan = row.plan
+    per_gpu = {kind: sum(c.bytes for c in plan.components if c.kind in kinds) if plan else 0
+               for kind, kinds in (("weights", (ComponentKind.WEIGHTS,)),
+                                   ("kv", (ComponentKind.KV_CACHE, ComponentKind.RECURRENT_STATE)))}
     summary.append({
         "engine": row.engine,
         "holds the workload": ("refuses to start" if plan.refusal else ("yes" if row.holds else "no"))
         if plan else "—",
-        "weights / GPU": human_bytes(plan.weights_bytes) if plan and plan.weights_bytes is not None else "—",
-        "KV cache / GPU": human_bytes(plan.kv_cache_bytes) if plan else "—",
+        "weights / GPU": human_bytes(per_gpu["weights"]) if plan else "—",
+        "KV cache / GPU": human_bytes(per_gpu["kv"]) if plan else "—",
         "why not": row.not_applicable or row.error or "",
     })
 st.dataframe(pd.DataFrame(summary), hide_index=True)
+if machine.n_devices > 1:
+    st.caption("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not fit "
+               "one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in their "
+               "settings. The bars show the busiest GPU.")
 
 # ---- capacity -----------------------------------------------------------------------------------------------------
 st.header("Capacity")
@@ -164,7 +182,7 @@ for row, tab in zip(rows, st.tabs(list(ENGINES)), strict=True):
                                          always=WORKLOAD_KEYS[row.engine])
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in rendered.env.items())
         commands[row.engine] = (env + " " if env else "") + shlex.join(rendered.words)
-        st.code(commands[row.engine], language="bash")
+        st.code(commands[row.engine], language="bash", wrap_lines=True)
         for remark in rendered.remarks:
             st.caption(remark)
 
@@ -179,12 +197,12 @@ if machine.n_devices > 1 and "vllm" in ENGINES and rows[ENGINES.index("vllm")].p
         replicas = machine.n_devices // tp
         per_tp = ComparisonInputs(arch, machine, weights.bytes,
                                   {**overrides, "vllm": {**overrides.get("vllm", {}), "tensor_parallel_size": tp}})
-        cap = capacity(per_tp, "vllm", workload, SEQUENCES_LIMIT)
+        per_replica = most_sequences(per_tp, "vllm", workload, SEQUENCES_LIMIT) or 0
         options.append({
             "layout": f"{replicas} replica(s) x TP {tp}",
             "weights per GPU": human_bytes(weights.bytes / tp) if weights.bytes else "unknown",
-            "sequences per replica (vLLM)": cap.max_sequences,
-            "sequences in all": (cap.max_sequences or 0) * replicas,
+            "sequences per replica (vLLM)": per_replica,
+            "sequences in all": per_replica * replicas,
         })
     st.dataframe(pd.DataFrame(options), hide_index=True)
     st.caption("Replicas need the whole model plus working memory on each card; TP splits one instance. "

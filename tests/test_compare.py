@@ -14,6 +14,7 @@ from calculators.compare import (
     compare_engines,
     context_grid,
     engine_settings,
+    most_sequences,
     valid_tensor_parallel_sizes,
     workload_settings,
 )
@@ -125,3 +126,9 @@ def test_a_200_by_200_grid_is_fast():
 
 def test_valid_tp_degrees_divide_the_heads():
     assert valid_tensor_parallel_sizes(gqa(32, 8, 128, 40, 4096), 8) == [1, 2, 4, 5, 8]
+
+
+def test_most_sequences_matches_capacity_and_skips_engines_that_cannot_run():
+    inputs = ComparisonInputs(BRIEF, MAC, 16 * GIB)
+    assert most_sequences(inputs, "mlx-lm", Workload(8192, 1)) == 32
+    assert most_sequences(inputs, "vllm", Workload(8192, 1)) is None
