@@ -68,7 +68,7 @@ pasted = read_launch_command(kb)
 overrides: dict[str, dict] = {}
 for engine, column in zip(ENGINES, st.columns(len(ENGINES)), strict=True):
     with column, st.expander(engine):
-        overrides[engine] = read_engine_knobs(engine)
+        overrides[engine] = read_engine_knobs(kb, engine)
         if not isinstance(workload, str):
             try:
                 mapped = workload_settings(engine, workload)

@@ -12,12 +12,14 @@ from typing import Any
 import streamlit as st
 
 from calculators.architecture import ModelArchitecture
+from calculators.catalog import architecture_from_catalog
 from calculators.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
-from calculators.engines.registry import ENGINE_MODULES
 from calculators.errors import LaunchCommandError, ServewiseInputError
 from calculators.hardware import machine_for_gpu
+from calculators.hf_config import architecture_from_config, load_config_text
+from calculators.hf_hub import fetch_config
 from calculators.kv import uniform_gqa_architecture
-from calculators.launch_command import detect_engine, split_command
+from calculators.launch_settings import settings_from_command
 from calculators.machine import Machine
 from calculators.weights import weights_from_file_bytes
 from knowledge.loader import KnowledgeBase
@@ -41,42 +43,23 @@ class ModelChoice:
     notes: list[str] = field(default_factory=list)
 
 
-def _catalog(kb: KnowledgeBase):
-    """The model catalog when this build has it (knowledge/models.yaml), else None."""
-    return getattr(kb, "models", None)
-
-
 @st.cache_data(ttl=600, show_spinner="Fetching config.json from the Hugging Face hub…")
 def _fetch_hub_config(repo_id: str) -> tuple[dict[str, Any] | None, str | None]:
     """config.json of a hub repo, or the reason it could not be fetched (failures are cached too)."""
-    from calculators.hf_hub import fetch_config
-
     try:
         return fetch_config(repo_id, timeout_s=HUB_TIMEOUT_S), None
     except ServewiseInputError as exc:
         return None, str(exc)
 
 
-def _from_config(config: Any, name: str, source: str) -> ModelArchitecture:
-    from calculators.hf_config import architecture_from_config
-
-    return architecture_from_config(config, name=name, source=source)
-
-
 def read_model(kb: KnowledgeBase) -> ModelChoice:
     """Model source widgets: catalog id, pasted/uploaded config.json, hub repo id, or typed geometry."""
-    catalog = _catalog(kb)
-    source = url_widgets.radio("Model from", MODEL_SOURCES, key="mem_model_from", horizontal=True,
-                               index=0 if catalog else MODEL_SOURCES.index("geometry"))
+    catalog = kb.models
+    source = url_widgets.radio("Model from", MODEL_SOURCES, key="mem_model_from", horizontal=True)
     if source == "catalog":
-        if catalog is None:
-            return ModelChoice(None, "MODEL", "The model catalog is not part of this build yet: paste a config.json, "
-                               "type a repo id or describe the geometry.")
         ids = list(catalog.ids)
         model_id = url_widgets.selectbox("Catalog model", ids, key="mem_model",
                                          index=ids.index(DEFAULT_MODEL) if DEFAULT_MODEL in ids else 0)
-        from calculators.catalog import architecture_from_catalog
-
         try:
             return ModelChoice(architecture_from_catalog(model_id, kb), catalog.get(model_id).hf_repo)
         except ServewiseInputError as exc:
@@ -92,27 +75,20 @@ def read_model(kb: KnowledgeBase) -> ModelChoice:
             name = "pasted config.json"
         if not text.strip():
             return ModelChoice(None, "MODEL", "Paste a config.json (or upload one) to plan that model.")
-        from calculators.hf_config import load_config_text
-
         try:
-            return ModelChoice(_from_config(load_config_text(text, name), None, name), "MODEL")
+            return ModelChoice(architecture_from_config(load_config_text(text, name), source=name), "MODEL")
         except ServewiseInputError as exc:
             return ModelChoice(None, "MODEL", str(exc))
     if source == "hf-repo":
         repo = url_widgets.text("Hugging Face repo id", key="mem_repo", placeholder="Qwen/Qwen3-8B").strip()
         if not repo:
             return ModelChoice(None, "MODEL", "Type a repo id such as Qwen/Qwen3-8B.")
-        try:
-            import calculators.hf_hub  # noqa: F401
-        except ModuleNotFoundError:
-            return ModelChoice(None, repo, "Fetching from the Hugging Face hub is not part of this build yet; "
-                               "paste the repo's config.json instead.")
         config, problem = _fetch_hub_config(repo)
         if problem:
             return ModelChoice(None, repo, f"{problem}. For a private or offline repo, paste its config.json "
                                "instead (Model from: config-json).")
         try:
-            return ModelChoice(_from_config(config, repo, f"hf:{repo}"), repo)
+            return ModelChoice(architecture_from_config(config, name=repo, source=f"hf:{repo}"), repo)
         except ServewiseInputError as exc:
             return ModelChoice(None, repo, str(exc))
     return _read_geometry()
@@ -267,11 +243,18 @@ ENGINE_KNOBS: dict[str, list[tuple[str, str, str]]] = {
 SHORT_KEYS = {"llama-cpp": "lcpp", "ollama": "ollama", "vllm": "vllm", "sglang": "sglang", "mlx-lm": "mlx"}
 
 
-def read_engine_knobs(engine: str) -> dict[str, Any]:
+def _knob_help(kb: KnowledgeBase, engine: str, key: str) -> str | None:
+    """The knowledge base's description of a knob: name, what it controls, default and source."""
+    entry = next((e for e in kb.engines if e.id == engine), None)
+    knob = next((k for k in entry.knobs if k.key == key), None) if entry else None
+    if knob is None:
+        return None
+    default = knob.default_rule or ("unset" if knob.default is None else str(knob.default))
+    return f"**{knob.name}** ({knob.unit}): {knob.controls} Default: {default}. Source: {knob.source}"
+
+
+def read_engine_knobs(kb: KnowledgeBase, engine: str) -> dict[str, Any]:
     """Widgets for one engine's own knobs; returns only the values that differ from the engine's defaults."""
-    if engine not in ENGINE_MODULES:
-        st.caption("This engine's memory model is not part of this build yet.")
-        return {}
     fields = settings_class(engine).model_fields
     overrides: dict[str, Any] = {}
     for key, label, kind in ENGINE_KNOBS[engine]:
@@ -282,7 +265,8 @@ def read_engine_knobs(engine: str) -> dict[str, Any]:
         if kind.startswith("choice:"):
             options = kind.split(":", 1)[1].split(",")
             shown = {None: "auto", True: "on", False: "off"}.get(default, getattr(default, "value", default))
-            value = url_widgets.radio(label, options, key=widget_key, horizontal=True, index=options.index(shown))
+            value = url_widgets.radio(label, options, key=widget_key, horizontal=True, index=options.index(shown),
+                                      help=_knob_help(kb, engine, key))
             chosen: Any = {"auto": None, "on": True, "off": False}[value] if key == "kv_unified" else value
             if chosen != shown and not (key == "kv_unified" and chosen is default):
                 overrides[key] = chosen
@@ -293,7 +277,7 @@ def read_engine_knobs(engine: str) -> dict[str, Any]:
         value = url_widgets.number(label, key=widget_key, min_value=(0.0 if is_float else -1),
                                    max_value=(1.0 if is_float else 10**12),
                                    value=float(start) if is_float else int(start),
-                                   step=0.01 if is_float else 1)
+                                   step=0.01 if is_float else 1, help=_knob_help(kb, engine, key))
         if unset_is_zero and value == 0:
             continue
         if value != default:
@@ -318,16 +302,6 @@ def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
                                     placeholder="llama-server -m model.gguf -c 32768 -np 4 -fa on")
     if not command.strip():
         return None
-    if getattr(kb, "engines", None) is None:
-        try:
-            env, tokens = split_command(command)
-            engine, _ = detect_engine(tokens)
-        except LaunchCommandError as exc:
-            return PastedCommand(None, {}, [], str(exc))
-        return PastedCommand(engine, {}, [], f"Recognised a {engine} command, but the flag vocabulary "
-                             "(knowledge/engines.yaml) is not part of this build yet, so its flags were not applied.")
-    from calculators.launch_settings import settings_from_command
-
     try:
         parsed = settings_from_command(command, kb)
     except LaunchCommandError as exc:
