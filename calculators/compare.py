@@ -240,6 +240,11 @@ def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload, machine:
         return plan.max_total_num_tokens // ctx
     per_sequence = max(plan.kv_cache_bytes, 1)
     guess = 1 + _free_bytes(plan, machine) // per_sequence
+    gpus = [d for d in getattr(plan, "devices", None) or [] if d.device != "host" and d.kv_cache_bytes]
+    if len(gpus) == machine.n_devices:
+        # layers are split over every GPU: the GPU that runs out first decides
+        guess = 1 + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0)) // d.kv_cache_bytes
+                        for d in gpus)
     if engine == "ollama":
         # Ollama's own pre-flight estimate (file + an f16 KV guess) must stay within its load headroom too
         from calculators.engines.ollama import LOAD_HEADROOM_PERCENT
@@ -254,6 +259,9 @@ def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload, machine:
 #: Engines whose first guess is the engine's own answer: vLLM's "Maximum concurrency" depends on the context
 #: only (max_num_seqs, which the search sets to the sequence count, changes no block).
 _EXACT_SEQUENCE_GUESS = frozenset({"vllm"})
+#: Engines whose guess is their own pool divided by the context (SGLang: max_total_num_tokens // context);
+#: the guess is checked once, and searched around only if it does not hold.
+_TRUSTED_SEQUENCE_GUESS = frozenset({"sglang"})
 
 
 def _context_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
@@ -429,6 +437,9 @@ def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int |
     high = limit if below is None else min(limit, below)
     if prober.engine in _EXACT_SEQUENCE_GUESS:
         return max(1, min(guess, high))
+    if prober.engine in _TRUSTED_SEQUENCE_GUESS and 1 <= guess <= high:
+        if prober.holds(one.with_(sequences=guess)):
+            return guess
     return _largest_true(
         lambda n: prober.holds(one.with_(sequences=n)), guess, 1, max(high, 1)
     )

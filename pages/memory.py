@@ -38,7 +38,7 @@ from ui.memory_readouts import (
 )
 
 GIB = 2**30
-CURVE_POINTS = 8
+CURVE_POINTS = 6
 CURVE_SEQUENCES_LIMIT = 256
 SEQUENCES_LIMIT = 4096
 
