@@ -35,6 +35,9 @@ KV_CACHE_TYPES: tuple[str, ...] = ("16-bit", "8-bit", "4-bit")
 
 #: Upper bound for context searches when the model states no trained context (tokens).
 CONTEXT_SEARCH_CAP_TOKENS = 1 << 21
+#: Resolution of the longest-context search (tokens): llama.cpp pads each stream to 256 cells, and shared
+#: settings are written in round numbers; searching whole steps keeps the search to a few plans.
+CONTEXT_STEP_TOKENS = 256
 
 
 @dataclass(frozen=True)
@@ -446,13 +449,19 @@ def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int |
 
 
 def max_context(prober: _Prober, sequences: int) -> int:
-    """Longest context per sequence (tokens) the engine holds for `sequences` sequences, 0 if none."""
+    """Longest context per sequence (tokens, a multiple of CONTEXT_STEP_TOKENS or the trained context) the engine
+    holds for `sequences` sequences; 0 if not even one step fits."""
     limit = _context_limit(prober.inputs.arch)
     start = prober.workload.with_(context_tokens=min(prober.workload.context_tokens, limit), sequences=sequences)
     plan = prober.plan(start)
     guess = _context_guess(prober.engine, plan, start, prober.inputs.machine) if plan is not None else 1
-    return _largest_true(lambda ctx: prober.holds(start.with_(context_tokens=ctx)), guess, 1, limit,
-                         first_step=max(1, guess // 256))
+
+    def holds(steps: int) -> bool:
+        return prober.holds(start.with_(context_tokens=min(steps * CONTEXT_STEP_TOKENS, limit)))
+
+    high = -(-limit // CONTEXT_STEP_TOKENS)  # the last step is the trained context itself
+    steps = _largest_true(holds, guess // CONTEXT_STEP_TOKENS, 1, high)
+    return min(steps * CONTEXT_STEP_TOKENS, limit)
 
 
 def capacity(
@@ -479,7 +488,9 @@ def capacity(
     )
 
 
-def most_sequences(inputs: ComparisonInputs, engine: str, workload: Workload, sequences_limit: int = 1024) -> int | None:
+def most_sequences(
+    inputs: ComparisonInputs, engine: str, workload: Workload, sequences_limit: int = 1024
+) -> int | None:
     """Most sequences of the workload's context one engine holds at once (None when it is not applicable)."""
     if applicability(engine, inputs.machine):
         return None

@@ -155,8 +155,8 @@ st.dataframe(pd.DataFrame([{
     f"most sequences at {workload.context_tokens:,} tokens": "—" if c.reason else f"{c.max_sequences:,}",
     "note": c.reason or "",
 } for c in capacities]), hide_index=True)
-st.caption("Searched over each engine's own plan with your other settings kept; the context search stops at the "
-           "model's trained context. 0 = not even one fits.")
+st.caption("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
+           "plan with your other settings kept, up to the model's trained context. 0 = not even one fits.")
 contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS) + [workload.context_tokens]
 curves = [capacity_curve(inputs, engine, workload, contexts, CURVE_SEQUENCES_LIMIT) for engine in ENGINES]
 st.plotly_chart(capacity_chart(curves, workload.context_tokens), width="stretch")

@@ -89,7 +89,8 @@ def test_vllm_capacity_follows_its_block_budget():
     blocks = available // (2 * MIB)
     cap = capacity(ComparisonInputs(BRIEF, H100, 16 * GIB), "vllm", Workload(8192, 8))
     assert cap.max_sequences == blocks // 512  # 8,192 tokens = 512 blocks per request
-    assert cap.max_context_tokens == blocks // 8 * 16
+    # the longest context is searched in whole 256-token steps: the largest step within blocks // 8 blocks
+    assert cap.max_context_tokens == blocks // 8 * 16 // 256 * 256
 
 
 def test_capacity_overrides_other_than_workload_keys_are_kept():

@@ -125,10 +125,10 @@ def engine_readout(row: EngineComparison) -> list[str]:
         return lines
     if row.engine == "mlx-lm":
         ws = _g(p.working_set_bytes) if p.working_set_bytes else "unknown"
+        kv = f"quantized to {p.kv_bits} bits" if p.quantized else "not quantized"
         return [
             f"Cache slots per layer and sequence: **{p.allocated_tokens:,}** (grows in {p.step_tokens}-token steps)",
-            f"{p.n_sequences} sequence(s) · KV {'quantized to ' + str(p.kv_bits) + ' bits' if p.quantized else 'not quantized'}"
-            f" · max_kv_size: {p.max_kv_size_behaviour}",
+            f"{p.n_sequences} sequence(s) · KV {kv} · max_kv_size: {p.max_kv_size_behaviour}",
             f"GPU working set: {ws} ({p.working_set_basis})",
         ]
     if row.engine in ("llama-cpp", "ollama"):
