@@ -235,54 +235,73 @@ def _free_bytes(plan: MemoryPlan, machine: Machine) -> int:
 
 
 def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
-    """A first guess of the most sequences at this context, read from a plan made for one sequence."""
-    ctx = workload.context_tokens
+    """Guess of the most sequences at this context from a plan made for `workload.sequences` of them.
+
+    Engines that report capacity answer directly (vLLM's concurrency, SGLang's pool); the others add the
+    sequences the remaining (or missing, when negative) bytes are worth at this plan's bytes per sequence.
+    """
+    ctx, n = workload.context_tokens, workload.sequences
     if engine == "vllm":
         return floor(plan.max_concurrency)
     if engine == "sglang":
         return plan.max_total_num_tokens // ctx
-    per_sequence = max(plan.kv_cache_bytes, 1)
-    guess = 1 + _free_bytes(plan, machine) // per_sequence
     gpus = [d for d in getattr(plan, "devices", None) or [] if d.device != "host" and d.kv_cache_bytes]
-    if len(gpus) == machine.n_devices:
+    if gpus and len(gpus) == machine.n_devices:
         # layers are split over every GPU: the GPU that runs out first decides
-        guess = 1 + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0)) // d.kv_cache_bytes
-                        for d in gpus)
+        guess = n + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0))
+                        * n // d.kv_cache_bytes for d in gpus)
+    elif gpus or plan.device_capacity_bytes is None:
+        guess = n + _free_bytes(plan, machine) * n // max(plan.kv_cache_bytes, 1)
+    else:
+        guess = n + (plan.device_capacity_bytes - plan.used_bytes) * n // max(plan.kv_cache_bytes, 1)
     if engine == "ollama":
-        # Ollama's own pre-flight estimate (file + an f16 KV guess) must stay within its load headroom too
+        # Ollama's own pre-flight estimate (file + an f16 KV guess) must stay within its load headroom too;
+        # Ollama spreads a model over every GPU once it no longer fits one
         from calculators.engines.ollama import LOAD_HEADROOM_PERCENT
 
         kv_guess = max(plan.predicted_vram_bytes - (plan.weights_bytes or 0), 1)
-        # Ollama spreads a model over every GPU once it no longer fits one
         room = plan.available_bytes * machine.n_devices * LOAD_HEADROOM_PERCENT // 100 - plan.predicted_for_load_bytes
-        guess = min(guess, 1 + room // kv_guess)
+        guess = min(guess, n + room * n // kv_guess)
     return guess
 
 
 #: Engines whose first guess is the engine's own answer: vLLM's "Maximum concurrency" depends on the context
 #: only (max_num_seqs, which the search sets to the sequence count, changes no block).
 _EXACT_SEQUENCE_GUESS = frozenset({"vllm"})
-#: Engines whose guess is their own pool divided by the context (SGLang: max_total_num_tokens // context);
-#: the guess is checked once, and searched around only if it does not hold.
-_TRUSTED_SEQUENCE_GUESS = frozenset({"sglang"})
+#: Engines whose guess is checked once and searched around only if it does not hold: SGLang's is its own pool
+#: divided by the context; llama.cpp's and MLX LM's divide free bytes by a per-sequence cache that does not
+#: change with the sequence count (the llama.cpp guess matched the full search at all 150 points of a
+#: 25-context grid over three catalog models on one and two H100s). A guess that holds but is low would
+#: under-report by the difference; none was seen. Ollama's is not trusted: its pre-flight surcharge grows
+#: with the batch, so its guess runs high.
+_TRUSTED_SEQUENCE_GUESS = frozenset({"sglang", "llama-cpp", "mlx-lm"})
 
 
 def _context_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
-    """A first guess of the longest context for the workload's sequence count, read from one plan."""
-    n = workload.sequences
+    """Guess of the longest context for the workload's sequence count, from a plan made at its context.
+
+    Engines that report a token pool divide it by the sequences; the others scale the context by the bytes
+    the plan leaves (or misses, when negative) against its cache bytes.
+    """
+    ctx, n = workload.context_tokens, workload.sequences
     if engine == "vllm":
         return plan.kv_tokens // n if plan.refusal is None else (plan.estimated_max_model_len or 1) // n
     if engine == "sglang":
         return plan.max_total_num_tokens // n
-    per_token = max(plan.kv_bytes_per_token * n, 1)
-    guess = workload.context_tokens + _free_bytes(plan, machine) // per_token
+    gpus = [d for d in getattr(plan, "devices", None) or [] if d.device != "host" and d.kv_cache_bytes]
+    if gpus and len(gpus) == machine.n_devices:
+        guess = ctx + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0))
+                          * ctx // d.kv_cache_bytes for d in gpus)
+    elif gpus or plan.device_capacity_bytes is None:
+        guess = ctx + _free_bytes(plan, machine) * ctx // max(plan.kv_cache_bytes, 1)
+    else:
+        guess = ctx + (plan.device_capacity_bytes - plan.used_bytes) * ctx // max(plan.kv_cache_bytes, 1)
     if engine == "ollama":
         from calculators.engines.ollama import LOAD_HEADROOM_PERCENT
 
-        tokens = max(plan.effective_ctx_size, 1)
-        kv_guess_per_token = max((plan.predicted_vram_bytes - (plan.weights_bytes or 0)) / tokens, 1e-9)
+        kv_guess = max(plan.predicted_vram_bytes - (plan.weights_bytes or 0), 1)
         room = plan.available_bytes * machine.n_devices * LOAD_HEADROOM_PERCENT // 100 - plan.predicted_for_load_bytes
-        guess = min(guess, plan.per_request_context + int(room / (kv_guess_per_token * n)))
+        guess = min(guess, plan.per_request_context + room * plan.per_request_context // kv_guess)
     return guess
 
 
@@ -396,8 +415,10 @@ class _Prober:
             kept.setdefault("fit", False)
         self.overrides = kept
         self.plans = 0
+        self._held: dict[tuple[int, int], bool] = {}
 
     def plan(self, workload: Workload) -> MemoryPlan | None:
+        """The engine's plan for this workload variant (None when the engine rejects the settings)."""
         self.plans += 1
         try:
             settings = engine_settings(self.engine, workload, self.overrides)
@@ -406,9 +427,19 @@ class _Prober:
         except ServewiseInputError:
             return None
 
-    def holds(self, workload: Workload) -> bool:
+    def plan_and_holds(self, workload: Workload) -> tuple[MemoryPlan | None, bool]:
+        """The plan for this variant and whether it holds the variant (remembered per context and count)."""
         plan = self.plan(workload)
-        return plan is not None and plan_holds(self.engine, plan, workload, self.inputs.machine)
+        held = plan is not None and plan_holds(self.engine, plan, workload, self.inputs.machine)
+        self._held[workload.context_tokens, workload.sequences] = held
+        return plan, held
+
+    def holds(self, workload: Workload) -> bool:
+        """Whether the engine holds this variant (each variant is planned once)."""
+        key = (workload.context_tokens, workload.sequences)
+        if key not in self._held:
+            self.plan_and_holds(workload)
+        return self._held[key]
 
 
 @dataclass(frozen=True)
@@ -430,38 +461,71 @@ def _context_limit(arch: ModelArchitecture) -> int:
     return arch.max_context_tokens or CONTEXT_SEARCH_CAP_TOKENS
 
 
+#: Guesses refined from the plan at the previous guess before falling back to a gallop-and-bisect search.
+_REFINEMENTS = 3
+
+
 def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int | None = None) -> int:
-    """Most sequences of `context_tokens` the engine holds at once (0..limit), by searching its plans."""
+    """Most sequences of `context_tokens` the engine holds at once (0..limit), by searching its plans.
+
+    A guess from the plan for one sequence is refined from the plan at each guess (the bytes it misses or
+    leaves, at its bytes per sequence), then confirmed, so most answers cost two to four plans.
+    """
     one = prober.workload.with_(context_tokens=context_tokens, sequences=1)
-    plan = prober.plan(one)
-    if plan is None or not plan_holds(prober.engine, plan, one, prober.inputs.machine):
+    plan, held = prober.plan_and_holds(one)
+    if not held:
         return 0
-    guess = _sequences_guess(prober.engine, plan, one, prober.inputs.machine)
-    high = limit if below is None else min(limit, below)
+    high = max(1, limit if below is None else min(limit, below))
+    guess = min(max(_sequences_guess(prober.engine, plan, one, prober.inputs.machine), 1), high)
     if prober.engine in _EXACT_SEQUENCE_GUESS:
-        return max(1, min(guess, high))
-    if prober.engine in _TRUSTED_SEQUENCE_GUESS and 1 <= guess <= high:
-        if prober.holds(one.with_(sequences=guess)):
-            return guess
-    return _largest_true(
-        lambda n: prober.holds(one.with_(sequences=n)), guess, 1, max(high, 1)
-    )
+        return guess
+    for _ in range(_REFINEMENTS):
+        plan, held = prober.plan_and_holds(one.with_(sequences=guess))
+        if held or plan is None:
+            break
+        guess = min(max(_sequences_guess(prober.engine, plan, one.with_(sequences=guess), prober.inputs.machine),
+                        1), guess - 1)
+    if held and (prober.engine in _TRUSTED_SEQUENCE_GUESS or guess == high):
+        return guess
+    return _largest_true(lambda n: prober.holds(one.with_(sequences=n)), guess, 1, high)
 
 
 def max_context(prober: _Prober, sequences: int) -> int:
     """Longest context per sequence (tokens, a multiple of CONTEXT_STEP_TOKENS or the trained context) the engine
-    holds for `sequences` sequences; 0 if not even one step fits."""
+    holds for `sequences` sequences; 0 if not even one step fits.
+
+    The guess from the plan at the workload's context is refined from the plan at each guess; the steps known
+    to hold and to fail then bound a bisection.
+    """
     limit = _context_limit(prober.inputs.arch)
-    start = prober.workload.with_(context_tokens=min(prober.workload.context_tokens, limit), sequences=sequences)
-    plan = prober.plan(start)
-    guess = _context_guess(prober.engine, plan, start, prober.inputs.machine) if plan is not None else 1
-
-    def holds(steps: int) -> bool:
-        return prober.holds(start.with_(context_tokens=min(steps * CONTEXT_STEP_TOKENS, limit)))
-
     high = -(-limit // CONTEXT_STEP_TOKENS)  # the last step is the trained context itself
-    steps = _largest_true(holds, guess // CONTEXT_STEP_TOKENS, 1, high)
-    return min(steps * CONTEXT_STEP_TOKENS, limit)
+
+    def at(steps: int) -> Workload:
+        return prober.workload.with_(context_tokens=min(steps * CONTEXT_STEP_TOKENS, limit), sequences=sequences)
+
+    good, bad = 0, high + 1  # largest step known to hold, smallest known to fail
+    steps = min(max(prober.workload.context_tokens // CONTEXT_STEP_TOKENS, 1), high)
+    for _ in range(_REFINEMENTS):
+        plan, held = prober.plan_and_holds(at(steps))
+        if held:
+            good = max(good, steps)
+        else:
+            bad = min(bad, steps)
+        if plan is None:
+            break
+        guessed = _context_guess(prober.engine, plan, at(steps), prober.inputs.machine) // CONTEXT_STEP_TOKENS
+        guessed = min(max(guessed, good + 1 if good < high else high), bad - 1 if bad > 1 else 1)
+        if guessed in (steps, good) or not good < guessed < bad:
+            break
+        steps = guessed
+    if bad - good == 1:
+        return min(good * CONTEXT_STEP_TOKENS, limit)
+    if good:
+        steps = _largest_true(lambda k: prober.holds(at(k)), good + 1, good + 1, bad - 1)
+        steps = max(steps, good)
+    else:
+        steps = _largest_true(lambda k: prober.holds(at(k)), min(bad - 1, steps), 1, bad - 1)
+    return min(max(steps, 0) * CONTEXT_STEP_TOKENS, limit)
 
 
 def capacity(
