@@ -186,7 +186,7 @@ def _device_use_fits(plan: MemoryPlan, machine: Machine) -> bool:
     """llama.cpp / Ollama: every GPU holds its weights and caches; what stays on the host must fit host RAM.
 
     When host RAM is not given, anything left on the host does not count as fitting: capacity is then what
-    the GPUs hold.
+    the GPUs hold. On unified memory the host is the same pool as the GPU, so moving layers there gains nothing.
     """
     devices = getattr(plan, "devices", None)
     if not devices:
@@ -195,7 +195,8 @@ def _device_use_fits(plan: MemoryPlan, machine: Machine) -> bool:
         used = device.kv_cache_bytes + (device.weights_bytes or 0)
         if device.device == "host":
             on_host = device.repeating_layers or device.kv_cache_bytes
-            if on_host and (machine.host_ram_bytes is None or used > machine.host_ram_bytes):
+            if on_host and (machine.unified_memory or machine.host_ram_bytes is None
+                            or used > machine.host_ram_bytes):
                 return False
         elif used > machine.device_memory_bytes:
             return False

@@ -72,7 +72,7 @@ def _changed(settings: BaseModel, always: tuple[str, ...]) -> dict[str, object]:
     out = {}
     for key, info in type(settings).model_fields.items():
         value = getattr(settings, key)
-        if key in always or (value != info.default and value is not None):
+        if value is not None and (key in always or value != info.default):
             out[key] = value
     return out
 
