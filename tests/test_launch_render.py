@@ -40,3 +40,22 @@ def test_mlx_generate_only_flags_are_a_remark_not_a_server_flag():
     command = _render("mlx-lm", Workload(8192, 2, "4-bit"))
     assert "--kv-bits" not in command.words
     assert any("mlx_lm.generate" in remark and "--kv-bits 4" in remark for remark in command.remarks)
+
+
+def test_written_commands_read_back_to_the_same_settings():
+    import shlex
+
+    from calculators.launch_settings import settings_from_command
+    from knowledge.loader import load_knowledge
+
+    kb = load_knowledge()
+    workload = Workload(8192, 4, "8-bit")
+    for engine in ("llama-cpp", "ollama", "vllm", "sglang", "mlx-lm"):
+        settings = engine_settings(engine, workload)
+        command = render_launch_command(engine, settings, "org/model", always=WORKLOAD_KEYS[engine])
+        env = " ".join(f"{k}={v}" for k, v in command.env.items())
+        parsed = settings_from_command(f"{env} {shlex.join(command.words)}".strip(), kb)
+        assert parsed.engine == engine
+        assert not parsed.unknown_flags, (engine, parsed.unknown_flags)
+        for key in parsed.settings.model_fields_set:
+            assert getattr(parsed.settings, key) == getattr(settings, key), (engine, key)
