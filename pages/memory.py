@@ -106,8 +106,8 @@ if weights.bytes is None:
 
 # ---- the brief's arithmetic -------------------------------------------------------------------------------------
 st.header("The arithmetic, step by step")
-st.markdown(f"**{arch.name}** · {arch.n_layers} layers · trained context "
-            f"{arch.max_context_tokens or 'unknown':,} tokens · weights "
+trained = f"{arch.max_context_tokens:,} tokens" if arch.max_context_tokens else "unknown"
+st.markdown(f"**{arch.name}** · {arch.n_layers} layers · trained context {trained} · weights "
             f"{human_bytes(weights.bytes) if weights.bytes else 'unknown'}"
             + (f" ({weights.basis})" if weights.basis else ""))
 st.dataframe(pd.DataFrame(arithmetic_rows(arch, {"16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.5}[workload.kv_cache_type])),

@@ -125,3 +125,13 @@ def test_geometry_source_and_exports():
     assert not at.exception
     assert "40 layers" in _text(at)
     assert len(at.get("download_button")) == 2
+
+
+@pytest.mark.parametrize("config, expected", [
+    ("DeepSeek-V2-Lite.json", "Multi-head latent attention"),  # MLA: the arithmetic changes, the page says so
+    ("falcon-mamba-7b.json", "trained context unknown"),  # recurrent only, no trained context in config.json
+])
+def test_unusual_architectures_are_planned_with_their_warnings(config, expected):
+    at = _run(mem_model_from="config-json", mem_config=(CONFIGS / config).read_text())
+    assert not at.exception
+    assert expected in _text(at)
