@@ -2,7 +2,6 @@
 
 import shlex
 
-import pandas as pd
 import streamlit as st
 
 from calculators.compare import (
@@ -33,7 +32,9 @@ from ui.memory_readouts import (
     export_data,
     export_json,
     export_markdown,
+    RAW_BYTES_PER_ELEMENT,
     human_bytes,
+    markdown_table,
     offload_rows,
 )
 
@@ -110,8 +111,7 @@ trained = f"{arch.max_context_tokens:,} tokens" if arch.max_context_tokens else 
 st.markdown(f"**{arch.name}** · {arch.n_layers} layers · trained context {trained} · weights "
             f"{human_bytes(weights.bytes) if weights.bytes else 'unknown'}"
             + (f" ({weights.basis})" if weights.basis else ""))
-st.dataframe(pd.DataFrame(arithmetic_rows(arch, {"16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.5}[workload.kv_cache_type])),
-             hide_index=True)
+st.markdown(markdown_table(arithmetic_rows(arch, RAW_BYTES_PER_ELEMENT[workload.kv_cache_type])))
 st.markdown(arithmetic_markdown(arch, workload))
 for warning in architecture_warnings(arch):
     st.warning(warning, icon=":material/layers:")
@@ -140,7 +140,7 @@ for row in rows:
         "KV cache / GPU": human_bytes(per_gpu["kv"]) if plan else "—",
         "why not": row.not_applicable or row.error or "",
     })
-st.dataframe(pd.DataFrame(summary), hide_index=True)
+st.markdown(markdown_table(summary))
 if machine.n_devices > 1:
     st.caption("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not fit "
                "one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in their "
@@ -149,12 +149,12 @@ if machine.n_devices > 1:
 # ---- capacity -----------------------------------------------------------------------------------------------------
 st.header("Capacity")
 capacities = [capacity(inputs, engine, workload, SEQUENCES_LIMIT) for engine in ENGINES]
-st.dataframe(pd.DataFrame([{
+st.markdown(markdown_table([{
     "engine": c.engine,
     f"longest context for {workload.sequences} sequences (tokens)": "—" if c.reason else f"{c.max_context_tokens:,}",
     f"most sequences at {workload.context_tokens:,} tokens": "—" if c.reason else f"{c.max_sequences:,}",
     "note": c.reason or "",
-} for c in capacities]), hide_index=True)
+} for c in capacities]))
 st.caption("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
            "plan with your other settings kept, up to the model's trained context. 0 = not even one fits.")
 contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS) + [workload.context_tokens]
@@ -204,7 +204,7 @@ if machine.n_devices > 1 and "vllm" in ENGINES and rows[ENGINES.index("vllm")].p
             "sequences per replica (vLLM)": per_replica,
             "sequences in all": per_replica * replicas,
         })
-    st.dataframe(pd.DataFrame(options), hide_index=True)
+    st.markdown(markdown_table(options))
     st.caption("Replicas need the whole model plus working memory on each card; TP splits one instance. "
                "Replicas on one host still share its failure: losing the host loses them all. Without NVLink, "
                "pipeline parallelism (-pp) moves less data between cards than TP. More cards do not multiply "
@@ -217,7 +217,7 @@ st.header("Offload to host RAM (llama.cpp, Ollama)")
 for row in rows:
     if row.engine in ("llama-cpp", "ollama") and row.plan is not None:
         st.markdown(f"**{row.engine}**: -ngl {row.plan.n_gpu_layers} of {arch.n_layers + 1} layers on the GPU(s)")
-        st.dataframe(pd.DataFrame(offload_rows(row)), hide_index=True)
+        st.markdown(markdown_table(offload_rows(row)))
 st.warning("Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of VRAM's hundreds or "
            "thousands: every generated token reads them, so a partly offloaded model decodes far slower.",
            icon=":material/speed:")
