@@ -182,46 +182,52 @@ def run_plan(
 # ---------------------------------------------------------------------------------------------------
 
 
-def _device_use_fits(plan: MemoryPlan, machine: Machine) -> bool:
-    """llama.cpp / Ollama: every GPU holds its weights and caches; what stays on the host must fit host RAM.
-
-    When host RAM is not given, anything left on the host does not count as fitting: capacity is then what
-    the GPUs hold. On unified memory the host is the same pool as the GPU, so moving layers there gains nothing.
-    """
-    devices = getattr(plan, "devices", None)
-    if not devices:
-        return plan.device_capacity_bytes is None or plan.used_bytes <= plan.device_capacity_bytes
-    for device in devices:
-        used = device.kv_cache_bytes + (device.weights_bytes or 0)
-        if device.device == "host":
-            on_host = device.repeating_layers or device.kv_cache_bytes
-            if on_host and (machine.unified_memory or machine.host_ram_bytes is None
-                            or used > machine.host_ram_bytes):
-                return False
-        elif used > machine.device_memory_bytes:
-            return False
-    return True
-
-
 def plan_holds(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> bool:
     """True when the engine would start with this plan and keep `workload` resident without preemption."""
+    return why_not_held(engine, plan, workload, machine) is None
+
+
+def why_not_held(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> str | None:
+    """Why `plan` does not hold `workload` (None when it does), in the engine's own terms."""
     if plan.refusal is not None:
-        return False
+        return plan.refusal
     n, ctx = workload.sequences, workload.context_tokens
+    gib = 1 << 30
     if engine == "vllm":
-        return plan.max_concurrency >= n and plan.max_num_seqs >= n and plan.max_model_len >= ctx
+        if plan.max_num_seqs < n:
+            return f"max_num_seqs {plan.max_num_seqs} runs fewer than {n} sequences at once"
+        if plan.max_concurrency < n:
+            return (f"the KV cache holds {plan.max_concurrency:.2f} requests of {plan.max_model_len:,} tokens, "
+                    f"fewer than {n}")
+        return None
     if engine == "sglang":
-        return (plan.max_total_num_tokens >= n * ctx and plan.max_running_requests >= n
-                and plan.context_len >= ctx)
+        if plan.max_total_num_tokens < n * ctx:
+            return f"the pool holds {plan.max_total_num_tokens:,} tokens, fewer than {n} x {ctx:,}"
+        if plan.max_running_requests < n:
+            return f"max_running_requests is {plan.max_running_requests}"
+        return None
     if engine == "mlx-lm":
         capacity = plan.device_capacity_bytes
-        return capacity is None or plan.used_bytes <= capacity
-    # llama-cpp and ollama: each slot must hold the context, and the devices the bytes
+        if capacity is not None and plan.used_bytes > capacity:
+            return f"weights and cache need {plan.used_bytes / gib:.2f} GiB of a {capacity / gib:.2f} GiB working set"
+        return None
     if plan.n_seq < n or plan.n_ctx_slot < ctx:
-        return False
+        return f"{plan.n_seq} slots of {plan.n_ctx_slot:,} tokens each cannot hold {n} x {ctx:,}"
     if engine == "ollama" and not plan.fits_preflight:
-        return False
-    return _device_use_fits(plan, machine)
+        return (f"Ollama's own estimate ({plan.predicted_for_load_bytes / gib:.2f} GiB) is over its load headroom "
+                f"of the {plan.available_bytes / gib:.2f} GiB it sees free, so it would not load it this way")
+    for device in plan.devices:
+        used = device.kv_cache_bytes + (device.weights_bytes or 0)
+        if device.device == "host" and (device.repeating_layers or device.kv_cache_bytes):
+            if machine.unified_memory:
+                return f"{device.repeating_layers} layers sit on the CPU side of the same unified memory"
+            if machine.host_ram_bytes is None:
+                return f"{device.repeating_layers} layers stay in host RAM; give the host RAM to count them"
+            if used > machine.host_ram_bytes:
+                return f"host RAM is short: {used / gib:.2f} GiB needed"
+        elif device.device != "host" and used > machine.device_memory_bytes:
+            return f"{device.device} needs {used / gib:.2f} GiB of {machine.device_memory_bytes / gib:.2f} GiB"
+    return None
 
 
 def _free_bytes(plan: MemoryPlan, machine: Machine) -> int:

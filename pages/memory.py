@@ -15,6 +15,7 @@ from calculators.compare import (
     context_grid,
     most_sequences,
     valid_tensor_parallel_sizes,
+    why_not_held,
     workload_settings,
 )
 from calculators.plan import ComponentKind
@@ -138,7 +139,8 @@ for row in rows:
         if plan else "—",
         "weights / GPU": human_bytes(per_gpu["weights"]) if plan else "—",
         "KV cache / GPU": human_bytes(per_gpu["kv"]) if plan else "—",
-        "why not": row.not_applicable or row.error or "",
+        "why not": row.not_applicable or row.error
+        or (why_not_held(row.engine, plan, workload, machine) if plan else "") or "",
     })
 st.markdown(markdown_table(summary))
 if machine.n_devices > 1:

@@ -11,11 +11,13 @@ from calculators.compare import (
     Workload,
     capacity,
     capacity_curve,
+    compare_engine,
     compare_engines,
     context_grid,
     engine_settings,
     most_sequences,
     valid_tensor_parallel_sizes,
+    why_not_held,
     workload_settings,
 )
 from calculators.errors import ServewiseInputError
@@ -133,3 +135,21 @@ def test_most_sequences_matches_capacity_and_skips_engines_that_cannot_run():
     inputs = ComparisonInputs(BRIEF, MAC, 16 * GIB)
     assert most_sequences(inputs, "mlx-lm", Workload(8192, 1)) == 32
     assert most_sequences(inputs, "vllm", Workload(8192, 1)) is None
+
+
+def test_why_not_held_names_the_limit():
+    inputs = ComparisonInputs(BRIEF, H100, 16 * GIB)
+    row = compare_engine(inputs, "sglang", Workload(131_072, 64))
+    assert not row.holds
+    assert "fewer than 64 x 131,072" in why_not_held("sglang", row.plan, Workload(131_072, 64), H100)
+    held = compare_engine(inputs, "vllm", Workload(8192, 2))
+    assert held.holds and why_not_held("vllm", held.plan, Workload(8192, 2), H100) is None
+
+
+def test_llamacpp_layers_left_on_the_host_need_host_ram():
+    inputs = ComparisonInputs(BRIEF, H100, 16 * GIB, overrides={"llama-cpp": {"n_gpu_layers": 20}})
+    row = compare_engine(inputs, "llama-cpp", Workload(8192, 2))
+    assert not row.holds and "host RAM" in why_not_held("llama-cpp", row.plan, Workload(8192, 2), H100)
+    with_ram = H100.model_copy(update={"host_ram_bytes": 256 * GIB})
+    assert compare_engine(ComparisonInputs(BRIEF, with_ram, 16 * GIB, inputs.overrides), "llama-cpp",
+                          Workload(8192, 2)).holds
