@@ -10,5 +10,6 @@ pages = [
     st.Page("pages/formats.py", title="Formats & compatibility", icon=":material/grid_on:"),
     st.Page("pages/memory.py", title="Memory & capacity", icon=":material/memory:"),
     st.Page("pages/wizard.py", title="Engine wizard", icon=":material/assistant:"),
+    st.Page("pages/simulator.py", title="Concurrency & queueing", icon=":material/queue:"),
 ]
 st.navigation(pages).run()
