@@ -15,7 +15,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from calculators.catalog import architecture_from_catalog  # noqa: E402
-from calculators.compare import ENGINES, ComparisonInputs, Workload, capacity_curve, context_grid  # noqa: E402
+from calculators.capacity import capacity_curve, context_grid  # noqa: E402
+from calculators.compare import ENGINES, ComparisonInputs, Workload  # noqa: E402
 from calculators.hardware import machine_for_gpu  # noqa: E402
 from knowledge.loader import load_knowledge  # noqa: E402
 

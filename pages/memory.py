@@ -4,16 +4,13 @@ import shlex
 
 import streamlit as st
 
+from calculators.capacity import capacity, capacity_curve, context_grid, most_sequences
 from calculators.compare import (
     ENGINES,
     WORKLOAD_KEYS,
-    EngineNotApplicable,
     ComparisonInputs,
-    capacity,
-    capacity_curve,
+    EngineNotApplicable,
     compare_engines,
-    context_grid,
-    most_sequences,
     valid_tensor_parallel_sizes,
     why_not_held,
     workload_settings,

@@ -6,16 +6,13 @@ import time
 
 import pytest
 
+from calculators.capacity import capacity, capacity_curve, context_grid, most_sequences
 from calculators.compare import (
     ComparisonInputs,
     Workload,
-    capacity,
-    capacity_curve,
     compare_engine,
     compare_engines,
-    context_grid,
     engine_settings,
-    most_sequences,
     valid_tensor_parallel_sizes,
     why_not_held,
     workload_settings,

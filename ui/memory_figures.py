@@ -6,7 +6,8 @@ import math
 
 import plotly.graph_objects as go
 
-from calculators.compare import CapacityCurve, EngineComparison
+from calculators.capacity import CapacityCurve
+from calculators.compare import EngineComparison
 from calculators.plan import ComponentKind
 
 GIB = 2**30

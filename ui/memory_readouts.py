@@ -9,7 +9,8 @@ from collections import Counter
 from typing import Any
 
 from calculators.architecture import LayerKind, ModelArchitecture
-from calculators.compare import Capacity, EngineComparison, Workload
+from calculators.capacity import Capacity
+from calculators.compare import EngineComparison, Workload
 from calculators.kv import layer_kv_bytes_per_token, raw_kv_estimate
 
 GIB = 2**30
