@@ -90,6 +90,10 @@ if pasted is not None:
                    + " ".join(f"`{flag}`" for flag in pasted.unknown_flags))
     if pasted.ignored:
         st.caption("Understood but no effect on memory: " + ", ".join(pasted.ignored))
+    if pasted.model:
+        match = f": catalog model `{pasted.catalog_match}`" if pasted.catalog_match else ""
+        st.caption(f"Your command serves `{pasted.model}`{match}. The model planned below is the one chosen "
+                   "under Model.")
 
 for problem in (model.error, weights.error, machine_choice.error, workload if isinstance(workload, str) else None):
     if problem:

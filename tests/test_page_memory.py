@@ -135,3 +135,8 @@ def test_unusual_architectures_are_planned_with_their_warnings(config, expected)
     at = _run(mem_model_from="config-json", mem_config=(CONFIGS / config).read_text())
     assert not at.exception
     assert expected in _text(at)
+
+
+def test_the_model_a_pasted_command_serves_is_named_with_its_catalog_id():
+    at = _run(mem_model="llama-3.1-8b", mem_command=COMMANDS["vllm"][0])
+    assert any("`meta-llama/Llama-3.1-8B-Instruct`: catalog model `llama-3.1-8b`" in c.value for c in at.caption)

@@ -294,6 +294,19 @@ class PastedCommand:
     unknown_flags: list[str]
     message: str | None = None
     ignored: list[str] = field(default_factory=list)
+    model: str | None = None
+    catalog_match: str | None = None  # catalog id whose repo the command serves
+
+
+def _catalog_id_for(kb: KnowledgeBase, repo: str | None) -> str | None:
+    """The catalog model served from `repo` (its own repo or one with the same architecture), if any."""
+    if not repo:
+        return None
+    wanted = repo.lower()
+    for model in kb.models.models:
+        if wanted == model.hf_repo.lower() or wanted in (r.lower() for r in model.same_architecture_as):
+            return model.id
+    return None
 
 
 def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
@@ -308,4 +321,4 @@ def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
         return PastedCommand(None, {}, [], str(exc))
     explicit = {key: getattr(parsed.settings, key) for key in parsed.settings.model_fields_set}
     return PastedCommand(parsed.engine, explicit, parsed.unknown_flags, None,
-                         parsed.ignored_keys + parsed.ignored_env)
+                         parsed.ignored_keys + parsed.ignored_env, parsed.model, _catalog_id_for(kb, parsed.model))
