@@ -11,5 +11,6 @@ pages = [
     st.Page("pages/memory.py", title="Memory & capacity", icon=":material/memory:"),
     st.Page("pages/wizard.py", title="Engine wizard", icon=":material/assistant:"),
     st.Page("pages/simulator.py", title="Concurrency & queueing", icon=":material/queue:"),
+    st.Page("pages/operations.py", title="Operations", icon=":material/monitoring:"),
 ]
 st.navigation(pages).run()
