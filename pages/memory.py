@@ -160,7 +160,7 @@ st.markdown(markdown_table([{
 } for c in capacities]))
 st.caption("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
            "plan with your other settings kept, up to the model's trained context. 0 = not even one fits.")
-contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS) + [workload.context_tokens]
+contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
 curves = [capacity_curve(inputs, engine, workload, contexts, CURVE_SEQUENCES_LIMIT) for engine in ENGINES]
 st.plotly_chart(capacity_chart(curves, workload.context_tokens), width="stretch")
 st.caption(f"Capped at {CURVE_SEQUENCES_LIMIT} sequences. Memory capacity only: it says nothing about the speed "
