@@ -235,9 +235,11 @@ def export_markdown(data: dict[str, Any]) -> str:
         if plan is None:
             lines.append(f"| {e['engine']} | n/a: {e['not_applicable'] or e['error']} | | | | |")
             continue
-        weights_gpu = human_bytes(plan["weights_bytes"]) if plan["weights_bytes"] is not None else "unknown"
-        lines.append(f"| {e['engine']} | {'yes' if e['holds_workload'] else 'no'} | {weights_gpu} | "
-                     f"{human_bytes(plan['kv_cache_bytes'])} | {e['max_context_tokens_for_sequences']} | "
+        # per GPU as the bars show it: the busiest device's components
+        weights_gpu = sum(c["bytes"] for c in plan["components"] if c["kind"] == "weights")
+        kv_gpu = sum(c["bytes"] for c in plan["components"] if c["kind"] in ("kv_cache", "recurrent_state"))
+        lines.append(f"| {e['engine']} | {'yes' if e['holds_workload'] else 'no'} | {human_bytes(weights_gpu)} | "
+                     f"{human_bytes(kv_gpu)} | {e['max_context_tokens_for_sequences']} | "
                      f"{e['max_sequences_at_context']} |")
     lines.append("")
     for e in data["engines"]:
