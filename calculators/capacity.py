@@ -24,8 +24,10 @@ from calculators.compare import (
     engine_settings,
     plan_holds,
     run_plan,
+    settings_class,
     workload_settings,
 )
+from calculators.engines.llamacpp import FIT_MARGIN_BYTES
 from calculators.errors import ServewiseInputError
 from calculators.machine import Machine
 from calculators.plan import ComponentKind, MemoryPlan
@@ -168,10 +170,18 @@ class _Prober:
         kept = dict(inputs.overrides.get(engine) or {})
         for key in WORKLOAD_KEYS[engine]:
             kept.pop(key, None)
-        if engine == "llama-cpp":
-            # --fit would move layers to the host to make each probe start; the search asks what fits with the
-            # layers -ngl puts on the GPU, so it plans without --fit (and several times faster)
-            kept.setdefault("fit", False)
+        self.gpu_margin_bytes = 0
+        machine = inputs.machine
+        if engine == "llama-cpp" and (machine.unified_memory or machine.host_ram_bytes is None):
+            # Without host RAM to count, a layer --fit moves off the GPU means the workload is not held, so the
+            # search plans without --fit (several times faster) and asks for what --fit keeps free instead:
+            # with -ngl auto, --fit leaves every layer on the GPUs only while each keeps its margin.
+            settings = settings_class(engine)
+            fit_on = kept.get("fit", settings.model_fields["fit"].default)
+            ngl = kept.get("n_gpu_layers", settings.model_fields["n_gpu_layers"].default)
+            if fit_on and ngl == -1:
+                self.gpu_margin_bytes = FIT_MARGIN_BYTES
+            kept["fit"] = False
         self.overrides = kept
         self.plans = 0
         self._held: dict[tuple[int, int], bool] = {}
@@ -190,6 +200,9 @@ class _Prober:
         """The plan for this variant and whether it holds the variant (remembered per context and count)."""
         plan = self.plan(workload)
         held = plan is not None and plan_holds(self.engine, plan, workload, self.inputs.machine)
+        if held and self.gpu_margin_bytes:
+            limit = self.inputs.machine.device_memory_bytes - self.gpu_margin_bytes
+            held = all(d.kv_cache_bytes + (d.weights_bytes or 0) <= limit for d in plan.devices if d.device != "host")
         self._held[workload.context_tokens, workload.sequences] = held
         return plan, held
 

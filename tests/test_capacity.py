@@ -70,3 +70,15 @@ def test_most_sequences_matches_capacity_and_skips_engines_that_cannot_run():
     inputs = ComparisonInputs(BRIEF, MAC, 16 * GIB)
     assert most_sequences(inputs, "mlx-lm", Workload(8192, 1)) == 32
     assert most_sequences(inputs, "vllm", Workload(8192, 1)) is None
+
+
+def test_llamacpp_capacity_agrees_with_its_side_by_side_plan():
+    # the search plans without --fit but keeps --fit's 1 GiB per GPU; the side-by-side plan runs --fit itself
+    from calculators.compare import compare_engine
+
+    inputs = ComparisonInputs(BRIEF, H100, 16 * GIB)
+    for context in (4096, 32_768):
+        most = most_sequences(inputs, "llama-cpp", Workload(context, 1), sequences_limit=256)
+        assert 0 < most < 256
+        assert compare_engine(inputs, "llama-cpp", Workload(context, most)).holds
+        assert not compare_engine(inputs, "llama-cpp", Workload(context, most + 1)).holds
