@@ -172,16 +172,21 @@ class _Prober:
             kept.pop(key, None)
         self.gpu_margin_bytes = 0
         machine = inputs.machine
-        if engine == "llama-cpp" and (machine.unified_memory or machine.host_ram_bytes is None):
+        no_host_room = machine.unified_memory or machine.host_ram_bytes is None
+        fields = settings_class(engine).model_fields
+        if engine == "llama-cpp" and no_host_room:
             # Without host RAM to count, a layer --fit moves off the GPU means the workload is not held, so the
             # search plans without --fit (several times faster) and asks for what --fit keeps free instead:
             # with -ngl auto, --fit leaves every layer on the GPUs only while each keeps its margin.
-            settings = settings_class(engine)
-            fit_on = kept.get("fit", settings.model_fields["fit"].default)
-            ngl = kept.get("n_gpu_layers", settings.model_fields["n_gpu_layers"].default)
-            if fit_on and ngl == -1:
+            fit_on = kept.get("fit", fields["fit"].default)
+            if fit_on and kept.get("n_gpu_layers", fields["n_gpu_layers"].default) == -1:
                 self.gpu_margin_bytes = FIT_MARGIN_BYTES
             kept["fit"] = False
+        elif engine == "ollama" and no_host_room and kept.get("num_gpu", fields["num_gpu"].default) == -1:
+            # Ollama's llama-server runs --fit with -ngl auto; asking for every layer (num_gpu = blocks + 1)
+            # plans the same memory without --fit's layer search, and the margin stands in for it as above.
+            kept["num_gpu"] = inputs.arch.n_layers + 1
+            self.gpu_margin_bytes = FIT_MARGIN_BYTES
         self.overrides = kept
         self.plans = 0
         self._held: dict[tuple[int, int], bool] = {}

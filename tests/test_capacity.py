@@ -82,3 +82,14 @@ def test_llamacpp_capacity_agrees_with_its_side_by_side_plan():
         assert 0 < most < 256
         assert compare_engine(inputs, "llama-cpp", Workload(context, most)).holds
         assert not compare_engine(inputs, "llama-cpp", Workload(context, most + 1)).holds
+
+
+def test_ollama_capacity_agrees_with_its_side_by_side_plan():
+    # Ollama's probes ask for every layer (no --fit layer search) and keep --fit's margin instead
+    from calculators.compare import compare_engine
+
+    inputs = ComparisonInputs(BRIEF, H100, 16 * GIB)
+    most = most_sequences(inputs, "ollama", Workload(16_384, 1), sequences_limit=256)
+    assert 0 < most < 256
+    assert compare_engine(inputs, "ollama", Workload(16_384, most)).holds
+    assert not compare_engine(inputs, "ollama", Workload(16_384, most + 1)).holds
