@@ -15,14 +15,21 @@ from calculators.compare import (
     why_not_held,
     workload_settings,
 )
-from calculators.plan import ComponentKind
 from calculators.launch_render import render_launch_command
+from calculators.plan import ComponentKind
 from knowledge.loader import load_knowledge
 from ui import url_widgets
 from ui.memory_figures import capacity_chart, memory_bars
-from ui.memory_inputs import read_engine_knobs, read_launch_command, read_machine, read_model, read_weights, \
-    read_workload
+from ui.memory_inputs import (
+    read_engine_knobs,
+    read_launch_command,
+    read_machine,
+    read_model,
+    read_weights,
+    read_workload,
+)
 from ui.memory_readouts import (
+    RAW_BYTES_PER_ELEMENT,
     architecture_warnings,
     arithmetic_markdown,
     arithmetic_rows,
@@ -30,13 +37,11 @@ from ui.memory_readouts import (
     export_data,
     export_json,
     export_markdown,
-    RAW_BYTES_PER_ELEMENT,
     human_bytes,
     markdown_table,
     offload_rows,
 )
 
-GIB = 2**30
 CURVE_POINTS = 6
 CURVE_SEQUENCES_LIMIT = 256
 SEQUENCES_LIMIT = 4096
