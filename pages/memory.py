@@ -222,13 +222,20 @@ else:
 
 # ---- offload -------------------------------------------------------------------------------------------------------
 st.header("Offload to host RAM (llama.cpp, Ollama)")
+offloaded = []
 for row in rows:
     if row.engine in ("llama-cpp", "ollama") and row.plan is not None:
         st.markdown(f"**{row.engine}**: -ngl {row.plan.n_gpu_layers} of {arch.n_layers + 1} layers on the GPU(s)")
         st.markdown(markdown_table(offload_rows(row)))
-st.warning("Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of VRAM's hundreds or "
-           "thousands: every generated token reads them, so a partly offloaded model decodes far slower.",
-           icon=":material/speed:")
+        offloaded += [row.engine for d in row.plan.devices if d.device == "host" and d.repeating_layers]
+vram_speed = (f"this GPU's {machine.memory_bandwidth_bytes_per_s / 1e9:,.0f} GB/s"
+              if machine.memory_bandwidth_bytes_per_s else "VRAM's hundreds or thousands of GB/s")
+warning = (f"Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of {vram_speed}: every "
+           "generated token reads them, so a partly offloaded model decodes far slower.")
+if offloaded:
+    st.warning(f"{' and '.join(offloaded)} keep layers in host RAM here. {warning}", icon=":material/speed:")
+else:
+    st.caption(f"Every layer stays on the GPU(s) here. {warning}")
 
 # ---- warnings ------------------------------------------------------------------------------------------------------
 st.header("Read before tuning")

@@ -140,3 +140,9 @@ def test_unusual_architectures_are_planned_with_their_warnings(config, expected)
 def test_the_model_a_pasted_command_serves_is_named_with_its_catalog_id():
     at = _run(mem_model="llama-3.1-8b", mem_command=COMMANDS["vllm"][0])
     assert any("`meta-llama/Llama-3.1-8B-Instruct`: catalog model `llama-3.1-8b`" in c.value for c in at.caption)
+
+
+def test_partial_offload_warns_about_host_ram_bandwidth():
+    at = _run(mem_model="llama-3.1-8b", mem_command="llama-server -m m.gguf -c 8192 -np 1 -ngl 20")
+    assert not at.exception
+    assert any("llama-cpp keep layers in host RAM" in w.value and "3,350 GB/s" in w.value for w in at.warning)
