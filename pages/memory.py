@@ -4,13 +4,12 @@ import shlex
 
 import streamlit as st
 
-from calculators.capacity import capacity, capacity_curve, context_grid, most_sequences
+from calculators.capacity import context_grid, most_sequences
 from calculators.compare import (
     ENGINES,
     WORKLOAD_KEYS,
     ComparisonInputs,
     EngineNotApplicable,
-    compare_engines,
     valid_tensor_parallel_sizes,
     why_not_held,
     workload_settings,
@@ -19,6 +18,7 @@ from calculators.launch_render import render_launch_command
 from calculators.plan import ComponentKind
 from knowledge.loader import load_knowledge
 from ui import url_widgets
+from ui.memory_compute import analyse
 from ui.memory_figures import capacity_chart, memory_bars
 from ui.memory_inputs import (
     read_engine_knobs,
@@ -127,7 +127,8 @@ for approximation in weights.approximations:
 
 # ---- every engine side by side ----------------------------------------------------------------------------------
 inputs = ComparisonInputs(arch, machine, weights.bytes, overrides)
-rows = compare_engines(inputs, workload)
+contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
+rows, capacities, curves = analyse(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
 st.header("Every engine on this machine")
 st.caption(f"{machine_choice.label}: per-GPU memory under each engine for {workload.sequences} sequences x "
            f"{workload.context_tokens:,} tokens ({workload.kv_cache_type} KV cache). The black mark is the "
@@ -156,7 +157,6 @@ if machine.n_devices > 1:
 
 # ---- capacity -----------------------------------------------------------------------------------------------------
 st.header("Capacity")
-capacities = [capacity(inputs, engine, workload, SEQUENCES_LIMIT) for engine in ENGINES]
 st.markdown(markdown_table([{
     "engine": c.engine,
     f"longest context for {workload.sequences} sequences (tokens)": "—" if c.reason else f"{c.max_context_tokens:,}",
@@ -165,8 +165,6 @@ st.markdown(markdown_table([{
 } for c in capacities]))
 st.caption("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
            "plan with your other settings kept, up to the model's trained context. 0 = not even one fits.")
-contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
-curves = [capacity_curve(inputs, engine, workload, contexts, CURVE_SEQUENCES_LIMIT) for engine in ENGINES]
 st.plotly_chart(capacity_chart(curves, workload.context_tokens), width="stretch")
 st.caption(f"Capped at {CURVE_SEQUENCES_LIMIT} sequences. Memory capacity only: it says nothing about the speed "
            "at which that many sequences decode.")
