@@ -3,11 +3,11 @@
 from pathlib import Path
 
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
 
 from calculators.concurrency import request_states
 from calculators.kv import raw_kv_estimate, uniform_gqa_architecture
 from ui import url_widgets
+from ui.links import page_link
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
@@ -190,9 +190,7 @@ linked = 0
 for path, label, icon, blurb in TOOLS:
     if not (REPO_ROOT / path).is_file():
         continue
-    try:
-        st.page_link(path, label=label, icon=icon)
-    except StreamlitPageNotFoundError:
+    if not page_link(path, label=label, icon=icon):
         continue  # the file exists but app.py does not register it yet
     st.caption(blurb)
     linked += 1
