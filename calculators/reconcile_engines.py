@@ -1,0 +1,389 @@
+"""Per-engine reconciliation: which printed figure each plan field predicts, and the inputs taken from the log.
+
+Each builder runs the engine's plan from `calculators.engines.registry` on the log's own settings and
+printed inputs, then judges every figure the plan predicts (`reconcile_model.judge`). Figures the plan
+does not predict are passed through as `not_compared`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from pydantic import BaseModel
+
+from calculators.architecture import LayerKind, ModelArchitecture
+from calculators.engines.registry import ENGINE_MODULES
+from calculators.errors import ServewiseInputError
+from calculators.machine import Machine
+from calculators.reconcile_model import Alternative, Prediction, ReconcileRow, Rule, judge
+from calculators.startup_log import Figure, ParsedLog
+
+GIB = 1 << 30
+# Stand-in device size when neither the log nor the user gives one; it only picks engine defaults
+# (vLLM batch limits, SGLang chunk sizes), never a compared figure's budget.
+_DEFAULT_DEVICE_BYTES = 80 * GIB
+
+
+@dataclass
+class EngineRun:
+    """The inputs of one reconciliation."""
+
+    parsed: ParsedLog
+    arch: ModelArchitecture
+    settings: BaseModel
+    machine: Machine | None
+
+
+@dataclass
+class Outcome:
+    """What a builder returns: rows, the figures it left alone, and what it assumed."""
+
+    settings: BaseModel
+    rows: list[ReconcileRow] = field(default_factory=list)
+    not_compared: list[Figure] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    plan_notes: list[str] = field(default_factory=list)
+    refusal: str | None = None
+
+
+def _point(value: int | float, basis: str) -> Prediction:
+    return Prediction(low=value, high=value, basis=basis)
+
+
+def _unused(parsed: ParsedLog, used: list[Figure]) -> list[Figure]:
+    """Figures not compared; a figure every worker reprinted with the same value counts as compared."""
+    seen = {(f.name, f.cache, f.printed) for f in used}
+    return [f for f in parsed.figures if (f.name, f.cache, f.printed) not in seen]
+
+
+def _machine(run: EngineRun, total_bytes: int | None, assumptions: list[str], why: str) -> Machine:
+    if run.machine is not None:
+        return run.machine
+    if total_bytes:
+        return Machine(device_memory_bytes=total_bytes)
+    assumptions.append(f"no GPU given: servewise assumed an 80 GiB device ({why})")
+    return Machine(device_memory_bytes=_DEFAULT_DEVICE_BYTES)
+
+
+# ---------------------------------------------------------------------------------------------------
+# llama.cpp (and Ollama's relayed llama-server)
+# ---------------------------------------------------------------------------------------------------
+
+_CACHE_FIGURES = (
+    ("kv_cache_bytes", "K+V size", "total_bytes"),
+    ("recurrent_state_bytes", "R+S state size", "total_bytes"),
+    ("k_bytes", "K size", "k_bytes"),
+    ("v_bytes", "V size", "v_bytes"),
+    ("cells", "cells", "cells"),
+    ("layers", "layers", "layers"),
+    ("seqs", "sequences", "seqs"),
+)
+
+
+def llamacpp_rows(run: EngineRun, engine: str = "llama-cpp") -> Outcome:
+    """llama.cpp's cache lines (`llama_kv_cache: size = …`) and slot figures against `plan_llamacpp`."""
+    parsed = run.parsed
+    out = Outcome(settings=run.settings)
+    file_bytes = parsed.figure("model_file_bytes")
+    plan = ENGINE_MODULES[engine].plan(run.arch, run.settings, run.machine, int(file_bytes.value) if file_bytes else None)
+    out.refusal = plan.refusal
+    out.plan_notes = [note.message for note in plan.notes]
+    state_known = any(layer.recurrent_state_elements for layer in run.arch.layers_of(LayerKind.RECURRENT))
+    used: list[Figure] = []
+    for cache_name in parsed.caches():
+        cache = next((c for c in plan.caches if c.name == cache_name), None)
+        if cache is None:
+            out.plan_notes.append(f"the log prints a '{cache_name}' cache that servewise's plan does not allocate")
+            continue
+        for name, label, attribute in _CACHE_FIGURES:
+            figure = parsed.figure(name, cache=cache_name)
+            if figure is None:
+                continue
+            is_state_bytes = cache_name == "recurrent" and figure.unit == "bytes"
+            if is_state_bytes and not state_known:
+                out.plan_notes.append("recurrent state sizes are not in the log's geometry: add the model's "
+                                      "config.json to check the R/S figures")
+                continue
+            predicted = getattr(cache, attribute)
+            used.append(figure)
+            out.rows.append(judge(figure, f"{label} ({cache_name} cache)",
+                                  _point(predicted, f"plan cache '{cache_name}'.{attribute}")))
+    for name, label, attribute in (("streams", "KV streams", "n_stream"), ("slots", "server slots", "n_seq"),
+                                   ("slot_ctx_tokens", "context per slot", "n_ctx_slot")):
+        for figure in parsed.figures_named(name)[-1:]:
+            if figure.cache not in (None, "kv"):
+                continue
+            used.append(figure)
+            out.rows.append(judge(figure, label, _point(getattr(plan, attribute), f"plan.{attribute}")))
+    out.not_compared = _unused(parsed, used)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# vLLM
+# ---------------------------------------------------------------------------------------------------
+
+
+def _first(parsed: ParsedLog, name: str) -> Figure | None:
+    """The first print of a per-worker figure (every worker prints the same numbers)."""
+    found = parsed.figures_named(name)
+    return found[0] if found else None
+
+
+def vllm_rows(run: EngineRun) -> Outcome:
+    """vLLM's blocks, token capacity, concurrency and budget against `plan_vllm`, fed the log's printed figures."""
+    from calculators.engines.vllm import VllmOverheads
+
+    parsed, plan_fn = run.parsed, ENGINE_MODULES["vllm"].plan
+    settings = run.settings
+    out = Outcome(settings=settings)
+    concurrency_len = _first(parsed, "concurrency_request_tokens")
+    if settings.max_model_len is None and concurrency_len is not None:
+        settings = settings.model_copy(update={"max_model_len": int(concurrency_len.value)})
+        out.assumptions.append(f"max_model_len {int(concurrency_len.value)} read from the 'Maximum concurrency for "
+                               "… tokens per request' line")
+    if settings.max_model_len is None and run.arch.max_context_tokens is None:
+        raise ServewiseInputError("the log does not print max_model_len: add it as a setting (max_model_len=…)")
+    out.settings = settings
+    total = _first(parsed, "device_total_bytes")
+    machine = _machine(run, int(total.value) if total else None, out.assumptions, "it only sets vLLM's default "
+                       "batch limits")
+    used: list[Figure] = []
+
+    available = _first(parsed, "available_kv_cache_bytes")
+    pool = _first(parsed, "num_gpu_blocks") or _first(parsed, "kv_tokens")
+    if available is not None or pool is not None:
+        if available is not None:
+            budgets = available.interval()
+            rounded: tuple[str, ...] = (f"Available KV cache memory {available.printed} {available.printed_unit}",)
+        else:  # no budget printed: give the plan exactly the pool the engine printed, to check the rest
+            budgets = (_pool_budget_bytes(run, settings, machine, pool),) * 2
+            rounded = ()
+            out.assumptions.append(f"KV budget set to the pool the log printed ({pool.printed} {pool.unit}); "
+                                   "only the figures derived from it are checked")
+        plans = [plan_fn(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": max(1, int(b))}), machine, None)
+                 for b in budgets]
+        out.refusal = plans[0].refusal
+        out.plan_notes = [n.message for n in plans[0].notes if n.code != "vllm_kv_cache_memory_bytes"]
+        for name, label, attribute in (("num_gpu_blocks", "KV blocks on the GPU", "num_gpu_blocks"),
+                                       ("kv_tokens", "KV cache size in tokens", "kv_tokens"),
+                                       ("max_concurrency", "maximum concurrency", "max_concurrency"),
+                                       ("estimated_max_model_len", "estimated maximum model length",
+                                        "estimated_max_model_len")):
+            figure = _first(parsed, name)
+            if figure is None or (available is None and figure is pool):
+                continue
+            values = [getattr(p, attribute) for p in plans]
+            if None in values:
+                out.plan_notes.append(f"servewise's plan has no {label} for these inputs")
+                continue
+            used.append(figure)
+            source = "the printed available KV memory" if available is not None else f"the printed {pool.name}"
+            prediction = Prediction(low=min(values), high=max(values), basis=f"plan_vllm .{attribute} with "
+                                    f"kv_cache_memory_bytes = {source}", rounded_inputs=rounded)
+            out.rows.append(judge(figure, label, prediction, _vllm_alternatives(name, plans, settings)))
+        used.append(available or pool)
+    else:
+        out.plan_notes.append("the log does not print 'Available KV cache memory', so vLLM's block arithmetic "
+                              "cannot be checked")
+    budget = _vllm_budget_row(run, settings, machine, VllmOverheads)
+    if budget is not None and available is not None:
+        row, inputs = budget
+        out.rows.append(judge(available, "available KV cache memory", row))
+        used.extend(inputs)
+    requested, util = _first(parsed, "requested_memory_bytes"), getattr(settings, "gpu_memory_utilization", None)
+    if requested is not None and total is not None and "gpu_memory_utilization" in parsed.settings:
+        lo, hi = total.interval()
+        used.append(requested)
+        out.rows.append(judge(requested, "requested memory (total x gpu_memory_utilization)", Prediction(
+            low=int(lo * util), high=int(hi * util), basis="plan_vllm requested_memory_bytes",
+            rounded_inputs=(f"total GPU memory {total.printed} {total.printed_unit}",))))
+        used.append(total)
+    out.not_compared = _unused(parsed, used)
+    return out
+
+
+def _pool_budget_bytes(run: EngineRun, settings: BaseModel, machine: Machine, pool: Figure) -> int:
+    """Bytes of exactly the printed pool (blocks, or tokens / block size), from the plan's bytes per block."""
+    probe = ENGINE_MODULES["vllm"].plan(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": GIB}),
+                                        machine, None)
+    if not probe.num_gpu_blocks:
+        raise ServewiseInputError("servewise's vLLM plan has no KV blocks for this model")
+    per_block = probe.kv_cache_bytes // probe.num_gpu_blocks
+    blocks = int(pool.value) if pool.name == "num_gpu_blocks" else int(pool.value) // probe.block_size
+    return blocks * per_block
+
+
+def _vllm_alternatives(name: str, plans: list, settings: BaseModel) -> tuple[Alternative, ...]:
+    """Older vLLM rules that print the same figure differently."""
+    if name == "kv_tokens":
+        # vLLM before the group-aware rule (kv_cache_utils.py @ 001cabc1) and v0: blocks x block size
+        values = [p.num_gpu_blocks * p.block_size // max(1, len(p.kv_cache_groups)) for p in plans]
+        return (Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
+                            explanation="older vLLM printed blocks x block size (per KV-cache group) rather than "
+                            "max concurrency x max_model_len"),)
+    if name == "max_concurrency":
+        values = [p.num_gpu_blocks * p.block_size / p.max_model_len for p in plans]
+        return (Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
+                            explanation="vLLM v0 divided the pool's tokens by max_model_len instead of counting "
+                            "whole blocks per request"),)
+    return ()
+
+
+def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, overheads_type: type):
+    """The 'Available KV cache memory' vLLM computes from the profile the log printed, as a range."""
+    parsed = run.parsed
+    total, weights = _first(parsed, "device_total_bytes"), _first(parsed, "weights_bytes")
+    non_torch = _first(parsed, "non_torch_bytes")
+    activation = _first(parsed, "activation_peak_bytes")
+    peak_torch = _first(parsed, "peak_torch_bytes")
+    if total is None or weights is None or non_torch is None or (activation is None and peak_torch is None):
+        return None
+    if "gpu_memory_utilization" not in parsed.settings and "gpu_memory_utilization" not in settings.model_fields_set:
+        return None
+    ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
+    rounded = tuple(f"{f.printed} {f.printed_unit}" for f in (total, weights, non_torch, activation or peak_torch))
+    values = []
+    for pick in (0, 1):  # 0: the smallest budget the prints allow, 1: the largest
+        t = total.interval()[pick]
+        w = weights.interval()[1 - pick]
+        n = non_torch.interval()[1 - pick]
+        if activation is not None:
+            a = activation.interval()[1 - pick]
+        else:  # v0 printed the torch peak, weights included
+            a = max(0, peak_torch.interval()[1 - pick] - weights.interval()[pick])
+        over = overheads_type(activation_peak_bytes=int(a), non_torch_bytes=int(n), basis="printed by the log")
+        plan = ENGINE_MODULES["vllm"].plan(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": None}),
+                                           machine.model_copy(update={"device_memory_bytes": int(t)}),
+                                           int(w) * ranks, overheads=over)
+        values.append(plan.available_kv_cache_bytes)
+    basis = "plan_vllm budget: total x gpu_memory_utilization - weights - activation peak - non-torch (as printed)"
+    if activation is None:
+        basis += "; activation peak = printed torch peak - weights (vLLM v0 printed the peak with the weights)"
+    used = [f for f in (total, weights, non_torch, activation, peak_torch) if f is not None]
+    return Prediction(low=min(values), high=max(values), basis=basis, rounded_inputs=rounded), used
+
+
+# ---------------------------------------------------------------------------------------------------
+# SGLang
+# ---------------------------------------------------------------------------------------------------
+
+
+def sglang_rows(run: EngineRun) -> Outcome:
+    """SGLang's K/V buffer sizes, request slots and token pool against `plan_sglang`, fed the log's figures."""
+    parsed, plan_fn = run.parsed, ENGINE_MODULES["sglang"].plan
+    settings = run.settings
+    out = Outcome(settings=settings)
+    context = _first(parsed, "context_len")
+    if settings.context_length is None and context is not None:
+        settings = settings.model_copy(update={"context_length": int(context.value)})
+        out.assumptions.append(f"context_length {int(context.value)} read from the log's context_len")
+    out.settings = settings
+    machine = _machine(run, None, out.assumptions, "it only sets SGLang's automatic chunk and graph sizes")
+    used: list[Figure] = []
+    tokens = _first(parsed, "kv_tokens") or _first(parsed, "max_total_num_tokens")
+    if tokens is not None:
+        # The pool arithmetic given the printed token count: ample memory, the pool capped at that count.
+        pool = settings.model_copy(update={"max_total_tokens": int(tokens.value),
+                                           "mem_fraction_static": settings.mem_fraction_static or 0.9})
+        plan = plan_fn(run.arch, pool, machine, 0, free_before_load_bytes=1 << 50)
+        out.plan_notes = [n.message for n in plan.notes if n.code != "sglang_max_total_tokens_too_large"]
+        for name, label, attribute in (("k_bytes", "K size", "k_bytes"), ("v_bytes", "V size", "v_bytes"),
+                                       ("max_running_requests", "maximum running requests", "max_running_requests")):
+            figure = _first(parsed, name)
+            if figure is None:
+                continue
+            if name == "max_running_requests" and context is None and settings.context_length is None:
+                continue
+            used.append(figure)
+            out.rows.append(judge(figure, f"{label} for {int(tokens.value)} tokens",
+                                  _point(getattr(plan, attribute), f"plan_sglang .{attribute} with the printed "
+                                         "#tokens as max_total_tokens"),
+                                  _sglang_alternatives(name, run, pool, machine, plan)))
+    budget = _sglang_budget(run, settings, machine, out)
+    if budget is not None and tokens is not None:
+        prediction, inputs, alternatives = budget
+        used.extend([tokens, *inputs])
+        out.rows.append(judge(tokens, "KV pool size in tokens", prediction, alternatives))
+    out.not_compared = _unused(parsed, used)
+    return out
+
+
+def _sglang_alternatives(name: str, run: EngineRun, pool: BaseModel, machine: Machine, plan) -> tuple[Alternative, ...]:
+    """SGLang releases before the hybrid sliding-window pool kept every layer at full size."""
+    if name not in ("k_bytes", "v_bytes") or plan.swa_max_total_num_tokens is None:
+        return ()
+    value = getattr(ENGINE_MODULES["sglang"].plan(_all_full(run.arch), pool, machine, 0, free_before_load_bytes=1 << 50), name)
+    return (Alternative(rule=Rule.VERSION, low=value, high=value,
+                        explanation="this SGLang version allocated the sliding-window layers at full size "
+                        "(no separate SWA pool): every layer holds every token"),)
+
+
+def _sglang_budget(run: EngineRun, settings: BaseModel, machine: Machine, out: Outcome):
+    """The token pool SGLang sizes from the free memory it printed before and after loading, as a range."""
+    parsed = run.parsed
+    before = _first(parsed, "avail_before_weights_bytes")
+    after, weights = _first(parsed, "avail_after_weights_bytes"), _first(parsed, "weights_bytes")
+    if (weights is None and (before is None or after is None)) or (before is None and after is None):
+        out.plan_notes.append("the log does not print the free memory before and after loading the weights, so "
+                              "SGLang's token pool cannot be recomputed")
+        return None
+    if settings.mem_fraction_static is None and run.machine is None:
+        out.plan_notes.append("mem_fraction_static is not in the log: give it as a setting, or the GPU, to "
+                              "recompute SGLang's token pool")
+        return None
+    ranks = settings.tp_size * settings.pp_size
+    all_full = _all_full(run.arch)
+    values: list[int] = []
+    full_values: list[int] = []
+    for pick in (0, 1):
+        if weights is not None:
+            w = weights.interval()[1 - pick]
+            free = before.interval()[pick] if before is not None else after.interval()[pick] + w
+        else:
+            free, w = before.interval()[pick], before.interval()[pick] - after.interval()[1 - pick]
+        for arch, into in ((run.arch, values), (all_full, full_values)):
+            plan = ENGINE_MODULES["sglang"].plan(arch, settings, machine, int(w) * ranks,
+                                                 free_before_load_bytes=int(free))
+            into.append(plan.max_total_num_tokens)
+    inputs = [f for f in (before, after, weights) if f is not None]
+    alternatives: tuple[Alternative, ...] = ()
+    if all_full is not run.arch:
+        alternatives = (Alternative(rule=Rule.VERSION, low=min(full_values), high=max(full_values),
+                                    explanation="this SGLang version sized one pool with every layer at full size "
+                                    "(no separate sliding-window pool)"),)
+    return Prediction(low=min(values), high=max(values), rounded_inputs=tuple(f"{f.printed} {f.printed_unit}"
+                      for f in inputs), basis="plan_sglang .max_total_num_tokens from the printed free memory "
+                      "and weights"), inputs, alternatives
+
+
+def _all_full(arch: ModelArchitecture) -> ModelArchitecture:
+    """The same model with its sliding-window layers treated as full attention (older engines' rule)."""
+    if not arch.layers_of(LayerKind.SLIDING):
+        return arch
+    return replace(arch, layers=tuple(
+        replace(layer, kind=LayerKind.FULL, sliding_window_tokens=None) if layer.kind is LayerKind.SLIDING else layer
+        for layer in arch.layers))
+
+
+# ---------------------------------------------------------------------------------------------------
+# MLX LM
+# ---------------------------------------------------------------------------------------------------
+
+
+def mlx_rows(run: EngineRun) -> Outcome:
+    """MLX LM prints peak memory (weights, cache and activations together); nothing servewise predicts exactly."""
+    out = Outcome(settings=run.settings, not_compared=list(run.parsed.figures))
+    out.plan_notes.append("MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's "
+                          "MLX plan sizes the cache for a workload, so the figures are listed unchecked")
+    return out
+
+
+ROW_BUILDERS: dict[str, Callable[[EngineRun], Outcome]] = {
+    "llama-cpp": llamacpp_rows,
+    "ollama": lambda run: llamacpp_rows(run, engine="ollama"),
+    "vllm": vllm_rows,
+    "sglang": sglang_rows,
+    "mlx-lm": mlx_rows,
+}
