@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from calculators.fit_check import FitCheck, check_fit
+from calculators.errors import ServewiseInputError
 from calculators.wizard_answers import WizardAnswers
 
 
@@ -107,11 +109,16 @@ class AnswerChange:
 
 @dataclass(frozen=True)
 class Recommendation:
-    """Ranked engines (eligible first, by score) and what would change the answer."""
+    """Ranked engines (eligible first, by score) and what would change the answer.
+
+    `answers` are the answers the ranking used: when the team left "fits one card" unknown but named a
+    catalog model and GPU, it holds the derived answer and `fit_check` the figures behind it.
+    """
 
     answers: WizardAnswers
     ranking: tuple[EngineVerdict, ...]
     changes: tuple[AnswerChange, ...] = field(default_factory=tuple)
+    fit_check: FitCheck | None = None
 
     @property
     def top(self) -> EngineVerdict | None:
@@ -259,8 +266,30 @@ def _rules_from_kb(kb) -> tuple[tuple[ScoringRule, ...], tuple[CaveatRule, ...]]
     return rules, caveats
 
 
+def derive_fit(answers: WizardAnswers, kb) -> FitCheck | None:
+    """The fit check for the answers' catalog model on one of their GPUs (None when either is missing)."""
+    from calculators.catalog import architecture_from_catalog
+    from calculators.hardware import machine_for_gpu
+
+    if answers.model_id is None or answers.gpu_id is None:
+        return None
+    arch = architecture_from_catalog(answers.model_id, kb)
+    try:
+        gpu = kb.gpus.get(answers.gpu_id)
+    except KeyError as exc:
+        raise ServewiseInputError(exc.args[0]) from exc
+    machine = machine_for_gpu(gpu, 1, working_set=kb.gpus.apple_working_set)
+    return check_fit(kb, arch, machine, answers.weight_format)
+
+
 def recommend(answers: WizardAnswers, kb) -> Recommendation:
-    """Rank the five primary engines for `answers` from the knowledge base's facts and wizard rules."""
+    """Rank the five primary engines for `answers` from the knowledge base's facts and wizard rules.
+
+    "fits one card" left unknown is derived from the memory model when a catalog model and GPU are named.
+    """
+    fit = derive_fit(answers, kb) if answers.fits_one_card == "unknown" else None
+    if fit is not None:
+        answers = answers.model_copy(update={"fits_one_card": "yes" if fit.fits else "no"})
     base_rules, caveats = _rules_from_kb(kb)
 
     def ranking_for(candidate: WizardAnswers) -> tuple[EngineVerdict, ...]:
@@ -275,4 +304,6 @@ def recommend(answers: WizardAnswers, kb) -> Recommendation:
 
     ranking = ranking_for(answers)
     top = next((v.engine for v in ranking if not v.excluded), None)
-    return Recommendation(answers=answers, ranking=ranking, changes=answer_changes(answers, top, top_of))
+    return Recommendation(
+        answers=answers, ranking=ranking, changes=answer_changes(answers, top, top_of), fit_check=fit
+    )

@@ -177,3 +177,15 @@ def test_cli_recommend_json_and_bad_file(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("servewise:") and "not valid JSON" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_fits_one_card_is_derived_from_the_catalog_model_and_gpu(kb):
+    big = run(kb, model_id="llama-3.1-70b", gpu_id="h100-sxm-80gb", n_gpus=1)
+    assert big.answers.fits_one_card == "no"
+    # 70.6B parameters x 2 bytes (bf16) alone exceed an 80 GB card
+    assert big.fit_check.weights_bytes > big.fit_check.usable_bytes
+    assert "offload-to-host" in rule_ids(big, "llama-cpp")
+    small = run(kb, model_id="llama-3.1-8b", gpu_id="rtx-4090-24gb", n_gpus=1)
+    assert small.answers.fits_one_card == "yes" and small.fit_check.fits
+    told = run(kb, model_id="llama-3.1-70b", gpu_id="h100-sxm-80gb", fits_one_card="yes")
+    assert told.fit_check is None and told.answers.fits_one_card == "yes"

@@ -5,9 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from calculators.fit_check import FitCheck
 from calculators.recommend import Recommendation
 from knowledge.references import resolve_reference
 from reports.recommendation import recommendation_markdown as _markdown
+
+GIB = 2**30
 
 
 def engine_names(kb) -> dict[str, str]:
@@ -49,6 +52,8 @@ def render_recommendation(result: Recommendation, kb) -> None:
         ]
     )
     st.dataframe(table, hide_index=True, width="stretch")
+    if result.fit_check is not None:
+        _render_fit_check(result.fit_check)
 
     st.subheader("Why each engine scored as it did")
     for index, verdict in enumerate(result.ranking):
@@ -77,6 +82,18 @@ def render_recommendation(result: Recommendation, kb) -> None:
         )
     else:
         st.caption("No single different answer changes the first candidate.")
+
+
+def _render_fit_check(fit: FitCheck) -> None:
+    """Say how 'fits one card' was derived, with the figures (GiB = 2^30 bytes)."""
+    verdict = "fits" if fit.fits else "does not fit"
+    st.info(
+        f"**{fit.model} {verdict} on one {fit.device}** (derived, first-order): weights "
+        f"{fit.weights_bytes / GIB:,.1f} GiB at {fit.weights_scheme} + KV for one {fit.context_tokens:,}-token "
+        f"sequence {fit.kv_bytes / GIB:,.2f} GiB against {fit.usable_bytes / GIB:,.1f} GiB "
+        f"(90 % of {fit.device_bytes / GIB:,.1f} GiB). The memory page gives each engine's exact plan.",
+        icon=":material/memory:",
+    )
 
 
 def recommendation_markdown(result: Recommendation, kb) -> str:
