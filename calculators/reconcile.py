@@ -16,10 +16,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ValidationError
 
 from calculators.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
-from calculators.engines.registry import ENGINE_MODULES
 from calculators.errors import ServewiseInputError
 from calculators.machine import Machine
-from calculators.reconcile_engines import ROW_BUILDERS, EngineRun
+from calculators.reconcile_engines import ROW_BUILDERS, EngineRun, engine_module
 from calculators.reconcile_model import Reconciliation
 from calculators.startup_log import LogGeometry, ParsedLog
 from calculators.startup_log.detect import ENGINE_NAMES
@@ -103,7 +102,7 @@ def _sliding_layers(parsed: ParsedLog, geo: LogGeometry) -> set[int]:
 
 def log_settings(parsed: ParsedLog) -> tuple[str | None, dict[str, SettingValue]]:
     """(registry engine id, settings in its key vocabulary) the log states; Ollama's relayed runner is llama-cpp."""
-    if parsed.engine == "ollama" and "llama-cpp" in ENGINE_MODULES and _runner_sized(parsed):
+    if parsed.engine == "ollama" and engine_module("llama-cpp") is not None and _runner_sized(parsed):
         return "llama-cpp", dict(parsed.runner_settings)
     return parsed.engine, dict(parsed.settings)
 
@@ -117,7 +116,7 @@ def validated_settings(
     engine: str, values: dict[str, SettingValue], overrides: dict[str, SettingValue] | None = None
 ) -> tuple[BaseModel, list[str]]:
     """The engine's Settings model from log values (+ overrides); returns it and the log keys it does not take."""
-    settings_type = ENGINE_MODULES[engine].settings_type
+    settings_type = engine_module(engine).settings_type
     fields = settings_type.model_fields
     merged = {**values, **(overrides or {})}
     if engine == "llama-cpp" and merged.get("flash_attn") == "auto" and "flash_attn_resolved" in merged:
@@ -140,6 +139,62 @@ def validated_settings(
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise ServewiseInputError(f"the log's setting {where}={kept.get(where)!r} is not valid: {first['msg']}") from exc
+
+
+def resolve_model(
+    kb, *, hf_config_path: str | None = None, hf_config_text: str | None = None, model_id: str | None = None
+) -> ModelArchitecture | None:
+    """The architecture from the first model source given (config.json file, pasted text, catalog id), or None."""
+    from calculators.catalog import architecture_from_catalog
+    from calculators.hf_config import architecture_from_config_file, architecture_from_config_text
+
+    if hf_config_path:
+        return architecture_from_config_file(hf_config_path)
+    if hf_config_text and hf_config_text.strip():
+        return architecture_from_config_text(hf_config_text)
+    if model_id:
+        return architecture_from_catalog(model_id, kb)
+    return None
+
+
+def resolve_gpu(kb, gpu_id: str | None) -> Machine | None:
+    """One device of catalog GPU `gpu_id` (None when not given); an unknown id is a ServewiseInputError."""
+    from calculators.hardware import machine_for_gpu
+
+    if not gpu_id:
+        return None
+    try:
+        gpu = kb.gpus.get(gpu_id)
+    except KeyError as exc:
+        raise ServewiseInputError(f"{exc.args[0]}; see the ids in knowledge/gpus.yaml") from exc
+    return machine_for_gpu(gpu, working_set=kb.gpus.apple_working_set)
+
+
+def parse_overrides(text: str) -> dict[str, SettingValue]:
+    """'tensor_parallel_size=4, kv_cache_dtype=fp8' as typed settings; a malformed item is a ServewiseInputError."""
+    values: dict[str, SettingValue] = {}
+    for item in text.replace(";", ",").replace("\n", ",").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not sep or not key or not raw:
+            raise ServewiseInputError(f"'{item}' is not a setting: write key=value, e.g. tensor_parallel_size=4")
+        values[key] = _typed(raw)
+    return values
+
+
+def _typed(raw: str) -> SettingValue:
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            continue
+    return raw
 
 
 def reconcile_log(
@@ -169,7 +224,7 @@ def reconcile_log(
     plan_engine, values = log_settings(parsed)
     if plan_engine is None:
         return base
-    if plan_engine not in ENGINE_MODULES or plan_engine not in ROW_BUILDERS:
+    if engine_module(plan_engine) is None or plan_engine not in ROW_BUILDERS:
         return base.model_copy(update={
             "not_compared": list(parsed.figures),
             "plan_notes": [f"servewise has no memory plan for {ENGINE_NAMES.get(plan_engine, plan_engine)} yet; "
@@ -188,7 +243,7 @@ def reconcile_log(
     return base.model_copy(update={
         "plan_engine": plan_engine,
         "model_source": arch.source or arch.name,
-        "settings_used": outcome.settings.model_dump(exclude_defaults=True),
+        "settings_used": outcome.settings.model_dump(mode="json", exclude_defaults=True),
         "settings_ignored": ignored,
         "assumptions": outcome.assumptions,
         "rows": outcome.rows,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pydantic import BaseModel
 
 from calculators.architecture import LayerKind, ModelArchitecture
-from calculators.engines.registry import ENGINE_MODULES
+from calculators.engines.registry import ENGINE_MODULES, EngineModule
 from calculators.errors import ServewiseInputError
 from calculators.machine import Machine
 from calculators.reconcile_model import Alternative, Prediction, ReconcileRow, Rule, judge
@@ -23,6 +23,21 @@ GIB = 1 << 30
 # Stand-in device size when neither the log nor the user gives one; it only picks engine defaults
 # (vLLM batch limits, SGLang chunk sizes), never a compared figure's budget.
 _DEFAULT_DEVICE_BYTES = 80 * GIB
+
+
+def engine_module(engine: str) -> EngineModule | None:
+    """The registry's entry for `engine`; llama.cpp and Ollama straight from their modules until it lists them."""
+    if engine in ENGINE_MODULES:
+        return ENGINE_MODULES[engine]
+    if engine == "llama-cpp":
+        from calculators.engines.llamacpp import LlamaCppSettings, plan_llamacpp
+
+        return EngineModule("llama-cpp", LlamaCppSettings, plan_llamacpp)
+    if engine == "ollama":
+        from calculators.engines.ollama import OllamaSettings, plan_ollama
+
+        return EngineModule("ollama", OllamaSettings, plan_ollama)
+    return None
 
 
 @dataclass
@@ -57,13 +72,24 @@ def _unused(parsed: ParsedLog, used: list[Figure]) -> list[Figure]:
     return [f for f in parsed.figures if (f.name, f.cache, f.printed) not in seen]
 
 
+def _ranks(settings: BaseModel) -> int:
+    """GPUs one instance spans by its own parallelism settings (TP x PP x DP)."""
+    n = 1
+    for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "tp_size", "pp_size", "dp_size"):
+        n *= int(getattr(settings, key, 1) or 1)
+    return n
+
+
 def _machine(run: EngineRun, total_bytes: int | None, assumptions: list[str], why: str) -> Machine:
+    """The given machine, else one of the log's printed device size, else an 80 GiB stand-in (noted)."""
+    n_devices = _ranks(run.settings)
     if run.machine is not None:
-        return run.machine
+        return run.machine if run.machine.n_devices >= n_devices else run.machine.model_copy(
+            update={"n_devices": n_devices})
     if total_bytes:
-        return Machine(device_memory_bytes=total_bytes)
+        return Machine(device_memory_bytes=total_bytes, n_devices=n_devices)
     assumptions.append(f"no GPU given: servewise assumed an 80 GiB device ({why})")
-    return Machine(device_memory_bytes=_DEFAULT_DEVICE_BYTES)
+    return Machine(device_memory_bytes=_DEFAULT_DEVICE_BYTES, n_devices=n_devices)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -78,6 +104,7 @@ _CACHE_FIGURES = (
     ("cells", "cells", "cells"),
     ("layers", "layers", "layers"),
     ("seqs", "sequences", "seqs"),
+    ("streams", "KV streams", "n_stream"),
 )
 
 
@@ -85,8 +112,9 @@ def llamacpp_rows(run: EngineRun, engine: str = "llama-cpp") -> Outcome:
     """llama.cpp's cache lines (`llama_kv_cache: size = …`) and slot figures against `plan_llamacpp`."""
     parsed = run.parsed
     out = Outcome(settings=run.settings)
+    inputs = _llamacpp_context_from_cache(run, out) if engine == "llama-cpp" else []
     file_bytes = parsed.figure("model_file_bytes")
-    plan = ENGINE_MODULES[engine].plan(run.arch, run.settings, run.machine, int(file_bytes.value) if file_bytes else None)
+    plan = engine_module(engine).plan(run.arch, out.settings, run.machine, int(file_bytes.value) if file_bytes else None)
     out.refusal = plan.refusal
     out.plan_notes = [note.message for note in plan.notes]
     state_known = any(layer.recurrent_state_elements for layer in run.arch.layers_of(LayerKind.RECURRENT))
@@ -98,26 +126,51 @@ def llamacpp_rows(run: EngineRun, engine: str = "llama-cpp") -> Outcome:
             continue
         for name, label, attribute in _CACHE_FIGURES:
             figure = parsed.figure(name, cache=cache_name)
-            if figure is None:
+            if figure is None or figure in inputs:
                 continue
             is_state_bytes = cache_name == "recurrent" and figure.unit == "bytes"
             if is_state_bytes and not state_known:
                 out.plan_notes.append("recurrent state sizes are not in the log's geometry: add the model's "
                                       "config.json to check the R/S figures")
                 continue
-            predicted = getattr(cache, attribute)
+            predicted = getattr(plan if attribute == "n_stream" else cache, attribute)
             used.append(figure)
             out.rows.append(judge(figure, f"{label} ({cache_name} cache)",
                                   _point(predicted, f"plan cache '{cache_name}'.{attribute}")))
-    for name, label, attribute in (("streams", "KV streams", "n_stream"), ("slots", "server slots", "n_seq"),
-                                   ("slot_ctx_tokens", "context per slot", "n_ctx_slot")):
+    for name, label, attribute in (("slots", "server slots", "n_seq"), ("slot_ctx_tokens", "context per slot",
+                                                                          "n_ctx_slot")):
         for figure in parsed.figures_named(name)[-1:]:
-            if figure.cache not in (None, "kv"):
-                continue
             used.append(figure)
             out.rows.append(judge(figure, label, _point(getattr(plan, attribute), f"plan.{attribute}")))
-    out.not_compared = _unused(parsed, used)
+    out.not_compared = _unused(parsed, used + inputs)
     return out
+
+
+def _llamacpp_context_from_cache(run: EngineRun, out: Outcome) -> list[Figure]:
+    """-c and -np read from the KV cache line when the log lost the llama_context lines; those figures become inputs."""
+    parsed = run.parsed
+    fields_set = run.settings.model_fields_set
+    cells, seqs = parsed.figure("cells", cache="kv"), parsed.figure("seqs", cache="kv")
+    streams = parsed.figure("streams", cache="kv")
+    update: dict[str, object] = {}
+    inputs: list[Figure] = []
+    if "parallel" not in fields_set and seqs is not None:
+        update["parallel"] = int(seqs.value)
+        inputs.append(seqs)
+        out.assumptions.append(f"-np {int(seqs.value)} read from the KV cache line's seqs (no llama_context lines)")
+    if "ctx_size" not in fields_set and cells is not None:
+        n_streams = int(streams.value) if streams is not None else 1
+        update["ctx_size"] = int(cells.value) * n_streams
+        inputs.append(cells)
+        out.assumptions.append(f"-c {update['ctx_size']} read from the KV cache line's cells (no llama_context lines)")
+    if "kv_unified" not in fields_set and streams is not None:
+        update["kv_unified"] = int(streams.value) == 1
+        inputs.append(streams)
+        out.assumptions.append(f"kv_unified {'on' if update['kv_unified'] else 'off'} read from the KV cache line's "
+                               f"{int(streams.value)} stream(s)")
+    if update:
+        out.settings = run.settings.model_copy(update=update)
+    return inputs
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -135,7 +188,7 @@ def vllm_rows(run: EngineRun) -> Outcome:
     """vLLM's blocks, token capacity, concurrency and budget against `plan_vllm`, fed the log's printed figures."""
     from calculators.engines.vllm import VllmOverheads
 
-    parsed, plan_fn = run.parsed, ENGINE_MODULES["vllm"].plan
+    parsed, plan_fn = run.parsed, engine_module("vllm").plan
     settings = run.settings
     out = Outcome(settings=settings)
     concurrency_len = _first(parsed, "concurrency_request_tokens")
@@ -206,7 +259,7 @@ def vllm_rows(run: EngineRun) -> Outcome:
 
 def _pool_budget_bytes(run: EngineRun, settings: BaseModel, machine: Machine, pool: Figure) -> int:
     """Bytes of exactly the printed pool (blocks, or tokens / block size), from the plan's bytes per block."""
-    probe = ENGINE_MODULES["vllm"].plan(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": GIB}),
+    probe = engine_module("vllm").plan(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": GIB}),
                                         machine, None)
     if not probe.num_gpu_blocks:
         raise ServewiseInputError("servewise's vLLM plan has no KV blocks for this model")
@@ -254,7 +307,7 @@ def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, over
         else:  # v0 printed the torch peak, weights included
             a = max(0, peak_torch.interval()[1 - pick] - weights.interval()[pick])
         over = overheads_type(activation_peak_bytes=int(a), non_torch_bytes=int(n), basis="printed by the log")
-        plan = ENGINE_MODULES["vllm"].plan(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": None}),
+        plan = engine_module("vllm").plan(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": None}),
                                            machine.model_copy(update={"device_memory_bytes": int(t)}),
                                            int(w) * ranks, overheads=over)
         values.append(plan.available_kv_cache_bytes)
@@ -272,7 +325,7 @@ def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, over
 
 def sglang_rows(run: EngineRun) -> Outcome:
     """SGLang's K/V buffer sizes, request slots and token pool against `plan_sglang`, fed the log's figures."""
-    parsed, plan_fn = run.parsed, ENGINE_MODULES["sglang"].plan
+    parsed, plan_fn = run.parsed, engine_module("sglang").plan
     settings = run.settings
     out = Outcome(settings=settings)
     context = _first(parsed, "context_len")
@@ -314,7 +367,7 @@ def _sglang_alternatives(name: str, run: EngineRun, pool: BaseModel, machine: Ma
     """SGLang releases before the hybrid sliding-window pool kept every layer at full size."""
     if name not in ("k_bytes", "v_bytes") or plan.swa_max_total_num_tokens is None:
         return ()
-    value = getattr(ENGINE_MODULES["sglang"].plan(_all_full(run.arch), pool, machine, 0, free_before_load_bytes=1 << 50), name)
+    value = getattr(engine_module("sglang").plan(_all_full(run.arch), pool, machine, 0, free_before_load_bytes=1 << 50), name)
     return (Alternative(rule=Rule.VERSION, low=value, high=value,
                         explanation="this SGLang version allocated the sliding-window layers at full size "
                         "(no separate SWA pool): every layer holds every token"),)
@@ -344,7 +397,7 @@ def _sglang_budget(run: EngineRun, settings: BaseModel, machine: Machine, out: O
         else:
             free, w = before.interval()[pick], before.interval()[pick] - after.interval()[1 - pick]
         for arch, into in ((run.arch, values), (all_full, full_values)):
-            plan = ENGINE_MODULES["sglang"].plan(arch, settings, machine, int(w) * ranks,
+            plan = engine_module("sglang").plan(arch, settings, machine, int(w) * ranks,
                                                  free_before_load_bytes=int(free))
             into.append(plan.max_total_num_tokens)
     inputs = [f for f in (before, after, weights) if f is not None]
