@@ -28,23 +28,35 @@ def _unit_size(row: ReconcileRow) -> float:
     return row.printed_value / printed
 
 
+def _unit_label(row: ReconcileRow) -> str:
+    """The printed unit, or the count's unit ('tokens', 'blocks') when the engine printed a bare number."""
+    if row.printed_unit:
+        return row.printed_unit
+    return "" if row.unit in ("ratio", "count") else row.unit
+
+
+def printed_text(row: ReconcileRow) -> str:
+    """What the engine printed, with its unit."""
+    return f"{row.printed} {_unit_label(row)}".strip()
+
+
 def predicted_text(row: ReconcileRow) -> str:
     """servewise's prediction in the printed unit: one value, or 'low – high' when the inputs were rounded."""
     low, high = in_printed_unit(row, row.predicted_low), in_printed_unit(row, row.predicted_high)
     text = low if low == high else f"{low} – {high}"
-    return f"{text} {row.printed_unit}".strip()
+    return f"{text} {_unit_label(row)}".strip()
 
 
 def difference_text(row: ReconcileRow) -> str:
     """servewise minus engine in the printed unit, signed ('0' when they meet)."""
     if row.difference == 0:
         return "0"
-    return f"{'+' if row.difference > 0 else ''}{in_printed_unit(row, row.difference)} {row.printed_unit}".strip()
+    return f"{'+' if row.difference > 0 else ''}{in_printed_unit(row, row.difference)} {_unit_label(row)}".strip()
 
 
 def figure_label(row: ReconcileRow) -> str:
-    """The figure's label with its device when it is per device."""
-    return f"{row.label} [{row.device}]" if row.device else row.label
+    """The figure's label with its device when it names one (a worker's process id is left out)."""
+    return f"{row.label} [{row.device}]" if row.device and "pid=" not in row.device else row.label
 
 
 def reconcile_text(result: Reconciliation) -> str:
@@ -61,7 +73,7 @@ def reconcile_text(result: Reconciliation) -> str:
     lines += [f"assumed: {text}" for text in result.assumptions]
     if result.rows:
         table = [("figure", "line", "engine printed", "servewise", "difference", "status")]
-        table += [(figure_label(r), str(r.line), f"{r.printed} {r.printed_unit}".strip(), predicted_text(r),
+        table += [(figure_label(r), str(r.line), printed_text(r), predicted_text(r),
                    difference_text(r), STATUS_MARK[r.status.value]) for r in result.rows]
         widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
         lines.append("")
