@@ -13,5 +13,5 @@ st.write(
     "**exact** (servewise's number rounds to the printed one), **explained** (a named rule accounts for the "
     "difference) or **unexplained**."
 )
-url_widgets.show_url_notes()
-render_reconcile_section(load_knowledge(), key_prefix="log")
+render_reconcile_section(load_knowledge(), key_prefix="log", heading=False)
+url_widgets.show_url_notes()  # after the section: its bound widgets record a bad link value when they are drawn

@@ -21,10 +21,13 @@ from ui import url_widgets
 NONE = "none"
 MAX_LOG_BYTES = 5 * 1024 * 1024
 STATUS_LABEL = {
-    RowStatus.EXACT: "✅ exact",
-    RowStatus.EXPLAINED: "🟡 explained",
-    RowStatus.UNEXPLAINED: "❌ unexplained",
+    RowStatus.EXACT: "exact",
+    RowStatus.EXPLAINED: "explained",
+    RowStatus.UNEXPLAINED: "UNEXPLAINED",
 }
+# Cell colours of the status column (light backgrounds that keep dark text readable).
+STATUS_COLOUR = {"exact": "#d3f4dc", "explained": "#fdf0c4", "UNEXPLAINED": "#fbd5d5"}
+ROW_HEIGHT_PX = 35
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
 
 
@@ -107,9 +110,10 @@ def _show_found(parsed: ParsedLog, result: Reconciliation | None) -> None:
             st.text("Printed but not compared (servewise does not predict these): " + ", ".join(names))
 
 
-def render_reconcile_section(kb, key_prefix: str = "mem_log") -> Reconciliation | None:
+def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = True) -> Reconciliation | None:
     """Draw the section; returns the reconciliation shown (None when there was nothing to compare)."""
-    st.subheader("Check against your engine")
+    if heading:
+        st.subheader("Check against your engine")
     st.caption("Paste a start-up log: servewise runs its memory model on the same model and settings and puts "
                "its numbers next to the ones your engine printed.")
     text = _log_text(key_prefix)
@@ -146,7 +150,12 @@ def _draw_result(result: Reconciliation) -> None:
         a.metric("exact", counts[RowStatus.EXACT])
         b.metric("explained", counts[RowStatus.EXPLAINED])
         c.metric("unexplained", counts[RowStatus.UNEXPLAINED])
-        st.dataframe(_rows_frame(result), hide_index=True, width="stretch", key=None)
+        frame = _rows_frame(result)
+        styled = frame.style.map(lambda value: f"background-color: {STATUS_COLOUR.get(value, '')}", subset=["status"])
+        st.dataframe(styled, hide_index=True, width="stretch", height=ROW_HEIGHT_PX * (len(frame) + 1) + 3)
+        for row in result.rows:
+            if row.status is not RowStatus.EXACT:
+                st.text(f"Line {row.line}, {figure_label(row)} ({STATUS_LABEL[row.status]}): {row.explanation}")
     for line in result.assumptions:
         st.text(f"Assumed: {line}")
     for note in result.log_notes:
