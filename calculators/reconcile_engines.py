@@ -142,8 +142,88 @@ def llamacpp_rows(run: EngineRun, engine: str = "llama-cpp") -> Outcome:
         for figure in parsed.figures_named(name)[-1:]:
             used.append(figure)
             out.rows.append(judge(figure, label, _point(getattr(plan, attribute), f"plan.{attribute}")))
+    if engine == "llama-cpp" and not any(c.name == "recurrent" for c in plan.caches if not state_known):
+        used += _device_rows(run, out, file_bytes)
     out.not_compared = _unused(parsed, used + inputs)
     return out
+
+
+def _is_host(device: str) -> bool:
+    return device.startswith("CPU") or device.endswith("_Host") or device == "host"
+
+
+def _device_rows(run: EngineRun, out: Outcome, file_bytes: Figure | None) -> list[Figure]:
+    """Each device's KV buffers (all caches summed) against the plan's layer split over the log's devices."""
+    parsed = run.parsed
+    last: dict[tuple[str, str | None], Figure] = {}
+    for figure in parsed.figures_named("kv_buffer_bytes") + parsed.figures_named("recurrent_buffer_bytes"):
+        if figure.device:
+            last[(figure.device, figure.cache)] = figure
+    if not last:
+        return []
+    devices = list(dict.fromkeys(device for device, _ in last))
+    accelerators = [d for d in devices if not _is_host(d)]
+    settings = out.settings
+    offloaded = parsed.figure("offloaded_layers")
+    if accelerators and "n_gpu_layers" not in settings.model_fields_set:
+        if offloaded is None and len(accelerators) == len(devices):
+            offloaded = Figure(name="offloaded_layers", value=run.arch.n_layers + 1, unit="layers",
+                               printed=str(run.arch.n_layers + 1), line=0)
+            out.assumptions.append("every KV buffer the log prints is on an accelerator: all layers offloaded")
+        if offloaded is None:
+            out.plan_notes.append("the log states neither -ngl nor 'offloaded N/M layers', so the KV buffers per "
+                                  "device are not compared")
+            return []
+        settings = settings.model_copy(update={"n_gpu_layers": int(offloaded.value)})
+        if offloaded.line:
+            out.assumptions.append(f"-ngl {int(offloaded.value)} read from 'offloaded {offloaded.printed}/… layers'")
+    if not accelerators:
+        settings = settings.model_copy(update={"n_gpu_layers": 0})  # every buffer the log prints is in host memory
+    machine = None
+    if accelerators:
+        machine = (run.machine or Machine(device_memory_bytes=1 << 40)).model_copy(
+            update={"n_devices": len(accelerators)})
+    plan = engine_module("llama-cpp").plan(run.arch, settings.model_copy(update={"fit": False}), machine,
+                                           int(file_bytes.value) if file_bytes else None)
+    shares = {share.device: share for share in plan.devices}
+    names = {device: ("host" if _is_host(device) else f"gpu{accelerators.index(device)}") for device in devices}
+    rows_in: list[tuple[Figure, tuple[int, int], int]] = []
+    for device in devices:
+        parts = [f for (d, _), f in last.items() if d == device]
+        share = shares.get(names[device])
+        if share is None:
+            continue
+        summed = _summed(parts, device)
+        rows_in.append((summed, _sum_interval(parts), share.kv_cache_bytes))
+    total_low = sum(i[0] for _, i, _ in rows_in)
+    total_high = sum(i[1] for _, i, _ in rows_in)
+    total_predicted = sum(p for _, _, p in rows_in)
+    whole_matches = total_low <= total_predicted <= total_high
+    split_stated = "tensor_split" in run.parsed.settings or "tensor_split" in run.parsed.runner_settings
+    for summed, interval, predicted in rows_in:
+        alternatives: tuple[Alternative, ...] = ()
+        if whole_matches and len(accelerators) > 1 and not split_stated and not _is_host(summed.device or ""):
+            alternatives = (Alternative(rule=Rule.DEVICE_SPLIT, low=summed.value, high=summed.value,
+                                        explanation="the devices together hold what servewise predicts; llama.cpp "
+                                        "shares layers out in proportion to each device's free memory by default, "
+                                        "servewise evenly (the log does not state the free memory of each)"),)
+        out.rows.append(judge(summed, "KV buffers on this device", _point(predicted, "plan.devices[].kv_cache_bytes "
+                              "(even layer split over the log's devices)"), alternatives, interval))
+    return [f for f in last.values()]
+
+
+def _summed(parts: list[Figure], device: str) -> Figure:
+    """One figure standing for the sum of a device's per-cache buffer prints (same unit and decimals)."""
+    first = parts[0]
+    decimals = max(len(p.printed.split(".")[1]) if "." in p.printed else 0 for p in parts)
+    total = sum(float(p.printed.replace(",", "")) for p in parts)
+    return first.model_copy(update={"printed": f"{total:.{decimals}f}", "value": sum(p.value for p in parts),
+                                    "device": device, "cache": None, "name": "kv_buffer_bytes"})
+
+
+def _sum_interval(parts: list[Figure]) -> tuple[int, int]:
+    lows, highs = zip(*(p.interval() for p in parts), strict=True)
+    return int(sum(lows)), int(sum(highs))
 
 
 def _llamacpp_context_from_cache(run: EngineRun, out: Outcome) -> list[Figure]:

@@ -30,6 +30,7 @@ class Rule(StrEnum):
     VERSION = "version"  # the engine version that printed the log used another rule
     PER_RANK = "per_rank"  # per-rank minimum / replication with tensor parallelism
     ESTIMATE = "estimate"  # servewise estimates a figure the engine measured (profiled peaks)
+    DEVICE_SPLIT = "device_split"  # the engine shared layers out by each device's free memory, unknown here
 
 
 class Prediction(Result):
@@ -107,10 +108,18 @@ def _gap(low: float, high: float, value: float) -> float:
 
 
 def judge(
-    figure: Figure, label: str, prediction: Prediction, alternatives: tuple[Alternative, ...] = ()
+    figure: Figure,
+    label: str,
+    prediction: Prediction,
+    alternatives: tuple[Alternative, ...] = (),
+    printed_interval: tuple[float, float] | None = None,
 ) -> ReconcileRow:
-    """Compare one printed figure with a prediction: exact, explained by a named rule, or unexplained."""
-    printed_low, printed_high = figure.interval()
+    """Compare one printed figure with a prediction: exact, explained by a named rule, or unexplained.
+
+    `printed_interval` replaces the figure's own rounding interval when the figure is a sum of several
+    printed numbers (each rounded on its own).
+    """
+    printed_low, printed_high = printed_interval or figure.interval()
     low, high = prediction.low, prediction.high
     rule: Rule | None = None
     if _overlap(low, high, printed_low, printed_high):

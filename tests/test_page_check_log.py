@@ -39,7 +39,7 @@ def test_llamacpp_log_with_its_own_geometry_is_exact():
     assert "K size (kv_swa cache)" in list(table["figure"])
     row = table[table["figure"] == "K+V size (kv cache)"].iloc[0]
     assert row["engine printed"] == "3072.00 MiB" and row["servewise predicts"] == "3072.00 MiB"
-    assert [m.value for m in at.metric] == ["16", "0", "0"]
+    assert [m.value for m in at.metric] == ["24", "0", "0"]
 
 
 def test_vllm_log_needs_a_model_then_compares():

@@ -34,7 +34,9 @@ def run(log: str, model: str | None = None, **overrides) -> Reconciliation:
 
 
 def statuses(result: Reconciliation) -> dict[tuple[str, str | None], RowStatus]:
-    return {(row.figure, row.cache): row.status for row in result.rows}
+    """Status per (figure, cache); per-device rows are keyed by their device."""
+    return {(row.figure, row.cache or (row.device if row.figure == "kv_buffer_bytes" else None)): row.status
+            for row in result.rows}
 
 
 def row(result: Reconciliation, figure: str, cache: str | None = None):
@@ -50,10 +52,15 @@ def test_gptoss_cann_log_is_exact_from_its_own_geometry():
     # llama.cpp 2025-08 on 8 Ascend NPUs, gpt-oss-20b: print_info gives the geometry, the caches say which
     # layers slide: "llama_kv_cache_unified: size = 3072.00 MiB (131072 cells, 12 layers, 1/1 seqs), K (f16):
     # 1536.00 MiB, V (f16): 1536.00 MiB" and the SWA cache "18.00 MiB (768 cells, 12 layers, 1/1 seqs)".
+    # Per device, "CANN0 KV buffer size = 512.00 MiB" (kv) + "3.00 MiB" (kv_swa) ...: 4,3,3,3,3,3,3,2 layers over
+    # the 8 devices as llama.cpp's even split of 25 offloaded layers (output layer included) gives them.
     result = run("llamacpp-2025-08-gptoss-20b-8x-cann-swa.log")
     assert result.plan_engine == "llama-cpp" and result.model_source.startswith("start-up log")
-    assert len(result.rows) == 16
-    assert set(statuses(result).values()) == {EXACT}
+    assert len(result.rows) == 24
+    assert {r.status for r in result.rows} == {EXACT}
+    per_device = [(r.device, r.printed) for r in result.rows if r.figure == "kv_buffer_bytes"]
+    assert per_device == [("CANN0", "515.00"), ("CANN1", "259.00"), ("CANN2", "513.50"), ("CANN3", "259.00"),
+                          ("CANN4", "513.50"), ("CANN5", "259.00"), ("CANN6", "513.50"), ("CANN7", "257.50")]
     assert row(result, "cells", "kv_swa").predicted_low == 768
     assert row(result, "k_bytes", "kv").predicted_low == 1536 * 2**20
     assert row(result, "slot_ctx_tokens").predicted_low == 131072
@@ -72,25 +79,22 @@ def test_architecture_from_log_places_the_sliding_layers_the_caches_report():
     [
         # (8192 cells, 32 layers), K (f16) 512.00 MiB: Mistral-7B's 8 KV heads x 128
         ("llamacpp-2025-cpu-no-seqs-field.log", "mistral-7b-v0.3",
-         {"kv_cache_bytes", "k_bytes", "v_bytes", "cells", "layers"}),
+         {"kv_cache_bytes", "k_bytes", "v_bytes", "cells", "layers", "kv_buffer_bytes"}),
         # (4096 cells, 32 layers, 1 seqs), K 768.00 MiB: Phi-3.5-mini's 32 KV heads x 96
         ("llamacpp-2025-cuda-one-seqs-field.log", "Phi-3.5-mini-instruct.json",
-         {"kv_cache_bytes", "k_bytes", "v_bytes", "cells", "layers", "seqs"}),
+         {"kv_cache_bytes", "k_bytes", "v_bytes", "cells", "layers", "seqs", "kv_buffer_bytes"}),
         # RPC devices, 126 layers, K 1008.00 MiB: Llama-3.1-405B
         ("llamacpp-2025-rpc-kv-unified.log", "llama-3.1-405b",
          {"kv_cache_bytes", "k_bytes", "v_bytes", "layers", "streams"}),
         # 4 slots, unified KV, flash attention auto -> enabled: Qwen3-30B-A3B's 48 layers x 4 KV heads
         ("llamacpp-2026-flash-auto-4-slots.log", "qwen3-30b-a3b",
-         {"kv_cache_bytes", "k_bytes", "v_bytes", "cells", "layers", "seqs", "streams"}),
+         {"kv_cache_bytes", "k_bytes", "v_bytes", "cells", "layers", "seqs", "streams", "kv_buffer_bytes"}),
         # q8_0 K and V (34 bytes per 32 elements): K 238.00 MiB for 16384 cells x 28 layers x 4 KV heads x 128
         ("llamacpp-2026-quantized-v-needs-flash.log", "qwen2.5-7b",
-         {"kv_cache_bytes", "k_bytes", "v_bytes", "cells", "layers", "slots", "slot_ctx_tokens"}),
+         {"kv_cache_bytes", "k_bytes", "v_bytes", "cells", "layers", "slots", "slot_ctx_tokens", "kv_buffer_bytes"}),
         # binding-prefixed lines, 1024 cells x 28 layers: Llama-3.2-3B
-        ("llamacpp-binding-level-prefix.log", "llama-3.2-3b", {"kv_cache_bytes", "k_bytes", "v_bytes", "layers"}),
-        # q8_0 cache over two GPUs, 32768 cells x 64 layers: Qwen2.5-32B
-        ("llamacpp-2025-q8-cache-two-gpus.log", "qwen2.5-32b", {"kv_cache_bytes", "k_bytes", "v_bytes", "layers"}),
-        # Ollama relaying llama.cpp (DeepSeek on 1 of 62 layers offloaded): cells and layers of the KV cache
-        ("ollama-docker-deepseek-partial-1-of-62.log", "deepseek-v3", {"cells", "layers"}),
+        ("llamacpp-binding-level-prefix.log", "llama-3.2-3b",
+         {"kv_cache_bytes", "k_bytes", "v_bytes", "layers", "kv_buffer_bytes"}),
     ],
 )
 def test_llamacpp_cache_lines_are_exact(log, model, exact_figures):
@@ -98,6 +102,31 @@ def test_llamacpp_cache_lines_are_exact(log, model, exact_figures):
     assert result.plan_engine == "llama-cpp"
     assert {figure for (figure, _), status in statuses(result).items() if status is EXACT} == exact_figures
     assert not result.rows_with(UNEXPLAINED) and not result.rows_with(EXPLAINED)
+
+
+def test_two_gpus_split_by_free_memory_is_explained():
+    # llama.cpp issue 11200 (q8_0 cache, two GPUs, 32768 cells x 64 layers): "CUDA0 KV buffer size = 2788.00 MiB",
+    # "CUDA1 KV buffer size = 1564.00 MiB" (41 and 23 layers). The cache line is exact; the per-device shares
+    # follow the devices' free memory (llama.cpp's default split), which servewise replaces by an even split.
+    result = run("llamacpp-2025-q8-cache-two-gpus.log", "qwen2.5-32b")
+    assert {figure for (figure, _), status in statuses(result).items() if status is EXACT} == {
+        "kv_cache_bytes", "k_bytes", "v_bytes", "layers"}
+    for device in ("CUDA0", "CUDA1"):
+        share = statuses(result)[("kv_buffer_bytes", device)]
+        assert share is EXPLAINED
+    assert {r.rule for r in result.rows_with(EXPLAINED)} == {Rule.DEVICE_SPLIT}
+    assert not result.rows_with(UNEXPLAINED)
+
+
+def test_ollama_relayed_deepseek_layers_and_cells_exact_buffers_unexplained():
+    # Ollama issue 8447 (2025-01, DeepSeek, 1 of 62 layers offloaded, relayed llama.cpp): "(2048 cells, 61 layers)",
+    # "CPU KV buffer size = 9600.00 MiB", "CUDA0 KV buffer size = 160.00 MiB". 160 MiB per layer = 128 heads x
+    # (192 K + 128 V) x 2048 x 2 bytes: llama.cpp of that time cached full per-head K and V for DeepSeek, not the
+    # 576-wide MLA latent servewise plans. The layer split (60 on the host, 1 on the GPU) is right.
+    result = run("ollama-docker-deepseek-partial-1-of-62.log", "deepseek-v3")
+    assert result.plan_engine == "llama-cpp"
+    assert statuses(result) == {("cells", "kv"): EXACT, ("layers", "kv"): EXACT,
+                                ("kv_buffer_bytes", "CPU"): UNEXPLAINED, ("kv_buffer_bytes", "CUDA0"): UNEXPLAINED}
 
 
 def test_context_read_from_the_cache_line_is_an_input_not_a_check():

@@ -24,7 +24,7 @@ def test_pasted_llamacpp_log_shows_the_comparison(app_url, page, screenshot_dir)
     wait_for_app(page)
     expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
     metrics = page.locator('[data-testid="stMetric"]')
-    expect(metrics.filter(has_text="exact")).to_contain_text("16")
+    expect(metrics.filter(has_text="exact")).to_contain_text("24")
     expect(metrics.filter(has_text="unexplained")).to_contain_text("0")
     assert page.locator('[data-testid="stException"]').count() == 0
     page.set_viewport_size({"width": 1400, "height": 1800})
