@@ -48,7 +48,8 @@ def architecture_from_log(parsed: ParsedLog) -> ModelArchitecture:
     heads = geo.n_kv_heads_per_layer or (geo.n_kv_heads,) * geo.n_layers
     if len(heads) != geo.n_layers:
         raise ServewiseInputError(
-            f"the log lists {len(heads)} per-layer KV head counts for {geo.n_layers} layers; add the model's config.json"
+            f"the log lists {len(heads)} per-layer KV head counts for {geo.n_layers} layers; "
+            "add the model's config.json"
         )
     head_dim_v = geo.head_dim_v or geo.head_dim_k
     sliding = _sliding_layers(parsed, geo)
@@ -138,7 +139,8 @@ def validated_settings(
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ServewiseInputError(f"the log's setting {where}={kept.get(where)!r} is not valid: {first['msg']}") from exc
+        message = f"the log's setting {where}={kept.get(where)!r} is not valid: {first['msg']}"
+        raise ServewiseInputError(message) from exc
 
 
 def resolve_model(

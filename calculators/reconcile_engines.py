@@ -75,7 +75,8 @@ def _unused(parsed: ParsedLog, used: list[Figure]) -> list[Figure]:
 def _ranks(settings: BaseModel) -> int:
     """GPUs one instance spans by its own parallelism settings (TP x PP x DP)."""
     n = 1
-    for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "tp_size", "pp_size", "dp_size"):
+    keys = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "tp_size", "pp_size", "dp_size")
+    for key in keys:
         n *= int(getattr(settings, key, 1) or 1)
     return n
 
@@ -114,7 +115,8 @@ def llamacpp_rows(run: EngineRun, engine: str = "llama-cpp") -> Outcome:
     out = Outcome(settings=run.settings)
     inputs = _llamacpp_context_from_cache(run, out) if engine == "llama-cpp" else []
     file_bytes = parsed.figure("model_file_bytes")
-    plan = engine_module(engine).plan(run.arch, out.settings, run.machine, int(file_bytes.value) if file_bytes else None)
+    weights = int(file_bytes.value) if file_bytes else None
+    plan = engine_module(engine).plan(run.arch, out.settings, run.machine, weights)
     out.refusal = plan.refusal
     out.plan_notes = [note.message for note in plan.notes]
     state_known = any(layer.recurrent_state_elements for layer in run.arch.layers_of(LayerKind.RECURRENT))
@@ -264,21 +266,24 @@ def _first(parsed: ParsedLog, name: str) -> Figure | None:
     return found[0] if found else None
 
 
+def _setting_from_figure(out: Outcome, key: str, figure: Figure | None, where: str) -> BaseModel:
+    """out.settings with `key` taken from a printed figure when the settings leave it unset (noted)."""
+    if getattr(out.settings, key) is None and figure is not None:
+        out.settings = out.settings.model_copy(update={key: int(figure.value)})
+        out.assumptions.append(f"{key} {int(figure.value)} read from {where}")
+    return out.settings
+
+
 def vllm_rows(run: EngineRun) -> Outcome:
     """vLLM's blocks, token capacity, concurrency and budget against `plan_vllm`, fed the log's printed figures."""
     from calculators.engines.vllm import VllmOverheads
 
     parsed, plan_fn = run.parsed, engine_module("vllm").plan
-    settings = run.settings
-    out = Outcome(settings=settings)
-    concurrency_len = _first(parsed, "concurrency_request_tokens")
-    if settings.max_model_len is None and concurrency_len is not None:
-        settings = settings.model_copy(update={"max_model_len": int(concurrency_len.value)})
-        out.assumptions.append(f"max_model_len {int(concurrency_len.value)} read from the 'Maximum concurrency for "
-                               "… tokens per request' line")
+    out = Outcome(settings=run.settings)
+    settings = _setting_from_figure(out, "max_model_len", _first(parsed, "concurrency_request_tokens"),
+                                    "the 'Maximum concurrency for … tokens per request' line")
     if settings.max_model_len is None and run.arch.max_context_tokens is None:
         raise ServewiseInputError("the log does not print max_model_len: add it as a setting (max_model_len=…)")
-    out.settings = settings
     total = _first(parsed, "device_total_bytes")
     machine = _machine(run, int(total.value) if total else None, out.assumptions, "it only sets vLLM's default "
                        "batch limits")
@@ -406,13 +411,9 @@ def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, over
 def sglang_rows(run: EngineRun) -> Outcome:
     """SGLang's K/V buffer sizes, request slots and token pool against `plan_sglang`, fed the log's figures."""
     parsed, plan_fn = run.parsed, engine_module("sglang").plan
-    settings = run.settings
-    out = Outcome(settings=settings)
+    out = Outcome(settings=run.settings)
     context = _first(parsed, "context_len")
-    if settings.context_length is None and context is not None:
-        settings = settings.model_copy(update={"context_length": int(context.value)})
-        out.assumptions.append(f"context_length {int(context.value)} read from the log's context_len")
-    out.settings = settings
+    settings = _setting_from_figure(out, "context_length", context, "the log's context_len")
     machine = _machine(run, None, out.assumptions, "it only sets SGLang's automatic chunk and graph sizes")
     used: list[Figure] = []
     tokens = _first(parsed, "kv_tokens") or _first(parsed, "max_total_num_tokens")
@@ -447,7 +448,8 @@ def _sglang_alternatives(name: str, run: EngineRun, pool: BaseModel, machine: Ma
     """SGLang releases before the hybrid sliding-window pool kept every layer at full size."""
     if name not in ("k_bytes", "v_bytes") or plan.swa_max_total_num_tokens is None:
         return ()
-    value = getattr(engine_module("sglang").plan(_all_full(run.arch), pool, machine, 0, free_before_load_bytes=1 << 50), name)
+    plan_all_full = engine_module("sglang").plan(_all_full(run.arch), pool, machine, 0, free_before_load_bytes=1 << 50)
+    value = getattr(plan_all_full, name)
     return (Alternative(rule=Rule.VERSION, low=value, high=value,
                         explanation="this SGLang version allocated the sliding-window layers at full size "
                         "(no separate SWA pool): every layer holds every token"),)

@@ -127,9 +127,8 @@ def judge(
             status, explanation = RowStatus.EXACT, "servewise's value rounds to what the engine printed"
         else:
             status, rule = RowStatus.EXPLAINED, Rule.ROUNDED_INPUT
-            explanation = (
-                f"matches within the range allowed by the rounded printed input(s) {', '.join(prediction.rounded_inputs)}"
-            )
+            inputs = ", ".join(prediction.rounded_inputs)
+            explanation = f"matches within the range allowed by the rounded printed input(s) {inputs}"
     else:
         match = next((alt for alt in alternatives if _overlap(alt.low, alt.high, printed_low, printed_high)), None)
         if match is not None:
