@@ -16,8 +16,12 @@ $(VENV)/.app-installed: requirements.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
+# llama-cpp-python (llama.cpp's own KV accounting, for the conformance tests) builds from source:
+# a portable CPU build without examples or tests keeps that to minutes.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+
 $(VENV)/.test-installed: requirements.txt requirements-test.txt | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -r requirements-test.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -r requirements-test.txt
 	touch $(VENV)/.app-installed $@
 
 run: $(VENV)/.app-installed

@@ -9,7 +9,7 @@ src/llama-hparams.cpp, ggml-org/llama.cpp @01b77b57, read 2026-11-30.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +53,16 @@ def read_gguf_header(path: str | Path) -> GgufHeader:
     types = Counter(tensor.tensor_type.name for tensor in reader.tensors)
     tokens = reader.fields.get("tokenizer.ggml.tokens")  # counted, not decoded: it can hold 250k strings
     token_count = len(tokens.data) if tokens is not None else None
+    arch = _architecture(fields, arch_name, file, token_count)
+    total = sum(int(tensor.n_elements) for tensor in reader.tensors)
+    # Routed experts are stored stacked in `*_exps` tensors (llama.cpp naming); per token only
+    # n_active of n_experts of them run.
+    experts = sum(int(tensor.n_elements) for tensor in reader.tensors if "_exps" in tensor.name)
+    active = total
+    if arch.moe and arch.moe.n_experts:
+        active = total - experts * (arch.moe.n_experts - arch.moe.n_active) // arch.moe.n_experts
     return GgufHeader(
-        architecture=_architecture(fields, arch_name, file, token_count),
+        architecture=replace(arch, params_total=total, params_active=active),
         weights_bytes=int(sum(int(tensor.n_bytes) for tensor in reader.tensors)),
         tensor_count=len(reader.tensors),
         tensor_types=dict(sorted(types.items())),

@@ -15,35 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from calculators.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
+from calculators.config_fields import (
+    WRAPPERS,
+    Config,
+    attention_heads,
+    head_dim_of,
+    int_field,
+    int_or_hf_default,
+    text_config_of,
+    with_hf_defaults,
+)
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
-
-Config = Mapping[str, Any]
-
-#: Multimodal wrappers whose language model sits under `text_config`, and the text model_type
-#: transformers assumes when `text_config` has none (Gemma3Config / Mistral3Config sub-configs).
-_WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "mistral3": "mistral"}
 
 #: Encoder-only families served as embedding models (no generation, no growing KV cache).
 _ENCODER_FAMILIES = ("bert", "xlm-roberta", "roberta")
-
-#: HF defaults: transformers' Gemma3TextConfig (configuration_gemma3.py @008f5c8c) fills these when a
-#: Gemma 3 config.json omits them, as google/gemma-3-4b-it's does for heads, head_dim and vocabulary.
-GEMMA3_TEXT_HF_DEFAULTS: dict[str, int] = {
-    "num_attention_heads": 8,
-    "num_key_value_heads": 4,
-    "head_dim": 256,
-    "vocab_size": 262_208,
-    "max_position_embeddings": 131_072,
-    "sliding_window": 4096,
-    "sliding_window_pattern": 6,
-}
-
-
-def with_hf_defaults(cfg: Config, family: str) -> Config:
-    """The config with the values transformers itself fills in for keys this family's file may omit."""
-    if family == "gemma3_text":
-        return {**GEMMA3_TEXT_HF_DEFAULTS, **{k: v for k, v in cfg.items() if v is not None}}
-    return cfg
 
 
 def load_config_text(text: str, source: str = "pasted config.json") -> dict[str, Any]:
@@ -91,20 +76,10 @@ def architecture_from_config(
     """
     if not isinstance(config, Mapping):
         raise ServewiseInputError("a config.json must be a JSON object")
-    model_type = config.get("model_type")
-    if not isinstance(model_type, str) or not model_type:
-        raise ConfigFieldMissing("model_type", "unknown")
-    text = config
-    if model_type in _WRAPPERS:
-        inner = _require(config, "text_config", model_type)
-        if not isinstance(inner, Mapping):
-            raise ServewiseInputError(f"'{model_type}' config.json has a text_config that is not an object")
-        text = dict(inner)
-        text.setdefault("model_type", _WRAPPERS[model_type])  # HF default: the wrapper's text sub-config class
-        model_type = text["model_type"]
+    text, model_type = text_config_of(config)
     builder = _BUILDERS.get(model_type)
     if builder is None:
-        known = ", ".join(sorted(set(_BUILDERS) | set(_WRAPPERS)))
+        known = ", ".join(sorted(set(_BUILDERS) | set(WRAPPERS)))
         raise ServewiseInputError(
             f"model_type '{model_type}' is not a family servewise knows yet (known: {known}); "
             "describe the geometry by hand or pick a catalog model"
@@ -124,85 +99,23 @@ def architecture_from_config(
     return replace(arch, params_total=counts.total, params_active=counts.active)
 
 
-# ---------------------------------------------------------------------------------------------------
-# Field access: every read names the family, so a missing key says exactly what to add.
-
-
-def _require(cfg: Config, key: str, family: str) -> Any:
-    """The value of `key`, or ConfigFieldMissing when it is absent or null."""
-    value = cfg.get(key)
-    if value is None:
-        raise ConfigFieldMissing(key, family)
-    return value
-
-
-def _int(cfg: Config, key: str, family: str) -> int:
-    """A required positive integer field."""
-    value = _require(cfg, key, family)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ServewiseInputError(f"config.json for a '{family}' model has {key}={value!r}; expected a whole number")
-    return value
-
-
-def _int_or(cfg: Config, key: str, family: str, hf_default: int | None) -> int | None:
-    """An integer field whose absence transformers itself fills with `hf_default` (caller cites the class)."""
-    if cfg.get(key) is None:
-        return hf_default
-    return _int(cfg, key, family)
-
-
 def _name_from(config: Config) -> str | None:
     """The model's own name when config.json records it (`_name_or_path`)."""
     value = config.get("_name_or_path")
     return value.rsplit("/", 1)[-1] if isinstance(value, str) and value else None
 
 
-def text_config_of(config: Config) -> tuple[Config, str]:
-    """The language-model part of a config (unwrapping multimodal wrappers) and its model_type."""
-    model_type = config.get("model_type")
-    if not isinstance(model_type, str) or not model_type:
-        raise ConfigFieldMissing("model_type", "unknown")
-    if model_type in _WRAPPERS:
-        inner = _require(config, "text_config", model_type)
-        if not isinstance(inner, Mapping):
-            raise ServewiseInputError(f"'{model_type}' config.json has a text_config that is not an object")
-        return inner, str(inner.get("model_type") or _WRAPPERS[model_type])
-    return config, model_type
-
-
 # ---------------------------------------------------------------------------------------------------
 # Shared pieces
-
-
-def _attention_heads(cfg: Config, family: str) -> tuple[int, int]:
-    """(query heads, KV heads). HF default (Llama/Mistral/Qwen/Phi3/Gemma configs): KV heads = query heads."""
-    n_heads = _int(cfg, "num_attention_heads", family)
-    n_kv = _int_or(cfg, "num_key_value_heads", family, n_heads)
-    if n_kv == 0 or n_heads % n_kv:
-        raise ServewiseInputError(
-            f"config.json for a '{family}' model has {n_heads} attention heads and {n_kv} KV heads; "
-            "the KV heads must divide the attention heads"
-        )
-    return n_heads, n_kv
-
-
-def _head_dim(cfg: Config, family: str, n_heads: int, derive: bool) -> int:
-    """Per-head size: an explicit `head_dim` always wins; else hidden/heads when HF derives it that way."""
-    if cfg.get("head_dim") is not None:
-        return _int(cfg, "head_dim", family)
-    if not derive:
-        raise ConfigFieldMissing("head_dim", family)
-    # HF default (LlamaConfig, MistralConfig, Qwen2Config, Phi3Config, MixtralConfig): hidden_size // heads.
-    return _int(cfg, "hidden_size", family) // n_heads
 
 
 def _common(cfg: Config, family: str) -> dict[str, Any]:
     """Fields every decoder family has: hidden size, vocabulary, trained context, query heads."""
     return {
         "family": family,
-        "hidden_size": _int(cfg, "hidden_size", family),
-        "vocab_size": _int(cfg, "vocab_size", family),
-        "max_context_tokens": _int_or(cfg, "max_position_embeddings", family, None),
+        "hidden_size": int_field(cfg, "hidden_size", family),
+        "vocab_size": int_field(cfg, "vocab_size", family),
+        "max_context_tokens": int_or_hf_default(cfg, "max_position_embeddings", family, None),
     }
 
 
@@ -263,21 +176,21 @@ def _arch(cfg: Config, family: str, layers: tuple[LayerGeometry, ...], n_heads: 
 
 def _dense_gqa(cfg: Config, family: str) -> ModelArchitecture:
     """Llama 3.x, Mistral, Qwen2/2.5, Qwen3, Phi-3/Phi-4: grouped-query (or multi-head) attention."""
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads, n_kv = _attention_heads(cfg, family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
     # Qwen3Config's own head_dim default is 128, not hidden/heads; every Qwen3 config.json states it,
     # so servewise asks for it rather than guess which rule applies.
-    head_dim = _head_dim(cfg, family, n_heads, derive=family not in ("qwen3", "qwen3_moe"))
-    max_context = _int_or(cfg, "max_position_embeddings", family, None)
+    head_dim = head_dim_of(cfg, family, n_heads, derive=family not in ("qwen3", "qwen3_moe"))
+    max_context = int_or_hf_default(cfg, "max_position_embeddings", family, None)
     notes: list[str] = []
     types = _layers_from_types(cfg, family, n_layers)
-    window = _int_or(cfg, "sliding_window", family, None)
+    window = int_or_hf_default(cfg, "sliding_window", family, None)
     if types is None:
         if family in ("qwen2", "qwen3", "qwen3_moe", "qwen2_moe"):
             # HF Qwen2/Qwen3 configs: the window applies only when use_sliding_window is true (HF default
             # false), and then only to layers from max_window_layers on.
             use_window = bool(cfg.get("use_sliding_window", False))
-            first_windowed = _int_or(cfg, "max_window_layers", family, n_layers) if use_window else n_layers
+            first_windowed = int_or_hf_default(cfg, "max_window_layers", family, n_layers) if use_window else n_layers
             types = [
                 "sliding_attention" if use_window and i >= first_windowed else "full_attention" for i in range(n_layers)
             ]
@@ -298,14 +211,14 @@ def _dense_gqa(cfg: Config, family: str) -> ModelArchitecture:
 def _qwen_moe(cfg: Config, family: str, n_layers: int) -> MoEGeometry:
     """Qwen MoE: `num_experts` routed experts, `num_experts_per_tok` active, dense layers in `mlp_only_layers`."""
     dense_layers = cfg.get("mlp_only_layers") or []  # HF default (Qwen3MoeConfig): [] — every layer sparse
-    step = _int_or(cfg, "decoder_sparse_step", family, 1)  # HF default (Qwen3MoeConfig): 1
+    step = int_or_hf_default(cfg, "decoder_sparse_step", family, 1)  # HF default (Qwen3MoeConfig): 1
     n_dense = sum(1 for i in range(n_layers) if i in dense_layers or (i + 1) % step != 0)
     shared = 1 if (cfg.get("shared_expert_intermediate_size") or 0) > 0 else 0
     return MoEGeometry(
-        n_experts=_int(cfg, "num_experts", family),
-        n_active=_int(cfg, "num_experts_per_tok", family),
+        n_experts=int_field(cfg, "num_experts", family),
+        n_active=int_field(cfg, "num_experts_per_tok", family),
         n_shared=shared,
-        expert_intermediate_size=_int(cfg, "moe_intermediate_size", family),
+        expert_intermediate_size=int_field(cfg, "moe_intermediate_size", family),
         n_dense_layers=n_dense,
     )
 
@@ -314,19 +227,19 @@ def _mixtral(cfg: Config, family: str) -> ModelArchitecture:
     """Mixtral: Mistral attention with `num_local_experts` experts per layer, `num_experts_per_tok` active."""
     arch = _dense_gqa(cfg, family)
     moe = MoEGeometry(
-        n_experts=_int(cfg, "num_local_experts", family),
-        n_active=_int(cfg, "num_experts_per_tok", family),
-        expert_intermediate_size=_int(cfg, "intermediate_size", family),
+        n_experts=int_field(cfg, "num_local_experts", family),
+        n_active=int_field(cfg, "num_experts_per_tok", family),
+        expert_intermediate_size=int_field(cfg, "intermediate_size", family),
     )
     return replace(arch, moe=moe)
 
 
 def _gemma2(cfg: Config, family: str) -> ModelArchitecture:
     """Gemma 2: sliding window on even layers (0, 2, ...), global attention on odd ones (Gemma2Config)."""
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads, n_kv = _attention_heads(cfg, family)
-    head_dim = _int(cfg, "head_dim", family)
-    window = _int(cfg, "sliding_window", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
+    window = int_field(cfg, "sliding_window", family)
     types = _layers_from_types(cfg, family, n_layers) or [
         "sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n_layers)
     ]
@@ -340,23 +253,23 @@ def _gemma3_text(cfg: Config, family: str) -> ModelArchitecture:
     them (`GEMMA3_TEXT_HF_DEFAULTS`).
     """
     full = with_hf_defaults(cfg, family)
-    n_layers = _int(full, "num_hidden_layers", family)
-    n_heads, n_kv = _attention_heads(full, family)
-    head_dim = _int(full, "head_dim", family)
-    window = _int(full, "sliding_window", family)
+    n_layers = int_field(full, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(full, family)
+    head_dim = int_field(full, "head_dim", family)
+    window = int_field(full, "sliding_window", family)
     types = _layers_from_types(full, family, n_layers)
     if types is None:
-        pattern = _int(full, "sliding_window_pattern", family)
+        pattern = int_field(full, "sliding_window_pattern", family)
         types = ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention" for i in range(n_layers)]
     return _arch(full, family, _kinds_to_layers(types, family, n_kv, head_dim, window), n_heads)
 
 
 def _gpt_oss(cfg: Config, family: str) -> ModelArchitecture:
     """gpt-oss: alternating sliding (window 128) and full layers from `layer_types`; MoE in every layer."""
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads, n_kv = _attention_heads(cfg, family)
-    head_dim = _int(cfg, "head_dim", family)
-    window = _int(cfg, "sliding_window", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
+    window = int_field(cfg, "sliding_window", family)
     types = _layers_from_types(cfg, family, n_layers)
     if types is None:
         raise ConfigFieldMissing("layer_types", family)
@@ -364,9 +277,9 @@ def _gpt_oss(cfg: Config, family: str) -> ModelArchitecture:
     if active is None:
         raise ConfigFieldMissing("num_experts_per_tok", family)
     moe = MoEGeometry(
-        n_experts=_int(cfg, "num_local_experts", family),
+        n_experts=int_field(cfg, "num_local_experts", family),
         n_active=int(active),
-        expert_intermediate_size=_int(cfg, "intermediate_size", family),
+        expert_intermediate_size=int_field(cfg, "intermediate_size", family),
     )
     return _arch(cfg, family, _kinds_to_layers(types, family, n_kv, head_dim, window), n_heads, moe=moe)
 
@@ -377,12 +290,12 @@ def _deepseek(cfg: Config, family: str) -> ModelArchitecture:
     Key/value head sizes are recorded too (qk_nope + qk_rope, v_head_dim) for engines that expand
     MLA into ordinary per-head K and V.
     """
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads = _int(cfg, "num_attention_heads", family)
-    kv_lora_rank = _int(cfg, "kv_lora_rank", family)
-    rope_dim = _int(cfg, "qk_rope_head_dim", family)
-    nope_dim = _int(cfg, "qk_nope_head_dim", family)
-    v_dim = _int(cfg, "v_head_dim", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads = int_field(cfg, "num_attention_heads", family)
+    kv_lora_rank = int_field(cfg, "kv_lora_rank", family)
+    rope_dim = int_field(cfg, "qk_rope_head_dim", family)
+    nope_dim = int_field(cfg, "qk_nope_head_dim", family)
+    v_dim = int_field(cfg, "v_head_dim", family)
     layer = LayerGeometry(
         kind=LayerKind.MLA,
         n_kv_heads=n_heads,
@@ -395,14 +308,14 @@ def _deepseek(cfg: Config, family: str) -> ModelArchitecture:
     moe = None
     if n_routed:
         # HF's defaults differ between DeepseekV2Config (0) and DeepseekV3Config (3): ask rather than guess.
-        first_dense = _int(cfg, "first_k_dense_replace", family)
-        freq = _int_or(cfg, "moe_layer_freq", family, 1)  # HF default (DeepseekV2/V3Config): 1
+        first_dense = int_field(cfg, "first_k_dense_replace", family)
+        freq = int_or_hf_default(cfg, "moe_layer_freq", family, 1)  # HF default (DeepseekV2/V3Config): 1
         n_dense = sum(1 for i in range(n_layers) if not (i >= first_dense and i % freq == 0))
         moe = MoEGeometry(
             n_experts=int(n_routed),
-            n_active=_int(cfg, "num_experts_per_tok", family),
-            n_shared=_int_or(cfg, "n_shared_experts", family, 0) or 0,
-            expert_intermediate_size=_int(cfg, "moe_intermediate_size", family),
+            n_active=int_field(cfg, "num_experts_per_tok", family),
+            n_shared=int_or_hf_default(cfg, "n_shared_experts", family, 0) or 0,
+            expert_intermediate_size=int_field(cfg, "moe_intermediate_size", family),
             n_dense_layers=n_dense,
         )
     notes = ()
@@ -424,10 +337,10 @@ def linear_attention_state_elements(cfg: Config, family: str) -> tuple[int, int]
     d_state = linear_key_head_dim, n_group = linear_num_key_heads, d_inner = linear_value_head_dim x
     linear_num_value_heads.
     """
-    d_conv = _int(cfg, "linear_conv_kernel_dim", family)
-    d_state = _int(cfg, "linear_key_head_dim", family)
-    n_group = _int(cfg, "linear_num_key_heads", family)
-    d_inner = _int(cfg, "linear_value_head_dim", family) * _int(cfg, "linear_num_value_heads", family)
+    d_conv = int_field(cfg, "linear_conv_kernel_dim", family)
+    d_state = int_field(cfg, "linear_key_head_dim", family)
+    n_group = int_field(cfg, "linear_num_key_heads", family)
+    d_inner = int_field(cfg, "linear_value_head_dim", family) * int_field(cfg, "linear_num_value_heads", family)
     return (d_conv - 1) * (d_inner + 2 * n_group * d_state), d_state * d_inner
 
 
@@ -438,12 +351,12 @@ def mamba_state_elements(d_conv: int, d_state: int, d_inner: int, n_group: int =
 
 def _qwen3_next(cfg: Config, family: str) -> ModelArchitecture:
     """Qwen3-Next: full attention every `full_attention_interval` layers, Gated DeltaNet elsewhere; MoE."""
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads, n_kv = _attention_heads(cfg, family)
-    head_dim = _int(cfg, "head_dim", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
     types = _layers_from_types(cfg, family, n_layers)
     if types is None:
-        interval = _int(cfg, "full_attention_interval", family)
+        interval = int_field(cfg, "full_attention_interval", family)
         types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers)]
     conv, state = linear_attention_state_elements(cfg, family)
     recurrent = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
@@ -462,23 +375,25 @@ def _qwen3_next(cfg: Config, family: str) -> ModelArchitecture:
 def _mamba_inner(cfg: Config, family: str, expand_key: str) -> int:
     """Mamba inner width: `intermediate_size` when given (MambaConfig), else expand x hidden."""
     if cfg.get("intermediate_size") is not None and family in ("mamba", "falcon_mamba"):
-        return _int(cfg, "intermediate_size", family)
-    return _int(cfg, expand_key, family) * _int(cfg, "hidden_size", family)
+        return int_field(cfg, "intermediate_size", family)
+    return int_field(cfg, expand_key, family) * int_field(cfg, "hidden_size", family)
 
 
 def _mamba(cfg: Config, family: str) -> ModelArchitecture:
     """Pure Mamba (v1): every layer a state-space layer with a fixed per-sequence state."""
-    n_layers = _int(cfg, "num_hidden_layers", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
     d_inner = _mamba_inner(cfg, family, "expand")
-    conv, state = mamba_state_elements(_int(cfg, "conv_kernel", family), _int(cfg, "state_size", family), d_inner)
+    conv, state = mamba_state_elements(
+        int_field(cfg, "conv_kernel", family), int_field(cfg, "state_size", family), d_inner
+    )
     layer = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
     arch = ModelArchitecture(
         name=family,
         family=family,
         layers=(layer,) * n_layers,
         n_heads=0,
-        hidden_size=_int(cfg, "hidden_size", family),
-        vocab_size=_int(cfg, "vocab_size", family),
+        hidden_size=int_field(cfg, "hidden_size", family),
+        vocab_size=int_field(cfg, "vocab_size", family),
         max_context_tokens=None,
         notes=("a state-space model has no trained context limit in its config.json",),
     )
@@ -488,26 +403,28 @@ def _mamba(cfg: Config, family: str) -> ModelArchitecture:
 def _jamba(cfg: Config, family: str) -> ModelArchitecture:
     """Jamba: attention on layers where i % attn_layer_period == attn_layer_offset, Mamba elsewhere; MoE every
     `expert_layer_period` layers from `expert_layer_offset`."""
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads, n_kv = _attention_heads(cfg, family)
-    head_dim = _int(cfg, "hidden_size", family) // n_heads  # JambaConfig has no head_dim: hidden / heads
-    period = _int(cfg, "attn_layer_period", family)
-    offset = _int(cfg, "attn_layer_offset", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "hidden_size", family) // n_heads  # JambaConfig has no head_dim: hidden / heads
+    period = int_field(cfg, "attn_layer_period", family)
+    offset = int_field(cfg, "attn_layer_offset", family)
     d_inner = _mamba_inner(cfg, family, "mamba_expand")
-    conv, state = mamba_state_elements(_int(cfg, "mamba_d_conv", family), _int(cfg, "mamba_d_state", family), d_inner)
+    conv, state = mamba_state_elements(
+        int_field(cfg, "mamba_d_conv", family), int_field(cfg, "mamba_d_state", family), d_inner
+    )
     recurrent = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
     layers = tuple(
         _attention_layer(LayerKind.FULL, n_kv, head_dim) if i % period == offset else recurrent for i in range(n_layers)
     )
     moe = None
-    n_experts = _int(cfg, "num_experts", family)
+    n_experts = int_field(cfg, "num_experts", family)
     if n_experts > 1:
-        e_period = _int(cfg, "expert_layer_period", family)
-        e_offset = _int(cfg, "expert_layer_offset", family)
+        e_period = int_field(cfg, "expert_layer_period", family)
+        e_offset = int_field(cfg, "expert_layer_offset", family)
         moe = MoEGeometry(
             n_experts=n_experts,
-            n_active=_int(cfg, "num_experts_per_tok", family),
-            expert_intermediate_size=_int(cfg, "intermediate_size", family),
+            n_active=int_field(cfg, "num_experts_per_tok", family),
+            expert_intermediate_size=int_field(cfg, "intermediate_size", family),
             n_dense_layers=sum(1 for i in range(n_layers) if i % e_period != e_offset),
         )
     return _arch(cfg, family, layers, n_heads, moe=moe)
@@ -515,9 +432,9 @@ def _jamba(cfg: Config, family: str) -> ModelArchitecture:
 
 def _encoder(cfg: Config, family: str) -> ModelArchitecture:
     """BERT / XLM-RoBERTa encoders (bge-m3 style): multi-head attention, no KV cache kept between requests."""
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads = _int(cfg, "num_attention_heads", family)
-    head_dim = _int(cfg, "hidden_size", family) // n_heads  # BertConfig has no head_dim: hidden / heads
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads = int_field(cfg, "num_attention_heads", family)
+    head_dim = int_field(cfg, "hidden_size", family) // n_heads  # BertConfig has no head_dim: hidden / heads
     layer = _attention_layer(LayerKind.FULL, n_heads, head_dim)
     return _arch(
         cfg,
@@ -550,4 +467,4 @@ _BUILDERS: dict[str, Callable[[Config, str], ModelArchitecture]] = {
     "roberta": _encoder,
 }
 
-SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(set(_BUILDERS) | set(_WRAPPERS)))
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(set(_BUILDERS) | set(WRAPPERS)))

@@ -6,6 +6,7 @@ or test can point at a mirror. Error messages never contain the token.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.architecture import ModelArchitecture
+from calculators.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from calculators.errors import ServewiseInputError
 from calculators.hf_config import architecture_from_config, load_config_text
 
@@ -29,6 +31,10 @@ def _endpoint() -> str:
     return (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
 
 
+class HubFileMissing(HubFetchError):
+    """The repository exists but has no file of that name."""
+
+
 def fetch_config(
     repo_id: str, revision: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S, cache_dir: str | Path | None = None
 ) -> dict[str, Any]:
@@ -38,6 +44,37 @@ def fetch_config(
     request with a 60 s timeout, so the download runs in a worker thread that is abandoned when the
     deadline passes. `cache_dir` defaults to the huggingface_hub cache (HF_HUB_CACHE / HF_HOME).
     """
+    try:
+        text = _download_text(repo_id, "config.json", revision, timeout_s, cache_dir)
+    except HubFileMissing as missing:
+        raise HubFileMissing(f"{missing} (a GGUF-only repo? give the .gguf file instead)") from None
+    return load_config_text(text, source=f"{repo_id}/config.json")
+
+
+def fetch_embedding_pooling(
+    repo_id: str, revision: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S, cache_dir: str | Path | None = None
+) -> EmbeddingPooling | None:
+    """Pooling, output dimension and normalisation from a sentence-transformers repo; None if it has no modules.json."""
+    try:
+        modules = json.loads(_download_text(repo_id, "modules.json", revision, timeout_s, cache_dir))
+    except HubFileMissing:
+        return None
+    except json.JSONDecodeError as exc:
+        raise HubFetchError(f"{repo_id}/modules.json is not valid JSON ({exc.msg})") from None
+    pooling_dirs = [m.get("path") for m in modules if str(m.get("type", "")).endswith(".Pooling")]
+    if not pooling_dirs:
+        return None
+    filename = f"{pooling_dirs[0]}/config.json"
+    pooling = load_config_text(
+        _download_text(repo_id, filename, revision, timeout_s, cache_dir), f"{repo_id}/{filename}"
+    )
+    return embedding_pooling_from_files(pooling, modules)
+
+
+def _download_text(
+    repo_id: str, filename: str, revision: str | None, timeout_s: float, cache_dir: str | Path | None
+) -> str:
+    """One file of a hub repo as text, with every failure turned into a HubFetchError that names the fix."""
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import (
         EntryNotFoundError,
@@ -59,7 +96,7 @@ def fetch_config(
         try:
             outcome["path"] = hf_hub_download(
                 repo_id,
-                "config.json",
+                filename,
                 revision=revision,
                 endpoint=endpoint,
                 token=os.environ.get("HF_TOKEN") or None,
@@ -81,7 +118,7 @@ def fetch_config(
             )
         if "error" in outcome:
             raise outcome.pop("error")
-        path = outcome["path"]
+        return Path(outcome["path"]).read_text(encoding="utf-8")
     except GatedRepoError:
         raise HubFetchError(
             f"{where} is gated: accept its licence on the model page, then set HF_TOKEN to a token of that account"
@@ -93,9 +130,9 @@ def fetch_config(
     except RevisionNotFoundError:
         raise HubFetchError(f"{where} has no revision '{revision}'") from None
     except LocalEntryNotFoundError as exc:
-        raise HubFetchError(_unreachable_message(exc, where, timeout_s, OfflineModeIsEnabled)) from None
+        raise HubFetchError(_unreachable_message(exc, where, filename, timeout_s, OfflineModeIsEnabled)) from None
     except EntryNotFoundError:
-        raise HubFetchError(f"{where} has no config.json (a GGUF-only repo? give the .gguf file instead)") from None
+        raise HubFileMissing(f"{where} has no {filename}") from None
     except HfHubHTTPError as exc:
         status = getattr(exc.response, "status_code", "?")
         if status == 403:
@@ -106,19 +143,21 @@ def fetch_config(
     except HubFetchError:
         raise
     except OSError as exc:
-        raise HubFetchError(f"could not store config.json for {where} in the cache: {exc.strerror or exc}") from None
-    text = Path(path).read_text(encoding="utf-8")
-    return load_config_text(text, source=f"{repo_id}/config.json")
+        raise HubFetchError(f"could not store {filename} of {where} in the cache: {exc.strerror or exc}") from None
+    except Exception as exc:  # transport errors of huggingface_hub's HTTP client surface here unwrapped
+        raise HubFetchError(
+            f"fetching {filename} of {where} failed ({type(exc).__name__}); check the network or HF_ENDPOINT"
+        ) from None
 
 
-def _unreachable_message(exc: BaseException, where: str, timeout_s: float, offline_error: type) -> str:
+def _unreachable_message(exc: BaseException, where: str, filename: str, timeout_s: float, offline_error: type) -> str:
     """Say whether the hub timed out, was unreachable, or offline mode is on."""
     cause = exc.__cause__
     if isinstance(cause, offline_error):
-        return f"offline mode is on (HF_HUB_OFFLINE) and config.json of {where} is not in the local cache"
+        return f"offline mode is on (HF_HUB_OFFLINE) and {filename} of {where} is not in the local cache"
     if cause is not None and "Timeout" in type(cause).__name__:
         return f"{where} did not answer within {timeout_s:g} s; check the network or HF_ENDPOINT"
-    return f"could not reach {where} and config.json is not in the local cache; check the network or HF_ENDPOINT"
+    return f"could not reach {where} and {filename} is not in the local cache; check the network or HF_ENDPOINT"
 
 
 def architecture_from_hub(

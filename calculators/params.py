@@ -13,8 +13,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.config_fields import (
+    attention_heads,
+    head_dim_of,
+    int_field,
+    int_or_hf_default,
+    require,
+    text_config_of,
+    with_hf_defaults,
+)
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
-from calculators.hf_config import _attention_heads, _head_dim, _int, _int_or, _require, text_config_of, with_hf_defaults
 
 Config = Mapping[str, Any]
 
@@ -52,8 +60,8 @@ def _gated_mlp(hidden: int, inter: int) -> int:
 
 def _gqa_attention(cfg: Config, family: str, hidden: int, *, qkv_bias: bool, o_bias: bool, qk_norm: bool) -> int:
     """q, k, v, o projections of grouped-query attention, with optional biases and per-head q/k norms."""
-    n_heads, n_kv = _attention_heads(cfg, family)
-    head_dim = _head_dim(cfg, family, n_heads, derive=family not in ("qwen3", "qwen3_moe", "qwen3_next"))
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = head_dim_of(cfg, family, n_heads, derive=family not in ("qwen3", "qwen3_moe", "qwen3_next"))
     q = n_heads * head_dim
     kv = n_kv * head_dim
     count = hidden * (q + 2 * kv) + q * hidden
@@ -68,9 +76,9 @@ def _gqa_attention(cfg: Config, family: str, hidden: int, *, qkv_bias: bool, o_b
 
 def _dense_family(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """Llama / Mistral / Qwen2 / Qwen3 / Phi-3 / Gemma 2-3: (per-layer counts, tied default, final norm)."""
-    hidden = _int(cfg, "hidden_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    inter = _int(cfg, "intermediate_size", family)
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    inter = int_field(cfg, "intermediate_size", family)
     bias = bool(cfg.get("attention_bias", False))  # HF default (LlamaConfig, Gemma configs): no bias
     attention = _gqa_attention(
         cfg,
@@ -88,20 +96,22 @@ def _dense_family(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, i
 
 def _qwen_moe_layers(cfg: Config, family: str, attention: int, norms: int) -> list[_LayerCounts]:
     """Qwen3-MoE / Qwen3-Next blocks: routed experts + router (+ gated shared expert), or a dense MLP."""
-    hidden = _int(cfg, "hidden_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_experts = _int(cfg, "num_experts", family)
-    k = _int(cfg, "num_experts_per_tok", family)
-    expert = _gated_mlp(hidden, _int(cfg, "moe_intermediate_size", family))
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_experts = int_field(cfg, "num_experts", family)
+    k = int_field(cfg, "num_experts_per_tok", family)
+    expert = _gated_mlp(hidden, int_field(cfg, "moe_intermediate_size", family))
     shared_inter = cfg.get("shared_expert_intermediate_size") or 0
     shared = _gated_mlp(hidden, shared_inter) + hidden if shared_inter else 0  # + shared_expert_gate (hidden -> 1)
     dense_layers = cfg.get("mlp_only_layers") or []  # HF default: []
-    step = _int_or(cfg, "decoder_sparse_step", family, 1)  # HF default: 1
+    step = int_or_hf_default(cfg, "decoder_sparse_step", family, 1)  # HF default: 1
     layers = []
     for i in range(n_layers):
         if i in dense_layers or (i + 1) % step != 0:
             layers.append(
-                _LayerCounts(dense=attention[i] + norms + _gated_mlp(hidden, _int(cfg, "intermediate_size", family)))
+                _LayerCounts(
+                    dense=attention[i] + norms + _gated_mlp(hidden, int_field(cfg, "intermediate_size", family))
+                )
             )
         else:
             layers.append(
@@ -116,8 +126,8 @@ def _qwen_moe_layers(cfg: Config, family: str, attention: int, norms: int) -> li
 
 def _qwen3_moe(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """Qwen3-MoE: Qwen3 attention (q/k norms) and routed experts."""
-    hidden = _int(cfg, "hidden_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
     attention = _gqa_attention(
         cfg, family, hidden, qkv_bias=bool(cfg.get("attention_bias", False)), o_bias=False, qk_norm=True
     )
@@ -126,9 +136,9 @@ def _qwen3_moe(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]
 
 def _gated_deltanet(cfg: Config, family: str, hidden: int) -> int:
     """One Gated DeltaNet block of Qwen3-Next: qkvz and ba projections, short conv, decay terms, gated norm, out."""
-    nk, dk = _int(cfg, "linear_num_key_heads", family), _int(cfg, "linear_key_head_dim", family)
-    nv, dv = _int(cfg, "linear_num_value_heads", family), _int(cfg, "linear_value_head_dim", family)
-    kernel = _int(cfg, "linear_conv_kernel_dim", family)
+    nk, dk = int_field(cfg, "linear_num_key_heads", family), int_field(cfg, "linear_key_head_dim", family)
+    nv, dv = int_field(cfg, "linear_num_value_heads", family), int_field(cfg, "linear_value_head_dim", family)
+    kernel = int_field(cfg, "linear_conv_kernel_dim", family)
     key_dim, value_dim = nk * dk, nv * dv
     in_proj = hidden * (2 * key_dim + 2 * value_dim) + hidden * 2 * nv
     conv = (2 * key_dim + value_dim) * kernel  # depthwise, no bias
@@ -137,15 +147,15 @@ def _gated_deltanet(cfg: Config, family: str, hidden: int) -> int:
 
 def _qwen3_next(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """Qwen3-Next: gated full attention (q doubled for the output gate) or Gated DeltaNet, then MoE."""
-    hidden = _int(cfg, "hidden_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads, n_kv = _attention_heads(cfg, family)
-    head_dim = _int(cfg, "head_dim", family)
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
     full = hidden * (2 * n_heads * head_dim + 2 * n_kv * head_dim) + n_heads * head_dim * hidden + 2 * head_dim
     linear = _gated_deltanet(cfg, family, hidden)
     types = cfg.get("layer_types")
     if types is None:
-        interval = _int(cfg, "full_attention_interval", family)
+        interval = int_field(cfg, "full_attention_interval", family)
         types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers)]
     attention = [full if t == "full_attention" else linear for t in types]
     return _qwen_moe_layers(cfg, family, attention, 2 * hidden), False, hidden
@@ -153,11 +163,11 @@ def _qwen3_next(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int
 
 def _mixtral(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """Mixtral: Mistral attention, `num_local_experts` gated experts and a router per layer."""
-    hidden = _int(cfg, "hidden_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_experts = _int(cfg, "num_local_experts", family)
-    k = _int(cfg, "num_experts_per_tok", family)
-    expert = _gated_mlp(hidden, _int(cfg, "intermediate_size", family))
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_experts = int_field(cfg, "num_local_experts", family)
+    k = int_field(cfg, "num_experts_per_tok", family)
+    expert = _gated_mlp(hidden, int_field(cfg, "intermediate_size", family))
     attention = _gqa_attention(cfg, family, hidden, qkv_bias=False, o_bias=False, qk_norm=False)
     layer = _LayerCounts(
         dense=attention + 2 * hidden + hidden * n_experts, experts_total=n_experts * expert, experts_active=k * expert
@@ -167,11 +177,11 @@ def _mixtral(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
 
 def _gpt_oss(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """gpt-oss: biased attention with per-head sinks; experts with fused biased gate_up and down; biased router."""
-    hidden = _int(cfg, "hidden_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads, _ = _attention_heads(cfg, family)
-    inter = _int(cfg, "intermediate_size", family)
-    n_experts = _int(cfg, "num_local_experts", family)
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, _ = attention_heads(cfg, family)
+    inter = int_field(cfg, "intermediate_size", family)
+    n_experts = int_field(cfg, "num_local_experts", family)
     k = cfg.get("num_experts_per_tok", cfg.get("experts_per_token"))
     if k is None:
         raise ConfigFieldMissing("num_experts_per_tok", family)
@@ -187,30 +197,30 @@ def _gpt_oss(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
 
 def _deepseek(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """DeepSeek V2/V3: MLA projections (low-rank q when q_lora_rank is set), dense or MoE MLP with shared experts."""
-    hidden = _int(cfg, "hidden_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    n_heads = _int(cfg, "num_attention_heads", family)
-    kv_rank = _int(cfg, "kv_lora_rank", family)
-    rope, nope, v = (_int(cfg, key, family) for key in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"))
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads = int_field(cfg, "num_attention_heads", family)
+    kv_rank = int_field(cfg, "kv_lora_rank", family)
+    rope, nope, v = (int_field(cfg, key, family) for key in ("qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"))
     q_rank = cfg.get("q_lora_rank")
     q_head = nope + rope
     q = hidden * q_rank + q_rank + q_rank * n_heads * q_head if q_rank else hidden * n_heads * q_head
     attention = q + hidden * (kv_rank + rope) + kv_rank + kv_rank * n_heads * (nope + v) + n_heads * v * hidden
     n_routed = cfg.get("n_routed_experts") or 0
-    first_dense = _int(cfg, "first_k_dense_replace", family)
-    freq = _int_or(cfg, "moe_layer_freq", family, 1)  # HF default (DeepseekV2/V3Config): 1
-    dense_mlp = _gated_mlp(hidden, _int(cfg, "intermediate_size", family))
+    first_dense = int_field(cfg, "first_k_dense_replace", family)
+    freq = int_or_hf_default(cfg, "moe_layer_freq", family, 1)  # HF default (DeepseekV2/V3Config): 1
+    dense_mlp = _gated_mlp(hidden, int_field(cfg, "intermediate_size", family))
     layers = []
     for i in range(n_layers):
         if n_routed and i >= first_dense and i % freq == 0:
-            expert = _gated_mlp(hidden, _int(cfg, "moe_intermediate_size", family))
-            n_shared = _int_or(cfg, "n_shared_experts", family, 0) or 0
+            expert = _gated_mlp(hidden, int_field(cfg, "moe_intermediate_size", family))
+            n_shared = int_or_hf_default(cfg, "n_shared_experts", family, 0) or 0
             router = hidden * n_routed + (n_routed if cfg.get("topk_method") == "noaux_tc" else 0)  # + score bias
             layers.append(
                 _LayerCounts(
                     dense=attention + 2 * hidden + router + n_shared * expert,
                     experts_total=n_routed * expert,
-                    experts_active=_int(cfg, "num_experts_per_tok", family) * expert,
+                    experts_active=int_field(cfg, "num_experts_per_tok", family) * expert,
                 )
             )
         else:
@@ -230,40 +240,40 @@ def _mamba_mixer(
 
 def _dt_rank(cfg: Config, key: str, family: str, hidden: int) -> int:
     """Mamba's dt rank: an integer, or "auto" = ceil(hidden / 16) as transformers defines it."""
-    value = _require(cfg, key, family)
+    value = require(cfg, key, family)
     return math.ceil(hidden / 16) if value == "auto" else int(value)
 
 
 def _mamba(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """Pure Mamba: a mixer and one norm per layer; MambaConfig ties the output head by default."""
-    hidden = _int(cfg, "hidden_size", family)
-    d_inner = _int(cfg, "intermediate_size", family)
+    hidden = int_field(cfg, "hidden_size", family)
+    d_inner = int_field(cfg, "intermediate_size", family)
     mixer = _mamba_mixer(
         hidden,
         d_inner,
-        _int(cfg, "state_size", family),
-        _int(cfg, "conv_kernel", family),
+        int_field(cfg, "state_size", family),
+        int_field(cfg, "conv_kernel", family),
         _dt_rank(cfg, "time_step_rank", family, hidden),
         proj_bias=bool(cfg.get("use_bias", False)),  # HF default (MambaConfig): False
         conv_bias=bool(cfg.get("use_conv_bias", True)),  # HF default (MambaConfig): True
     )
-    return [_LayerCounts(dense=mixer + hidden)] * _int(cfg, "num_hidden_layers", family), True, hidden
+    return [_LayerCounts(dense=mixer + hidden)] * int_field(cfg, "num_hidden_layers", family), True, hidden
 
 
 def _jamba(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """Jamba: attention or Mamba mixer (with dt/B/C norms) per layer, MoE or dense MLP per layer."""
-    hidden = _int(cfg, "hidden_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
-    inter = _int(cfg, "intermediate_size", family)
-    d_state = _int(cfg, "mamba_d_state", family)
-    d_inner = _int(cfg, "mamba_expand", family) * hidden
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    inter = int_field(cfg, "intermediate_size", family)
+    d_state = int_field(cfg, "mamba_d_state", family)
+    d_inner = int_field(cfg, "mamba_expand", family) * hidden
     dt_rank = _dt_rank(cfg, "mamba_dt_rank", family, hidden)
     mixer = (
         _mamba_mixer(
             hidden,
             d_inner,
             d_state,
-            _int(cfg, "mamba_d_conv", family),
+            int_field(cfg, "mamba_d_conv", family),
             dt_rank,
             proj_bias=bool(cfg.get("mamba_proj_bias", False)),  # HF default (JambaConfig): False
             conv_bias=bool(cfg.get("mamba_conv_bias", True)),  # HF default (JambaConfig): True
@@ -272,10 +282,10 @@ def _jamba(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
         + 2 * d_state
     )  # dt, B and C layernorms
     attention = _gqa_attention(cfg, family, hidden, qkv_bias=False, o_bias=False, qk_norm=False)
-    period, offset = _int(cfg, "attn_layer_period", family), _int(cfg, "attn_layer_offset", family)
-    n_experts = _int(cfg, "num_experts", family)
-    e_period, e_offset = _int(cfg, "expert_layer_period", family), _int(cfg, "expert_layer_offset", family)
-    k = _int(cfg, "num_experts_per_tok", family)
+    period, offset = int_field(cfg, "attn_layer_period", family), int_field(cfg, "attn_layer_offset", family)
+    n_experts = int_field(cfg, "num_experts", family)
+    e_period, e_offset = int_field(cfg, "expert_layer_period", family), int_field(cfg, "expert_layer_offset", family)
+    k = int_field(cfg, "num_experts_per_tok", family)
     layers = []
     for i in range(n_layers):
         mix = attention if i % period == offset else mixer
@@ -295,13 +305,13 @@ def _jamba(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
 
 def _encoder(cfg: Config, family: str) -> ParamCounts:
     """BERT / XLM-RoBERTa encoder with its pooler: embeddings (word, position, type), biased layers, LayerNorms."""
-    hidden = _int(cfg, "hidden_size", family)
-    inter = _int(cfg, "intermediate_size", family)
-    n_layers = _int(cfg, "num_hidden_layers", family)
+    hidden = int_field(cfg, "hidden_size", family)
+    inter = int_field(cfg, "intermediate_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
     embedding = (
-        _int(cfg, "vocab_size", family) * hidden
-        + _int(cfg, "max_position_embeddings", family) * hidden
-        + _int(cfg, "type_vocab_size", family) * hidden
+        int_field(cfg, "vocab_size", family) * hidden
+        + int_field(cfg, "max_position_embeddings", family) * hidden
+        + int_field(cfg, "type_vocab_size", family) * hidden
     )
     layer = 4 * (hidden * hidden + hidden) + 2 * hidden + hidden * inter + inter + inter * hidden + hidden + 2 * hidden
     total = embedding + 2 * hidden + n_layers * layer + hidden * hidden + hidden  # embedding LayerNorm, pooler
@@ -339,8 +349,8 @@ def count_parameters(config: Config) -> ParamCounts:
         raise ServewiseInputError(f"servewise cannot count parameters for model_type '{family}' yet")
     text = with_hf_defaults(text, family)
     layers, tied_default, final_norm = counter(text, family)
-    hidden = _int(text, "hidden_size", family)
-    embedding = _int(text, "vocab_size", family) * hidden
+    hidden = int_field(text, "hidden_size", family)
+    embedding = int_field(text, "vocab_size", family) * hidden
     head = 0 if _tied(text, tied_default) else embedding
     fixed = embedding + head + final_norm + sum(layer.dense for layer in layers)
     return ParamCounts(

@@ -1,6 +1,6 @@
 """Result types every engine's memory plan returns: data only, formatting is the page's job.
 
-Bytes are integers; `*_bytes` fields are per device unless named `total_`. An engine-specific plan
+Bytes are integers; `*_bytes` fields are per device unless the field says otherwise. An engine-specific plan
 subclasses `MemoryPlan` and adds the figures that engine prints in its own vocabulary.
 """
 
@@ -69,7 +69,10 @@ class MemoryPlan(Result):
 
     engine: str
     kv_bytes_per_token: int = Field(description="bytes per retained token summed over KV-holding layers, as allocated")
-    kv_cache_bytes: int = Field(description="all KV/latent cache bytes the engine allocates per device")
+    kv_cache_bytes: int = Field(
+        description="KV/latent cache bytes as the engine reports them: per rank for vLLM and SGLang (one rank "
+        "planned), the total over devices for llama.cpp/Ollama (split in the plan's per-device list)"
+    )
     weights_bytes: int | None = Field(description="weight bytes per device; None when unknown")
     caches: list[CacheAllocation] = Field(default_factory=list)
     components: list[MemoryComponent] = Field(default_factory=list)

@@ -1,5 +1,7 @@
 """`python -m calculators`: plans as JSON with the documented fields, refusals (3) and bad input (2)."""
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -7,12 +9,23 @@ from pathlib import Path
 
 import pytest
 
+from calculators.cli import main
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "calculators", *args], cwd=REPO, capture_output=True, text=True,
-                          check=False, timeout=120)
+    """Run the CLI in-process (fast: the knowledge base loads once) with the same exit code and streams."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def test_module_entry_point_runs_in_a_fresh_process():
+    done = subprocess.run([sys.executable, "-m", "calculators", "memory", "--model", "nope", "--", "llama-server"],
+                          cwd=REPO, capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("servewise: ") and "Traceback" not in done.stderr
 
 
 def test_vllm_plan_json_has_the_documented_fields():
@@ -76,3 +89,42 @@ def test_bad_input_is_one_line_on_stderr_with_status_2(args, message):
     assert message in done.stderr
     assert done.stderr.startswith("servewise: ") and done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
+
+
+def test_llama_server_issue_example_json():
+    done = cli("memory", "--model", "llama-3.1-8b", "--json", "--",
+               "llama-server", "-c", "32768", "-np", "4", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "on")
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    assert (plan["n_ctx"], plan["n_ctx_seq"], plan["n_seq"]) == (32_768, 8_192, 4)  # ctx-size split over slots
+    (cache,) = plan["caches"]
+    # q8_0 stores 32 values in 34 bytes: 32 layers x 8 KV heads x 128 x 8192 cells x 34/32 bytes = 1088 MiB
+    assert cache["k_bytes"] == cache["v_bytes"] == 1088 * 2**20
+    assert (cache["type_k"], cache["type_v"], cache["cells"]) == ("q8_0", "q8_0", 8_192)
+
+
+def test_llama_server_quantized_v_without_flash_attention_is_refused():
+    done = cli("memory", "--model", "llama-3.1-8b", "--json", "--", "llama-server", "-c", "8192", "-ctv", "q8_0",
+               "-fa", "off")
+    assert done.returncode == 3
+    assert "flash" in json.loads(done.stdout)["refusal"].lower()
+
+
+def test_ollama_environment_command():
+    done = cli("memory", "--model", "llama-3.1-8b", "--gpu", "rtx-4090-24gb", "--json", "--",
+               "OLLAMA_NUM_PARALLEL=4", "OLLAMA_CONTEXT_LENGTH=8192", "ollama", "serve")
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    # Ollama starts llama-server with -c num_ctx x num_parallel -np num_parallel (llm/llama_server.go)
+    assert (plan["effective_ctx_size"], plan["effective_parallel"], plan["n_ctx_seq"]) == (32_768, 4, 8_192)
+
+
+def test_gguf_header_gives_exact_weight_bytes(tmp_path):
+    from tests.tiny_gguf import TinyAttentionModel
+
+    path = TinyAttentionModel("llama3-8b", "llama", 2, 32, 8, 128, 8192).write(tmp_path / "tiny.gguf")
+    done = cli("memory", "--gguf", str(path), "--json", "--", "llama-server", "-c", "4096")
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    assert plan["weights_basis"].startswith("exact")
+    assert plan["kv_bytes_per_token"] == 2 * 2 * 8 * 128 * 2  # 2 layers, K+V, 8 KV heads, head 128, f16

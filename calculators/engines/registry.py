@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from calculators.engines.llamacpp import LlamaCppSettings, plan_llamacpp
 from calculators.engines.mlx_lm import MlxLmSettings, plan_mlx_lm
+from calculators.engines.ollama import OllamaSettings, plan_ollama
 from calculators.engines.sglang import SglangSettings, plan_sglang
 from calculators.engines.vllm import VllmSettings, plan_vllm
 from calculators.plan import MemoryPlan
@@ -29,6 +31,8 @@ class EngineModule:
 ENGINE_MODULES: dict[str, EngineModule] = {
     module.engine: module
     for module in (
+        EngineModule("ollama", OllamaSettings, plan_ollama),
+        EngineModule("llama-cpp", LlamaCppSettings, plan_llamacpp),
         EngineModule("vllm", VllmSettings, plan_vllm),
         EngineModule("sglang", SglangSettings, plan_sglang),
         EngineModule("mlx-lm", MlxLmSettings, plan_mlx_lm),

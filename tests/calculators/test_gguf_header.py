@@ -54,6 +54,7 @@ def test_llama_style_gqa_and_exact_weight_bytes(tmp_path):
     assert header.weights_bytes == 16 * 64 * 2 + 64 * 64 // block * type_size + 64 * 4  # 2048 + 4352 + 256
     assert header.tensor_types == {"F16": 1, "F32": 1, "Q8_0": 1}
     assert header.tensor_count == 3 and header.file_type == 7
+    assert a.params_total == a.params_active == 16 * 64 + 64 * 64 + 64  # elements, whatever the storage type
     assert header.file_bytes >= header.weights_bytes
 
 
@@ -92,10 +93,14 @@ def test_gpt_oss_and_explicit_pattern_array(tmp_path):
         [("add_block_count", 4), ("add_head_count", 64), ("add_head_count_kv", 8), ("add_embedding_length", 2880),
          ("add_key_length", 64), ("add_value_length", 64), ("add_sliding_window", 128),
          ("add_expert_count", 32), ("add_expert_used_count", 4)],
+        [("token_embd.weight", np.zeros((4, 32), dtype=np.float32), None),
+         ("blk.0.ffn_up_exps.weight", np.zeros((32, 2, 32), dtype=np.float16), None)],
     )  # fmt: skip
     a = read_gguf_header(path).architecture
     assert [layer.kind for layer in a.layers] == [LayerKind.SLIDING, LayerKind.FULL] * 2
     assert (a.moe.n_experts, a.moe.n_active) == (32, 4)
+    # token_embd 4 x 32 = 128 elements, blk.0.ffn_up_exps 32 experts x 2 x 32 = 2048: 4 of 32 run per token
+    assert (a.params_total, a.params_active) == (128 + 2048, 128 + 2048 * 4 // 32)
     explicit = write_gguf(
         tmp_path / "pattern.gguf",
         "llama",

@@ -7,30 +7,28 @@ agrees to the parameter means every projection, norm and bias of the family is a
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from real_configs import load
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
 from calculators.params import count_parameters
 
-CONFIGS = Path(__file__).resolve().parents[1] / "data" / "hf_configs"
-
 
 def counts(name: str):
-    return count_parameters(json.loads((CONFIGS / f"{name}.json").read_text()))
+    return count_parameters(load(name))
 
 
 @pytest.mark.parametrize(
     ("name", "keras_params"),
     [
-        ("Meta-Llama-3.1-8B", 8_030_261_248),  # llama3_presets.py llama3.1_8b
+        ("Llama-3.1-8B-Instruct", 8_030_261_248),  # llama3_presets.py llama3.1_instruct_8b
         ("Mistral-7B-v0.3", 7_248_023_552),  # mistral_presets.py mistral_0.3_7b_en
         ("Mistral-Small-3.1-24B-Instruct-2503", 23_572_403_200),  # magistral_small_2506_en: same language model
         ("Mixtral-8x7B-v0.1", 46_702_792_704),  # mixtral_presets.py mixtral_8_7b_en
         ("Phi-3.5-mini-instruct", 3_821_079_552),  # phi3_presets.py phi3_mini_128k_instruct_en: same geometry
         ("Qwen2-7B", 7_615_616_512),  # qwen_presets.py qwen2.5_math_7b_en: same geometry
+        ("Qwen3-0.6B", 596_049_920),  # qwen3_presets.py qwen3_0.6b_en
+        ("Qwen3-1.7B", 1_720_574_976),  # qwen3_1.7b_en
         ("Qwen3-8B", 8_190_735_360),  # qwen3_presets.py qwen3_8b_en
         ("Qwen3-32B", 32_762_123_264),  # qwen3_32b_en
         ("Qwen3-30B-A3B", 30_532_122_624),  # qwen3_moe_presets.py qwen3_moe_30b_a3b_en
@@ -105,7 +103,7 @@ def test_jamba_counts():
 
 
 def test_missing_field_in_count():
-    cfg = json.loads((CONFIGS / "Mixtral-8x7B-v0.1.json").read_text())
+    cfg = load("Mixtral-8x7B-v0.1")
     del cfg["intermediate_size"]
     with pytest.raises(ConfigFieldMissing, match="intermediate_size"):
         count_parameters(cfg)
