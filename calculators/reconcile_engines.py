@@ -26,18 +26,8 @@ _DEFAULT_DEVICE_BYTES = 80 * GIB
 
 
 def engine_module(engine: str) -> EngineModule | None:
-    """The registry's entry for `engine`; llama.cpp and Ollama straight from their modules until it lists them."""
-    if engine in ENGINE_MODULES:
-        return ENGINE_MODULES[engine]
-    if engine == "llama-cpp":
-        from calculators.engines.llamacpp import LlamaCppSettings, plan_llamacpp
-
-        return EngineModule("llama-cpp", LlamaCppSettings, plan_llamacpp)
-    if engine == "ollama":
-        from calculators.engines.ollama import OllamaSettings, plan_ollama
-
-        return EngineModule("ollama", OllamaSettings, plan_ollama)
-    return None
+    """The registry's entry for `engine` (None when servewise has no plan for it)."""
+    return ENGINE_MODULES.get(engine)
 
 
 @dataclass
