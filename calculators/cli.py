@@ -156,7 +156,8 @@ def run_reconcile(args: argparse.Namespace) -> int:
     kb = load_knowledge()
     result = reconcile_log(
         parsed,
-        arch=resolve_model(kb, hf_config_path=args.hf_config, model_id=args.model),
+        arch=resolve_model(kb, hf_config_path=args.hf_config, model_id=args.model,
+                           log_model=parsed.settings.get("model")),
         machine=resolve_gpu(kb, args.gpu),
         overrides=parse_overrides(",".join(args.set)),
     )

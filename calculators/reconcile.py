@@ -13,6 +13,8 @@ rows test the engine's block and token arithmetic rather than servewise's estima
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import BaseModel, ValidationError
 
 from calculators.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
@@ -26,6 +28,11 @@ from calculators.startup_log.detect import ENGINE_NAMES
 SettingValue = int | float | bool | str
 #: Engines whose logs dump the GGUF geometry, so no model needs to be named.
 GEOMETRY_IN_LOG = ("llama-cpp", "ollama")
+#: Engines whose printed figures servewise's plan does not predict, and why.
+UNCHECKED_ENGINES = {
+    "mlx-lm": "MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's MLX plan sizes "
+    "the cache for a workload, so the printed figures are listed unchecked",
+}
 #: Log values that mean "the engine decides" rather than a setting.
 _AUTO_VALUES = {"auto", "none", ""}
 
@@ -144,9 +151,15 @@ def validated_settings(
 
 
 def resolve_model(
-    kb, *, hf_config_path: str | None = None, hf_config_text: str | None = None, model_id: str | None = None
+    kb,
+    *,
+    hf_config_path: str | None = None,
+    hf_config_text: str | None = None,
+    model_id: str | None = None,
+    log_model: object = None,
 ) -> ModelArchitecture | None:
-    """The architecture from the first model source given (config.json file, pasted text, catalog id), or None."""
+    """The architecture from the first model source given (config.json file, pasted text, catalog id), else the
+    catalog model whose Hugging Face repo the log names (vLLM/SGLang print `model=`), else None."""
     from calculators.catalog import architecture_from_catalog
     from calculators.hf_config import architecture_from_config_file, architecture_from_config_text
 
@@ -156,6 +169,11 @@ def resolve_model(
         return architecture_from_config_text(hf_config_text)
     if model_id:
         return architecture_from_catalog(model_id, kb)
+    if isinstance(log_model, str) and log_model:
+        match = next((m for m in kb.models.models if m.hf_repo.lower() == log_model.lower()), None)
+        if match is not None:
+            arch = architecture_from_catalog(match.id, kb)
+            return replace(arch, source=f"catalog:{match.id} (the log's model {log_model})")
     return None
 
 
@@ -226,6 +244,11 @@ def reconcile_log(
     plan_engine, values = log_settings(parsed)
     if plan_engine is None:
         return base
+    if any(note.code == "no_figures" for note in parsed.notes):
+        return base.model_copy(update={"plan_engine": plan_engine, "not_compared": list(parsed.figures)})
+    if plan_engine in UNCHECKED_ENGINES:
+        return base.model_copy(update={"not_compared": list(parsed.figures),
+                                       "plan_notes": [UNCHECKED_ENGINES[plan_engine]]})
     if engine_module(plan_engine) is None or plan_engine not in ROW_BUILDERS:
         return base.model_copy(update={
             "not_compared": list(parsed.figures),

@@ -492,23 +492,9 @@ def _all_full(arch: ModelArchitecture) -> ModelArchitecture:
         for layer in arch.layers))
 
 
-# ---------------------------------------------------------------------------------------------------
-# MLX LM
-# ---------------------------------------------------------------------------------------------------
-
-
-def mlx_rows(run: EngineRun) -> Outcome:
-    """MLX LM prints peak memory (weights, cache and activations together); nothing servewise predicts exactly."""
-    out = Outcome(settings=run.settings, not_compared=list(run.parsed.figures))
-    out.plan_notes.append("MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's "
-                          "MLX plan sizes the cache for a workload, so the figures are listed unchecked")
-    return out
-
-
 ROW_BUILDERS: dict[str, Callable[[EngineRun], Outcome]] = {
     "llama-cpp": llamacpp_rows,
     "ollama": lambda run: llamacpp_rows(run, engine="ollama"),
     "vllm": vllm_rows,
     "sglang": sglang_rows,
-    "mlx-lm": mlx_rows,
 }

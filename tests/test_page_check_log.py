@@ -78,3 +78,11 @@ def test_pasted_markup_is_not_rendered():
     assert not at.exception
     message = at.error[0].value
     assert "<b>" not in message and "\\<b\\>" in message
+
+
+def test_mlx_and_ollama_logs_show_what_was_found_without_crashing():
+    for name in ("mlx-lm-generate-peak-memory.log", "ollama-v0.5-offload-4gpu-partial.log",
+                 "sglang-server-args-llama31.log"):
+        at = _paste(_page(), (LOGS / name).read_text())
+        assert not at.exception, name
+        assert any("What the log showed" in e.label for e in at.expander), name

@@ -256,10 +256,30 @@ def test_sglang_gemma3_full_size_sliding_layers_is_a_version_rule():
 # --- other engines and bad input ---------------------------------------------------------------------------
 
 
-def test_mlx_figures_are_listed_unchecked():
-    result = reconcile_log(parse("mlx-lm-generate-peak-memory.log"), arch=architecture_from_catalog("llama-3.2-1b"))
+def test_mlx_figures_are_listed_unchecked_without_a_model():
+    # mlx-examples PR 1081: "Peak memory: … GB" counts weights, cache and activations together
+    result = reconcile_log(parse("mlx-lm-generate-peak-memory.log"))
     assert not result.rows
     assert {f.name for f in result.not_compared} >= {"peak_memory_bytes"}
+    assert "listed unchecked" in result.plan_notes[0]
+
+
+def test_configuration_only_logs_need_no_model():
+    # vLLM v0.27.1 engine config dump (issue 52029): settings, no memory figure yet
+    result = reconcile_log(parse("vllm-v0.27-engine-config.log"))
+    assert not result.rows and result.found_settings["max_model_len"] == 2048
+
+
+def test_the_logs_model_is_found_in_the_catalog():
+    from calculators.reconcile import resolve_model
+    from knowledge.loader import load_knowledge
+
+    # vLLM issue 10537 prints model='NousResearch/Meta-Llama-3.1-8B-Instruct' (not a catalog repo): no guess
+    kb = load_knowledge()
+    assert resolve_model(kb, log_model="NousResearch/Meta-Llama-3.1-8B-Instruct") is None
+    entry = next(m for m in kb.models.models if m.id == "qwen3-14b")
+    arch = resolve_model(kb, log_model=entry.hf_repo)
+    assert arch is not None and arch.source.startswith("catalog:qwen3-14b")
 
 
 def test_empty_and_foreign_logs_give_notes_not_rows():
@@ -285,3 +305,17 @@ def test_overrides_are_validated():
         run("vllm-v0.11-enginecore-qwen3-14b.log", "qwen3-14b", tp=4)
     with pytest.raises(ServewiseInputError, match="is not valid"):
         run("vllm-v0.11-enginecore-qwen3-14b.log", "qwen3-14b", gpu_memory_utilization=3)
+
+
+@pytest.mark.parametrize("log", sorted(p.name for p in (Path(__file__).parent / "data" / "logs").glob("*.log")))
+def test_every_stored_log_reconciles_or_asks_for_what_is_missing(log):
+    # Nothing a real paste holds may crash: either a comparison, or a ServewiseInputError saying what to add.
+    parsed = parse(log)
+    try:
+        result = reconcile_log(parsed)
+    except ServewiseInputError as exc:
+        assert "config.json" in str(exc)
+    else:
+        assert result.engine == parsed.engine
+    result = reconcile_log(parsed, arch=architecture_from_catalog("llama-3.1-8b"))  # a wrong model never crashes
+    assert all(row.status in RowStatus for row in result.rows)

@@ -12,7 +12,14 @@ import pandas as pd
 import streamlit as st
 
 from calculators.errors import ServewiseInputError
-from calculators.reconcile import GEOMETRY_IN_LOG, parse_overrides, reconcile_log, resolve_gpu, resolve_model
+from calculators.reconcile import (
+    GEOMETRY_IN_LOG,
+    UNCHECKED_ENGINES,
+    parse_overrides,
+    reconcile_log,
+    resolve_gpu,
+    resolve_model,
+)
 from calculators.reconcile_model import Reconciliation, RowStatus
 from calculators.startup_log import ParsedLog, parse_startup_log
 from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
@@ -58,7 +65,7 @@ def _log_text(key_prefix: str) -> str:
 
 def _model_inputs(kb, parsed: ParsedLog, key_prefix: str) -> tuple[str, str, str, str]:
     """(catalog model id or 'none', pasted config.json, GPU id or 'none', extra settings text)."""
-    needs_model = parsed.engine not in GEOMETRY_IN_LOG
+    needs_model = parsed.engine not in GEOMETRY_IN_LOG and parsed.engine not in UNCHECKED_ENGINES
     with st.expander("Model, GPU and settings the log does not show", expanded=needs_model):
         if needs_model:
             st.info("This engine's log does not state the model geometry: pick a catalog model or paste its "
@@ -127,7 +134,8 @@ def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = Tr
         return None
     model_id, config, gpu_id, extra = _model_inputs(kb, parsed, key_prefix)
     try:
-        arch = resolve_model(kb, hf_config_text=config, model_id=None if model_id == NONE else model_id)
+        arch = resolve_model(kb, hf_config_text=config, model_id=None if model_id == NONE else model_id,
+                             log_model=parsed.settings.get("model"))
         machine = resolve_gpu(kb, None if gpu_id == NONE else gpu_id)
         result = reconcile_log(parsed, arch=arch, machine=machine, overrides=parse_overrides(extra))
     except ServewiseInputError as exc:
