@@ -321,7 +321,7 @@ def vllm_rows(run: EngineRun) -> Outcome:
         out.rows.append(judge(available, "available KV cache memory", row))
         used.extend(inputs)
     requested, util = _first(parsed, "requested_memory_bytes"), getattr(settings, "gpu_memory_utilization", None)
-    if requested is not None and total is not None and "gpu_memory_utilization" in parsed.settings:
+    if requested is not None and total is not None and "gpu_memory_utilization" in settings.model_fields_set:
         lo, hi = total.interval()
         used.append(requested)
         out.rows.append(judge(requested, "requested memory (total x gpu_memory_utilization)", Prediction(
@@ -368,7 +368,7 @@ def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, over
     peak_torch = _first(parsed, "peak_torch_bytes")
     if total is None or weights is None or non_torch is None or (activation is None and peak_torch is None):
         return None
-    if "gpu_memory_utilization" not in parsed.settings and "gpu_memory_utilization" not in settings.model_fields_set:
+    if "gpu_memory_utilization" not in settings.model_fields_set:
         return None
     ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
     rounded = tuple(f"{f.printed} {f.printed_unit}" for f in (total, weights, non_torch, activation or peak_torch))

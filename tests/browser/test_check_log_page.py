@@ -57,3 +57,19 @@ def test_stale_model_in_the_link_gets_a_note(app_url, page):
     wait_for_app(page)
     expect(page.locator('[data-testid="stAlert"]').filter(has_text="log_model")).to_be_visible()
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_unexplained_difference_is_marked(app_url, page, screenshot_dir):
+    from playwright.sync_api import expect
+
+    # vLLM issue 21348 (Qwen3-235B-A22B, TP 4): 178,880 tokens printed, servewise 180,816-181,040 (unexplained)
+    open_page(page, f"{app_url}/check_log?log_model=qwen3-235b-a22b&log_settings=tensor_parallel_size%3D4")
+    box = page.get_by_label("Start-up log")
+    box.fill((LOGS / "vllm-v0.9-tp4-qwen3-235b.log").read_text())
+    box.press("Control+Enter")
+    wait_for_app(page)
+    expect(page.locator('[data-testid="stMetric"]').filter(has_text="unexplained")).to_contain_text("1")
+    expect(page.get_by_text("no known rule accounts for it").first).to_be_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.set_viewport_size({"width": 1400, "height": 1800})
+    page.screenshot(path=str(screenshot_dir / "check-log-unexplained.png"), full_page=True)
