@@ -1,0 +1,111 @@
+"""Plain-language notes tying a simulation result back to the knobs that shaped it."""
+
+from __future__ import annotations
+
+from calculators.plan import PlanNote
+from calculators.simulator.policy import KvLayout, SchedulerSpec
+from calculators.simulator.results import (
+    QUEUE_NEGLIGIBLE_SHARE,
+    Constraint,
+    RejectReason,
+    RequestStatus,
+    SimulationResult,
+)
+from calculators.simulator.workload import ArrivalProcess, WorkloadSpec
+
+
+def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpec) -> list[PlanNote]:
+    """Notes for a page: which limit bound, what a knob change would or would not do, what was refused."""
+    d = result.diagnostics
+    s = result.summary
+    notes = [PlanNote(code="estimate", message="All figures are estimates from a roofline step time and the "
+                      "engine's scheduling rules, not measurements.")]
+    share = d.queued_time_s / s.duration_s if s.duration_s > 0 else 0.0
+    knob = d.max_running_knob
+    if d.binding is Constraint.NONE:
+        notes.append(PlanNote(code="no_binding_limit", message=(
+            f"Requests rarely waited (queue non-empty {share:.0%} of the run): no configured limit bound; "
+            "latency comes from step time. Raising limits would not change much at this load.")))
+    elif d.binding is Constraint.MAX_RUNNING:
+        msg = (f"Requests queued because all {d.max_running} running places ({knob}) were taken "
+               f"({_blocked_share(d, Constraint.MAX_RUNNING):.0%} of queued time).")
+        if spec.kv_layout is KvLayout.POOL and d.kv_concurrency_estimate < d.max_running * 1.5:
+            msg += (f" KV capacity holds about {d.kv_concurrency_estimate:.0f} average requests, so raising {knob} "
+                    "far beyond that would soon make KV the limit instead.")
+        else:
+            msg += f" Raising {knob} admits more requests at once (each step gets longer as the batch grows)."
+        if spec.kv_layout is KvLayout.SLOTS and spec.kv_capacity_knob == "ctx_size":
+            msg += " With -c unchanged every slot's share of it shrinks (ctx_size / parallel): raise both."
+        elif spec.kv_layout is KvLayout.SLOTS:
+            msg += f" Each extra slot reserves another {spec.slot_context_tokens:,} tokens of KV memory."
+        notes.append(PlanNote(code="binding_max_running", message=msg))
+    elif d.binding is Constraint.KV_CAPACITY:
+        notes.append(PlanNote(code="binding_kv_capacity", message=(
+            f"KV capacity is the binding constraint: requests waited for free KV "
+            f"({_blocked_share(d, Constraint.KV_CAPACITY):.0%} of queued time) while at most {d.peak_active} of "
+            f"{d.max_running} allowed sequences ran. Raising {knob} would not help; more KV "
+            f"({d.kv_capacity_knob}, a smaller KV cache type, another replica) or shorter requests would.")))
+    elif d.binding is Constraint.TOKEN_BUDGET:
+        notes.append(PlanNote(code="binding_token_budget", message=(
+            f"The step token budget ({d.step_token_budget_knob} = {d.step_token_budget}) held the queue: decodes and "
+            "other prefills used it up. A larger budget admits prompts sooner but makes each step longer, "
+            "which raises inter-token latency for running requests.")))
+    elif d.binding is Constraint.STATIC_BATCH:
+        notes.append(PlanNote(code="binding_static_batch", message=(
+            "Static batching: arrivals wait until the whole previous batch has finished, even when most of "
+            "its sequences are done. Iteration-level scheduling lets them join at the next step.")))
+    if d.n_preemptions:
+        notes.append(PlanNote(code="preemptions", message=(
+            f"{d.n_preemptions} preemptions: KV ran out as sequences grew, so the newest running requests were "
+            "evicted and later recomputed their prompt and generated tokens. A concurrency limit above what KV "
+            "can sustain is not productive capacity.")))
+    if d.decode_stall_s > 0.05 * s.duration_s and s.duration_s > 0:
+        notes.append(PlanNote(code="decode_stalls", message=(
+            f"Prefill batches ran on their own for {d.decode_stall_s / s.duration_s:.0%} of the run while other "
+            "sequences were waiting to decode: prefill-first scheduling shortens time to first token and "
+            "lengthens inter-token latency (SGLang's --enable-mixed-chunk puts both in one step).")))
+    if spec.max_running == 1 and spec.engine == "ollama" and share >= QUEUE_NEGLIGIBLE_SHARE:
+        notes.append(PlanNote(code="ollama_single_slot", message=(
+            "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "
+            "waits its turn.")))
+    peak_queued = max(result.timeseries.queued, default=0)
+    if spec.max_queue_unenforced is not None and peak_queued > spec.max_queue_unenforced:
+        notes.append(PlanNote(code="ollama_max_queue_scope", message=(
+            f"Up to {peak_queued} requests waited, more than OLLAMA_MAX_QUEUE={spec.max_queue_unenforced}, and "
+            "none was refused: in the Ollama source read (v0.33.0-rc2) the limit only bounds requests waiting "
+            "for a model to load, not for a slot. Raising it creates no replicas either.")))
+    reasons = [r.reject_reason for r in result.records if r.status is RequestStatus.REJECTED]
+    for reason, text in (
+        (RejectReason.QUEUE_FULL, "rejected because the queue was full (max_queue; Ollama answers HTTP 503)"),
+        (RejectReason.EXCEEDS_CONTEXT, "rejected: prompt (+ output) longer than the context limit"),
+        (RejectReason.EXCEEDS_KV, "rejected: prompt + output larger than the whole KV capacity"),
+        (RejectReason.EXCEEDS_TOKEN_BUDGET, "rejected: prompt + output above the step token budget, which without chunked prefill caps the request length"),
+    ):
+        count = reasons.count(reason)
+        if count:
+            notes.append(PlanNote(code=f"rejected_{reason.value}", message=f"{count} requests {text}."))
+    truncated = sum(1 for r in result.records if r.truncated)
+    if truncated:
+        notes.append(PlanNote(code="truncated", message=(
+            f"{truncated} answers stopped at the slot's context limit ({spec.slot_context_tokens} tokens per slot): "
+            "a slot gets its share of the context, not the whole ctx-size.")))
+    if s.n_cancelled:
+        notes.append(PlanNote(code="cancelled", message=(
+            f"{s.n_cancelled} requests were cancelled after {workload.cancel_after_s:g} s without a first token; "
+            "the engine freed their queue place and KV.")))
+    if workload.arrival is ArrivalProcess.CLOSED:
+        notes.append(PlanNote(code="closed_loop", message=(
+            f"Closed loop: {workload.n_clients} clients each wait for their answer before asking again, so demand "
+            "drops as the server slows down. This hides the queue that the same demand arriving independently "
+            "(open loop) would build; compare with a Poisson rate.")))
+    hits = sum(r.prefix_hit_tokens for r in result.records)
+    prompts = sum(r.prompt_tokens for r in result.records if r.admit_s is not None)
+    if hits and prompts:
+        notes.append(PlanNote(code="prefix_cache", message=(
+            f"The prefix cache served {hits / prompts:.0%} of admitted prompt tokens without prefill "
+            "(only token-identical prefixes count).")))
+    return notes
+
+
+def _blocked_share(d, constraint: Constraint) -> float:
+    return d.blocked_time_s[constraint] / d.queued_time_s if d.queued_time_s > 0 else 0.0

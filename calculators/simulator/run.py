@@ -1,0 +1,38 @@
+"""Entry point: simulate one engine policy on one workload."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from calculators.simulator.core import _Run
+from calculators.simulator.notes import explain
+from calculators.simulator.policy import (
+    LlamaCppPolicy,
+    OllamaPolicy,
+    SglangPolicy,
+    StaticBatchPolicy,
+    VllmPolicy,
+)
+from calculators.simulator.results import SimulationResult, Slo
+from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.workload import RequestSet, WorkloadSpec, draw_requests
+
+
+def simulate(
+    workload: WorkloadSpec,
+    policy: OllamaPolicy | LlamaCppPolicy | VllmPolicy | SglangPolicy | StaticBatchPolicy,
+    cost: StepCostModel,
+    kv_capacity_tokens: int | None = None,
+    slo: Slo | None = None,
+    requests: RequestSet | None = None,
+) -> SimulationResult:
+    """Simulate `policy` serving `workload`; KV capacity in tokens (pool engines), times in seconds.
+
+    Pass `requests` (from `draw_requests(workload)`) to reuse one draw across several engines.
+    Deterministic: the same inputs give the same result.
+    """
+    spec = policy.scheduler_spec(kv_capacity_tokens)
+    run = _Run(spec, cost, workload, requests or draw_requests(workload), slo or Slo())
+    run.run()
+    result = run.result()
+    return replace(result, notes=explain(result, spec, workload))

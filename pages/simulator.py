@@ -1,0 +1,338 @@
+"""How many requests run, how many wait, and what latency they see under each engine's scheduler."""
+
+import streamlit as st
+
+from calculators.errors import ServewiseInputError
+from calculators.simulator import (
+    SIMULATED_ENGINES,
+    LengthDistribution,
+    LlamaCppPolicy,
+    OllamaPolicy,
+    SglangPolicy,
+    Slo,
+    StaticBatchPolicy,
+    StepCostModel,
+    VllmPolicy,
+    WorkloadSpec,
+    checked,
+    draw_requests,
+    open_loop_twin,
+    parse_length_pairs_csv,
+    simulate,
+    sweep_arrival_rates,
+)
+from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
+from knowledge import load_knowledge
+from ui import url_widgets
+from ui.simulator_charts import (
+    comparison_table,
+    distribution_table,
+    loop_comparison_table,
+    records_csv,
+    sweep_figures,
+    timeline_figures,
+)
+
+#: The example machine: a 24 GB card an 8B BF16 model fits on.
+DEFAULT_GPU_ID = "rtx-4090-24gb"
+#: Most requests one page run simulates per engine (keeps a first run within a few seconds).
+MAX_PAGE_REQUESTS = 20_000
+#: Sweep points as multiples of the chosen arrival rate.
+SWEEP_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
+#: Requests per sweep point (fewer than the main run keeps the sweep quick).
+SWEEP_REQUESTS = 300
+
+
+# A run takes tens to hundreds of milliseconds and building a plotly figure tens more, so results and
+# figures are cached by their inputs. They are never mutated, so sharing them between sessions is safe.
+@st.cache_resource(max_entries=8, show_spinner="Simulating…")
+def run_engines(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo):
+    """Each policy on the same drawn requests: results, their tables and timeline figures."""
+    requests = draw_requests(workload)
+    results = [simulate(workload, policy, cost, kv_tokens, slo, requests) for policy in policies]
+    return results, comparison_table(results), distribution_table(results), timeline_figures(results)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Replaying the closed loop as independent arrivals…")
+def run_open_twins(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo):
+    """Each engine's closed-loop run replayed open loop at its own closed-loop rate: (closed, open) results."""
+    closed = run_engines(workload, policies, cost, kv_tokens, slo)[0]
+    twins = [simulate(open_loop_twin(workload, c), p, cost, kv_tokens, slo) for c, p in zip(closed, policies, strict=True)]
+    return loop_comparison_table(closed, twins)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Sweeping arrival rates…")
+def run_sweep(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo, rates: tuple):
+    """Goodput and p99 TTFT figures per engine over `rates` (requests per second)."""
+    engines = {policy.engine: (policy, kv_tokens) for policy in policies}
+    return sweep_figures(sweep_arrival_rates(workload, engines, cost, list(rates), slo))
+
+
+st.title("Concurrency & queueing")
+st.caption(
+    "Open connections are not running requests: the engine admits a few sequences, the rest wait, and "
+    "every running sequence holds KV cache. This page simulates each engine's scheduler step by step "
+    "(iteration-level batching) on your workload. Step times come from a roofline of the GPU — "
+    "**every figure here is an estimate, not a measurement.**"
+)
+
+engines = url_widgets.multiselect(
+    "Engines to compare (same workload)", list(SIMULATED_ENGINES), key="sim_engines",
+    default=["ollama", "vllm", "sglang"],
+    help="'static' is a baseline without iteration-level scheduling: a batch starts when the previous one ends.",
+)
+
+machine_col, workload_col, knobs_col = st.columns(3)
+with machine_col:
+    st.subheader("Machine and model")
+    catalog = load_knowledge().gpus
+    gpu_ids = [gpu.id for gpu in catalog.all_gpus]
+    gpu_id = url_widgets.selectbox("GPU (catalog)", ["custom", *gpu_ids], key="sim_gpu",
+                                   index=1 + gpu_ids.index(DEFAULT_GPU_ID),
+                                   help="'custom' lets you type bandwidth and TFLOPS.")
+    gpu = catalog.get(gpu_id) if gpu_id != "custom" else None
+    bandwidth_gbs = gpu.memory_bandwidth_gb_per_s if gpu else "unknown"
+    tflops = gpu.dense_bf16_tflops if gpu else "unknown"
+    if gpu:
+        st.caption(f"{gpu.name}: {bandwidth_gbs} GB/s, dense BF16 {tflops} TFLOPS ([source]({gpu.source})).")
+    if not isinstance(bandwidth_gbs, int | float):
+        bandwidth_gbs = url_widgets.number("Memory bandwidth (GB/s)", key="sim_bw", min_value=0.0, value=1008.0)
+    if not isinstance(tflops, int | float):
+        tflops = url_widgets.number("Dense TFLOPS at the weights' precision", key="sim_tflops", min_value=0.0,
+                                    value=165.0, help="The catalog has no figure for this device; type one.")
+    params_b = url_widgets.number("Active parameters (billions)", key="sim_params", min_value=0.0, value=8.0,
+                                  help="For MoE models, the parameters used per token.")
+    weights_gb = url_widgets.number("Weights (GB, 10^9 bytes)", key="sim_weights", min_value=0.0, value=16.0)
+    kv_kib = url_widgets.number("KV cache per token (KiB)", key="sim_kv_kib", min_value=0.0, value=128.0,
+                                help="128 KiB: 32 layers x 8 KV heads x 128 dims x 2 bytes x K and V.")
+    kv_tokens = url_widgets.number("KV capacity (tokens) for vLLM / SGLang / static", key="sim_kv_tokens",
+                                   min_value=0, value=32768, step=1024,
+                                   help="What the engine reports as its KV cache size; the memory page computes it.")
+    memory_eff = url_widgets.number("Decode bandwidth efficiency", key="sim_mem_eff", min_value=0.0, max_value=1.0,
+                                    value=DEFAULT_MEMORY_EFFICIENCY, step=0.05,
+                                    help="Share of peak bandwidth reached while decoding. llama.cpp's CUDA scoreboard "
+                                    "implies 0.6-0.72 on consumer cards and 0.3-0.5 on HBM GPUs at batch 1.")
+    compute_eff = url_widgets.number("Prefill compute efficiency (MFU)", key="sim_mfu", min_value=0.0,
+                                     max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
+                                     help="An assumption; Pope et al. (MLSys 2023) report 76 % for large-batch "
+                                     "prefill of PaLM 540B on TPU v4.")
+
+with workload_col:
+    st.subheader("Workload")
+    arrival = url_widgets.segmented("Arrivals", ["poisson", "closed"], key="sim_arrival", default="poisson",
+                                    help="poisson: open loop, independent users at a mean rate. closed: N clients "
+                                    "that wait for each answer (a slow server slows them down too).")
+    n_requests = url_widgets.number("Requests", key="sim_n", min_value=0, max_value=MAX_PAGE_REQUESTS, value=1000,
+                                    step=100)
+    if arrival == "closed":
+        n_clients = url_widgets.number("Clients", key="sim_clients", min_value=0, value=16, step=1)
+        think_s = url_widgets.number("Mean think time (s)", key="sim_think", min_value=0.0, value=2.0)
+        rate = url_widgets.number("Arrival rate for the sweep (requests/s)", key="sim_rate", min_value=0.0,
+                                  value=1.0)
+    else:
+        rate = url_widgets.number("Arrival rate (requests/s)", key="sim_rate", min_value=0.0, value=1.0)
+        n_clients, think_s = 16, 0.0
+    lengths: dict[str, LengthDistribution] = {}
+    for name, default_value in (("prompt", 512), ("output", 256)):
+        kind = url_widgets.segmented(f"{name.capitalize()} length", ["fixed", "uniform", "lognormal"],
+                                     key=f"sim_{name}_kind", default="lognormal")
+        typical = url_widgets.number(f"{name.capitalize()} tokens (value or median)", key=f"sim_{name}",
+                                     min_value=0, value=default_value, step=64)
+        low, high, sigma = 1, max(1, typical), 0.8
+        if kind == "uniform":
+            low = url_widgets.number(f"{name.capitalize()} min tokens", key=f"sim_{name}_min", min_value=0, value=1)
+            high = url_widgets.number(f"{name.capitalize()} max tokens", key=f"sim_{name}_max", min_value=0,
+                                      value=2 * default_value)
+        elif kind == "lognormal":
+            sigma = url_widgets.number(f"{name.capitalize()} spread (lognormal sigma)", key=f"sim_{name}_sigma",
+                                       min_value=0.0, max_value=4.0, value=0.8, step=0.1)
+        lengths[name] = (kind, typical, low, high, sigma)
+    csv_text = st.text_area(
+        "Or paste a CSV of lengths (prompt_tokens,output_tokens) — not kept in the link", key="sim_csv_text",
+        height=80, placeholder="prompt_tokens,output_tokens\n812,120\n95,640",
+    )
+    uploaded = st.file_uploader("…or upload it", type=["csv"], key="sim_csv_file")
+    prefix_pct = url_widgets.number("Shared prefix (% of each prompt, token-identical)", key="sim_prefix",
+                                    min_value=0, max_value=100, value=0, step=5)
+    prefix_warm = url_widgets.toggle("Prefix already cached at start", key="sim_warm", value=True)
+    cancel_s = url_widgets.number("Cancel requests without a first token after (s; 0 = never)", key="sim_cancel",
+                                  min_value=0.0, value=0.0)
+    ttft_slo = url_widgets.number("SLO: time to first token (s)", key="sim_slo_ttft", min_value=0.0, value=2.0)
+    itl_slo_ms = url_widgets.number("SLO: mean inter-token latency (ms)", key="sim_slo_itl", min_value=0.0, value=100.0)
+    seed = url_widgets.number("Random seed", key="sim_seed", min_value=0, max_value=2**31 - 1, value=0, step=1)
+
+with knobs_col:
+    st.subheader("Engine knobs")
+    policies = []
+    if "ollama" in engines:
+        with st.expander("Ollama", expanded=True):
+            ollama_np = url_widgets.number("OLLAMA_NUM_PARALLEL", key="sim_ollama_np", min_value=1, value=1)
+            ollama_ctx = url_widgets.number(
+                "Context per slot (num_ctx)", key="sim_ollama_ctx", min_value=1, value=32768,
+                help="Unset, Ollama picks it by total VRAM: 4,096 below 23 GiB, 32,768 from 23 GiB (the 24 GB "
+                "default card here), 262,144 from 47 GiB; each slot holds this much KV.",
+            )
+            ollama_batch = url_widgets.number("num_batch (tokens per step)", key="sim_ollama_batch", min_value=1,
+                                              value=512)
+            ollama_queue = url_widgets.number("OLLAMA_MAX_QUEUE", key="sim_ollama_queue", min_value=0, value=512)
+            ollama_queue_slots = url_widgets.toggle(
+                "Apply OLLAMA_MAX_QUEUE to requests waiting for a slot", key="sim_ollama_queue_slots",
+                help="Ollama v0.33.0-rc2 checks it only while requests wait for a model load; turn on to see the "
+                "documented reading (HTTP 503 beyond the limit).",
+            )
+            policies.append((OllamaPolicy, dict(
+                num_parallel=ollama_np, context_length=ollama_ctx, num_batch=ollama_batch, max_queue=ollama_queue,
+                max_queue_applies_to_slot_wait=ollama_queue_slots)))
+    if "llama-cpp" in engines:
+        with st.expander("llama-server", expanded=True):
+            llama_ctx = url_widgets.number("-c / --ctx-size (shared by all slots)", key="sim_llama_ctx", min_value=1,
+                                           value=16384)
+            llama_np = url_widgets.number("-np / --parallel (slots)", key="sim_llama_np", min_value=1, value=4)
+            llama_batch = url_widgets.number("-b / --batch-size", key="sim_llama_batch", min_value=1, value=2048)
+            policies.append((LlamaCppPolicy, dict(ctx_size=llama_ctx, parallel=llama_np, batch_size=llama_batch)))
+    if "vllm" in engines:
+        with st.expander("vLLM", expanded=True):
+            vllm_seqs = url_widgets.number("--max-num-seqs", key="sim_vllm_seqs", min_value=1, value=256)
+            vllm_budget = url_widgets.number("--max-num-batched-tokens", key="sim_vllm_mbt", min_value=1, value=2048)
+            vllm_block = url_widgets.number("--block-size", key="sim_vllm_block", min_value=1, value=16)
+            vllm_chunked = url_widgets.toggle("Chunked prefill", key="sim_vllm_chunked", value=True)
+            vllm_apc = url_widgets.toggle("Automatic prefix caching", key="sim_vllm_apc", value=True)
+            policies.append((VllmPolicy, dict(
+                max_num_seqs=vllm_seqs, max_num_batched_tokens=vllm_budget, block_size=vllm_block,
+                enable_chunked_prefill=vllm_chunked, enable_prefix_caching=vllm_apc)))
+    if "sglang" in engines:
+        with st.expander("SGLang", expanded=True):
+            sglang_running = url_widgets.number("--max-running-requests", key="sim_sglang_mrr", min_value=1, value=2048)
+            sglang_chunk = url_widgets.number(
+                "--chunked-prefill-size", key="sim_sglang_chunk", min_value=1, value=2048,
+                help="Unset, SGLang picks it by GPU memory: 2,048 below 35 GiB (the 24 GB default card here), "
+                "8,192 below 160 GiB, 16,384 above.",
+            )
+            sglang_radix = url_widgets.toggle("Radix prefix cache", key="sim_sglang_radix", value=True)
+            sglang_mixed = url_widgets.toggle(
+                "--enable-mixed-chunk", key="sim_sglang_mixed",
+                help="Off (default): a prefill batch runs alone and running decodes wait for it.",
+            )
+            policies.append((SglangPolicy, dict(
+                max_running_requests=sglang_running, chunked_prefill_size=sglang_chunk,
+                disable_radix_cache=not sglang_radix, enable_mixed_chunk=sglang_mixed)))
+    if "static" in engines:
+        with st.expander("Static batching baseline", expanded=True):
+            static_batch = url_widgets.number("Batch size", key="sim_static_batch", min_value=1, value=8)
+            policies.append((StaticBatchPolicy, dict(batch_size=static_batch)))
+
+url_widgets.show_url_notes()
+
+if not engines:
+    st.info("Pick at least one engine to simulate.")
+    st.stop()
+
+try:
+    upload = uploaded.getvalue() if uploaded is not None else None
+    pairs = parse_length_pairs_csv(upload if upload is not None else csv_text) if (upload or csv_text.strip()) else None
+    if upload is not None and not upload.strip():
+        raise ServewiseInputError("the uploaded length CSV is empty: it needs a header and at least one row")
+    length_models = {
+        name: checked(LengthDistribution, f"{name} length", kind=kind, value=typical, median=max(typical, 1),
+                      low=low, high=high, sigma=sigma)
+        for name, (kind, typical, low, high, sigma) in lengths.items()
+    }
+    workload = WorkloadSpec.checked(
+        n_requests=n_requests, arrival=arrival, rate_per_s=rate, n_clients=n_clients, think_time_s=think_s,
+        prompt=length_models["prompt"], output=length_models["output"], length_pairs=pairs,
+        shared_prefix_fraction=prefix_pct / 100, prefix_warm=prefix_warm,
+        cancel_after_s=cancel_s if cancel_s > 0 else None, seed=seed,
+    )
+    cost = checked(
+        StepCostModel, "machine",
+        memory_bandwidth_bytes_per_s=bandwidth_gbs * 1e9, flops_per_s=tflops * 1e12,
+        weights_bytes=weights_gb * 1e9, active_params=params_b * 1e9, kv_bytes_per_token=kv_kib * 1024,
+        memory_efficiency=memory_eff, compute_efficiency=compute_eff,
+    )
+    slo = checked(Slo, "SLO", ttft_s=ttft_slo, itl_s=itl_slo_ms / 1000)
+    built = tuple(checked(cls, cls.model_fields["engine"].default, **knobs) for cls, knobs in policies)
+    results, comparison, distributions, (queued_fig, running_fig, kv_fig) = run_engines(
+        workload, built, cost, kv_tokens, slo
+    )
+except ServewiseInputError as exc:
+    st.error(f"Cannot simulate: {exc}", icon=":material/error:")
+    st.stop()
+
+st.header("Side by side on the same workload")
+if workload.length_pairs:
+    st.caption(f"Lengths sampled from {len(workload.length_pairs):,} CSV rows.")
+st.dataframe(comparison, hide_index=True, width="stretch")
+st.caption(
+    f"Goodput counts finished requests with TTFT ≤ {slo.ttft_s:g} s and mean inter-token latency ≤ "
+    f"{slo.itl_s * 1000:g} ms, per second of the run. Step times are roofline estimates."
+)
+
+st.subheader("Latency distributions")
+st.dataframe(distributions, hide_index=True, width="stretch")
+st.download_button(
+    "Download every simulated request (CSV)", data=lambda: records_csv(results), file_name="servewise-simulation.csv",
+    mime="text/csv", on_click="ignore", icon=":material/download:", key="sim_download",
+)
+
+st.subheader("Queue, running sequences and KV over time")
+left, middle, right = st.columns(3)
+left.plotly_chart(queued_fig, width="stretch", key="sim_chart_queued")
+middle.plotly_chart(running_fig, width="stretch", key="sim_chart_running")
+right.plotly_chart(kv_fig, width="stretch", key="sim_chart_kv")
+st.caption("Each point is the maximum over its slice of the run, so short peaks stay visible.")
+
+st.subheader("What the knobs did")
+for column, result in zip(st.columns(len(results)), results, strict=True):
+    with column:
+        st.markdown(f"**{result.engine}**")
+        st.markdown("\n".join(f"- {note.message}" for note in result.notes if note.code != "estimate"))
+
+if workload.arrival == "closed":
+    st.subheader("What the closed loop hides")
+    st.dataframe(run_open_twins(workload, built, cost, kv_tokens, slo), hide_index=True, width="stretch")
+    st.caption(
+        f"{workload.n_clients} clients that wait for each answer can never queue more than "
+        f"{workload.n_clients} requests, and they send less when the server slows down. The same mean rate "
+        "from independent users (Poisson arrivals) shows the queue that external demand would build."
+    )
+
+with st.expander("What the simulation assumes (and leaves out)", icon=":material/info:"):
+    st.markdown(
+        "- **Step time** is the larger of a memory bound (weights once per step plus the KV the batch reads, "
+        "over bandwidth x decode efficiency) and a compute bound (2 x active parameters FLOPs per token, over "
+        "TFLOPS x prefill efficiency). Attention FLOPs, kernel launch gaps and sampling are left out, so long "
+        "prompts and small models look faster than they are.\n"
+        "- **Inter-token latency** is each request's mean gap after its first token (what vLLM's benchmark "
+        "calls TPOT); single long stalls are averaged in.\n"
+        "- **vLLM**: running requests first, then waiting ones within the token budget; when KV runs out the "
+        "newest request is preempted and recomputed, and nothing new is admitted in that step.\n"
+        "- **SGLang**: admission keeps 0.7 of each running request's remaining output free (the engine lowers "
+        "this ratio over time; here it stays fixed); prefill batches run alone unless mixed chunks are on.\n"
+        "- **llama-server / Ollama**: each slot owns its share of the context; the unified KV of "
+        "llama-server's automatic `-np` mode is not modelled. Prompts of a slot's context or longer are "
+        "refused; answers stop at the slot's context.\n"
+        "- **Prefix cache**: the shared part of each prompt is token-identical across requests; cached "
+        "prefixes are never evicted, and a shared copy counts against KV only while a running request uses it.\n"
+        "- **Lengths are known** to the simulator; engines only see max_tokens, so real admission is "
+        "more conservative or preempts more."
+    )
+
+st.subheader("Where each engine saturates")
+rates = tuple(round(rate * factor, 4) for factor in SWEEP_FACTORS)
+if rate <= 0:
+    st.info("Set a positive arrival rate to sweep around it.")
+else:
+    sweep_workload = workload.model_copy(update={"n_requests": min(workload.n_requests, SWEEP_REQUESTS)})
+    try:
+        goodput_fig, ttft_fig = run_sweep(sweep_workload, built, cost, kv_tokens, slo, rates)
+    except ServewiseInputError as exc:
+        st.error(f"Cannot sweep: {exc}", icon=":material/error:")
+    else:
+        left, right = st.columns(2)
+        left.plotly_chart(goodput_fig, width="stretch", key="sim_chart_sweep_goodput")
+        right.plotly_chart(ttft_fig, width="stretch", key="sim_chart_sweep_ttft")
+        st.caption(
+            f"Open-loop Poisson arrivals at {', '.join(f'{r:g}' for r in rates)} requests/s, "
+            f"{sweep_workload.n_requests} requests per point, same lengths as above. Goodput flattening while "
+            "p99 TTFT climbs marks where the engine saturates."
+        )

@@ -1,0 +1,142 @@
+"""The concurrency & queueing page: renders with defaults, applies shared links, explains bad inputs."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "simulator.py")
+#: Fewer requests than the page default keeps each test run short.
+SMALL = {"sim_n": "200"}
+
+
+def run_page(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update({**SMALL, **(query or {})})
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def errors(at: AppTest) -> str:
+    return " ".join(e.value for e in at.error)
+
+
+def test_defaults_compare_three_engines_with_tables_charts_and_notes():
+    at = run_page()
+    assert not at.error
+    comparison = at.dataframe[0].value
+    assert list(comparison["engine"]) == ["ollama", "vllm", "sglang"]
+    assert {"goodput (req/s)", "TTFT p99 (s)", "binding limit"} <= set(comparison.columns)
+    distributions = at.dataframe[1].value
+    assert set(distributions["latency"]) == {"queue time", "time to first token", "inter-token latency", "end-to-end"}
+    assert len(at.get("plotly_chart")) == 5  # queued, running, KV, sweep goodput, sweep TTFT
+    text = " ".join(m.value for m in at.markdown)
+    assert "OLLAMA_NUM_PARALLEL=1" in text
+    assert "estimate" in " ".join(c.value for c in at.caption)
+
+
+def test_shared_link_values_are_applied():
+    at = run_page({"sim_engines": ["vllm", "static"], "sim_vllm_seqs": "2", "sim_rate": "5"})
+    comparison = at.dataframe[0].value
+    assert list(comparison["engine"]) == ["vllm", "static"]
+    assert comparison.loc[0, "peak running"] <= 2
+    assert comparison.loc[0, "binding limit"] == "max_running"
+
+
+def test_bad_link_values_fall_back_with_notes():
+    at = run_page({"sim_engines": ["vllm", "turbo-engine"], "sim_rate": "fast"})
+    notes = " ".join(w.value for w in at.warning)
+    assert "sim_engines" in notes and "sim_rate" in notes
+    assert list(at.dataframe[0].value["engine"]) == ["vllm"]  # the valid part of the link is kept
+
+
+def test_zero_rate_is_explained():
+    at = run_page()
+    at.number_input(key="sim_rate").set_value(0.0).run()
+    assert not at.exception
+    assert "rate_per_s" in errors(at) and "greater than 0" in errors(at)
+    assert not at.dataframe
+
+
+@pytest.mark.parametrize(
+    ("csv_text", "message"),
+    [
+        ("prompt_tokens,output_tokens\n", "no rows"),
+        ("question,answer\n1,2\n", "needs a prompt column"),
+        ("prompt_tokens,output_tokens\n0,10\n", "must be positive"),
+        ("prompt_tokens,output_tokens\n100,1e15\n", "check the units"),
+    ],
+)
+def test_bad_csv_is_explained(csv_text, message):
+    at = run_page()
+    at.text_area(key="sim_csv_text").input(csv_text).run()
+    assert not at.exception
+    assert message in errors(at)
+
+
+def test_good_csv_drives_the_lengths():
+    at = run_page({"sim_engines": ["vllm"]})
+    at.text_area(key="sim_csv_text").input("prompt_tokens,output_tokens\n100,10\n200,20\n").run()
+    assert not at.error
+    assert any("2 CSV rows" in c.value for c in at.caption)
+
+
+def test_absurd_prompt_length_is_explained():
+    at = run_page()
+    at.number_input(key="sim_prompt").set_value(10**12).run()
+    assert not at.exception
+    assert "prompt" in errors(at) and "10000000" in errors(at)
+
+
+def test_zero_kv_capacity_is_explained_for_pool_engines():
+    at = run_page({"sim_engines": ["vllm"], "sim_kv_tokens": "0"})
+    assert "KV capacity must be a positive number of tokens" in errors(at)
+
+
+def test_vllm_budget_below_max_num_seqs_is_explained():
+    at = run_page({"sim_engines": ["vllm"], "sim_vllm_seqs": "512", "sim_vllm_mbt": "256"})
+    assert "max_num_batched_tokens" in errors(at)
+
+
+def test_no_engine_selected_asks_for_one():
+    at = run_page()
+    at.multiselect(key="sim_engines").set_value([]).run()
+    assert not at.exception
+    assert "Pick at least one engine" in " ".join(i.value for i in at.info)
+
+
+def test_catalog_gpu_sets_bandwidth_and_flops():
+    at = run_page({"sim_gpu": "h100-sxm-80gb", "sim_engines": ["vllm"]})
+    assert any("H100" in c.value and "GB/s" in c.value for c in at.caption)
+    assert not [n for n in at.number_input if n.key in ("sim_bw", "sim_tflops")]
+    faster = at.dataframe[0].value.loc[0, "ITL p50 (ms)"]
+    slower = run_page({"sim_gpu": "l4-24gb", "sim_engines": ["vllm"]}).dataframe[0].value.loc[0, "ITL p50 (ms)"]
+    assert faster < slower  # 3,350 GB/s against 300 GB/s
+
+
+def test_apple_entry_without_tflops_asks_for_them():
+    at = run_page({"sim_gpu": "m4-max-40c-128gb", "sim_engines": ["ollama"]})
+    keys = [n.key for n in at.number_input]
+    assert "sim_tflops" in keys and "sim_bw" not in keys
+
+
+def test_custom_gpu_uses_typed_figures():
+    at = run_page({"sim_gpu": "custom", "sim_bw": "500", "sim_engines": ["ollama"]})
+    assert at.number_input(key="sim_bw").value == 500
+
+
+def test_unknown_gpu_in_link_falls_back_with_a_note():
+    at = run_page({"sim_gpu": "gtx-9999"})
+    assert "sim_gpu" in " ".join(w.value for w in at.warning)
+    assert any("RTX 4090" in c.value for c in at.caption)
+
+
+def test_closed_loop_shows_what_it_hides():
+    at = run_page({"sim_arrival": "closed", "sim_clients": "4", "sim_think": "0", "sim_engines": ["ollama"]})
+    assert not at.error
+    loops = at.dataframe[2].value
+    assert list(loops["engine"]) == ["ollama"]
+    assert loops.loc[0, "max waiting, closed"] <= 4
+    assert loops.loc[0, "max waiting, open"] > loops.loc[0, "max waiting, closed"]
+    assert any(note.value for note in at.markdown if "Closed loop" in note.value)

@@ -1,0 +1,139 @@
+"""Plotly figures and tables for the concurrency & queueing page (no Streamlit calls here)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from calculators.simulator import Distribution, SimulationResult, SweepPoint
+
+_LAYOUT = dict(margin=dict(l=10, r=10, t=40, b=10), height=300, legend=dict(orientation="h", y=-0.25))
+
+
+def timeline_figures(results: list[SimulationResult]) -> tuple[go.Figure, go.Figure, go.Figure]:
+    """Queued requests, running sequences and KV use (% of capacity) over time, one line per engine."""
+    queued, running, kv = go.Figure(), go.Figure(), go.Figure()
+    for r in results:
+        ts, d = r.timeseries, r.diagnostics
+        queued.add_scatter(x=ts.t_s, y=ts.queued, name=r.engine, line_shape="hv")
+        running.add_scatter(x=ts.t_s, y=ts.active, name=f"{r.engine} ({d.max_running_knob} {d.max_running})",
+                            line_shape="hv")
+        share = [100.0 * used / d.kv_capacity_tokens for used in ts.kv_used_tokens]
+        kv.add_scatter(x=ts.t_s, y=share, name=f"{r.engine} ({d.kv_capacity_tokens:,} tokens)")
+    queued.update_layout(title="Waiting in the queue (estimate)", xaxis_title="time (s)", yaxis_title="requests",
+                         **_LAYOUT)
+    running.update_layout(title="Running sequences (estimate)", xaxis_title="time (s)", yaxis_title="sequences",
+                          **_LAYOUT)
+    kv.update_layout(title="KV cache in use (estimate)", xaxis_title="time (s)", yaxis_title="% of KV capacity",
+                     **_LAYOUT)
+    return queued, running, kv
+
+
+def sweep_figures(points: list[SweepPoint]) -> tuple[go.Figure, go.Figure]:
+    """Goodput vs arrival rate and p99 TTFT vs arrival rate, one line per engine."""
+    goodput, ttft = go.Figure(), go.Figure()
+    for engine in dict.fromkeys(p.engine for p in points):
+        mine = [p for p in points if p.engine == engine]
+        rates = [p.rate_per_s for p in mine]
+        goodput.add_scatter(x=rates, y=[p.goodput_rps for p in mine], name=engine, mode="lines+markers")
+        ttft.add_scatter(x=rates, y=[p.p99_ttft_s for p in mine], name=engine, mode="lines+markers")
+    goodput.update_layout(title="Goodput vs arrival rate (estimate)", xaxis_title="arrivals per second",
+                          yaxis_title="goodput (req/s)", **_LAYOUT)
+    ttft.update_layout(title="p99 time to first token vs arrival rate (estimate)", xaxis_title="arrivals per second",
+                       yaxis_title="p99 TTFT (s)", yaxis_type="log", **_LAYOUT)
+    return goodput, ttft
+
+
+def comparison_table(results: list[SimulationResult]) -> pd.DataFrame:
+    """One row per engine: outcomes, throughput, goodput, headline latencies and the binding limit."""
+    rows = []
+    for r in results:
+        s, d = r.summary, r.diagnostics
+        rows.append({
+            "engine": r.engine,
+            "finished": s.n_finished,
+            "rejected": s.n_rejected,
+            "cancelled": s.n_cancelled,
+            "preemptions": s.n_preemptions,
+            "throughput (req/s)": s.throughput_rps,
+            "output tokens/s": s.output_tokens_per_s,
+            "goodput (req/s)": s.goodput_rps,
+            "TTFT p50 (s)": _pick(s.ttft, "p50"),
+            "TTFT p99 (s)": _pick(s.ttft, "p99"),
+            "ITL p50 (ms)": _ms(_pick(s.itl, "p50")),
+            "ITL p99 (ms)": _ms(_pick(s.itl, "p99")),
+            "peak running": d.peak_active,
+            "binding limit": d.binding.value,
+        })
+    return pd.DataFrame(rows).round({
+        "throughput (req/s)": 3, "output tokens/s": 1, "goodput (req/s)": 3, "TTFT p50 (s)": 3, "TTFT p99 (s)": 3,
+        "ITL p50 (ms)": 1, "ITL p99 (ms)": 1,
+    })
+
+
+def distribution_table(results: list[SimulationResult]) -> pd.DataFrame:
+    """Queue time, TTFT, ITL and end-to-end latency percentiles per engine (seconds)."""
+    rows = []
+    for r in results:
+        s = r.summary
+        for label, dist in (("queue time", s.queue), ("time to first token", s.ttft),
+                            ("inter-token latency", s.itl), ("end-to-end", s.e2e)):
+            if dist is None:
+                continue
+            rows.append({"engine": r.engine, "latency": label, "p50 (s)": dist.p50, "p90 (s)": dist.p90,
+                         "p99 (s)": dist.p99, "max (s)": dist.max, "requests": dist.count})
+    return pd.DataFrame(rows).round(4)
+
+
+def _pick(dist: Distribution | None, name: str) -> float | None:
+    return None if dist is None else getattr(dist, name)
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1000
+
+
+def loop_comparison_table(closed: list[SimulationResult], open_loop: list[SimulationResult]) -> pd.DataFrame:
+    """Per engine: the closed loop's rate and queue against independent arrivals at that same rate."""
+    rows = []
+    for c, o in zip(closed, open_loop, strict=True):
+        rows.append({
+            "engine": c.engine,
+            "requests/s (closed loop)": c.summary.n_requests / c.summary.duration_s if c.summary.duration_s else None,
+            "max waiting, closed": max(c.timeseries.queued),
+            "max waiting, open": max(o.timeseries.queued),
+            "TTFT p99 (s), closed": _pick(c.summary.ttft, "p99"),
+            "TTFT p99 (s), open": _pick(o.summary.ttft, "p99"),
+            "rejected or cancelled, open": o.summary.n_rejected + o.summary.n_cancelled,
+        })
+    return pd.DataFrame(rows).round(3)
+
+
+RECORD_COLUMNS = (
+    "engine", "request", "status", "reject_reason", "arrival_s", "admit_s", "first_token_s", "end_s",
+    "queue_s", "ttft_s", "itl_s", "e2e_s", "prompt_tokens", "output_tokens", "generated_tokens",
+    "prefix_hit_tokens", "preemptions", "truncated",
+)
+
+
+def records_csv(results: list[SimulationResult]) -> str:
+    """Every simulated request of every engine as CSV text (seconds, tokens; empty cell = not reached)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(RECORD_COLUMNS)
+    for result in results:
+        for r in result.records:
+            writer.writerow((
+                result.engine, r.index, r.status.value, r.reject_reason.value if r.reject_reason else "",
+                r.arrival_s, _blank(r.admit_s), _blank(r.first_token_s), r.end_s, _blank(r.queue_s),
+                _blank(r.ttft_s), _blank(r.itl_s), _blank(r.e2e_s), r.prompt_tokens, r.output_tokens,
+                r.generated_tokens, r.prefix_hit_tokens, r.preemptions, r.truncated,
+            ))
+    return out.getvalue()
+
+
+def _blank(value: float | None) -> float | str:
+    return "" if value is None else value
