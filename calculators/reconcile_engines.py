@@ -320,6 +320,12 @@ def vllm_rows(run: EngineRun) -> Outcome:
         row, inputs = budget
         out.rows.append(judge(available, "available KV cache memory", row))
         used.extend(inputs)
+    elif available is not None:
+        estimated = _vllm_estimated_budget(run, settings, machine, total is not None)
+        if estimated is not None:
+            prediction, alternative, inputs = estimated
+            out.rows.append(judge(available, "available KV cache memory", prediction, (alternative,)))
+            used.extend(inputs)
     requested, util = _first(parsed, "requested_memory_bytes"), getattr(settings, "gpu_memory_utilization", None)
     if requested is not None and total is not None and "gpu_memory_utilization" in settings.model_fields_set:
         lo, hi = total.interval()
@@ -330,6 +336,31 @@ def vllm_rows(run: EngineRun) -> Outcome:
         used.append(total)
     out.not_compared = _unused(parsed, used)
     return out
+
+
+def _vllm_estimated_budget(run: EngineRun, settings: BaseModel, machine: Machine, total_printed: bool):
+    """The available KV memory from the printed weights and servewise's estimated profile peaks.
+
+    Used when the log prints the weights but not vLLM's profile (activation peak, non-torch memory). The
+    prediction rests on estimates, so a difference no larger than the estimated peaks is `explained`.
+    """
+    weights = _first(run.parsed, "weights_bytes")
+    if weights is None or (run.machine is None and not total_printed):
+        return None
+    from calculators.engines.vllm import default_vllm_overheads
+
+    ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
+    plan = engine_module("vllm").plan(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": None}), machine,
+                                      int(weights.value) * ranks)
+    estimate = default_vllm_overheads(run.arch, settings.tensor_parallel_size)
+    peaks = estimate.activation_peak_bytes + estimate.non_torch_bytes
+    predicted = plan.available_kv_cache_bytes
+    prediction = Prediction(low=predicted, high=predicted, basis="plan_vllm budget with the printed weights and "
+                            f"servewise's estimated activation peak and non-torch memory ({estimate.basis})")
+    alternative = Alternative(rule=Rule.ESTIMATE, low=predicted - peaks, high=predicted + peaks,
+                              explanation="servewise estimates the activation peak and non-torch memory vLLM "
+                              f"profiles ({peaks / GIB:.2f} GiB together); the difference is within that estimate")
+    return prediction, alternative, [weights]
 
 
 def _pool_budget_bytes(run: EngineRun, settings: BaseModel, machine: Machine, pool: Figure) -> int:

@@ -28,7 +28,6 @@ class Rule(StrEnum):
 
     ROUNDED_INPUT = "rounded_input"  # an input was itself a rounded printed figure
     VERSION = "version"  # the engine version that printed the log used another rule
-    PER_RANK = "per_rank"  # per-rank minimum / replication with tensor parallelism
     ESTIMATE = "estimate"  # servewise estimates a figure the engine measured (profiled peaks)
     DEVICE_SPLIT = "device_split"  # the engine shared layers out by each device's free memory, unknown here
 

@@ -28,23 +28,27 @@ def _unit_size(row: ReconcileRow) -> float:
     return row.printed_value / printed
 
 
-def _unit_label(row: ReconcileRow) -> str:
-    """The printed unit, or the count's unit ('tokens', 'blocks') when the engine printed a bare number."""
+def _unit_label(row: ReconcileRow, value: int | float | None = None) -> str:
+    """The printed unit, or the count's unit ('tokens', 'blocks'; singular for 1) when the engine printed a bare
+    number."""
     if row.printed_unit:
         return row.printed_unit
-    return "" if row.unit in ("ratio", "count") else row.unit
+    if row.unit in ("ratio", "count"):
+        return ""
+    return row.unit[:-1] if value == 1 and row.unit.endswith("s") else row.unit
 
 
 def printed_text(row: ReconcileRow) -> str:
     """What the engine printed, with its unit."""
-    return f"{row.printed} {_unit_label(row)}".strip()
+    return f"{row.printed} {_unit_label(row, row.printed_value)}".strip()
 
 
 def predicted_text(row: ReconcileRow) -> str:
     """servewise's prediction in the printed unit: one value, or 'low – high' when the inputs were rounded."""
     low, high = in_printed_unit(row, row.predicted_low), in_printed_unit(row, row.predicted_high)
     text = low if low == high else f"{low} – {high}"
-    return f"{text} {_unit_label(row)}".strip()
+    single = row.predicted_low if row.predicted_low == row.predicted_high else None
+    return f"{text} {_unit_label(row, single)}".strip()
 
 
 def difference_text(row: ReconcileRow) -> str:

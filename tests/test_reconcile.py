@@ -319,3 +319,22 @@ def test_every_stored_log_reconciles_or_asks_for_what_is_missing(log):
         assert result.engine == parsed.engine
     result = reconcile_log(parsed, arch=architecture_from_catalog("llama-3.1-8b"))  # a wrong model never crashes
     assert all(row.status in RowStatus for row in result.rows)
+
+
+def test_vllm_budget_from_estimated_peaks_is_explained_as_an_estimate():
+    # Hand-made from two real vLLM line formats (no stored log prints the weights and the available memory
+    # without the profile): weights 14.99 GiB of Llama-3.1-8B on an H100 at the default 0.92 utilisation.
+    # servewise's estimate (activation 5.64 GiB + non-torch 0.14 GiB, llm-d figures) is not what vLLM profiled,
+    # so the row can only be `explained` by the estimate, never `exact`.
+    from calculators.reconcile import resolve_gpu
+    from knowledge.loader import load_knowledge
+
+    text = ("INFO 04-12 08:21:19 [gpu_model_runner.py:1] Model loading took 14.99 GiB and 3.1 seconds\n"
+            "INFO 04-12 08:21:30 [gpu_worker.py:298] Available KV cache memory: 55.10 GiB\n")
+    parsed = parse_startup_log(text)
+    machine = resolve_gpu(load_knowledge(), "h100-sxm-80gb")
+    result = reconcile_log(parsed, arch=architecture_from_catalog("llama-3.1-8b"), machine=machine,
+                           overrides={"max_model_len": 8192})
+    budget = row(result, "available_kv_cache_bytes")
+    assert budget.status is EXPLAINED and budget.rule is Rule.ESTIMATE
+    assert "estimated activation peak" in budget.basis
