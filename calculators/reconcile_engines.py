@@ -294,6 +294,7 @@ def vllm_rows(run: EngineRun) -> Outcome:
                  for b in budgets]
         out.refusal = plans[0].refusal
         out.plan_notes = [n.message for n in plans[0].notes if n.code != "vllm_kv_cache_memory_bytes"]
+        source = "the printed available KV memory" if available is not None else f"the printed {pool.name}"
         for name, label, attribute in (("num_gpu_blocks", "KV blocks on the GPU", "num_gpu_blocks"),
                                        ("kv_tokens", "KV cache size in tokens", "kv_tokens"),
                                        ("max_concurrency", "maximum concurrency", "max_concurrency"),
@@ -307,10 +308,14 @@ def vllm_rows(run: EngineRun) -> Outcome:
                 out.plan_notes.append(f"servewise's plan has no {label} for these inputs")
                 continue
             used.append(figure)
-            source = "the printed available KV memory" if available is not None else f"the printed {pool.name}"
             prediction = Prediction(low=min(values), high=max(values), basis=f"plan_vllm .{attribute} with "
                                     f"kv_cache_memory_bytes = {source}", rounded_inputs=rounded)
             out.rows.append(judge(figure, label, prediction, _vllm_alternatives(name, plans, settings)))
+            if name == "num_gpu_blocks" and available is not None:
+                # the printed block count pins the pool exactly: the figures derived from it need no rounding range
+                exact = settings.model_copy(update={"kv_cache_memory_bytes": _pool_budget_bytes(run, settings,
+                                                                                                 machine, figure)})
+                plans, rounded, source = [plan_fn(run.arch, exact, machine, None)] * 2, (), "the printed GPU blocks"
         used.append(available or pool)
     else:
         out.plan_notes.append("the log does not print 'Available KV cache memory', so vLLM's block arithmetic "

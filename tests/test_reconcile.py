@@ -183,13 +183,24 @@ def test_vllm_v0_profile_budget_and_blocks():
     # vLLM issue 10517 (RTX 3090, Llama-3.1-8B): "total_gpu_memory=23.58GiB … peak_torch_memory=17.06GiB …
     # non_torch_memory=0.35GiB kv_cache_size=3.81GiB gpu_memory_utilization=0.90", "# GPU blocks: 1952",
     # "Maximum concurrency for 20000 tokens per request: 1.56x". v0 printed the torch peak with the weights.
+    # The block count is within the range 3.81 GiB allows; once printed, it pins the pool, so the concurrency
+    # 1952 x 16 / 20000 = 1.5616 is exact.
     result = run("vllm-v0.6-profiling-3090.log", "llama-3.1-8b")
-    assert statuses(result) == {("num_gpu_blocks", None): EXPLAINED, ("max_concurrency", None): EXPLAINED,
+    assert statuses(result) == {("num_gpu_blocks", None): EXPLAINED, ("max_concurrency", None): EXACT,
                                 ("available_kv_cache_bytes", None): EXPLAINED}
+    assert {r.rule for r in result.rows_with(EXPLAINED)} == {Rule.ROUNDED_INPUT}
     budget = row(result, "available_kv_cache_bytes")
     assert "torch peak - weights" in budget.basis
+
+
+def test_vllm_v0_token_count_is_the_older_rule():
+    # Same thread, --max-model-len 29000: "# GPU blocks: 1478" and "… larger than the maximum number of tokens that
+    # can be stored in KV cache (23648)" = 1478 x 16 (v0). Today's rule, int(1478 / ceil(29000 / 16) x 29000) =
+    # 23,641, is what servewise predicts; the 7-token gap is the version rule.
     too_long = run("vllm-v0.6-too-long-3090.log", "llama-3.1-8b")
-    assert row(too_long, "kv_tokens").predicted_low <= 23_648 <= row(too_long, "kv_tokens").predicted_high
+    tokens = row(too_long, "kv_tokens")
+    assert (tokens.predicted_low, tokens.status, tokens.rule) == (23_641, EXPLAINED, Rule.VERSION)
+    assert row(too_long, "max_concurrency").status is EXACT
     assert "max seq len (29000)" in too_long.refusal
 
 
