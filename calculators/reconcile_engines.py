@@ -120,10 +120,11 @@ def llamacpp_rows(run: EngineRun, engine: str = "llama-cpp") -> Outcome:
             figure = parsed.figure(name, cache=cache_name)
             if figure is None or figure in inputs:
                 continue
-            is_state_bytes = cache_name == "recurrent" and figure.unit == "bytes"
-            if is_state_bytes and not state_known:
-                out.plan_notes.append("recurrent state sizes are not in the log's geometry: add the model's "
-                                      "config.json to check the R/S figures")
+            if cache_name == "recurrent" and figure.unit == "bytes" and not state_known:
+                note = "recurrent state sizes are not in the log's geometry: add the model's config.json to check " \
+                       "the R/S figures"
+                if note not in out.plan_notes:
+                    out.plan_notes.append(note)
                 continue
             predicted = getattr(plan if attribute == "n_stream" else cache, attribute)
             used.append(figure)
