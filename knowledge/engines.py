@@ -322,6 +322,110 @@ class CliConventions(Sourced):
     note: str = ""
 
 
+#: What happens to a request's work in the engine when its HTTP client goes away.
+CancelBehaviour = Literal["aborts", "aborts-when-streaming", "continues", "unknown"]
+#: What a benchmark tool exercises: a server under open-loop load, a fixed client pool, or the engine offline.
+BenchKind = Literal["serving-load", "closed-loop-load", "sequential-requests", "offline-throughput"]
+#: Workload parameters a benchmark plan fixes; a tool's `flags` map each it accepts to its own spelling.
+BenchParameter = Literal[
+    "base_url", "model", "tokenizer", "num_prompts", "input_len", "output_len", "range_ratio", "request_rate",
+    "max_concurrency", "seed", "ignore_eos", "result_file", "prefix_len", "repetitions", "warmup",
+]
+#: Parameters of a tool's shared-prefix dataset (used for the warm prefix-cache phase).
+PrefixParameter = Literal["prefix_len", "suffix_len", "output_len", "groups", "prompts_per_group", "range_ratio"]
+
+
+class Cors(Sourced):
+    """Which browser origins may call the server cross-origin when nobody configures it."""
+
+    default: str = Field(min_length=3, description="plain words for the default policy")
+    any_origin_by_default: bool | Unknown
+    flags: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    note: str = ""
+
+
+class InterNode(Sourced):
+    """Traffic between the hosts of one multi-host instance, and what protects it."""
+
+    mechanism: str = Field(min_length=3, description="how hosts talk, or 'none' for single-host engines")
+    protection: str = Field(min_length=3, description="authentication/encryption the engine offers, in plain words")
+    flags: tuple[str, ...] = ()
+
+
+class Cancellation(Sourced):
+    """How a client disconnect propagates into the engine's scheduler."""
+
+    on_disconnect: CancelBehaviour
+    how: str = Field(min_length=10)
+
+
+class SamplingDefaults(Sourced):
+    """Where default sampling parameters and the default output limit come from."""
+
+    defaults_from: str = Field(min_length=3)
+    engine_defaults: str = Field(min_length=3, description="the engine's own values when the model gives none")
+    default_max_output: str = Field(min_length=3, description="output-token limit when a request sets none")
+    flags: tuple[str, ...] = ()
+    note: str = ""
+
+
+class ChatTemplate(Sourced):
+    """Which chat template turns messages into a prompt, and how to override it."""
+
+    default: str = Field(min_length=3)
+    flags: tuple[str, ...] = ()
+    note: str = ""
+
+
+class EmbeddingsConfig(Sourced):
+    """How the engine pools and normalises embeddings and whether the output dimension can change."""
+
+    supported: Availability
+    pooling: str = Field(min_length=2)
+    normalisation: str = Field(min_length=2)
+    dimensions: str = Field(min_length=2)
+    flags: tuple[str, ...] = ()
+
+
+class BenchTool(Sourced):
+    """A load or throughput tool the engine ships, with the spelling of each workload parameter it takes."""
+
+    name: str = Field(min_length=3)
+    command: str = Field(min_length=3, description="how it is invoked, e.g. 'vllm bench serve'")
+    kind: BenchKind
+    open_loop: bool = Field(description="True: sends at a fixed arrival rate regardless of replies")
+    flags: dict[BenchParameter, str] = Field(default_factory=dict)
+    fixed_args: tuple[str, ...] = Field(default=(), description="arguments every plan passes (dataset, backend)")
+    fixed_length_range_ratio: float | None = Field(
+        default=None, description="range-ratio value that makes every prompt/output exactly the asked length"
+    )
+    prefix_flags: dict[PrefixParameter, str] = Field(default_factory=dict)
+    prefix_fixed_args: tuple[str, ...] = ()
+    how_to_get: str = Field(default="", description="install or build step when it is not on PATH")
+    note: str = ""
+
+    @field_validator("flags", "prefix_flags")
+    @classmethod
+    def _flags_look_like_flags(cls, flags: dict[str, str]) -> dict[str, str]:
+        bad = [flag for flag in flags.values() if not flag.startswith("-") or " " in flag]
+        if bad:
+            raise ValueError(f"benchmark flags must start with '-' and contain no spaces: {bad}")
+        return flags
+
+
+class Operations(Frozen):
+    """What running the engine as a service involves beyond its endpoints: browsers, hosts, lifecycle, tools."""
+
+    cors: Cors
+    inter_node: InterNode
+    cancellation: Cancellation
+    sampling: SamplingDefaults
+    chat_template: ChatTemplate
+    embeddings: EmbeddingsConfig
+    bench_tools: tuple[BenchTool, ...] = ()
+
+
 class Engine(Frozen):
     """One inference engine. Secondary rows may leave detailed sections out (shown as unknown)."""
 
@@ -345,6 +449,7 @@ class Engine(Frozen):
     prefix_caching: PrefixCaching | None = None
     multi_gpu: MultiGpu | None = None
     multi_model: MultiModel | None = None
+    operations: Operations | None = None
     strengths: tuple[Point, ...] = ()
     limits: tuple[Point, ...] = ()
 
@@ -404,7 +509,7 @@ class Engine(Frozen):
 
 _DETAIL_SECTIONS = (
     "formats", "cli", "knobs", "http_api", "tool_calling", "structured_output", "metrics", "auth", "network",
-    "prefix_caching", "multi_gpu", "multi_model", "strengths", "limits",
+    "prefix_caching", "multi_gpu", "multi_model", "operations", "strengths", "limits",
 )
 
 
@@ -457,6 +562,7 @@ __all__ = [
     "SHARED_SETTING_KEYS",
     "USABLE_STATUSES",
     "VENDOR_BACKENDS",
+    "BenchTool",
     "Engine",
     "EnginesFile",
     "Knob",

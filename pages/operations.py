@@ -1,0 +1,238 @@
+"""What running an engine as a service involves: API differences, metrics, lifecycle, security, and a benchmark plan."""
+
+import streamlit as st
+
+from calculators.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
+from calculators.errors import ServewiseInputError
+from knowledge import load_knowledge
+from knowledge.engines import PRIMARY_ENGINE_IDS
+from knowledge.sources import source_url
+from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yaml
+from ui import url_widgets
+from ui.sourced_facts import markdown_escaped, short_version, show_facts, show_table
+from ui.operations_view import (
+    APP_MEASURES,
+    embeddings_table,
+    endpoints_table,
+    hardening_steps,
+    lacking_metrics,
+    lifecycle_table,
+    metrics_table,
+    practice_table,
+    security_table,
+    tool_calling_table,
+)
+
+LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "ar", "hi", "zh", "ja", "ko")
+CODE_HEIGHT_PX = 520  # a scrolling box per engine: a plan can hold hundreds of commands
+
+
+kb = load_knowledge()
+engines_by_id = {engine.id: engine for engine in kb.engines}
+
+st.title("Operations")
+st.markdown(
+    "Choosing an engine is also choosing what you can observe, secure and compare. This page turns the "
+    "knowledge base into a checklist for going live and a benchmark plan to run on your own hardware. Every "
+    "value links to the engine source it was read from, at the version read; nothing here is a measurement."
+)
+url_notes = st.empty()
+selected = url_widgets.multiselect(
+    "Engines", list(PRIMARY_ENGINE_IDS), key="ops_engines", default=["vllm", "llama-cpp"], placeholder="pick engines"
+)
+chosen = [engines_by_id[engine_id] for engine_id in selected]
+
+
+
+def engines_picked() -> bool:
+    """True when engines are selected; otherwise a hint in place of the section."""
+    if not chosen:
+        st.info("Pick at least one engine above.", icon=":material/touch_app:")
+    return bool(chosen)
+
+
+api_tab, metrics_tab, security_tab, bench_tab = st.tabs(["API compatibility", "Metrics and lifecycle", "Security",
+                                                         "Benchmark plan"])  # fmt: skip
+
+with api_tab:
+    if engines_picked():
+        st.subheader("Endpoints")
+        st.caption("`yes` = always there; `needs-flag` = only when a launch flag (or a model for that task) enables it")
+        show_table(endpoints_table(chosen))
+        st.subheader("What differs in practice")
+        st.markdown(
+            "A compatible endpoint reduces client changes, but the prompt the model sees, the sampling it uses "
+            "and when it stops can differ. Set `max_tokens`, `temperature` and stop sequences explicitly in every "
+            "request, and compare a streamed answer chunk by chunk with your client before switching."
+        )
+        show_facts(practice_table(chosen))
+        st.subheader("Tool calling and structured output")
+        st.markdown(
+            "Tool calls work only when **model, chat template, parser and client** agree: the model must be "
+            "trained for the format, the template must render the tools, the engine's parser must read the "
+            "model's output, and the client must send `tools` and handle `tool_calls`. Valid JSON is not a "
+            "correct action."
+        )
+        show_facts(tool_calling_table(chosen))
+        st.subheader("Embeddings and reranking")
+        st.markdown(
+            "An embedding service must reproduce the vectors already in your index: same model, **same pooling, "
+            "same normalisation, same output dimension**. Otherwise similarity scores are meaningless. Generation "
+            "speed says nothing of retrieval quality, and a separate embeddings service keeps ingestion from "
+            "interrupting chats."
+        )
+        show_facts(embeddings_table(chosen))
+
+with metrics_tab:
+    if engines_picked():
+        st.subheader("Engine metrics")
+        st.caption("The Prometheus metric name for each figure worth a latency target; `— lacks it`: not exported.")
+        show_table(metrics_table(chosen))
+        for engine in chosen:
+            missing = lacking_metrics(engine)
+            if missing:
+                st.warning(f"**{engine.name}** lacks: {', '.join(missing)}. Measure these in the client or gateway.",
+                           icon=":material/visibility_off:")  # fmt: skip
+        st.subheader("What the application must measure itself")
+        st.markdown("Engine metrics start when a request reaches the engine and end when it leaves. They never see:")
+        st.markdown("\n".join(f"- **{name}**: {what}" for name, what in APP_MEASURES))
+        st.subheader("Cancellation: does a closed connection stop the work?")
+        st.markdown(
+            "A client that gives up (a timeout, a closed tab, a gateway cancelling requests that have not started "
+            "answering) should free the engine's slot and KV cache. If it does not, abandoned requests keep "
+            "consuming capacity."
+        )
+        show_facts(lifecycle_table(chosen))
+
+with security_tab:
+    st.info(
+        "Exposing an inference port does not create an access boundary. Decide the network, proxy and endpoint "
+        "policy explicitly; data that must stay on premises needs a verified local path (weights, tokenizer, "
+        "template and every tool or retrieval call served from inside), not just a local engine.",
+        icon=":material/shield:",
+    )
+    if engines_picked():
+        show_facts(security_table(chosen))
+        st.subheader("Steps these defaults call for")
+        st.markdown(
+            "In front of every engine: a reverse proxy with TLS and authentication that allow-lists only the "
+            "routes clients need, per-client rate and token limits, request logs kept as your policy says, and "
+            "a network policy so that only the proxy reaches the engine's port."
+        )
+        for engine in chosen:
+            steps = hardening_steps(engine)
+            lines = [
+                f"- {markdown_escaped(text)} [source]({source_url(fact.source, fact.verified.version) or fact.source})"
+                f" ({short_version(fact.verified.version)})"
+                for text, fact in steps
+            ]
+            st.markdown(f"**{engine.name}**\n\n" + ("\n".join(lines) or "- No extra step beyond the common ones."))
+
+with bench_tab:
+    st.markdown(
+        "A plan to **rebuild a comparison**: the same workload parameters for every engine, three phases (cold "
+        "start, warm, warm prefix cache), and a fixed arrival rate (open loop) as well as a client cap. It is "
+        "what to measure, not a measurement."
+    )
+    model_ids = list(kb.models.ids)
+    gpu_ids = [gpu.id for gpu in kb.gpus.all_gpus]
+    left, middle, right = st.columns(3)
+    with left:
+        model_id = url_widgets.selectbox("Model (catalog id)", model_ids, key="ops_model",
+                                         index=model_ids.index("llama-3.1-8b"))  # fmt: skip
+        gpu_id = url_widgets.selectbox("GPU (catalog id)", gpu_ids, key="ops_gpu", index=gpu_ids.index("h100-sxm-80gb"))
+        gpu_count = url_widgets.number("GPUs", key="ops_gpus", min_value=1, max_value=64, value=1, step=1)
+    with middle:
+        workloads = url_widgets.multiselect("Workload categories", list(WORKLOADS), key="ops_workloads",
+                                            default=["short-in-short-out", "long-in-short-out"])  # fmt: skip
+        languages = url_widgets.multiselect("Languages", list(LANGUAGES), key="ops_languages", default=["en"])
+        tool_calls = url_widgets.toggle("Include tool calls", key="ops_tools")
+    with right:
+        rates_text = url_widgets.text("Arrival rates (requests/s, comma-separated)", key="ops_rates", value="1, 4")
+        clients_text = url_widgets.text("Client caps (requests in flight)", key="ops_clients", value="16")
+        num_prompts = url_widgets.number("Requests per run", key="ops_prompts", min_value=1, max_value=100_000,
+                                         value=200, step=10)  # fmt: skip
+    with st.expander("Token lengths, warm-up, seed and shared prefix"):
+        a, b, c, d = st.columns(4)
+        with a:
+            short_in = url_widgets.number("Short input tokens", key="ops_short_in", min_value=1, max_value=1_000_000,
+                                          value=256, step=1)  # fmt: skip
+            long_in = url_widgets.number("Long input tokens", key="ops_long_in", min_value=1, max_value=1_000_000,
+                                         value=8192, step=1)  # fmt: skip
+        with b:
+            short_out = url_widgets.number("Short output tokens", key="ops_short_out", min_value=1,
+                                           max_value=1_000_000, value=128, step=1)  # fmt: skip
+            long_out = url_widgets.number("Long output tokens", key="ops_long_out", min_value=1, max_value=1_000_000,
+                                          value=1024, step=1)  # fmt: skip
+        with c:
+            warmup = url_widgets.number("Warm-up requests", key="ops_warmup", min_value=0, max_value=10_000,
+                                        value=10, step=1)  # fmt: skip
+            seed = url_widgets.number("Seed", key="ops_seed", min_value=1, max_value=2**31 - 1, value=1, step=1)
+        with d:
+            prefix_share = url_widgets.number("Shared prefix share", key="ops_prefix", min_value=0.05, max_value=0.95,
+                                              value=0.5, step=0.05)  # fmt: skip
+
+    try:
+        request = BenchPlanRequest(
+            engines=tuple(selected),
+            model_id=model_id,
+            gpu_id=gpu_id,
+            gpu_count=int(gpu_count),
+            workloads=tuple(workloads),
+            languages=tuple(languages),
+            tool_calls=bool(tool_calls),
+            request_rates_per_s=parse_number_list(rates_text, "arrival rate"),
+            client_counts=tuple(int(n) for n in parse_number_list(clients_text, "client cap", integers=True)),
+            num_prompts=int(num_prompts),
+            warmup_requests=int(warmup),
+            seed=int(seed),
+            prefix_share=float(prefix_share),
+            short_input_tokens=int(short_in),
+            long_input_tokens=int(long_in),
+            short_output_tokens=int(short_out),
+            long_output_tokens=int(long_out),
+        )
+        plan = build_bench_plan(request, kb)
+    except ServewiseInputError as exc:
+        st.error(f"No plan yet: {exc}", icon=":material/error:")
+        plan = None
+
+    if plan is not None:
+        st.subheader("Phases")
+        st.markdown("\n".join(f"- **{phase}**: {plan.phase_purpose[phase]}" for phase in plan.phases))
+        for note in plan.notes:
+            st.caption(note)
+        st.subheader("Record with every result")
+        rows = (f"| {markdown_escaped(r.item)} | {markdown_escaped(r.why)} |" for r in plan.record)
+        st.markdown("| What | Why |\n|---|---|\n" + "\n".join(rows))
+        st.subheader("Commands per engine")
+        st.caption(f"{len(plan.runs)} runs per engine, identical parameters for every engine.")
+        for section in plan.engines:
+            with st.expander(f"{section.name} · {section.load_tool or 'generic OpenAI-compatible client'}",
+                             expanded=len(plan.engines) == 1):  # fmt: skip
+                for warning in section.warnings:
+                    st.warning(warning, icon=":material/warning:")
+                if section.tool_call_setup:
+                    st.markdown(section.tool_call_setup)
+                if section.metrics_to_scrape:
+                    st.markdown("Scrape during each run: " + ", ".join(f"`{m}`" for m in section.metrics_to_scrape))
+                tool_notes = ([section.load_tool_note] if section.load_tool_note else []) + list(section.other_tools)
+                for note in tool_notes:
+                    url = source_url(note.source, note.version) or note.source
+                    why = markdown_escaped(note.why)
+                    st.markdown(f"**{note.tool}** ({note.kind}): {why} [source]({url}) ({note.version})")
+                if section.generic_recipe:
+                    st.markdown("**Generic recipe**\n\n" + "\n".join(
+                        f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip
+                st.code(engine_script(section), language="bash", height=CODE_HEIGHT_PX)
+        left, middle, right = st.columns(3)
+        left.download_button("Download plan (Markdown)", plan_markdown(plan), file_name="servewise-bench-plan.md",
+                             mime="text/markdown", icon=":material/download:")  # fmt: skip
+        middle.download_button("Download plan (YAML)", plan_yaml(plan), file_name="servewise-bench-plan.yaml",
+                               mime="application/yaml", icon=":material/download:")  # fmt: skip
+        right.download_button("Download plan (JSON)", plan_json(plan), file_name="servewise-bench-plan.json",
+                              mime="application/json", icon=":material/download:")  # fmt: skip
+        st.caption("Share this plan: the page's URL carries every choice.")
+
+with url_notes.container():
+    url_widgets.show_url_notes()

@@ -1,0 +1,135 @@
+"""The benchmark plan as Markdown (to paste in a design document) and as JSON/YAML data (to drive scripts)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import yaml
+
+from calculators.bench_plan import BenchPlan, Command, EngineSection
+from knowledge.sources import source_url
+
+
+def command_line(command: Command) -> str:
+    """One shell-ready line for a command (arguments quoted where the shell needs it)."""
+    return shlex.join(command.argv)
+
+
+def command_block(command: Command) -> str:
+    """A command over several lines: the program, then one `--flag value` pair per continued line."""
+    words = [shlex.quote(word) for word in command.argv]
+    head_length = command.program_length
+    groups = [" ".join(words[:head_length])]
+    for word, raw in zip(words[head_length:], command.argv[head_length:], strict=True):
+        if raw.startswith("-") or len(groups) == 1:
+            groups.append(word)
+        else:
+            groups[-1] += f" {word}"
+    return " \\\n  ".join(groups)
+
+
+def engine_script(section: EngineSection) -> str:
+    """Every command of one engine as a shell script body, each run preceded by a comment naming it."""
+    blocks = [f"# {command.run_id} ({command.tool})\n{command_block(command)}" for command in section.commands]
+    return "\n\n".join(blocks)
+
+
+def _parameters_table(plan: BenchPlan) -> list[str]:
+    request = plan.request
+    rows = [
+        ("model", f"{plan.model_name} (`{plan.hf_repo}`)"),
+        ("hardware", plan.gpu_name),
+        ("engines", ", ".join(section.name for section in plan.engines)),
+        ("arrival rates (requests/s, open loop)", ", ".join(f"{rate:g}" for rate in request.request_rates_per_s)),
+        ("client caps (requests in flight)", ", ".join(str(count) for count in request.client_counts)),
+        ("requests per run", str(request.num_prompts)),
+        ("warm-up requests", str(request.warmup_requests)),
+        ("seed", str(request.seed)),
+        ("shared prefix in the warm-prefix phase", f"{request.prefix_share:.0%} of each prompt"),
+        ("languages", ", ".join(request.languages)),
+        ("tool calls", "yes" if request.tool_calls else "no"),
+    ]
+    return ["| parameter | value |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
+
+
+def _workloads_table(plan: BenchPlan) -> list[str]:
+    seen = {run.workload.id: run.workload for run in plan.runs}
+    lines = ["| workload | input tokens | output tokens | shared prefix tokens (warm-prefix) |", "|---|---|---|---|"]
+    lines += [f"| {w.id} | {w.input_tokens} | {w.output_tokens} | {w.prefix_tokens} |" for w in seen.values()]
+    return lines
+
+
+def _engine_markdown(section: EngineSection) -> list[str]:
+    lines = ["", f"### {section.name}", "", f"Base URL: `{section.base_url}`."]
+    if section.load_tool_note:
+        note = section.load_tool_note
+        url = source_url(note.source, note.version) or note.source
+        lines.append(f"Load tool: **{note.tool}** (the engine's own). {note.why} [source]({url}) ({note.version})")
+    else:
+        lines.append("No open-loop serving load tool of its own: use the generic recipe below.")
+    for warning in section.warnings:
+        lines.append(f"- ⚠ {warning}")
+    if section.tool_call_setup:
+        lines.append(f"- {section.tool_call_setup}")
+    if section.metrics_to_scrape:
+        lines.append("- Scrape during every run: " + ", ".join(f"`{name}`" for name in section.metrics_to_scrape))
+    else:
+        lines.append("- The engine exports no latency metrics: the client's measurements are all there is.")
+    for note in section.other_tools:
+        url = source_url(note.source, note.version) or note.source
+        lines.append(f"- Also ships **{note.tool}** ({note.kind}): {note.why} [source]({url}) ({note.version})")
+    if section.generic_recipe:
+        lines += ["", "Generic OpenAI-compatible recipe:", ""]
+        lines += [f"{index}. {step}" for index, step in enumerate(section.generic_recipe, start=1)]
+    lines += ["", "```sh", engine_script(section), "```"]
+    return lines
+
+
+def plan_markdown(plan: BenchPlan) -> str:
+    """The whole plan as one Markdown document."""
+    lines = [
+        "# servewise benchmark plan",
+        "",
+        "A plan to measure on your own hardware, not a measurement. Every engine gets the same workload "
+        "parameters; only the flag spellings differ.",
+        "",
+        "## Parameters",
+        "",
+        *_parameters_table(plan),
+        "",
+        "## Workloads",
+        "",
+        *_workloads_table(plan),
+        "",
+        "## Phases",
+        "",
+    ]
+    lines += [f"- **{phase}**: {plan.phase_purpose[phase]}" for phase in plan.phases]
+    lines += ["", "## Notes", ""]
+    lines += [f"- {note}" for note in plan.notes]
+    lines += ["", "## Record with every result", "", "| what | why |", "|---|---|"]
+    lines += [f"| {item.item} | {item.why} |" for item in plan.record]
+    lines += ["", "## Commands per engine"]
+    for section in plan.engines:
+        lines += _engine_markdown(section)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def plan_data(plan: BenchPlan) -> dict:
+    """The plan as plain JSON-ready data (the same fields as the pydantic model)."""
+    return plan.model_dump(mode="json")
+
+
+def plan_json(plan: BenchPlan) -> str:
+    """The plan as indented JSON text."""
+    return json.dumps(plan_data(plan), indent=2, ensure_ascii=False)
+
+
+def plan_yaml(plan: BenchPlan) -> str:
+    """The plan as YAML text (block style, keys in model order)."""
+    return yaml.safe_dump(plan_data(plan), sort_keys=False, allow_unicode=True, width=120)
+
+
+__all__ = ["command_block", "command_line", "engine_script", "plan_data", "plan_json", "plan_markdown", "plan_yaml"]

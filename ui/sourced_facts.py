@@ -1,0 +1,46 @@
+"""Draw knowledge-base facts so that every value sits next to its source link and the version it was read at."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+SOURCE_LINK = st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+)$")
+ROW_PX = 35  # st.dataframe's row height
+FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags and prose readable
+
+
+def show_table(frame: pd.DataFrame) -> None:
+    """A wide sourced table sized to show every row, with the source as a link labelled by its file name."""
+    height = ROW_PX * (len(frame) + 1) + 3
+    st.dataframe(frame, hide_index=True, height=height, column_config={"Source": SOURCE_LINK})
+
+
+def markdown_escaped(text: str) -> str:
+    """Text shown literally in Markdown (flags, paths with * and _, dollar signs)."""
+    for char in "\\*_$[]<>|`":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def show_facts(frame: pd.DataFrame) -> None:
+    """Long-format facts side by side, one column per engine; every value followed by its source and version."""
+    names = list(dict.fromkeys(frame["Engine"]))
+    for first in range(0, len(names), FACT_COLUMNS):
+        row_names = names[first : first + FACT_COLUMNS]
+        for column, name in zip(st.columns(FACT_COLUMNS), row_names, strict=False):
+            lines = []
+            for row in frame[frame["Engine"] == name].to_dict("records"):
+                link = row["Source"]
+                label = link.rstrip("/").rsplit("/", 1)[-1] if link else "no source"
+                where = f"[{markdown_escaped(label)}]({link})" if link.startswith("http") else markdown_escaped(label)
+                version = short_version(row["Version read"])
+                what, value = markdown_escaped(row["What"]), markdown_escaped(row["Value"])
+                lines.append(f"- **{what}**: {value} :gray[— {where} · {version}]")
+            column.markdown(f"#### {name}\n" + "\n".join(lines))
+
+
+def short_version(version: str) -> str:
+    """A 40-character commit shortened to 10 characters for display; tags and releases as they are."""
+    is_commit = len(version) == 40 and all(c in "0123456789abcdef" for c in version)
+    return version[:10] if is_commit else version
