@@ -311,7 +311,8 @@ def vllm_rows(run: EngineRun) -> Outcome:
             used.append(figure)
             prediction = Prediction(low=min(values), high=max(values), basis=f"plan_vllm .{attribute} with "
                                     f"kv_cache_memory_bytes = {source}", rounded_inputs=rounded)
-            out.rows.append(judge(figure, label, prediction, _vllm_alternatives(name, plans, settings)))
+            workers = len({f.device for f in parsed.figures_named("available_kv_cache_bytes")}) or 1
+            out.rows.append(judge(figure, label, prediction, _vllm_alternatives(name, plans, settings, workers)))
             if name == "num_gpu_blocks" and available is not None:
                 # the printed block count pins the pool exactly: the figures derived from it need no rounding range
                 exact = settings.model_copy(update={"kv_cache_memory_bytes": _pool_budget_bytes(run, settings,
@@ -380,20 +381,35 @@ def _pool_budget_bytes(run: EngineRun, settings: BaseModel, machine: Machine, po
     return blocks * per_block
 
 
-def _vllm_alternatives(name: str, plans: list, settings: BaseModel) -> tuple[Alternative, ...]:
-    """Older vLLM rules that print the same figure differently."""
+# servewise's tolerance (not an engine fact) for how much less another rank may have had: ranks differ by
+# their own CUDA context, NCCL buffers and activation peak, small next to the KV budget.
+_PER_RANK_TOLERANCE = 0.05
+
+
+def _vllm_alternatives(name: str, plans: list, settings: BaseModel, workers: int) -> tuple[Alternative, ...]:
+    """Rules that make vLLM print another value: older versions' formulas, and the smallest worker's pool."""
+    alternatives: list[Alternative] = []
     if name == "kv_tokens":
         # vLLM before the group-aware rule (kv_cache_utils.py @ 001cabc1) and v0: blocks x block size
         values = [p.num_gpu_blocks * p.block_size // max(1, len(p.kv_cache_groups)) for p in plans]
-        return (Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
-                            explanation="older vLLM printed blocks x block size (per KV-cache group) rather than "
-                            "max concurrency x max_model_len"),)
+        alternatives.append(Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
+                                        explanation="older vLLM printed blocks x block size (per KV-cache group) "
+                                        "rather than max concurrency x max_model_len"))
     if name == "max_concurrency":
         values = [p.num_gpu_blocks * p.block_size / p.max_model_len for p in plans]
-        return (Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
-                            explanation="vLLM v0 divided the pool's tokens by max_model_len instead of counting "
-                            "whole blocks per request"),)
-    return ()
+        alternatives.append(Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
+                                        explanation="vLLM v0 divided the pool's tokens by max_model_len instead of "
+                                        "counting whole blocks per request"))
+    ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
+    if name in ("kv_tokens", "num_gpu_blocks", "max_concurrency") and ranks > 1 and workers < ranks:
+        # vllm/v1/core/kv_cache_utils.py unify_kv_cache_configs: every worker gets the smallest worker's block count
+        low = min(getattr(p, name) for p in plans)
+        alternatives.append(Alternative(
+            rule=Rule.PER_RANK, low=low * (1 - _PER_RANK_TOLERANCE), high=low,
+            explanation=f"with {ranks} workers vLLM keeps the smallest worker's pool (unify_kv_cache_configs), and "
+            f"the log shows the available memory of {workers} of them; a worker with up to "
+            f"{_PER_RANK_TOLERANCE:.0%} less memory gives the printed value (not verifiable from this log)"))
+    return tuple(alternatives)
 
 
 def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, overheads_type: type):

@@ -29,6 +29,7 @@ class Rule(StrEnum):
     ROUNDED_INPUT = "rounded_input"  # an input was itself a rounded printed figure
     VERSION = "version"  # the engine version that printed the log used another rule
     ESTIMATE = "estimate"  # servewise estimates a figure the engine measured (profiled peaks)
+    PER_RANK = "per_rank"  # with several ranks the engine keeps the smallest rank's pool
     DEVICE_SPLIT = "device_split"  # the engine shared layers out by each device's free memory, unknown here
 
 
