@@ -24,7 +24,8 @@ TYPICAL_STATES: dict[str, dict[str, str]] = {
     "home.py": {},
     "engines.py": {},
     "formats.py": {},
-    "memory.py": {},
+    "memory.py": {"mem_model": "llama-3.1-8b", "mem_gpu": "h100-sxm-80gb", "mem_gpus": "2", "mem_ctx": "16384",
+                  "mem_seqs": "8"},
     "wizard.py": {"wiz_use": "shared-api", "wiz_users": "32", "wiz_prefixes": "true"},
     "simulator.py": {},
 }

@@ -22,7 +22,7 @@ MAX_ACTIVE = 256
 TOOLS = [
     ("pages/engines.py", "Engines", ":material/compare:", "The five engines side by side, with sources."),
     ("pages/formats.py", "Formats & compatibility", ":material/grid_on:", "Which engine runs which format."),
-    ("pages/memory.py", "Memory", ":material/memory:", "Weights, KV cache and overheads on a machine."),
+    ("pages/memory.py", "Memory & capacity", ":material/memory:", "Every engine's memory for one model and machine, and how many sequences fit."),
     ("pages/wizard.py", "Wizard", ":material/assistant:", "From a workload to engines and settings."),
     ("pages/simulator.py", "Simulator", ":material/timeline:", "How a queue builds when arrivals outpace it."),
     ("pages/check_log.py", "Check against your engine", ":material/fact_check:",
