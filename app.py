@@ -12,5 +12,6 @@ pages = [
     st.Page("pages/wizard.py", title="Engine wizard", icon=":material/assistant:"),
     st.Page("pages/simulator.py", title="Concurrency & queueing", icon=":material/queue:"),
     st.Page("pages/operations.py", title="Operations", icon=":material/monitoring:"),
+    st.Page("pages/check_log.py", title="Check against your engine", icon=":material/fact_check:"),
 ]
 st.navigation(pages).run()

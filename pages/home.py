@@ -25,6 +25,8 @@ TOOLS = [
     ("pages/memory.py", "Memory & capacity", ":material/memory:", "Every engine's memory for one model and machine, and how many sequences fit."),
     ("pages/wizard.py", "Wizard", ":material/assistant:", "From a workload to engines and settings."),
     ("pages/simulator.py", "Simulator", ":material/timeline:", "How a queue builds when arrivals outpace it."),
+    ("pages/check_log.py", "Check against your engine", ":material/fact_check:",
+     "Paste a start-up log: servewise's numbers next to your engine's."),
     ("pages/operations.py", "Operations", ":material/monitoring:", "Metrics, security, lifecycle before going live."),
 ]
 
