@@ -19,6 +19,7 @@ from calculators.plan import ComponentKind
 from knowledge.loader import load_knowledge
 from ui import url_widgets
 from ui.memory_compute import analyse
+from ui.reconcile_section import render_reconcile_section
 from ui.memory_figures import capacity_chart, memory_bars
 from ui.memory_inputs import (
     read_engine_knobs,
@@ -254,3 +255,7 @@ left.download_button("Download the plan (Markdown)", export_markdown(data), "ser
                      mime="text/markdown", icon=":material/description:")
 right.download_button("Download the plan (JSON)", export_json(data), "servewise-memory-plan.json",
                       mime="application/json", icon=":material/data_object:")
+
+# ---- the engine's own accounting -------------------------------------------------------------------------------
+render_reconcile_section(kb, key_prefix="mem_log")
+url_widgets.show_url_notes()

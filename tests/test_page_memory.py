@@ -146,3 +146,15 @@ def test_partial_offload_warns_about_host_ram_bandwidth():
     at = _run(mem_model="llama-3.1-8b", mem_command="llama-server -m m.gguf -c 8192 -np 1 -ngl 20")
     assert not at.exception
     assert any("llama-cpp keep layers in host RAM" in w.value and "3,350 GB/s" in w.value for w in at.warning)
+
+
+def test_memory_page_embeds_the_start_up_log_check():
+    # llama.cpp master of 2025-08 on 8 Ascend NPUs, gpt-oss-20b (tests/data/logs/SOURCES.md)
+    log = (Path(__file__).parent / "data" / "logs" / "llamacpp-2025-08-gptoss-20b-8x-cann-swa.log").read_text()
+    at = _run()
+    at.text_area(key="mem_log_text").set_value(log)
+    at.run()
+    assert not at.exception
+    assert any(s.value == "Check against your engine" for s in at.subheader)
+    (table,) = [d.value for d in at.dataframe if "status" in d.value.columns]
+    assert set(table["status"]) == {"exact"}
