@@ -8,8 +8,10 @@ pages = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/engines.py", title="Engines", icon=":material/compare_arrows:"),
     st.Page("pages/formats.py", title="Formats & compatibility", icon=":material/grid_on:"),
+    st.Page("pages/memory.py", title="Memory & capacity", icon=":material/memory:"),
     st.Page("pages/wizard.py", title="Engine wizard", icon=":material/assistant:"),
     st.Page("pages/simulator.py", title="Concurrency & queueing", icon=":material/queue:"),
     st.Page("pages/operations.py", title="Operations", icon=":material/monitoring:"),
+    st.Page("pages/check_log.py", title="Check against your engine", icon=":material/fact_check:"),
 ]
 st.navigation(pages).run()

@@ -32,6 +32,14 @@ class LayerGeometry:
     qk_rope_head_dim: int = 0  # MLA decoupled rope key width (stored once per token)
     recurrent_conv_elements: int = 0  # per sequence, recurrent layers only (llama.cpp "R" tensor)
     recurrent_state_elements: int = 0  # per sequence, recurrent layers only (llama.cpp "S" tensor)
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        # Engine plans group and look up layers by geometry many times per plan; hash once.
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f) for f in _LAYER_FIELDS)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def k_elements_per_token(self) -> int:
@@ -48,6 +56,9 @@ class LayerGeometry:
         if self.kind in (LayerKind.MLA, LayerKind.RECURRENT):
             return 0
         return self.n_kv_heads * self.head_dim_v
+
+
+_LAYER_FIELDS = tuple(name for name in LayerGeometry.__dataclass_fields__ if name != "_hash")
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,22 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--json", action="store_true", help="print one JSON object")
     memory.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
 
+    reconcile = commands.add_parser(
+        "reconcile",
+        help="compare an engine's start-up log with servewise's memory model",
+        description="Read an engine's start-up log, run servewise's plan on the same inputs and compare every "
+        "memory figure the engine printed.",
+        epilog="example: python -m calculators reconcile --log vllm.log --model qwen3-14b --set max_model_len=32768",
+    )
+    reconcile.add_argument("--log", required=True, metavar="FILE", help="the engine's console output from start-up")
+    source = reconcile.add_mutually_exclusive_group()
+    source.add_argument("--hf-config", metavar="PATH", help="the model's config.json (when the log has no geometry)")
+    source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
+    reconcile.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
+    reconcile.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                           help="a setting the log does not print (engine key vocabulary), repeatable")
+    reconcile.add_argument("--json", action="store_true", help="print one JSON object")
+
     recommend = commands.add_parser(
         "recommend",
         help="rank engines for a team's answers",
@@ -121,11 +137,44 @@ def run_recommend(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _read_log(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ServewiseInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def run_reconcile(args: argparse.Namespace) -> int:
+    """Print the comparison of a start-up log with servewise's plan; return the exit status."""
+    from calculators.reconcile import parse_overrides, reconcile_log, resolve_gpu, resolve_model
+    from calculators.startup_log import parse_startup_log
+    from knowledge import load_knowledge
+    from reports.reconcile_text import reconcile_text
+
+    parsed = parse_startup_log(_read_log(args.log))
+    if not parsed.recognised:
+        reason = parsed.notes[0].message if parsed.notes else "no engine recognised"
+        raise ServewiseInputError(f"{args.log}: {reason}")
+    kb = load_knowledge()
+    result = reconcile_log(
+        parsed,
+        arch=resolve_model(kb, hf_config_path=args.hf_config, model_id=args.model,
+                           log_model=parsed.settings.get("model")),
+        machine=resolve_gpu(kb, args.gpu),
+        overrides=parse_overrides(",".join(args.set)),
+    )
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), indent=2))
+    else:
+        print(reconcile_text(result))
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; bad input is one line on stderr with status 2, never a traceback."""
     try:
         args = build_parser().parse_args(argv)
-        handler = {"memory": run_memory, "recommend": run_recommend}[args.command]
+        handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile}[args.command]
         return handler(args)
     except ServewiseInputError as exc:
         print(f"servewise: {exc}", file=sys.stderr)

@@ -3,11 +3,11 @@
 from pathlib import Path
 
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
 
 from calculators.concurrency import request_states
 from calculators.kv import raw_kv_estimate, uniform_gqa_architecture
 from ui import url_widgets
+from ui.links import page_link
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
@@ -22,9 +22,11 @@ MAX_ACTIVE = 256
 TOOLS = [
     ("pages/engines.py", "Engines", ":material/compare:", "The five engines side by side, with sources."),
     ("pages/formats.py", "Formats & compatibility", ":material/grid_on:", "Which engine runs which format."),
-    ("pages/memory.py", "Memory", ":material/memory:", "Weights, KV cache and overheads on a machine."),
+    ("pages/memory.py", "Memory & capacity", ":material/memory:", "Every engine's memory for one model and machine, and how many sequences fit."),
     ("pages/wizard.py", "Wizard", ":material/assistant:", "From a workload to engines and settings."),
     ("pages/simulator.py", "Simulator", ":material/timeline:", "How a queue builds when arrivals outpace it."),
+    ("pages/check_log.py", "Check against your engine", ":material/fact_check:",
+     "Paste a start-up log: servewise's numbers next to your engine's."),
     ("pages/operations.py", "Operations", ":material/monitoring:", "Metrics, security, lifecycle before going live."),
 ]
 
@@ -190,9 +192,7 @@ linked = 0
 for path, label, icon, blurb in TOOLS:
     if not (REPO_ROOT / path).is_file():
         continue
-    try:
-        st.page_link(path, label=label, icon=icon)
-    except StreamlitPageNotFoundError:
+    if not page_link(path, label=label, icon=icon):
         continue  # the file exists but app.py does not register it yet
     st.caption(blurb)
     linked += 1

@@ -7,7 +7,7 @@ from calculators.recommend import recommend
 from calculators.wizard_answers import WizardAnswers, parse_answers
 from knowledge import load_knowledge
 from ui import url_widgets
-from ui.wizard_report import recommendation_markdown, render_recommendation
+from ui.wizard_report import recommendation_markdown, render_recommendation, render_top_choice_plans
 
 kb = load_knowledge()
 defaults = WizardAnswers()
@@ -135,6 +135,7 @@ except ServewiseInputError as exc:
 
 st.divider()
 render_recommendation(result, kb)
+render_top_choice_plans(result, kb)
 st.download_button(
     "Download as Markdown (for a design document)",
     recommendation_markdown(result, kb),

@@ -40,3 +40,17 @@ def test_bad_link_value_falls_back_with_a_note():
     notes = " ".join(w.value for w in at.warning)
     assert "wiz_use" in notes and "wiz_users" in notes
     assert any("First candidate" in s.value for s in at.success)
+
+
+def test_top_choices_get_memory_plans_launch_commands_and_a_memory_page_link():
+    at = run_page(wiz_model="llama-3.1-8b", wiz_gpu="h100-sxm-80gb", wiz_users="16")
+    assert any("Memory plan for the top choices" in h.value for h in at.subheader)
+    commands = [c.value for c in at.code]
+    assert any(c.startswith("vllm serve meta-llama/Llama-3.1-8B") for c in commands) or any(
+        "sglang" in c for c in commands)
+    assert any("holds" in m.value for m in at.markdown)
+
+
+def test_without_model_and_gpu_the_plan_section_says_what_to_pick():
+    at = run_page()
+    assert any("Pick a catalog model and a GPU" in c.value for c in at.caption)

@@ -162,6 +162,14 @@ def text(label: str, *, key: str, max_chars: int = 200, **kwargs: Any) -> str:
     return st.text_input(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
 
 
+def text_area(label: str, *, key: str, max_chars: int = 20_000, **kwargs: Any) -> str:
+    """A multi-line text area bound to the URL parameter `key` (over-long values get a note)."""
+    raw = _raw_url_values(key)
+    if raw is not None and len(raw[-1]) > max_chars:
+        _remember(key, f"The link's `{key}` is longer than {max_chars} characters; it was not used.")
+    return st.text_area(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
+
+
 def show_url_notes() -> None:
     """Show what was wrong with the link this page was opened with (if anything)."""
     for message in st.session_state.get(_NOTES_KEY, {}).values():

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pandas as pd
 import streamlit as st
 
+from calculators.compare import WORKLOAD_KEYS
 from calculators.fit_check import FitCheck
+from calculators.launch_render import render_launch_command
 from calculators.recommend import Recommendation
+from calculators.wizard_plans import plans_for_top_choices
 from knowledge.references import resolve_reference
 from reports.recommendation import recommendation_markdown as _markdown
+from ui.links import page_link
+from ui.memory_readouts import engine_readout
 
 GIB = 2**30
 
@@ -94,6 +101,40 @@ def _render_fit_check(fit: FitCheck) -> None:
         f"(90 % of {fit.device_bytes / GIB:,.1f} GiB). The memory page gives each engine's exact plan.",
         icon=":material/memory:",
     )
+
+
+def render_top_choice_plans(result: Recommendation, kb) -> None:
+    """Each top engine's memory plan for the team's model and GPUs, its launch command and a memory-page link."""
+    st.subheader("Memory plan for the top choices")
+    plans = plans_for_top_choices(result, kb)
+    if not plans:
+        st.caption("Pick a catalog model and a GPU (steps 2 and 3) to see each top engine's memory plan here.")
+        return
+    first = plans[0]
+    st.caption(
+        f"Workload read off your answers: {first.workload.sequences} active sequence(s) x "
+        f"{first.workload.context_tokens:,} retained tokens, weights as {first.weights_scheme}, 16-bit KV cache. "
+        "An estimate from the memory model, not a measurement."
+    )
+    names = engine_names(kb)
+    for plan in plans:
+        row = plan.comparison
+        with st.container(border=True):
+            st.markdown(f"**{names[plan.engine]}**")
+            if row.plan is None:
+                st.info(row.not_applicable or row.error, icon=":material/block:")
+                continue
+            if row.plan.refusal:
+                st.error(f"Would refuse to start: {row.plan.refusal}", icon=":material/dangerous:")
+            held = "holds" if row.holds else "does not hold"
+            st.markdown(f"This plan **{held}** the whole workload on the GPU(s).")
+            st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
+            command = render_launch_command(plan.engine, row.settings, plan.model_ref, always=WORKLOAD_KEYS[plan.engine])
+            env = " ".join(f"{k}={shlex.quote(v)}" for k, v in command.env.items())
+            st.code((env + " " if env else "") + shlex.join(command.words), language="bash", wrap_lines=True)
+    if not page_link("pages/memory.py", label="Open this model and machine on the memory page",
+                     icon=":material/memory:", query_params=first.memory_page_query):
+        st.caption("Open the memory page with: ?" + "&".join(f"{k}={v}" for k, v in first.memory_page_query.items()))
 
 
 def recommendation_markdown(result: Recommendation, kb) -> str:

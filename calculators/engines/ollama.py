@@ -242,8 +242,10 @@ def plan_ollama(
                 message=f"if loading runs out of memory, Ollama retries num_ctx {num_ctx} at 32768, then 4096",
             )
         )
-    return OllamaPlan(
-        **{**base.model_dump(), "engine": ENGINE_ID, "notes": notes},
+    # The llama.cpp plan is already validated: carry its fields over without dumping and re-validating them.
+    inherited = {name: getattr(base, name) for name in LlamaCppPlan.model_fields}
+    return OllamaPlan.model_construct(
+        **{**inherited, "engine": ENGINE_ID, "notes": notes},
         llama_server_args=args,
         default_context_tokens=default_ctx,
         per_request_context=num_ctx,

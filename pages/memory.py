@@ -1,0 +1,261 @@
+"""How much memory one model needs on one machine under each engine, and how many sequences fit at once."""
+
+import shlex
+
+import streamlit as st
+
+from calculators.capacity import context_grid, most_sequences
+from calculators.compare import (
+    ENGINES,
+    WORKLOAD_KEYS,
+    ComparisonInputs,
+    EngineNotApplicable,
+    valid_tensor_parallel_sizes,
+    why_not_held,
+    workload_settings,
+)
+from calculators.launch_render import render_launch_command
+from calculators.plan import ComponentKind
+from knowledge.loader import load_knowledge
+from ui import url_widgets
+from ui.memory_compute import analyse
+from ui.reconcile_section import render_reconcile_section
+from ui.memory_figures import capacity_chart, memory_bars
+from ui.memory_inputs import (
+    read_engine_knobs,
+    read_launch_command,
+    read_machine,
+    read_model,
+    read_weights,
+    read_workload,
+)
+from ui.memory_readouts import (
+    RAW_BYTES_PER_ELEMENT,
+    architecture_warnings,
+    arithmetic_markdown,
+    arithmetic_rows,
+    engine_readout,
+    export_data,
+    export_json,
+    export_markdown,
+    human_bytes,
+    markdown_table,
+    offload_rows,
+)
+
+CURVE_POINTS = 6
+CURVE_SEQUENCES_LIMIT = 256
+SEQUENCES_LIMIT = 4096
+
+kb = load_knowledge()
+st.title("Memory & capacity")
+st.caption(
+    "One model, one machine, every engine under its own settings. All figures are **estimates** from each "
+    "engine's published allocation rules; measure before you commit. GiB = 2^30 bytes."
+)
+
+inputs_box = st.container(border=True)
+model_col, machine_col, workload_col = inputs_box.columns(3)
+with model_col:
+    st.markdown("**Model**")
+    model = read_model(kb)
+    weights = read_weights(kb, model.arch)
+with machine_col:
+    st.markdown("**Machine**")
+    machine_choice = read_machine(kb)
+with workload_col:
+    st.markdown("**Workload**")
+    workload = read_workload()
+
+st.markdown("**Engine settings** — the workload fills each engine's context and concurrency knobs; "
+            "these change the rest.")
+pasted = read_launch_command(kb)
+overrides: dict[str, dict] = {}
+for engine, column in zip(ENGINES, st.columns(len(ENGINES)), strict=True):
+    with column, st.expander(engine):
+        overrides[engine] = read_engine_knobs(kb, engine)
+        if not isinstance(workload, str):
+            try:
+                mapped = workload_settings(engine, workload)
+            except EngineNotApplicable as exc:
+                st.caption(str(exc))
+            else:
+                st.caption("From the workload: " + ", ".join(f"`{k}={v}`" for k, v in mapped.items()))
+url_widgets.show_url_notes()
+
+if pasted is not None:
+    if pasted.message:
+        st.warning(pasted.message, icon=":material/terminal:")
+    if pasted.engine and pasted.overrides:
+        overrides[pasted.engine] = {**overrides.get(pasted.engine, {}), **pasted.overrides}
+        shown = ", ".join(f"`{k}={v}`" for k, v in pasted.overrides.items())
+        st.success(f"Your command set these {pasted.engine} settings (they win over the workload and the "
+                   f"boxes above): {shown}", icon=":material/terminal:")
+    if pasted.unknown_flags:
+        st.warning("Flags servewise did not understand (not applied): "
+                   + " ".join(f"`{flag}`" for flag in pasted.unknown_flags))
+    if pasted.ignored:
+        st.caption("Understood but no effect on memory: " + ", ".join(pasted.ignored))
+    if pasted.model:
+        match = f": catalog model `{pasted.catalog_match}`" if pasted.catalog_match else ""
+        st.caption(f"Your command serves `{pasted.model}`{match}. The model planned below is the one chosen "
+                   "under Model.")
+
+for problem in (model.error, weights.error, machine_choice.error, workload if isinstance(workload, str) else None):
+    if problem:
+        st.error(problem, icon=":material/error:")
+for note in model.notes + machine_choice.notes:
+    st.caption(note)
+if model.arch is None or machine_choice.machine is None or isinstance(workload, str):
+    st.stop()
+arch, machine = model.arch, machine_choice.machine
+if weights.bytes is None:
+    st.info("Weight bytes are unknown: vLLM and SGLang cannot size their KV budget without them. "
+            "Give an exact file size (Weights from: file-size).")
+
+# ---- the brief's arithmetic -------------------------------------------------------------------------------------
+st.header("The arithmetic, step by step")
+trained = f"{arch.max_context_tokens:,} tokens" if arch.max_context_tokens else "unknown"
+st.markdown(f"**{arch.name}** · {arch.n_layers} layers · trained context {trained} · weights "
+            f"{human_bytes(weights.bytes) if weights.bytes else 'unknown'}"
+            + (f" ({weights.basis})" if weights.basis else ""))
+st.markdown(markdown_table(arithmetic_rows(arch, RAW_BYTES_PER_ELEMENT[workload.kv_cache_type])))
+st.markdown(arithmetic_markdown(arch, workload))
+for warning in architecture_warnings(arch):
+    st.warning(warning, icon=":material/layers:")
+for approximation in weights.approximations:
+    st.caption(f"Weights: {approximation}")
+
+# ---- every engine side by side ----------------------------------------------------------------------------------
+inputs = ComparisonInputs(arch, machine, weights.bytes, overrides)
+contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
+rows, capacities, curves = analyse(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
+st.header("Every engine on this machine")
+st.caption(f"{machine_choice.label}: per-GPU memory under each engine for {workload.sequences} sequences x "
+           f"{workload.context_tokens:,} tokens ({workload.kv_cache_type} KV cache). The black mark is the "
+           "memory the engine can use on one device.")
+st.plotly_chart(memory_bars(rows), width="stretch")
+summary = []
+for row in rows:
+    plan = row.plan
+    per_gpu = {kind: sum(c.bytes for c in plan.components if c.kind in kinds) if plan else 0
+               for kind, kinds in (("weights", (ComponentKind.WEIGHTS,)),
+                                   ("kv", (ComponentKind.KV_CACHE, ComponentKind.RECURRENT_STATE)))}
+    summary.append({
+        "engine": row.engine,
+        "holds the workload": ("refuses to start" if plan.refusal else ("yes" if row.holds else "no"))
+        if plan else "—",
+        "weights / GPU": human_bytes(per_gpu["weights"]) if plan else "—",
+        "KV cache / GPU": human_bytes(per_gpu["kv"]) if plan else "—",
+        "why not": row.not_applicable or row.error
+        or (why_not_held(row.engine, plan, workload, machine) if plan else "") or "",
+    })
+st.markdown(markdown_table(summary))
+if machine.n_devices > 1:
+    st.caption("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not fit "
+               "one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in their "
+               "settings. The bars show the busiest GPU.")
+
+# ---- capacity -----------------------------------------------------------------------------------------------------
+st.header("Capacity")
+st.markdown(markdown_table([{
+    "engine": c.engine,
+    f"longest context for {workload.sequences} sequences (tokens)": "—" if c.reason else f"{c.max_context_tokens:,}",
+    f"most sequences at {workload.context_tokens:,} tokens": "—" if c.reason else f"{c.max_sequences:,}",
+    "note": c.reason or "",
+} for c in capacities]))
+st.caption("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
+           "plan with your other settings kept, up to the model's trained context. 0 = not even one fits.")
+st.plotly_chart(capacity_chart(curves, workload.context_tokens), width="stretch")
+st.caption(f"Capped at {CURVE_SEQUENCES_LIMIT} sequences. Memory capacity only: it says nothing about the speed "
+           "at which that many sequences decode.")
+
+# ---- each engine in its own words --------------------------------------------------------------------------------
+st.header("Each engine in its own words")
+commands: dict[str, str] = {}
+for row, tab in zip(rows, st.tabs(list(ENGINES)), strict=True):
+    with tab:
+        if row.plan is None:
+            st.info(row.not_applicable or row.error, icon=":material/block:")
+            continue
+        plan = row.plan
+        if plan.refusal:
+            st.error(f"Would refuse to start: {plan.refusal}", icon=":material/dangerous:")
+        st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
+        for note in plan.notes:
+            st.caption(f":material/info: {note.message}")
+        rendered = render_launch_command(row.engine, row.settings,
+                                         "model.gguf" if row.engine == "llama-cpp" else model.model_ref,
+                                         always=WORKLOAD_KEYS[row.engine])
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in rendered.env.items())
+        commands[row.engine] = (env + " " if env else "") + shlex.join(rendered.words)
+        st.code(commands[row.engine], language="bash", wrap_lines=True)
+        for remark in rendered.remarks:
+            st.caption(remark)
+
+# ---- multi-GPU -------------------------------------------------------------------------------------------------------
+st.header("Several GPUs")
+degrees = valid_tensor_parallel_sizes(arch, max(machine.n_devices, 8))
+st.markdown(f"Tensor-parallel degrees that split this model's {arch.n_heads} attention heads evenly: "
+            f"**{', '.join(map(str, degrees))}** (vLLM and SGLang refuse others).")
+if machine.n_devices > 1 and "vllm" in ENGINES and rows[ENGINES.index("vllm")].plan is not None:
+    options = []
+    for tp in [d for d in degrees if machine.n_devices % d == 0]:
+        replicas = machine.n_devices // tp
+        per_tp = ComparisonInputs(arch, machine, weights.bytes,
+                                  {**overrides, "vllm": {**overrides.get("vllm", {}), "tensor_parallel_size": tp}})
+        per_replica = most_sequences(per_tp, "vllm", workload, SEQUENCES_LIMIT) or 0
+        options.append({
+            "layout": f"{replicas} replica(s) x TP {tp}",
+            "weights per GPU": human_bytes(weights.bytes / tp) if weights.bytes else "unknown",
+            "sequences per replica (vLLM)": per_replica,
+            "sequences in all": per_replica * replicas,
+        })
+    st.markdown(markdown_table(options))
+    st.caption("Replicas need the whole model plus working memory on each card; TP splits one instance. "
+               "Replicas on one host still share its failure: losing the host loses them all. Without NVLink, "
+               "pipeline parallelism (-pp) moves less data between cards than TP. More cards do not multiply "
+               "throughput by themselves.")
+else:
+    st.caption("Pick more than one GPU to compare replicas with tensor/pipeline parallelism.")
+
+# ---- offload -------------------------------------------------------------------------------------------------------
+st.header("Offload to host RAM (llama.cpp, Ollama)")
+offloaded = []
+for row in rows:
+    if row.engine in ("llama-cpp", "ollama") and row.plan is not None:
+        st.markdown(f"**{row.engine}**: -ngl {row.plan.n_gpu_layers} of {arch.n_layers + 1} layers on the GPU(s)")
+        st.markdown(markdown_table(offload_rows(row)))
+        offloaded += [row.engine for d in row.plan.devices if d.device == "host" and d.repeating_layers]
+vram_speed = (f"this GPU's {machine.memory_bandwidth_bytes_per_s / 1e9:,.0f} GB/s"
+              if machine.memory_bandwidth_bytes_per_s else "VRAM's hundreds or thousands of GB/s")
+warning = (f"Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of {vram_speed}: every "
+           "generated token reads them, so a partly offloaded model decodes far slower.")
+if offloaded:
+    st.warning(f"{' and '.join(offloaded)} keep layers in host RAM here. {warning}", icon=":material/speed:")
+else:
+    st.caption(f"Every layer stays on the GPU(s) here. {warning}")
+
+# ---- warnings ------------------------------------------------------------------------------------------------------
+st.header("Read before tuning")
+st.markdown(
+    "- **A memory fraction is not a compute limit.** vLLM's `gpu_memory_utilization` and SGLang's "
+    "`mem_fraction_static` are different fractions of memory; neither caps GPU compute, and a high reservation "
+    "can sit next to an idle model.\n"
+    "- **A high concurrency cap is not capacity.** `max_num_seqs` / `max_running_requests` / `-np` above what the "
+    "KV cache holds leads to preemption and recomputation (vLLM, SGLang) or to short per-slot contexts "
+    "(llama.cpp).\n"
+    "- **Concurrent requests share one copy of the weights**; only the KV cache grows with sequences."
+)
+
+# ---- export --------------------------------------------------------------------------------------------------------
+data = export_data(arch.name, machine_choice.label, workload, weights.bytes, rows, capacities, commands)
+left, right = st.columns(2)
+left.download_button("Download the plan (Markdown)", export_markdown(data), "servewise-memory-plan.md",
+                     mime="text/markdown", icon=":material/description:")
+right.download_button("Download the plan (JSON)", export_json(data), "servewise-memory-plan.json",
+                      mime="application/json", icon=":material/data_object:")
+
+# ---- the engine's own accounting -------------------------------------------------------------------------------
+render_reconcile_section(kb, key_prefix="mem_log")
+url_widgets.show_url_notes()

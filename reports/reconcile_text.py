@@ -1,0 +1,101 @@
+"""A reconciliation as text: each prediction shown in the unit and precision the engine printed."""
+
+from __future__ import annotations
+
+from calculators.reconcile_model import Reconciliation, ReconcileRow
+from calculators.startup_log.precision import printed_decimals
+
+STATUS_MARK = {"exact": "exact", "explained": "explained", "unexplained": "UNEXPLAINED"}
+
+
+def in_printed_unit(row: ReconcileRow, value: int | float) -> str:
+    """`value` (base units) written as the engine writes this figure: same unit, same decimals."""
+    decimals = printed_decimals(row.printed)
+    size = _unit_size(row)
+    number = value / size if size else value
+    grouping = "," if "," in row.printed else ""
+    return f"{number:{grouping}.{decimals}f}"
+
+
+def _unit_size(row: ReconcileRow) -> float:
+    """Base units per printed unit, recovered from the printed number and its value in base units."""
+    try:
+        printed = float(row.printed.replace(",", ""))
+    except ValueError:
+        return 1
+    if row.unit == "ratio" or printed == 0:
+        return 1
+    return row.printed_value / printed
+
+
+def _unit_label(row: ReconcileRow, value: int | float | None = None) -> str:
+    """The printed unit, or the count's unit ('tokens', 'blocks'; singular for 1) when the engine printed a bare
+    number."""
+    if row.printed_unit:
+        return row.printed_unit
+    if row.unit in ("ratio", "count"):
+        return ""
+    return row.unit[:-1] if value == 1 and row.unit.endswith("s") else row.unit
+
+
+def printed_text(row: ReconcileRow) -> str:
+    """What the engine printed, with its unit."""
+    return f"{row.printed} {_unit_label(row, row.printed_value)}".strip()
+
+
+def predicted_text(row: ReconcileRow) -> str:
+    """servewise's prediction in the printed unit: one value, or 'low – high' when the inputs were rounded."""
+    low, high = in_printed_unit(row, row.predicted_low), in_printed_unit(row, row.predicted_high)
+    text = low if low == high else f"{low} – {high}"
+    single = row.predicted_low if row.predicted_low == row.predicted_high else None
+    return f"{text} {_unit_label(row, single)}".strip()
+
+
+def difference_text(row: ReconcileRow) -> str:
+    """servewise minus engine in the printed unit, signed ('0' when they meet)."""
+    if row.difference == 0:
+        return "0"
+    return f"{'+' if row.difference > 0 else ''}{in_printed_unit(row, row.difference)} {_unit_label(row)}".strip()
+
+
+def figure_label(row: ReconcileRow) -> str:
+    """The figure's label with its device when it names one (a worker's process id is left out)."""
+    return f"{row.label} [{row.device}]" if row.device and "pid=" not in row.device else row.label
+
+
+def reconcile_text(result: Reconciliation) -> str:
+    """Lines for the terminal: what was read, the comparison table, and what was not found or compared."""
+    lines = [
+        f"engine: {result.engine_name or 'not recognised'}" + (f" {result.version}" if result.version else ""),
+    ]
+    if result.plan_engine and result.plan_engine != result.engine:
+        lines.append(f"plan run: {result.plan_engine} (the runner this engine launched)")
+    if result.model_source:
+        lines.append(f"model geometry: {result.model_source}")
+    if result.settings_used:
+        lines.append("settings: " + ", ".join(f"{k}={v}" for k, v in result.settings_used.items()))
+    lines += [f"assumed: {text}" for text in result.assumptions]
+    if result.rows:
+        table = [("figure", "line", "engine printed", "servewise", "difference", "status")]
+        table += [(figure_label(r), str(r.line), printed_text(r), predicted_text(r),
+                   difference_text(r), STATUS_MARK[r.status.value]) for r in result.rows]
+        widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+        lines.append("")
+        lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+                  for row in table]
+        explained = [r for r in result.rows if r.status.value != "exact"]
+        if explained:
+            lines.append("")
+            lines += [f"line {r.line} {r.label}: {r.status.value} — {r.explanation}" for r in explained]
+    else:
+        lines.append("no figure could be compared")
+    if result.not_compared:
+        names = sorted({f.name for f in result.not_compared})
+        lines.append(f"printed but not compared: {', '.join(names)}")
+    if result.missing:
+        lines.append("not found in the log: " + ", ".join(f"{m.kind} {m.name}" for m in result.missing))
+    lines += [f"note: {n.message}" for n in result.log_notes]
+    lines += [f"plan note: {text}" for text in result.plan_notes]
+    if result.refusal:
+        lines.append(f"the plan says the engine would refuse: {result.refusal}")
+    return "\n".join(lines)

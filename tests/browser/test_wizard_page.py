@@ -1,0 +1,46 @@
+"""The wizard in a browser: a recommendation link reproduces the ranking and reasons; an answer reaches the URL."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import open_page, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+LINK = "/wizard?wiz_use=shared-api&wiz_prefixes=true&wiz_users=32&wiz_tools=true"
+
+
+def test_recommendation_link_shows_the_same_ranking_and_reasons(app_url, page, screenshot_dir):
+    from playwright.sync_api import expect
+
+    from calculators.recommend import recommend
+    from calculators.wizard_answers import parse_answers
+    from knowledge import load_knowledge
+
+    kb = load_knowledge()
+    expected = recommend(parse_answers({"use": "shared-api", "shared_prefixes": True, "concurrent_users": 32,
+                                        "tool_calling": True}), kb)
+    names = {engine.id: engine.name for engine in kb.engines}
+    open_page(page, app_url + LINK)
+    expect(page.get_by_text("First candidate:")).to_contain_text(names[expected.top.engine])
+    # the reasons the link's answers bring, in the breakdown
+    expect(page.get_by_text("token-identical prefixes").first).to_be_visible()
+    expect(page.get_by_text("identical token for token").first).to_be_visible()
+    ranking = page.locator('[data-testid="stDataFrame"]').first
+    expect(ranking).to_be_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(screenshot_dir / "wizard-link.png"), full_page=True)
+
+
+def test_an_answer_changed_in_the_page_reaches_the_url(app_url, page):
+    from playwright.sync_api import expect
+
+    open_page(page, app_url + "/wizard")
+    page.get_by_text("batch", exact=True).first.click()
+    wait_for_app(page)
+    expect(page).to_have_url(re.compile(r"wiz_use=batch"))
+    page.reload()
+    wait_for_app(page)
+    expect(page.get_by_role("radio", name="batch")).to_be_checked()

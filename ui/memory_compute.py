@@ -1,0 +1,30 @@
+"""The memory page's heavy part, memoised per input state: every engine's plan, capacities and curves.
+
+One state costs about two hundred engine plans (capacity searches probe each engine many times), so
+the result is cached on its inputs; a rerun that changes nothing relevant (an expander, a download,
+another section's widget) reuses it, and any changed input computes afresh.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from calculators.capacity import capacity, capacity_curve
+from calculators.compare import ENGINES, ComparisonInputs, compare_engines
+
+
+def _inputs_key(inputs: ComparisonInputs) -> tuple:
+    """A cheap cache key: the architecture and machine are frozen and hash themselves (layer hashes are cached)."""
+    overrides = json.dumps(inputs.overrides, sort_keys=True, default=str)
+    return (hash(inputs.arch), hash(inputs.machine), inputs.weights_bytes, overrides)
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={ComparisonInputs: _inputs_key})
+def analyse(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: tuple[int, ...], curve_limit: int):
+    """Side-by-side plans, per-engine capacity and capacity curves for one input state."""
+    rows = compare_engines(inputs, workload)
+    capacities = [capacity(inputs, engine, workload, sequences_limit) for engine in ENGINES]
+    curves = [capacity_curve(inputs, engine, workload, list(contexts), curve_limit) for engine in ENGINES]
+    return rows, capacities, curves

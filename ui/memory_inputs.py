@@ -1,0 +1,324 @@
+"""Input widgets of the Memory & capacity page (all bound to the URL, keys `mem_*`) and what they resolve to.
+
+Each reader draws its widgets and returns data the calculators take; problems the user can fix come back
+as messages, never as exceptions. Only I/O (hub fetches) is cached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import streamlit as st
+
+from calculators.architecture import ModelArchitecture
+from calculators.catalog import architecture_from_catalog
+from calculators.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
+from calculators.errors import LaunchCommandError, ServewiseInputError
+from calculators.hardware import machine_for_gpu
+from calculators.hf_config import architecture_from_config, load_config_text
+from calculators.hf_hub import fetch_config
+from calculators.kv import uniform_gqa_architecture
+from calculators.launch_settings import settings_from_command
+from calculators.machine import Machine
+from calculators.weights import weights_from_file_bytes
+from knowledge.loader import KnowledgeBase
+from ui import url_widgets
+
+GIB = 2**30
+MODEL_SOURCES = ["catalog", "config-json", "hf-repo", "geometry"]
+WEIGHT_SOURCES = ["precision", "file-size"]
+DEFAULT_GPU = "h100-sxm-80gb"
+DEFAULT_MODEL = "llama-3.1-8b"
+HUB_TIMEOUT_S = 8.0
+
+
+@dataclass
+class ModelChoice:
+    """The model to plan, the name to put in launch commands, and what went wrong (if anything)."""
+
+    arch: ModelArchitecture | None
+    model_ref: str
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@st.cache_data(ttl=600, show_spinner="Fetching config.json from the Hugging Face hub…")
+def _fetch_hub_config(repo_id: str) -> tuple[dict[str, Any] | None, str | None]:
+    """config.json of a hub repo, or the reason it could not be fetched (failures are cached too)."""
+    try:
+        return fetch_config(repo_id, timeout_s=HUB_TIMEOUT_S), None
+    except ServewiseInputError as exc:
+        return None, str(exc)
+
+
+def read_model(kb: KnowledgeBase) -> ModelChoice:
+    """Model source widgets: catalog id, pasted/uploaded config.json, hub repo id, or typed geometry."""
+    catalog = kb.models
+    source = url_widgets.radio("Model from", MODEL_SOURCES, key="mem_model_from", horizontal=True)
+    if source == "catalog":
+        ids = list(catalog.ids)
+        model_id = url_widgets.selectbox("Catalog model", ids, key="mem_model",
+                                         index=ids.index(DEFAULT_MODEL) if DEFAULT_MODEL in ids else 0)
+        try:
+            return ModelChoice(architecture_from_catalog(model_id, kb), catalog.get(model_id).hf_repo)
+        except ServewiseInputError as exc:
+            return ModelChoice(None, model_id, str(exc))
+    if source == "config-json":
+        text = url_widgets.text_area("Paste config.json", key="mem_config", height=140,
+                                     placeholder='{"model_type": "llama", "num_hidden_layers": 32, ...}')
+        upload = st.file_uploader("…or upload it (an upload is not part of the shared link)", type=["json"],
+                                  key="mem_config_upload")
+        if upload is not None:
+            text, name = upload.getvalue().decode("utf-8", errors="replace"), upload.name
+        else:
+            name = "pasted config.json"
+        if not text.strip():
+            return ModelChoice(None, "MODEL", "Paste a config.json (or upload one) to plan that model.")
+        try:
+            return ModelChoice(architecture_from_config(load_config_text(text, name), source=name), "MODEL")
+        except ServewiseInputError as exc:
+            return ModelChoice(None, "MODEL", str(exc))
+    if source == "hf-repo":
+        repo = url_widgets.text("Hugging Face repo id", key="mem_repo", placeholder="Qwen/Qwen3-8B").strip()
+        if not repo:
+            return ModelChoice(None, "MODEL", "Type a repo id such as Qwen/Qwen3-8B.")
+        config, problem = _fetch_hub_config(repo)
+        if problem:
+            return ModelChoice(None, repo, f"{problem}. For a private or offline repo, paste its config.json "
+                               "instead (Model from: config-json).")
+        try:
+            return ModelChoice(architecture_from_config(config, name=repo, source=f"hf:{repo}"), repo)
+        except ServewiseInputError as exc:
+            return ModelChoice(None, repo, str(exc))
+    return _read_geometry()
+
+
+def _read_geometry() -> ModelChoice:
+    cols = st.columns(3)
+    with cols[0]:
+        layers = url_widgets.number("Layers", key="mem_layers", min_value=1, max_value=1000, value=32, step=1)
+        params_b = url_widgets.number("Parameters (billions)", key="mem_params_b", min_value=0.01,
+                                      max_value=5000.0, value=8.03, step=0.01)
+    with cols[1]:
+        kv_heads = url_widgets.number("KV heads", key="mem_kv_heads", min_value=1, max_value=1024, value=8, step=1)
+        heads = url_widgets.number("Query heads", key="mem_heads", min_value=1, max_value=1024, value=32, step=1)
+    with cols[2]:
+        head_dim = url_widgets.number("Head dimension", key="mem_head_dim", min_value=1, max_value=4096,
+                                      value=128, step=1)
+        trained = url_widgets.number("Trained context (tokens)", key="mem_trained_ctx", min_value=1,
+                                     max_value=10_000_000, value=131_072, step=1024)
+    arch = uniform_gqa_architecture(int(layers), int(kv_heads), int(head_dim), name="typed geometry")
+    arch = replace(arch, n_heads=int(heads), hidden_size=int(heads) * int(head_dim),
+                   max_context_tokens=int(trained), params_total=int(params_b * 1e9))
+    return ModelChoice(arch, "MODEL", notes=["Every layer is counted as full attention with these heads."])
+
+
+@dataclass
+class WeightsChoice:
+    """Weight bytes of the whole model, with the basis shown to the user."""
+
+    bytes: int | None
+    basis: str
+    exact: bool
+    error: str | None = None
+    approximations: tuple[str, ...] = ()
+
+
+def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsChoice:
+    """Weight precision/quantization (formats.yaml slugs) or an exact file size in GiB."""
+    source = url_widgets.segmented("Weights from", WEIGHT_SOURCES, key="mem_weights_from", default="precision")
+    if source == "file-size":
+        gib = url_widgets.number("Exact weights size (GiB = 2^30 bytes)", key="mem_weights_gib", min_value=0.001,
+                                 max_value=100_000.0, value=15.0, step=0.5)
+        estimate = weights_from_file_bytes(int(gib * GIB), source="typed file size")
+        return WeightsChoice(estimate.bytes, "the file size you typed", True)
+    schemes = [q.id for q in kb.formats.quantizations] + [m.id for m in kb.formats.file_mixes]
+    scheme = url_widgets.selectbox("Weight precision / quantization", schemes, key="mem_precision",
+                                   index=schemes.index("bf16"))
+    if arch is None:
+        return WeightsChoice(None, "", False, None)
+    try:
+        estimate = model_weights(kb.formats, arch, scheme)
+    except ServewiseInputError as exc:
+        return WeightsChoice(None, "", False, str(exc))
+    return WeightsChoice(estimate.bytes, estimate.basis, estimate.exact, None, estimate.approximations)
+
+
+@dataclass
+class MachineChoice:
+    machine: Machine | None
+    label: str
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def read_machine(kb: KnowledgeBase) -> MachineChoice:
+    """GPU from the catalog (or custom memory/bandwidth), number of GPUs, host RAM for offload."""
+    ids = ["custom"] + [gpu.id for gpu in kb.gpus.all_gpus]
+    gpu_id = url_widgets.selectbox("GPU or Apple silicon", ids, key="mem_gpu", index=ids.index(DEFAULT_GPU))
+    notes: list[str] = []
+    cols = st.columns(2)
+    with cols[0]:
+        n_gpus = int(url_widgets.number("Number of GPUs", key="mem_gpus", min_value=1, max_value=64, value=1, step=1))
+    with cols[1]:
+        host_gib = url_widgets.number("Host RAM for offload (GiB; 0 = not given)", key="mem_host_gib",
+                                      min_value=0.0, max_value=100_000.0, value=0.0, step=16.0)
+    host_bytes = int(host_gib * GIB) or None
+    if gpu_id == "custom":
+        cols = st.columns(3)
+        with cols[0]:
+            mem_gib = url_widgets.number("Memory per GPU (GiB)", key="mem_vram_gib", min_value=0.5,
+                                         max_value=100_000.0, value=24.0, step=1.0)
+        with cols[1]:
+            bw = url_widgets.number("Bandwidth (GB/s = 10^9 B/s; 0 = not given)", key="mem_bw_gbs",
+                                    min_value=0.0, max_value=100_000.0, value=0.0, step=10.0)
+        with cols[2]:
+            unified = url_widgets.toggle("Apple unified memory", key="mem_unified", value=False)
+        if unified and n_gpus > 1:
+            notes.append("A Mac has one GPU: planning with 1.")
+            n_gpus = 1
+        machine = Machine(device_memory_bytes=int(mem_gib * GIB), n_devices=n_gpus,
+                          memory_bandwidth_bytes_per_s=bw * 1e9 or None,
+                          host_ram_bytes=host_bytes or (int(mem_gib * GIB) if unified else None),
+                          unified_memory=unified)
+        return MachineChoice(machine, f"{n_gpus} x custom {mem_gib:g} GiB", None, notes)
+    gpu = kb.gpus.get(gpu_id)
+    if gpu.unified_memory and n_gpus > 1:
+        notes.append("An Apple silicon machine has one GPU: planning with 1.")
+        n_gpus = 1
+    try:
+        machine = machine_for_gpu(gpu, n_gpus, host_bytes, kb.gpus.apple_working_set)
+    except ServewiseInputError as exc:
+        return MachineChoice(None, gpu.name, str(exc))
+    if gpu.unified_memory:
+        notes.append(f"The GPU may use {machine.device_memory_bytes / GIB:.1f} GiB of the "
+                     f"{gpu.memory_bytes / GIB:.0f} GiB by default (Metal's working set, an estimate from the "
+                     f"closest observed Mac); raise it with `{kb.gpus.apple_working_set.raise_with}`.")
+    return MachineChoice(machine, f"{n_gpus} x {gpu.name}", None, notes)
+
+
+def read_workload() -> Workload | str:
+    """Context per sequence, concurrent active sequences and KV cache type (or a message when impossible)."""
+    ctx = url_widgets.number("Context per sequence (prompt + output, tokens)", key="mem_ctx", min_value=1,
+                             max_value=10_000_000, value=8192, step=1024)
+    seqs = url_widgets.number("Concurrent active sequences", key="mem_seqs", min_value=1, max_value=4096,
+                              value=8, step=1)
+    kv_type = url_widgets.segmented("KV cache type", list(KV_CACHE_TYPES), key="mem_kv", default="16-bit")
+    try:
+        return Workload(int(ctx), int(seqs), kv_type or "16-bit")
+    except ServewiseInputError as exc:
+        return str(exc)
+
+
+# Per-engine knobs the page offers besides the workload: (key, label, kind). kind "int"/"float" bind the
+# field's default; "int0"/"float0" use 0 for "unset (engine decides)"; "choice:a,b,c" a radio.
+ENGINE_KNOBS: dict[str, list[tuple[str, str, str]]] = {
+    "llama-cpp": [
+        ("n_gpu_layers", "-ngl GPU layers (-1 = all that fit)", "int"),
+        ("flash_attn", "-fa flash attention", "choice:auto,on,off"),
+        ("kv_unified", "-kvu one KV buffer shared by all slots", "choice:auto,on,off"),
+    ],
+    "ollama": [
+        ("num_gpu", "num_gpu layers (-1 = automatic)", "int"),
+        ("gpu_overhead", "OLLAMA_GPU_OVERHEAD (bytes)", "int"),
+    ],
+    "vllm": [
+        ("gpu_memory_utilization", "--gpu-memory-utilization", "float"),
+        ("tensor_parallel_size", "--tensor-parallel-size (-tp)", "int"),
+        ("pipeline_parallel_size", "--pipeline-parallel-size (-pp)", "int"),
+        ("block_size", "--block-size (0 = engine default)", "int0"),
+        ("max_num_batched_tokens", "--max-num-batched-tokens (0 = engine default)", "int0"),
+    ],
+    "sglang": [
+        ("mem_fraction_static", "--mem-fraction-static (0 = automatic)", "float0"),
+        ("tp_size", "--tp-size", "int"),
+        ("page_size", "--page-size", "int"),
+    ],
+    "mlx-lm": [
+        ("max_kv_size", "--max-kv-size (0 = unbounded)", "int0"),
+        ("kv_group_size", "--kv-group-size", "int"),
+    ],
+}
+SHORT_KEYS = {"llama-cpp": "lcpp", "ollama": "ollama", "vllm": "vllm", "sglang": "sglang", "mlx-lm": "mlx"}
+
+
+def _knob_help(kb: KnowledgeBase, engine: str, key: str) -> str | None:
+    """The knowledge base's description of a knob: name, what it controls, default and source."""
+    entry = next((e for e in kb.engines if e.id == engine), None)
+    knob = next((k for k in entry.knobs if k.key == key), None) if entry else None
+    if knob is None:
+        return None
+    default = knob.default_rule or ("unset" if knob.default is None else str(knob.default))
+    return f"**{knob.name}** ({knob.unit}): {knob.controls} Default: {default}. Source: {knob.source}"
+
+
+def read_engine_knobs(kb: KnowledgeBase, engine: str) -> dict[str, Any]:
+    """Widgets for one engine's own knobs; returns only the values that differ from the engine's defaults."""
+    fields = settings_class(engine).model_fields
+    overrides: dict[str, Any] = {}
+    for key, label, kind in ENGINE_KNOBS[engine]:
+        if key not in fields:
+            continue
+        default = fields[key].default
+        widget_key = f"mem_{SHORT_KEYS[engine]}_{key}"
+        if kind.startswith("choice:"):
+            options = kind.split(":", 1)[1].split(",")
+            shown = {None: "auto", True: "on", False: "off"}.get(default, getattr(default, "value", default))
+            value = url_widgets.radio(label, options, key=widget_key, horizontal=True, index=options.index(shown),
+                                      help=_knob_help(kb, engine, key))
+            chosen: Any = {"auto": None, "on": True, "off": False}[value] if key == "kv_unified" else value
+            if chosen != shown and not (key == "kv_unified" and chosen is default):
+                overrides[key] = chosen
+            continue
+        unset_is_zero = kind.endswith("0")
+        is_float = kind.startswith("float")
+        start = 0 if unset_is_zero else default
+        value = url_widgets.number(label, key=widget_key, min_value=(0.0 if is_float else -1),
+                                   max_value=(1.0 if is_float else 10**12),
+                                   value=float(start) if is_float else int(start),
+                                   step=0.01 if is_float else 1, help=_knob_help(kb, engine, key))
+        if unset_is_zero and value == 0:
+            continue
+        if value != default:
+            overrides[key] = value
+    return overrides
+
+
+@dataclass
+class PastedCommand:
+    """What a pasted launch command set for its engine (explicit keys only) and what it did not understand."""
+
+    engine: str | None
+    overrides: dict[str, Any]
+    unknown_flags: list[str]
+    message: str | None = None
+    ignored: list[str] = field(default_factory=list)
+    model: str | None = None
+    catalog_match: str | None = None  # catalog id whose repo the command serves
+
+
+def _catalog_id_for(kb: KnowledgeBase, repo: str | None) -> str | None:
+    """The catalog model served from `repo` (its own repo or one with the same architecture), if any."""
+    if not repo:
+        return None
+    wanted = repo.lower()
+    for model in kb.models.models:
+        if wanted == model.hf_repo.lower() or wanted in (r.lower() for r in model.same_architecture_as):
+            return model.id
+    return None
+
+
+def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
+    """The 'Paste your launch command' box: fills that engine's settings from the command's own flags."""
+    command = url_widgets.text_area("Paste your launch command", key="mem_command", height=90, max_chars=4000,
+                                    placeholder="llama-server -m model.gguf -c 32768 -np 4 -fa on")
+    if not command.strip():
+        return None
+    try:
+        parsed = settings_from_command(command, kb)
+    except LaunchCommandError as exc:
+        return PastedCommand(None, {}, [], str(exc))
+    explicit = {key: getattr(parsed.settings, key) for key in parsed.settings.model_fields_set}
+    return PastedCommand(parsed.engine, explicit, parsed.unknown_flags, None,
+                         parsed.ignored_keys + parsed.ignored_env, parsed.model, _catalog_id_for(kb, parsed.model))

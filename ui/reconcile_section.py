@@ -1,0 +1,174 @@
+"""The "check against your engine" section: paste a start-up log, see the engine's figures next to servewise's.
+
+Used by pages/check_log.py and embedded in the memory page. Nothing a user pastes is rendered as HTML or
+Markdown: their text reaches the screen only through dataframes, `st.text` and `st.code`, or escaped.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import streamlit as st
+
+from calculators.errors import ServewiseInputError
+from calculators.reconcile import (
+    GEOMETRY_IN_LOG,
+    UNCHECKED_ENGINES,
+    parse_overrides,
+    reconcile_log,
+    resolve_gpu,
+    resolve_model,
+)
+from calculators.reconcile_model import Reconciliation, RowStatus
+from calculators.startup_log import ParsedLog, parse_startup_log
+from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
+from ui import url_widgets
+
+NONE = "none"
+MAX_LOG_BYTES = 5 * 1024 * 1024
+STATUS_LABEL = {
+    RowStatus.EXACT: "exact",
+    RowStatus.EXPLAINED: "explained",
+    RowStatus.UNEXPLAINED: "UNEXPLAINED",
+}
+# Cell colours of the status column (light backgrounds that keep dark text readable).
+STATUS_COLOUR = {"exact": "#d3f4dc", "explained": "#fdf0c4", "UNEXPLAINED": "#fbd5d5"}
+ROW_HEIGHT_PX = 35
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
+
+
+def plain(text: str) -> str:
+    """`text` with every Markdown/HTML special character escaped, for st.error/st.info/st.caption."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", text)
+
+
+def _log_text(key_prefix: str) -> str:
+    """The pasted log, or the uploaded file's text when a file was given (the file wins)."""
+    pasted = st.text_area(
+        "Start-up log",
+        key=f"{key_prefix}_text",
+        height=220,
+        placeholder="Paste the engine's console output from its start-up: llama-server / Ollama, vLLM, SGLang "
+        "or MLX LM. Include the lines that print memory (e.g. 'llama_kv_cache: size = …', 'Available KV cache "
+        "memory', 'KV Cache is allocated').",
+    )
+    upload = st.file_uploader("…or upload a log file", key=f"{key_prefix}_file", type=None)
+    if upload is None:
+        return pasted or ""
+    data = upload.getvalue()
+    if len(data) > MAX_LOG_BYTES:
+        st.warning(f"The file is larger than {MAX_LOG_BYTES // 2**20} MiB; only its first part is read.")
+        data = data[:MAX_LOG_BYTES]
+    return data.decode("utf-8", errors="replace")
+
+
+def _model_inputs(kb, parsed: ParsedLog, key_prefix: str) -> tuple[str, str, str, str]:
+    """(catalog model id or 'none', pasted config.json, GPU id or 'none', extra settings text)."""
+    needs_model = parsed.engine not in GEOMETRY_IN_LOG and parsed.engine not in UNCHECKED_ENGINES
+    with st.expander("Model, GPU and settings the log does not show", expanded=needs_model):
+        if needs_model:
+            st.info("This engine's log does not state the model geometry: pick a catalog model or paste its "
+                    "config.json.")
+        col_model, col_gpu = st.columns(2)
+        with col_model:
+            model_id = url_widgets.selectbox("Catalog model", [NONE, *kb.models.ids], key=f"{key_prefix}_model",
+                                             help="'none' uses the geometry the log prints (llama.cpp, Ollama)")
+        with col_gpu:
+            gpu_id = url_widgets.selectbox("GPU", [NONE, *(g.id for g in kb.gpus.gpus)], key=f"{key_prefix}_gpu",
+                                           help="optional: only sets engine defaults that depend on GPU memory")
+        config = st.text_area("…or paste the model's config.json", key=f"{key_prefix}_config", height=100)
+        extra = url_widgets.text("Settings the log does not print (key=value, comma separated)",
+                                 key=f"{key_prefix}_settings", max_chars=300,
+                                 placeholder="tensor_parallel_size=4, kv_cache_dtype=fp8")
+    return model_id, config, gpu_id, extra
+
+
+def _rows_frame(result: Reconciliation) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "status": [STATUS_LABEL[r.status] for r in result.rows],
+            "figure": [figure_label(r) for r in result.rows],
+            "line": [r.line for r in result.rows],
+            "engine printed": [printed_text(r) for r in result.rows],
+            "servewise predicts": [predicted_text(r) for r in result.rows],
+            "difference": [difference_text(r) for r in result.rows],
+            "why": [r.explanation for r in result.rows],
+        }
+    )
+
+
+def _show_found(parsed: ParsedLog, result: Reconciliation | None) -> None:
+    with st.expander("What the log showed and what it did not"):
+        found = {
+            "engine": parsed.engine or "not recognised",
+            "version": parsed.version or "not printed",
+            **{f"geometry: {k}": v for k, v in parsed.geometry.known().items()},
+            **{f"setting: {k}": v for k, v in parsed.settings.items()},
+            **{f"runner setting: {k}": v for k, v in parsed.runner_settings.items()},
+        }
+        st.dataframe(pd.DataFrame({"found": list(found), "value": [str(v) for v in found.values()]}),
+                     hide_index=True, width="stretch")
+        if parsed.missing:
+            st.dataframe(pd.DataFrame({"not found": [m.name for m in parsed.missing],
+                                       "kind": [m.kind for m in parsed.missing]}), hide_index=True)
+        if result is not None and result.not_compared:
+            names = sorted({f.name for f in result.not_compared})
+            st.text("Printed but not compared (servewise does not predict these): " + ", ".join(names))
+
+
+def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = True) -> Reconciliation | None:
+    """Draw the section; returns the reconciliation shown (None when there was nothing to compare)."""
+    if heading:
+        st.subheader("Check against your engine")
+    st.caption("Paste a start-up log: servewise runs its memory model on the same model and settings and puts "
+               "its numbers next to the ones your engine printed.")
+    text = _log_text(key_prefix)
+    if not text.strip():
+        st.info("Paste or upload a start-up log to compare.")
+        return None
+    parsed = parse_startup_log(text)
+    if not parsed.recognised:
+        message = parsed.notes[0].message if parsed.notes else "No engine was recognised in this text."
+        st.warning(plain(message))
+        return None
+    model_id, config, gpu_id, extra = _model_inputs(kb, parsed, key_prefix)
+    try:
+        arch = resolve_model(kb, hf_config_text=config, model_id=None if model_id == NONE else model_id,
+                             log_model=parsed.settings.get("model"))
+        machine = resolve_gpu(kb, None if gpu_id == NONE else gpu_id)
+        result = reconcile_log(parsed, arch=arch, machine=machine, overrides=parse_overrides(extra))
+    except ServewiseInputError as exc:
+        st.error(plain(str(exc)))
+        _show_found(parsed, None)
+        return None
+    _draw_result(result)
+    _show_found(parsed, result)
+    return result
+
+
+def _draw_result(result: Reconciliation) -> None:
+    counts = {status: len(result.rows_with(status)) for status in RowStatus}
+    st.markdown(f"**{plain(result.engine_name or '')}**" + (f" {plain(result.version)}" if result.version else ""))
+    if not result.rows:
+        st.warning("No printed figure could be compared: the log stops before the engine sized its memory, or "
+                   "it lacks the inputs listed below.")
+    else:
+        a, b, c = st.columns(3)
+        a.metric("exact", counts[RowStatus.EXACT])
+        b.metric("explained", counts[RowStatus.EXPLAINED])
+        c.metric("unexplained", counts[RowStatus.UNEXPLAINED])
+        frame = _rows_frame(result)
+        styled = frame.style.map(lambda value: f"background-color: {STATUS_COLOUR.get(value, '')}", subset=["status"])
+        st.dataframe(styled, hide_index=True, width="stretch", height=ROW_HEIGHT_PX * (len(frame) + 1) + 3)
+        for row in result.rows:
+            if row.status is not RowStatus.EXACT:
+                st.text(f"Line {row.line}, {figure_label(row)} ({STATUS_LABEL[row.status]}): {row.explanation}")
+    for line in result.assumptions:
+        st.text(f"Assumed: {line}")
+    for note in result.log_notes:
+        st.text(f"Log: {note.message}")
+    for line in result.plan_notes:
+        st.text(f"Plan: {line}")
+    if result.refusal:
+        st.text(f"servewise's plan says the engine would refuse these settings: {result.refusal}")
