@@ -81,7 +81,7 @@ for engine, column in zip(ENGINES, st.columns(len(ENGINES)), strict=True):
                 st.caption(str(exc))
             else:
                 st.caption("From the workload: " + ", ".join(f"`{k}={v}`" for k, v in mapped.items()))
-url_widgets.show_url_notes()
+url_widgets.show_url_notes(exclude_prefix="mem_log_")
 
 if pasted is not None:
     if pasted.message:
@@ -258,4 +258,4 @@ right.download_button("Download the plan (JSON)", export_json(data), "servewise-
 
 # ---- the engine's own accounting -------------------------------------------------------------------------------
 render_reconcile_section(kb, key_prefix="mem_log")
-url_widgets.show_url_notes()
+url_widgets.show_url_notes(prefix="mem_log_")

@@ -170,7 +170,12 @@ def text_area(label: str, *, key: str, max_chars: int = 20_000, **kwargs: Any) -
     return st.text_area(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
 
 
-def show_url_notes() -> None:
-    """Show what was wrong with the link this page was opened with (if anything)."""
-    for message in st.session_state.get(_NOTES_KEY, {}).values():
-        st.warning(message, icon=":material/link_off:")
+def show_url_notes(prefix: str = "", exclude_prefix: str | None = None) -> None:
+    """Show what was wrong with the link this page was opened with (if anything).
+
+    A page with a section of its own (say `mem_log_*` widgets) shows that section's notes there, and the
+    rest at the top, by calling this twice with `prefix` / `exclude_prefix`.
+    """
+    for key, message in st.session_state.get(_NOTES_KEY, {}).items():
+        if key.startswith(prefix) and not (exclude_prefix and key.startswith(exclude_prefix)):
+            st.warning(message, icon=":material/link_off:")
