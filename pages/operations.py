@@ -9,6 +9,7 @@ from knowledge.engines import PRIMARY_ENGINE_IDS
 from knowledge.sources import source_url
 from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yaml
 from ui import url_widgets
+from ui.markdown_text import literal
 from ui.sourced_facts import markdown_escaped, short_version, show_facts, show_table
 from ui.operations_view import (
     APP_MEASURES,
@@ -194,7 +195,7 @@ with bench_tab:
         )
         plan = build_bench_plan(request, kb)
     except ServewiseInputError as exc:
-        st.error(f"No plan yet: {exc}", icon=":material/error:")
+        st.error(f"No plan yet: {literal(str(exc))}", icon=":material/error:")
         plan = None
 
     if plan is not None:

@@ -24,6 +24,7 @@ from calculators.simulator import (
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
 from knowledge import load_knowledge
 from ui import url_widgets
+from ui.markdown_text import literal
 from ui.simulator_charts import (
     comparison_table,
     distribution_table,
@@ -100,7 +101,8 @@ with machine_col:
     if not isinstance(tflops, int | float):
         tflops = url_widgets.number("Dense TFLOPS at the weights' precision", key="sim_tflops", min_value=0.0,
                                     value=165.0, help="The catalog has no figure for this device; type one.")
-    params_b = url_widgets.number("Active parameters (billions)", key="sim_params", min_value=0.0, value=8.0,
+    params_b = url_widgets.number("Active parameters (billions)", key="sim_params", min_value=0.0, max_value=100_000.0,
+                                  value=8.0,
                                   help="For MoE models, the parameters used per token.")
     weights_gb = url_widgets.number("Weights (GB, 10^9 bytes)", key="sim_weights", min_value=0.0, value=16.0)
     kv_kib = url_widgets.number("KV cache per token (KiB)", key="sim_kv_kib", min_value=0.0, value=128.0,
@@ -255,7 +257,7 @@ try:
         workload, built, cost, kv_tokens, slo
     )
 except ServewiseInputError as exc:
-    st.error(f"Cannot simulate: {exc}", icon=":material/error:")
+    st.error(f"Cannot simulate: {literal(str(exc))}", icon=":material/error:")
     st.stop()
 
 st.header("Side by side on the same workload")
@@ -326,7 +328,7 @@ else:
     try:
         goodput_fig, ttft_fig = run_sweep(sweep_workload, built, cost, kv_tokens, slo, rates)
     except ServewiseInputError as exc:
-        st.error(f"Cannot sweep: {exc}", icon=":material/error:")
+        st.error(f"Cannot sweep: {literal(str(exc))}", icon=":material/error:")
     else:
         left, right = st.columns(2)
         left.plotly_chart(goodput_fig, width="stretch", key="sim_chart_sweep_goodput")

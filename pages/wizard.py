@@ -7,6 +7,7 @@ from calculators.recommend import recommend
 from calculators.wizard_answers import WizardAnswers, parse_answers
 from knowledge import load_knowledge
 from ui import url_widgets
+from ui.markdown_text import literal
 from ui.wizard_report import recommendation_markdown, render_recommendation, render_top_choice_plans
 
 kb = load_knowledge()
@@ -130,7 +131,7 @@ try:
     answers = parse_answers(raw_answers)
     result = recommend(answers, kb)
 except ServewiseInputError as exc:
-    st.error(f"These answers contradict each other: {exc}", icon=":material/error:")
+    st.error(f"These answers contradict each other: {literal(str(exc))}", icon=":material/error:")
     st.stop()
 
 st.divider()

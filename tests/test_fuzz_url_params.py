@@ -40,12 +40,6 @@ CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 #: The fuzz tests leave these parameters alone; test_known_failures_still_fail keeps each one visible and
 #: fails (strict xfail) once it is fixed, so the entry is then removed and the parameter fuzzed again.
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    # calculators/simulator: int() of an infinite step count (OverflowError), active parameters have no maximum
-    ("simulator.py", "sim_params"): "1e308",
-    # pages/operations.py shows st.error(f"No plan yet: {exc}") and exc quotes the text field: wrap it in
-    # ui.markdown_text.literal() so the link's Markdown stays text
-    ("operations.py", "ops_clients"): "![t](https://evil.example/t.png)",
-    ("operations.py", "ops_rates"): "![t](https://evil.example/t.png)",
 }
 
 

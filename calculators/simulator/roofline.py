@@ -85,7 +85,9 @@ def decode_span_seconds(
     elif slope <= 0:
         j_switch = steps
     else:
-        j_switch = min(steps, int((compute_s - m0) / slope) + 1)
+        # an astronomically compute-bound model (absurd parameter counts) stays compute-bound throughout
+        crossing = (compute_s - m0) / slope
+        j_switch = steps if not crossing < steps else int(crossing) + 1
         while j_switch > 0 and m0 + slope * (j_switch - 1) >= compute_s:  # float edge
             j_switch -= 1
     memory_steps = steps - j_switch

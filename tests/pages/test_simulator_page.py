@@ -1,5 +1,7 @@
 """The concurrency & queueing page: renders with defaults, applies shared links, explains bad inputs."""
 
+import re
+
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,8 @@ def run_page(query: dict | None = None) -> AppTest:
 
 
 def errors(at: AppTest) -> str:
-    return " ".join(e.value for e in at.error)
+    """Error messages as a reader sees them (user-quoting messages are Markdown-escaped by the page)."""
+    return " ".join(re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
 
 
 def test_defaults_compare_three_engines_with_tables_charts_and_notes():
