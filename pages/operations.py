@@ -1,5 +1,7 @@
 """What running an engine as a service involves: API differences, metrics, lifecycle, security, and a benchmark plan."""
 
+from functools import partial
+
 import streamlit as st
 
 from calculators.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
@@ -227,11 +229,11 @@ with bench_tab:
                         f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip
                 st.code(engine_script(section), language="bash", height=CODE_HEIGHT_PX)
         left, middle, right = st.columns(3)
-        left.download_button("Download plan (Markdown)", plan_markdown(plan), file_name="servewise-bench-plan.md",
+        left.download_button("Download plan (Markdown)", partial(plan_markdown, plan), file_name="servewise-bench-plan.md",
                              mime="text/markdown", icon=":material/download:")  # fmt: skip
-        middle.download_button("Download plan (YAML)", plan_yaml(plan), file_name="servewise-bench-plan.yaml",
+        middle.download_button("Download plan (YAML)", partial(plan_yaml, plan), file_name="servewise-bench-plan.yaml",
                                mime="application/yaml", icon=":material/download:")  # fmt: skip
-        right.download_button("Download plan (JSON)", plan_json(plan), file_name="servewise-bench-plan.json",
+        right.download_button("Download plan (JSON)", partial(plan_json, plan), file_name="servewise-bench-plan.json",
                               mime="application/json", icon=":material/download:")  # fmt: skip
         st.caption("Share this plan: the page's URL carries every choice.")
 

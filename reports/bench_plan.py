@@ -129,7 +129,9 @@ def plan_json(plan: BenchPlan) -> str:
 
 def plan_yaml(plan: BenchPlan) -> str:
     """The plan as YAML text (block style, keys in model order)."""
-    return yaml.safe_dump(plan_data(plan), sort_keys=False, allow_unicode=True, width=120)
+    # libyaml's emitter when the wheel has it (it does on the supported platforms): ~10x faster, same output
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(plan_data(plan), Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
 
 
 __all__ = ["command_block", "command_line", "engine_script", "plan_data", "plan_json", "plan_markdown", "plan_yaml"]
