@@ -22,6 +22,7 @@ from calculators.simulator import (
     sweep_arrival_rates,
 )
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
+from calculators.simulator_model import simulator_inputs
 from knowledge import load_knowledge
 from ui import url_widgets
 from ui.markdown_text import literal
@@ -101,15 +102,41 @@ with machine_col:
     if not isinstance(tflops, int | float):
         tflops = url_widgets.number("Dense TFLOPS at the weights' precision", key="sim_tflops", min_value=0.0,
                                     value=165.0, help="The catalog has no figure for this device; type one.")
-    params_b = url_widgets.number("Active parameters (billions)", key="sim_params", min_value=0.0, max_value=100_000.0,
-                                  value=8.0,
-                                  help="For MoE models, the parameters used per token.")
-    weights_gb = url_widgets.number("Weights (GB, 10^9 bytes)", key="sim_weights", min_value=0.0, value=16.0)
-    kv_kib = url_widgets.number("KV cache per token (KiB)", key="sim_kv_kib", min_value=0.0, value=128.0,
-                                help="128 KiB: 32 layers x 8 KV heads x 128 dims x 2 bytes x K and V.")
-    kv_tokens = url_widgets.number("KV capacity (tokens) for vLLM / SGLang / static", key="sim_kv_tokens",
-                                   min_value=0, value=32768, step=1024,
-                                   help="What the engine reports as its KV cache size; the memory page computes it.")
+    model_id = url_widgets.selectbox(
+        "Model", ["typed", *load_knowledge().models.ids], key="sim_model",
+        help="A catalog model takes its figures from the memory model (vLLM's KV capacity on the GPU above); "
+        "'typed' lets you type them.",
+    )
+    from_memory_model = None
+    if model_id != "typed" and gpu is not None:
+        try:
+            from_memory_model = simulator_inputs(load_knowledge(), model_id, gpu_id)
+        except ServewiseInputError as exc:
+            st.error(literal(str(exc)), icon=":material/error:")
+        if from_memory_model is not None and from_memory_model.kv_capacity_tokens == 0:
+            st.error(f"{from_memory_model.model} leaves no KV cache on one {gpu.name} in BF16 (vLLM would refuse); "
+                     "pick a larger GPU or type the figures.", icon=":material/error:")
+            from_memory_model = None
+    elif model_id != "typed":
+        st.info("A catalog model needs a catalog GPU; using the typed figures.", icon=":material/info:")
+    if from_memory_model is not None:
+        params_b = from_memory_model.active_params / 1e9
+        weights_gb = from_memory_model.weights_bytes / 1e9
+        kv_kib = from_memory_model.kv_bytes_per_token / 1024
+        kv_tokens = from_memory_model.kv_capacity_tokens
+        st.caption(f"From the memory model: {params_b:,.2f} B active parameters, {weights_gb:,.2f} GB of weights, "
+                   f"{kv_kib:,.0f} KiB of KV per token, KV capacity {kv_tokens:,} tokens — {from_memory_model.basis}.")
+    else:
+        params_b = url_widgets.number("Active parameters (billions)", key="sim_params", min_value=0.0,
+                                      max_value=100_000.0, value=8.0,
+                                      help="For MoE models, the parameters used per token.")
+        weights_gb = url_widgets.number("Weights (GB, 10^9 bytes)", key="sim_weights", min_value=0.0, value=16.0)
+        kv_kib = url_widgets.number("KV cache per token (KiB)", key="sim_kv_kib", min_value=0.0, value=128.0,
+                                    help="128 KiB: 32 layers x 8 KV heads x 128 dims x 2 bytes x K and V.")
+        kv_tokens = url_widgets.number("KV capacity (tokens) for vLLM / SGLang / static", key="sim_kv_tokens",
+                                       min_value=0, value=32768, step=1024,
+                                       help="What the engine reports as its KV cache size; pick a catalog model "
+                                       "to take it from the memory model.")
     memory_eff = url_widgets.number("Decode bandwidth efficiency", key="sim_mem_eff", min_value=0.0, max_value=1.0,
                                     value=DEFAULT_MEMORY_EFFICIENCY, step=0.05,
                                     help="Share of peak bandwidth reached while decoding. llama.cpp's CUDA scoreboard "
