@@ -56,3 +56,16 @@ def machine_for_gpu(
             **common,
         )
     return Machine(device_memory_bytes=gpu.memory_bytes, n_devices=n_devices, host_ram_bytes=host_ram_bytes, **common)
+
+
+def catalog_gpu(kb, gpu_id: str) -> Gpu:
+    """The GPU catalog entry with this id; ServewiseInputError naming the id when there is none."""
+    try:
+        return kb.gpus.get(gpu_id)
+    except KeyError as exc:
+        raise ServewiseInputError(f"{exc.args[0]}; see the ids in knowledge/gpus.yaml") from exc
+
+
+def machine_for_gpu_id(kb, gpu_id: str, n_devices: int = 1) -> Machine:
+    """`machine_for_gpu` for a catalog id, with the catalog's Apple working-set observations."""
+    return machine_for_gpu(catalog_gpu(kb, gpu_id), n_devices=n_devices, working_set=kb.gpus.apple_working_set)

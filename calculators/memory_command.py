@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from calculators.architecture import ModelArchitecture
 from calculators.engines.registry import ENGINE_MODULES
 from calculators.errors import ServewiseInputError
-from calculators.hardware import machine_for_gpu
+from calculators.hardware import machine_for_gpu_id
 from calculators.launch_settings import LaunchSettings, settings_from_command
 from calculators.machine import Machine
 from calculators.plan import ComponentKind, MemoryPlan
@@ -116,12 +116,8 @@ def resolve_machine(kb, engine: str, settings: BaseModel, gpu_id: str | None, n_
         if engine in NEEDS_MACHINE:
             raise ServewiseInputError(f"{engine} sizes its cache from GPU memory: give --gpu CATALOG_ID")
         return None
-    try:
-        gpu = kb.gpus.get(gpu_id)
-    except KeyError as exc:
-        raise ServewiseInputError(f"{exc.args[0]}; see the ids in knowledge/gpus.yaml") from exc
     devices = n_gpus if n_gpus is not None else _devices_from_settings(engine, settings)
-    return machine_for_gpu(gpu, n_devices=devices, working_set=kb.gpus.apple_working_set)
+    return machine_for_gpu_id(kb, gpu_id, devices)
 
 
 def resolve_weights(

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.fit_check import FitCheck, check_fit
-from calculators.errors import ServewiseInputError
 from calculators.wizard_answers import WizardAnswers
 
 
@@ -269,16 +268,12 @@ def _rules_from_kb(kb) -> tuple[tuple[ScoringRule, ...], tuple[CaveatRule, ...]]
 def derive_fit(answers: WizardAnswers, kb) -> FitCheck | None:
     """The fit check for the answers' catalog model on one of their GPUs (None when either is missing)."""
     from calculators.catalog import architecture_from_catalog
-    from calculators.hardware import machine_for_gpu
+    from calculators.hardware import machine_for_gpu_id
 
     if answers.model_id is None or answers.gpu_id is None:
         return None
     arch = architecture_from_catalog(answers.model_id, kb)
-    try:
-        gpu = kb.gpus.get(answers.gpu_id)
-    except KeyError as exc:
-        raise ServewiseInputError(exc.args[0]) from exc
-    machine = machine_for_gpu(gpu, 1, working_set=kb.gpus.apple_working_set)
+    machine = machine_for_gpu_id(kb, answers.gpu_id)
     return check_fit(kb, arch, machine, answers.weight_format)
 
 

@@ -179,15 +179,11 @@ def resolve_model(
 
 def resolve_gpu(kb, gpu_id: str | None) -> Machine | None:
     """One device of catalog GPU `gpu_id` (None when not given); an unknown id is a ServewiseInputError."""
-    from calculators.hardware import machine_for_gpu
+    from calculators.hardware import machine_for_gpu_id
 
     if not gpu_id:
         return None
-    try:
-        gpu = kb.gpus.get(gpu_id)
-    except KeyError as exc:
-        raise ServewiseInputError(f"{exc.args[0]}; see the ids in knowledge/gpus.yaml") from exc
-    return machine_for_gpu(gpu, working_set=kb.gpus.apple_working_set)
+    return machine_for_gpu_id(kb, gpu_id)
 
 
 def parse_overrides(text: str) -> dict[str, SettingValue]:

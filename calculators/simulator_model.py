@@ -13,7 +13,7 @@ from calculators.catalog import architecture_from_catalog
 from calculators.compare import model_weights
 from calculators.engines.vllm import VllmSettings, plan_vllm
 from calculators.errors import ServewiseInputError
-from calculators.hardware import machine_for_gpu
+from calculators.hardware import catalog_gpu, machine_for_gpu_id
 from calculators.kv import raw_kv_estimate
 
 PLANNED_CONTEXT_TOKENS = 32_768
@@ -37,11 +37,7 @@ def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
     arch = architecture_from_catalog(model_id, kb)
     if not arch.params_active and not arch.params_total:
         raise ServewiseInputError(f"{arch.name}: the parameter count is unknown; type the figures instead")
-    try:
-        gpu = kb.gpus.get(gpu_id)
-    except KeyError as exc:
-        raise ServewiseInputError(exc.args[0]) from exc
-    machine = machine_for_gpu(gpu, 1, working_set=kb.gpus.apple_working_set)
+    machine = machine_for_gpu_id(kb, gpu_id)
     weights = model_weights(kb.formats, arch, WEIGHTS_SCHEME).bytes
     context = min(arch.max_context_tokens or PLANNED_CONTEXT_TOKENS, PLANNED_CONTEXT_TOKENS)
     plan = plan_vllm(arch, VllmSettings(max_model_len=context), machine, weights)
@@ -52,5 +48,6 @@ def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
         weights_bytes=weights,
         kv_bytes_per_token=int(per_token),
         kv_capacity_tokens=max(plan.kv_tokens, 0),
-        basis=f"vLLM's plan for {arch.name} in {WEIGHTS_SCHEME} on one {gpu.name} (max_model_len {context:,})",
+        basis=f"vLLM's plan for {arch.name} in {WEIGHTS_SCHEME} on one {catalog_gpu(kb, gpu_id).name} "
+        f"(max_model_len {context:,})",
     )

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 from calculators.catalog import architecture_from_catalog
 from calculators.compare import ComparisonInputs, EngineComparison, Workload, compare_engine, model_weights
-from calculators.errors import ServewiseInputError
 from calculators.fit_check import SCHEME_FOR_FORMAT
-from calculators.hardware import machine_for_gpu
+from calculators.hardware import catalog_gpu, machine_for_gpu_id
 from calculators.recommend import Recommendation
 
 SHORT_CONTEXT_TOKENS = 8_192
@@ -49,12 +48,8 @@ def plans_for_top_choices(recommendation: Recommendation, kb, how_many: int = 2)
     if answers.model_id is None or answers.gpu_id is None:
         return []
     arch = architecture_from_catalog(answers.model_id, kb)
-    try:
-        gpu = kb.gpus.get(answers.gpu_id)
-    except KeyError as exc:
-        raise ServewiseInputError(exc.args[0]) from exc
-    machine = machine_for_gpu(gpu, max(answers.n_gpus, 1) if not gpu.unified_memory else 1,
-                              working_set=kb.gpus.apple_working_set)
+    unified = catalog_gpu(kb, answers.gpu_id).unified_memory
+    machine = machine_for_gpu_id(kb, answers.gpu_id, 1 if unified else max(answers.n_gpus, 1))
     scheme = SCHEME_FOR_FORMAT[answers.weight_format]
     inputs = ComparisonInputs(arch, machine, model_weights(kb.formats, arch, scheme).bytes, {})
     workload = workload_from_answers(recommendation, arch.max_context_tokens)
