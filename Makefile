@@ -5,23 +5,26 @@ PY := $(VENV)/bin/python
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8501
 
-.PHONY: run test chromium bench
+.PHONY: run test test-fast lint chromium bench
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# Re-install only when a requirements file changes.
-$(VENV)/.app-installed: requirements.txt | $(VENV)/bin/python
+# Re-install only when a requirements file or the project's metadata changes. The project itself is
+# installed editable (no dependencies of its own beyond requirements.txt) for the `servewise` command.
+$(VENV)/.app-installed: requirements.txt pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 
 # llama-cpp-python (llama.cpp's own KV accounting, for the conformance tests) builds from source:
 # a portable CPU build without examples or tests keeps that to minutes.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
 
-$(VENV)/.test-installed: requirements.txt requirements-test.txt | $(VENV)/bin/python
+$(VENV)/.test-installed: requirements.txt requirements-test.txt pyproject.toml | $(VENV)/bin/python
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -r requirements-test.txt
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(VENV)/.app-installed $@
 
 run: $(VENV)/.app-installed
@@ -40,6 +43,11 @@ chromium:
 
 test: $(VENV)/.test-installed chromium
 	$(PY) -m pytest
+
+# Static checks: ruff's lint rules (pyproject.toml) over the tree, mypy over calculators/ and knowledge/.
+lint: $(VENV)/.test-installed
+	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 bench: $(VENV)/.test-installed
 	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
