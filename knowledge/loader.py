@@ -16,6 +16,7 @@ from knowledge.references import check_wizard_references
 from knowledge.wizard import WizardRules
 from knowledge.engines import Engine, EnginesFile
 from knowledge.models import ModelCatalog
+from knowledge.prices import PricesFile
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 M = TypeVar("M", bound=BaseModel)
@@ -68,6 +69,7 @@ class KnowledgeBase(Frozen):
     engines: tuple[Engine, ...]
     wizard: WizardRules
     models: ModelCatalog
+    prices: PricesFile
 
 
 @functools.lru_cache(maxsize=4)
@@ -81,9 +83,19 @@ def load_knowledge(directory: str | None = None) -> KnowledgeBase:
         engines=load_yaml_file(root / "engines.yaml", EnginesFile).engines,
         wizard=load_yaml_file(root / "wizard.yaml", WizardRules),
         models=load_yaml_file(root / "models.yaml", ModelCatalog),
+        prices=load_yaml_file(root / "prices.yaml", PricesFile),
     )
     check_wizard_references(kb.wizard, kb.engines, kb.formats)
+    _check_priced_gpus_exist(kb)
     return kb
+
+
+def _check_priced_gpus_exist(kb: KnowledgeBase) -> None:
+    """Raise KnowledgeError (naming prices.yaml and the entry) when a price names a GPU the catalog lacks."""
+    known = {gpu.id for gpu in kb.gpus.gpus}
+    for price in kb.prices.cloud:
+        if price.gpu_id not in known:
+            raise KnowledgeError(f"prices.yaml: entry {price.id!r}: gpu_id {price.gpu_id!r} is not in gpus.yaml")
 
 
 __all__ = ["Frozen", "KnowledgeBase", "KnowledgeError", "load_knowledge", "load_yaml_file"]
