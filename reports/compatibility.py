@@ -1,0 +1,145 @@
+"""Tool-call and embedding checks as text: one sentence per reason code, Markdown tables and JSON data."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+
+from calculators.checks.embeddings import EmbeddingCheck
+from calculators.checks.tool_calls import ToolCallCheck
+from calculators.i18n import N_, _
+
+#: Reason code -> sentence with {placeholders} filled from the reason's values (English source text).
+_TOOL_REASONS = {
+    "template-no-tools": N_("The chat template ({template}) has no tool syntax: the model was not given tools to call."),
+    "format-unknown": N_("The chat template was not read ({template}); which call syntax the model emits is unknown."),
+    "no-parser-for-format": N_("No parser of this engine at the pinned version reads the {call_format} call syntax."),
+    "parser-missing": N_("No tool-call parser is chosen; add {flag} {parser}."),
+    "auto-needs-template": N_("'{value}' detects the parser from the chat template, which was not read."),
+    "auto-not-detected": N_("Automatic detection finds no parser for this template; name it with {flag} {parser}."),
+    "auto-detected": N_("Automatic detection picks the {parser} parser from the template."),
+    "parser-not-registered": N_("The parser '{parser}' is not registered at the pinned version; the server will not start."),
+    "parser-wrong-format": N_("The {parser} parser does not read {call_format} calls; use {wanted}."),
+    "enable-flag-missing": N_("The parser is named but {flags} is missing, so tool_choice 'auto' is refused."),
+    "parser-reads-format": N_("The {parser} parser reads the model's {call_format} calls."),
+    "template-engine-disabled": N_("{flags} turns the Jinja template engine off; requests with tools are refused."),
+    "template-not-read": N_("This engine parses through the chat template, which was not read ({template})."),
+    "template-parser-not-inferred": N_("No tool parser is inferred from this template, so {call_format} calls stay in the text."),
+    "template-parser-inferred": N_("The {parser} parser is inferred from the template and reads {call_format} calls."),
+    "template-no-calls": N_("The template never renders an assistant's tool calls; calls come back as plain text."),
+    "template-renders-calls": N_("The template renders tool calls, so the engine builds a {call_format} parser from it."),
+    "package-not-read": N_("The model package decides; check its tools capability with {check}."),
+    "package-no-tools-capability": N_("The template does not mention tools: requests with tools are refused."),
+    "package-tools-capability": N_(
+        "The template mentions tools (tools capability) and {call_format} calls are parsed; a library package may ship "
+        "its own template instead: {check} shows its capabilities."
+    ),
+}
+
+_EMBEDDING_REASONS = {
+    "not-served": N_("This engine serves no embeddings endpoint ({how})."),
+    "runner-flag-missing": N_("Embeddings need {flag} on the command line."),
+    "pooling-unknown": N_("Pooling cannot be compared (reference {reference}, engine {served})."),
+    "pooling-differs": N_("The engine pools with {served}; the index used {reference}."),
+    "pooling-matches": N_("Pooling matches ({pooling})."),
+    "pooling-mapped": N_("The engine reads the {reference} pooling setting as {served}: {note}"),
+    "pooling-from-conversion": N_("The GGUF converter writes the {pooling} pooling of the sentence-transformers files."),
+    "normalisation-unknown": N_("Whether the reference normalises is unknown (no modules.json was read)."),
+    "normalisation-differs": N_("The engine's vectors are {served_text}; the index's are {reference_text}."),
+    "normalisation-matches": N_("Normalisation matches."),
+    "dimension-unknown": N_("The output dimension cannot be compared."),
+    "dimension-differs": N_("The engine returns {served}-dimensional vectors; the index holds {reference} ({dense})."),
+    "dimension-matches": N_("Both give {dimension}-dimensional vectors."),
+    "over-length-rejected": N_("Inputs over {limit} tokens are rejected, where sentence-transformers truncates."),
+    "over-length-truncated": N_("Over-long inputs are truncated: {how}"),
+    "batch-too-small": N_("One input must fit one batch of {limit} tokens; the model takes {needed}. {note}"),
+    "matryoshka-needs-config": N_(
+        "The model supports Matryoshka dimensions {range}, but requests for fewer dimensions are refused unless "
+        "the config says so ({flag})."
+    ),
+}
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    try:
+        return _(template).format(**values)
+    except (KeyError, IndexError):
+        return _(template)
+
+
+def tool_reason_text(code: str, values: dict[str, str]) -> str:
+    """The sentence for one tool-call reason in the reader's language."""
+    return _fill(_TOOL_REASONS.get(code, code), values)
+
+
+def embedding_reason_text(code: str, values: dict[str, str]) -> str:
+    """The sentence for one embedding reason in the reader's language."""
+    filled = dict(values)
+    for key in ("served", "reference"):
+        if values.get(key) in ("True", "False"):
+            filled[f"{key}_text"] = _("L2-normalised") if values[key] == "True" else _("not normalised")
+    return _fill(_EMBEDDING_REASONS.get(code, code), filled)
+
+
+def verdict_label(verdict: str) -> str:
+    """A verdict slug as words."""
+    labels = {
+        "works": _("works"), "needs-flags": _("needs flags"), "will-not-parse": _("will not parse"),
+        "unknown": _("unknown"), "will-match": _("vectors will match"), "will-not-match": _("vectors will not match"),
+        "not-served": _("no embeddings endpoint"),
+    }
+    return labels.get(verdict, verdict)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def tool_checks_markdown(checks: Sequence[ToolCallCheck]) -> str:
+    """One row per engine: verdict, parser, flags to add and the first reason."""
+    header = [
+        f"| {_('engine')} | {_('verdict')} | {_('parser')} | {_('flags to add')} | {_('why')} |",
+        "|---|---|---|---|---|",
+    ]
+    rows = [
+        "| "
+        + " | ".join(
+            _cell(x)
+            for x in (
+                c.engine,
+                verdict_label(c.verdict),
+                c.parser or c.recommended_parser or "-",
+                " ".join(c.flags_to_add) or "-",
+                " ".join(tool_reason_text(r.code, r.values) for r in c.reasons),
+            )
+        )
+        + " |"
+        for c in checks
+    ]
+    return "\n".join(header + rows)
+
+
+def embedding_checks_markdown(checks: Sequence[EmbeddingCheck]) -> str:
+    """One row per engine: verdict, pooling, normalisation, dimension, input limit and flags to add."""
+    header = [
+        f"| {_('engine')} | {_('verdict')} | {_('pooling')} | {_('normalised')} | {_('dimension')} | "
+        f"{_('input limit (tokens)')} | {_('flags to add')} |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    rows = []
+    for c in checks:
+        norm = "-" if c.normalised is None else (_("yes") if c.normalised else _("no"))
+        cells = (
+            c.engine, verdict_label(c.verdict), c.pooling or "-", norm,
+            "-" if c.output_dimension is None else str(c.output_dimension),
+            "-" if c.max_input_tokens is None else str(c.max_input_tokens),
+            " ".join(c.flags_to_add) or "-",
+        )
+        rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    return "\n".join(header + rows)
+
+
+def checks_json(checks: Sequence[ToolCallCheck | EmbeddingCheck]) -> str:
+    """The checks as JSON data (every field, reasons with their codes, values and sources)."""
+    return json.dumps([dataclasses.asdict(c) for c in checks], indent=2, ensure_ascii=False)

@@ -1,0 +1,49 @@
+"""Every reason the checks can give has a sentence, with its placeholders filled."""
+
+import re
+from pathlib import Path
+
+from calculators.checks.embeddings import check_embeddings, embedding_model_from_catalog
+from calculators.checks.tool_calls import check_tool_calls, tool_model_from_catalog
+from knowledge.embedding_serving import EmbeddingServingFile
+from knowledge.loader import load_knowledge, load_yaml_file
+from knowledge.tool_calling import ToolCallingFile
+from reports.compatibility import (
+    _EMBEDDING_REASONS,
+    _TOOL_REASONS,
+    checks_json,
+    embedding_checks_markdown,
+    embedding_reason_text,
+    tool_checks_markdown,
+    tool_reason_text,
+)
+
+PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+REPO = Path(__file__).resolve().parents[1]
+TOOLS = load_yaml_file(REPO / "knowledge" / "tool_calling.yaml", ToolCallingFile)
+EMBED = load_yaml_file(REPO / "knowledge" / "embedding_serving.yaml", EmbeddingServingFile)
+
+
+def test_every_catalog_verdict_renders_without_unfilled_placeholders() -> None:
+    kb = load_knowledge()
+    tool_checks = [
+        check_tool_calls(tool_model_from_catalog(m.id, TOOLS), engine, None, TOOLS)
+        for m in kb.models.models if m.embedding is None for engine in TOOLS.engines
+    ]
+    embed_checks = [
+        check_embeddings(embedding_model_from_catalog(m), engine, None, EMBED)
+        for m in kb.models.models if m.embedding is not None for engine in EMBED.engines
+    ]
+    for check in tool_checks:
+        for reason in check.reasons:
+            assert reason.code in _TOOL_REASONS
+            text = tool_reason_text(reason.code, reason.values)
+            assert not PLACEHOLDER.search(text) and text.strip()
+    for check in embed_checks:
+        for reason in check.reasons:
+            assert reason.code in _EMBEDDING_REASONS
+            text = embedding_reason_text(reason.code, reason.values)
+            assert not PLACEHOLDER.search(text) and text.strip()
+    assert tool_checks_markdown(tool_checks[:5]).count("\n") == 6
+    assert embedding_checks_markdown(embed_checks[:5]).count("\n") == 6
+    assert '"verdict"' in checks_json(tool_checks[:1] + embed_checks[:1])
