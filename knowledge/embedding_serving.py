@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import Literal
 
 from knowledge.common import Frozen, Sourced
@@ -65,3 +67,12 @@ class EmbeddingServingFile(Frozen):
 
     engines: dict[str, EngineEmbedding]
     sentence_transformers: SentenceTransformersReference
+
+
+@functools.lru_cache(maxsize=4)
+def load_embedding_serving(directory: str | None = None) -> EmbeddingServingFile:
+    """knowledge/embedding_serving.yaml, validated, once per process (`directory` defaults to this package)."""
+    from knowledge.loader import KNOWLEDGE_DIR, load_yaml_file
+
+    root = Path(directory) if directory else KNOWLEDGE_DIR
+    return load_yaml_file(root / "embedding_serving.yaml", EmbeddingServingFile)

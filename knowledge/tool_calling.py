@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -120,3 +122,12 @@ class ToolCallingFile(Frozen):
     def catalog_entry(self, model_id: str) -> CatalogToolFormat | None:
         """The tool-call entry of a catalog model, or None when the catalog model has none."""
         return next((e for e in self.catalog_models if e.model == model_id), None)
+
+
+@functools.lru_cache(maxsize=4)
+def load_tool_calling(directory: str | None = None) -> ToolCallingFile:
+    """knowledge/tool_calling.yaml, validated, once per process (`directory` defaults to this package)."""
+    from knowledge.loader import KNOWLEDGE_DIR, load_yaml_file
+
+    root = Path(directory) if directory else KNOWLEDGE_DIR
+    return load_yaml_file(root / "tool_calling.yaml", ToolCallingFile)

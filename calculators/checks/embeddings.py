@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from calculators.checks.launch_flags import CommandFlags
+from calculators.checks.launch_flags import CommandFlags, read_command_flags
 from calculators.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from calculators.errors import ServewiseInputError
 from knowledge.embedding_serving import EmbeddingServingFile, EngineEmbedding
@@ -379,3 +379,17 @@ def check_embeddings(
         reasons=tuple(draft.reasons),
         sources=sources,
     )
+
+
+def check_embeddings_on_engines(
+    model: EmbeddingModel, engine_ids: Sequence[str], command_text: str, kb: EmbeddingServingFile
+) -> list[EmbeddingCheck]:
+    """One embedding check per engine; a non-empty `command_text` is that engine's launch command."""
+    command = read_command_flags(command_text) if command_text.strip() else None
+    ids = list(engine_ids)
+    if command is not None and command.engine not in ids:
+        ids.append(command.engine)
+    return [
+        check_embeddings(model, engine_id, command if command and command.engine == engine_id else None, kb)
+        for engine_id in ids
+    ]

@@ -10,13 +10,13 @@ a verdict, the parser, the flags to add, and coded reasons with the source each 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from calculators.checks.chat_template import TemplateToolSupport, analyse_template, markers_match
-from calculators.checks.launch_flags import CommandFlags
+from calculators.checks.launch_flags import CommandFlags, read_command_flags
 from calculators.errors import ServewiseInputError
 from knowledge.tool_calling import EngineToolCalling, ToolCallingFile
 
@@ -261,3 +261,17 @@ def check_tool_calls(model: ToolModel, engine_id: str, command: CommandFlags | N
         return gated
     flags = command or CommandFlags(engine=engine_id, model=None)
     return _RULES[engine.selection](draft, flags)
+
+
+def check_tool_calls_on_engines(
+    model: ToolModel, engine_ids: Sequence[str], command_text: str, kb: ToolCallingFile
+) -> list[ToolCallCheck]:
+    """One verdict per engine; a non-empty `command_text` is that engine's launch command, the rest run defaults."""
+    command = read_command_flags(command_text) if command_text.strip() else None
+    ids = list(engine_ids)
+    if command is not None and command.engine not in ids:
+        ids.append(command.engine)
+    return [
+        check_tool_calls(model, engine_id, command if command and command.engine == engine_id else None, kb)
+        for engine_id in ids
+    ]

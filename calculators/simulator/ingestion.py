@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
+from calculators.hardware import catalog_gpu
 from calculators.simulator.checked import checked
 from calculators.simulator.core import summarize
 from calculators.simulator.results import SimulationResult, Slo, Summary
+from calculators.simulator.roofline import StepCostModel
 from calculators.simulator.run import simulate
 from calculators.simulator.workload import (
     MAX_REQUESTS,
@@ -29,6 +31,7 @@ from calculators.simulator.workload import (
     WorkloadSpec,
     draw_requests,
 )
+from calculators.simulator_model import simulator_inputs
 
 CHAT = "chat"
 INGESTION = "ingestion"
@@ -130,3 +133,28 @@ def ingestion_tradeoff(
         n_ingestion_requests=len(ingestion_prompts),
         ingestion_prompt_tokens=sum(ingestion_prompts),
     )
+
+
+@dataclass(frozen=True)
+class CatalogCost:
+    """A step-time model and KV capacity for a catalog model on one catalog GPU, with its basis."""
+
+    cost: StepCostModel
+    kv_capacity_tokens: int
+    basis: str
+
+
+def catalog_cost(kb, model_id: str, gpu_id: str) -> CatalogCost:
+    """The simulator's cost inputs for `model_id` on one `gpu_id` (peak bandwidth and dense BF16 FLOP/s)."""
+    inputs = simulator_inputs(kb, model_id, gpu_id)
+    gpu = catalog_gpu(kb, gpu_id)
+    if not isinstance(gpu.memory_bandwidth_gb_per_s, int | float) or not isinstance(gpu.dense_bf16_tflops, int | float):
+        raise ServewiseInputError(f"{gpu.name}: bandwidth or dense BF16 TFLOPS is unknown in the catalog")
+    cost = StepCostModel(
+        memory_bandwidth_bytes_per_s=gpu.memory_bandwidth_gb_per_s * 1e9,
+        flops_per_s=gpu.dense_bf16_tflops * 1e12,
+        weights_bytes=inputs.weights_bytes,
+        active_params=inputs.active_params,
+        kv_bytes_per_token=inputs.kv_bytes_per_token,
+    )
+    return CatalogCost(cost, inputs.kv_capacity_tokens, inputs.basis)

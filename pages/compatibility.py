@@ -1,0 +1,198 @@
+"""Will tool calls parse, will embeddings match your index, and what does ingestion cost chat on a shared engine?"""
+
+import json
+
+import streamlit as st
+
+from calculators.checks.chat_template import chat_template_from_tokenizer_config
+from calculators.checks.embeddings import (
+    check_embeddings_on_engines,
+    embedding_model_from_catalog,
+    embedding_model_from_files,
+)
+from calculators.checks.tool_calls import check_tool_calls_on_engines, tool_model_from_catalog, tool_model_from_template
+from calculators.errors import ServewiseInputError
+from calculators.i18n import _
+from calculators.simulator import SIMULATED_ENGINES, LengthDistribution, WorkloadSpec, default_policy
+from calculators.simulator.ingestion import IngestionBursts, catalog_cost, ingestion_tradeoff
+from knowledge import load_knowledge
+from knowledge.embedding_serving import load_embedding_serving
+from knowledge.engines import PRIMARY_ENGINE_IDS
+from knowledge.tool_calling import load_tool_calling
+from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
+from ui import url_widgets
+from ui.compatibility_view import embedding_checks_table, show_embedding_reasons, show_tool_reasons, tool_checks_table
+
+kb = load_knowledge()
+tools_kb = load_tool_calling()
+embed_kb = load_embedding_serving()
+chat_models = [m.id for m in kb.models.models if m.embedding is None]
+embedding_models = [m.id for m in kb.models.models if m.embedding is not None]
+models_by_id = {m.id: m for m in kb.models.models}
+
+st.title(_("Tool calls and embeddings"))
+st.markdown(_(
+    "Two checks that decide whether a deployment works at all, read from each engine's source at the version "
+    "the knowledge base pins: will the model's tool calls reach the client as `tool_calls`, and will the "
+    "engine's embedding vectors match an index built with sentence-transformers? Then what ingestion on the "
+    "chat engine costs conversations, in simulated numbers."
+))
+url_notes = st.empty()  # filled after the sections: their bound widgets record a bad link value when drawn
+tools_tab, embed_tab, ingest_tab = st.tabs([_("Tool calls"), _("Embeddings"), _("Ingestion next to chat")])
+
+
+def tool_calls_section() -> None:
+    """Verdicts for a catalog model or a pasted template on each chosen engine."""
+    st.markdown(_(
+        "A tool call parses when the model emits a syntax its chat template describes and the parser the engine "
+        "picks reads that syntax. Valid JSON is still not a correct action: test the calls with your own tools."
+    ))
+    source = url_widgets.segmented(_("Model from"), ["catalog", "template"], key="cmp_tool_src", default="catalog")
+    try:
+        if source == "template":
+            pasted = st.text_area(_("Chat template, or a tokenizer_config.json (not kept in the link)"), height=180,
+                                  key="cmp_tool_template_text")
+            if not pasted.strip():
+                st.info(_("Paste a chat template to check it."), icon=":material/content_paste:")
+                return
+            text = chat_template_from_tokenizer_config(pasted) if pasted.lstrip().startswith("{") else pasted
+            model = tool_model_from_template(text, tools_kb, _("pasted template"), _("the pasted template"))
+        else:
+            model_id = url_widgets.selectbox(_("Chat model"), chat_models, key="cmp_tool_model",
+                                             index=chat_models.index("qwen3-8b") if "qwen3-8b" in chat_models else 0)
+            model = tool_model_from_catalog(model_id, tools_kb)
+            if model.template_of:
+                st.caption(_("Template read: {what}").format(what=model.template_of))
+        engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_tool_engines",
+                                          default=list(PRIMARY_ENGINE_IDS))
+        command = url_widgets.text(_("Launch command (optional; checked for the engine it starts)"), key="cmp_tool_cmd",
+                                   max_chars=1000, placeholder="vllm serve Qwen/Qwen3-8B --enable-auto-tool-choice --tool-call-parser hermes")
+        checks = check_tool_calls_on_engines(model, engines, command, tools_kb)
+    except ServewiseInputError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    st.dataframe(tool_checks_table(checks), hide_index=True)
+    show_tool_reasons(checks)
+    left, right = st.columns(2)
+    left.download_button(_("Markdown"), tool_checks_markdown(checks), file_name="tool-calls.md", key="cmp_tool_md")
+    right.download_button(_("JSON"), checks_json(checks), file_name="tool-calls.json", key="cmp_tool_json")
+
+def embeddings_section() -> None:
+    """Pooling, normalisation and dimension on each chosen engine next to the sentence-transformers reference."""
+    st.markdown(_(
+        "An index built with sentence-transformers holds vectors made by the model's own pipeline: its pooling, "
+        "any Dense projection, a Normalize module or not, inputs cut at max_seq_length. The engine must repeat "
+        "each step, or similarity scores against the index mean nothing."
+    ))
+    source = url_widgets.segmented(_("Model from"), ["catalog", "files"], key="cmp_emb_src", default="catalog")
+    try:
+        if source == "files":
+            st.caption(_("Upload the model's sentence-transformers files (not kept in the link)."))
+            cols = st.columns(4)
+            uploads = {
+                name: cols[i].file_uploader(name, type=["json"], key=f"cmp_emb_{i}")
+                for i, name in enumerate(("1_Pooling/config.json", "modules.json", "config.json", "2_Dense/config.json"))
+            }
+            if uploads["1_Pooling/config.json"] is None:
+                st.info(_("Upload at least 1_Pooling/config.json."), icon=":material/upload_file:")
+                return
+
+            def _read(name: str):
+                upload = uploads[name]
+                if upload is None:
+                    return None
+                try:
+                    return json.loads(upload.getvalue().decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                    raise ServewiseInputError(f"{name} is not valid JSON ({exc})") from None
+
+            embedding = embedding_model_from_files(
+                _("uploaded files"), _("the uploaded sentence-transformers files"), _read("1_Pooling/config.json"),
+                _read("modules.json"), _read("config.json"), _read("2_Dense/config.json"),
+            )
+        else:
+            model_id = url_widgets.selectbox(_("Embedding model"), embedding_models, key="cmp_emb_model")
+            embedding = embedding_model_from_catalog(models_by_id[model_id])
+        engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_emb_engines",
+                                          default=list(PRIMARY_ENGINE_IDS))
+        command = url_widgets.text(_("Launch command (optional)"), key="cmp_emb_cmd", max_chars=1000,
+                                   placeholder="llama-server -m bge-m3-f16.gguf --embeddings -ub 8192 -b 8192")
+        checks = check_embeddings_on_engines(embedding, engines, command, embed_kb)
+    except ServewiseInputError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    st.dataframe(embedding_checks_table(checks), hide_index=True)
+    show_embedding_reasons(checks)
+    left, right = st.columns(2)
+    left.download_button(_("Markdown"), embedding_checks_markdown(checks), file_name="embeddings.md", key="cmp_emb_md")
+    right.download_button(_("JSON"), checks_json(checks), file_name="embeddings.json", key="cmp_emb_json")
+
+def ingestion_section() -> None:
+    """Chat latency with ingestion bursts on the engine versus on a separate server."""
+    st.markdown(_(
+        "Ingestion arrives in bursts of long prompts. On the chat engine those prefills take step time and batch "
+        "room from running conversations; on a separate embedding server they do not. Both runs below serve the "
+        "same chat requests; every figure is a simulator estimate, not a measurement."
+    ))
+    gpus = [g.id for g in kb.gpus.gpus if isinstance(g.memory_bandwidth_gb_per_s, int | float)
+            and isinstance(g.dense_bf16_tflops, int | float)]
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        model_id = url_widgets.selectbox(_("Chat model"), chat_models, key="cmp_ing_model",
+                                         index=chat_models.index("llama-3.1-8b") if "llama-3.1-8b" in chat_models else 0)
+    with c2:
+        gpu_id = url_widgets.selectbox(_("GPU"), gpus, key="cmp_ing_gpu",
+                                       index=gpus.index("h100-sxm-80gb") if "h100-sxm-80gb" in gpus else 0)
+    with c3:
+        engine = url_widgets.selectbox(_("Engine"), list(SIMULATED_ENGINES), key="cmp_ing_engine",
+                                       index=list(SIMULATED_ENGINES).index("vllm") if "vllm" in SIMULATED_ENGINES else 0)
+    d1, d2, d3, d4 = st.columns(4)
+    with d1:
+        rate = url_widgets.number(_("Chat requests per second"), key="cmp_ing_rate", min_value=0.1, max_value=500.0,
+                                  value=5.0)
+    with d2:
+        docs = url_widgets.number(_("Documents per burst"), key="cmp_ing_docs", min_value=1, max_value=20_000, value=500)
+    with d3:
+        doc_tokens = url_widgets.number(_("Tokens per document"), key="cmp_ing_doc_tokens", min_value=1,
+                                        max_value=32_768, value=512)
+    with d4:
+        every = url_widgets.number(_("Seconds between bursts"), key="cmp_ing_every", min_value=1.0, max_value=3600.0,
+                                   value=60.0)
+    try:
+        basis = catalog_cost(kb, model_id, gpu_id)
+        workload = WorkloadSpec.checked(
+            n_requests=600, rate_per_s=rate, seed=1,
+            prompt=LengthDistribution(kind="lognormal", median=800, sigma=0.6),
+            output=LengthDistribution(kind="lognormal", median=250, sigma=0.6),
+        )
+        bursts = IngestionBursts.checked(n_bursts=2, documents_per_burst=int(docs), every_s=every, first_burst_s=20.0,
+                                         burst_spread_s=2.0, prompt=LengthDistribution(value=int(doc_tokens)))
+        result = ingestion_tradeoff(workload, bursts, default_policy(engine), basis.cost, basis.kv_capacity_tokens)
+    except ServewiseInputError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    st.caption(_("Basis: {basis}; chat: 600 requests, prompts ~800 and outputs ~250 tokens (lognormal); "
+                 "two bursts from t = 20 s.").format(basis=basis.basis))
+    m1, m2, m3, m4 = st.columns(4)
+    shared, separate = result.shared_chat, result.separate_chat
+    m1.metric(_("Chat TTFT p50 (s), shared"), f"{shared.ttft.p50:.3f}", f"{shared.ttft.p50 - separate.ttft.p50:+.3f}",
+              delta_color="inverse")
+    m2.metric(_("Chat TTFT p99 (s), shared"), f"{shared.ttft.p99:.3f}", f"{shared.ttft.p99 - separate.ttft.p99:+.3f}",
+              delta_color="inverse")
+    if shared.itl and separate.itl:
+        m3.metric(_("Chat ITL p99 (ms), shared"), f"{shared.itl.p99 * 1000:.1f}",
+                  f"{(shared.itl.p99 - separate.itl.p99) * 1000:+.1f}", delta_color="inverse")
+    m4.metric(_("Ingestion e2e p99 (s), shared"), f"{result.shared_ingestion.e2e.p99:.1f}")
+    st.caption(_("Deltas are against the same chat traffic with the {n:,} ingestion requests ({tokens:,} prompt "
+                 "tokens) served by a separate embedding server.").format(
+        n=result.n_ingestion_requests, tokens=result.ingestion_prompt_tokens))
+
+
+with tools_tab:
+    tool_calls_section()
+with embed_tab:
+    embeddings_section()
+with ingest_tab:
+    ingestion_section()
+with url_notes.container():
+    url_widgets.show_url_notes("cmp_")

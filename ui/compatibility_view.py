@@ -1,0 +1,89 @@
+"""Sections of the tool-call and embedding checks: verdict tables and one expander of reasons per engine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from calculators.checks.embeddings import EmbeddingCheck
+from calculators.checks.tool_calls import ToolCallCheck
+from calculators.i18n import _
+from knowledge.sources import source_url
+from reports.compatibility import embedding_reason_text, tool_reason_text, verdict_label
+from ui.sourced_facts import markdown_escaped
+
+_ICONS = {
+    "works": ":material/check_circle:", "will-match": ":material/check_circle:",
+    "needs-flags": ":material/build:", "will-not-parse": ":material/cancel:", "will-not-match": ":material/cancel:",
+    "unknown": ":material/help:", "not-served": ":material/block:",
+}
+
+
+def tool_checks_table(checks: Sequence[ToolCallCheck]) -> pd.DataFrame:
+    """One row per engine: verdict, parser, flags to add/remove and honoured tool_choice modes."""
+    rows = []
+    for c in checks:
+        modes = [mode for mode, honoured in c.tool_choice.items() if honoured]
+        rows.append({
+            _("Engine"): c.engine,
+            _("Verdict"): verdict_label(c.verdict),
+            _("Call format"): c.call_format,
+            _("Parser"): c.parser or (f"({c.recommended_parser})" if c.recommended_parser else "-"),
+            _("Flags to add"): " ".join(c.flags_to_add) or "-",
+            _("Flags to remove"): " ".join(c.flags_to_remove) or "-",
+            _("tool_choice honoured"): ", ".join(modes) or "-",
+        })
+    return pd.DataFrame(rows)
+
+
+def embedding_checks_table(checks: Sequence[EmbeddingCheck]) -> pd.DataFrame:
+    """One row per engine: the engine's pooling, normalisation, dimension and input limit next to the verdict."""
+    rows = []
+    for c in checks:
+        rows.append({
+            _("Engine"): c.engine,
+            _("Verdict"): verdict_label(c.verdict),
+            _("Pooling"): f"{c.pooling or '-'} ({_('index')}: {c.reference_pooling or '?'})",
+            _("L2-normalised"): _yes_no(c.normalised) + f" ({_('index')}: {_yes_no(c.reference_normalised)})",
+            _("Dimension"): f"{c.output_dimension or '-'} ({_('index')}: {c.reference_dimension or '?'})",
+            _("Input limit (tokens)"): "-" if c.max_input_tokens is None else f"{c.max_input_tokens:,}",
+            _("Longer inputs"): c.over_length,
+            _("Flags to add"): " ".join(c.flags_to_add) or "-",
+        })
+    return pd.DataFrame(rows)
+
+
+def _yes_no(value: bool | None) -> str:
+    return "?" if value is None else (_("yes") if value else _("no"))
+
+
+def _sources_line(sources: Sequence[str]) -> str:
+    links = []
+    for source in sources:
+        url = source_url(source) if ":" in source and not source.startswith("knowledge/") else None
+        label = markdown_escaped(source.rsplit("/", 1)[-1])
+        links.append(f"[{label}]({url})" if url else label)
+    return " · ".join(links)
+
+
+def show_tool_reasons(checks: Sequence[ToolCallCheck]) -> None:
+    """Per engine: the reasons in order, the exact flags, and the sources they rest on."""
+    for c in checks:
+        with st.expander(f"{c.engine}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
+            st.markdown("\n".join(f"- {markdown_escaped(tool_reason_text(r.code, r.values))}" for r in c.reasons))
+            if c.flags_to_add:
+                st.code(" ".join(c.flags_to_add), language="bash")
+            st.caption(_("Parallel tool calls: {text}").format(text=c.parallel_tool_calls))
+            st.caption(_("Sources: {links}").format(links=_sources_line(c.sources)))
+
+
+def show_embedding_reasons(checks: Sequence[EmbeddingCheck]) -> None:
+    """Per engine: the reasons in order, the exact flags, and the sources they rest on."""
+    for c in checks:
+        with st.expander(f"{c.engine}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
+            st.markdown("\n".join(f"- {markdown_escaped(embedding_reason_text(r.code, r.values))}" for r in c.reasons))
+            if c.flags_to_add:
+                st.code(" ".join(c.flags_to_add), language="bash")
+            st.caption(_("Sources: {links}").format(links=_sources_line(c.sources)))
