@@ -49,5 +49,9 @@ lint: $(VENV)/.test-installed
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 
+# Everything but real-browser, llama.cpp-conformance and live-engine tests: the loop while editing.
+test-fast: $(VENV)/.test-installed
+	$(PY) -m pytest -m "not browser and not llamacpp and not live"
+
 bench: $(VENV)/.test-installed
-	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+	@for script in bench/bench_*.py; do name=$$(basename $$script .py); echo "== $$script"; $(PY) -m bench.$$name || exit 1; done

@@ -12,9 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from served_app import REPO, chromium, served, wait_for_app  # noqa: E402
+from bench.served_app import REPO, chromium, served, wait_for_app
 
 SAMPLES = 3
 

@@ -12,13 +12,12 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
-from calculators.catalog import architecture_from_catalog  # noqa: E402
-from calculators.capacity import capacity_curve, context_grid  # noqa: E402
-from calculators.compare import ENGINES, ComparisonInputs, Workload  # noqa: E402
-from calculators.hardware import machine_for_gpu  # noqa: E402
-from knowledge.loader import load_knowledge  # noqa: E402
+from calculators.model.catalog import architecture_from_catalog
+from calculators.memory.capacity import capacity_curve, context_grid
+from calculators.memory.compare import ENGINES, ComparisonInputs, Workload
+from calculators.hardware.catalog import machine_for_gpu
+from knowledge.loader import load_knowledge
 
 GRID = 200
 BUDGET_MS = 1000.0

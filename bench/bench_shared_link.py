@@ -14,9 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from served_app import REPO, chromium, served  # noqa: E402
+from bench.served_app import REPO, chromium, served
 
 TARGET_RATIO = 1.5
 SAMPLES = 7

@@ -8,9 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calculators.simulator import (  # noqa: E402
+from calculators.simulator import (
     SIMULATED_ENGINES,
     LengthDistribution,
     StepCostModel,

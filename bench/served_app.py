@@ -16,9 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "browser"))
 
-from browser_helpers import wait_for_app  # noqa: E402,F401 - re-exported for the benches
+from tests.support.browser import wait_for_app  # noqa: F401 - re-exported for the benches
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -1,7 +1,7 @@
-"""`python -m calculators ...`: see calculators/cli.py."""
+"""`python -m calculators ...`: see cli/main.py."""
 
 import sys
 
-from calculators.cli import main
+from cli.main import main
 
 sys.exit(main())

@@ -9,7 +9,7 @@ Three separate things live here on purpose:
 
 Bits per weight are not typed here: ggml types name their `ggml_type` and the figure comes from
 `gguf.constants.GGML_QUANT_SIZES`; group schemes give their block layout and the calculators derive the
-figure (see `calculators.weights`).
+figure (see `calculators.model.weights`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Schema of the model catalog (models.yaml): each model's config.json architecture fields, verbatim.
 
 The `config` mapping holds real config.json keys and values, so the catalog and a user's own
-config.json go through the same builder (`calculators.hf_config.architecture_from_config`).
+config.json go through the same builder (`calculators.model.hf_config.architecture_from_config`).
 """
 
 from __future__ import annotations

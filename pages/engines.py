@@ -4,7 +4,7 @@ import streamlit as st
 
 from knowledge import load_knowledge
 from ui import url_widgets
-from ui.engines_view import (
+from reports.engines_tables import (
     ATTRIBUTES,
     FEATURES,
     HARDWARE_OPTIONS,

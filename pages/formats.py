@@ -3,11 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from calculators.ggml_types import ggml_block
-from calculators.weights import estimate_weights, scheme_bits_per_weight
+from calculators.model.ggml_types import ggml_block
+from calculators.model.weights import estimate_weights, scheme_bits_per_weight
 from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
-from ui.formats_figures import SHORT_LABELS, compatibility_heatmap
+from reports.formats_figures import SHORT_LABELS, compatibility_heatmap
 from ui import url_widgets
 from knowledge.sources import source_url
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from calculators.concurrency import request_states
-from calculators.kv import raw_kv_estimate, uniform_gqa_architecture
+from calculators.simulator.request_states import request_states
+from calculators.memory.kv import raw_kv_estimate, uniform_gqa_architecture
 from ui import url_widgets
 from ui.links import page_link
 
@@ -25,7 +25,7 @@ TOOLS = [
     ("pages/memory.py", "Memory & capacity", ":material/memory:", "Every engine's memory for one model and machine, and how many sequences fit."),
     ("pages/wizard.py", "Wizard", ":material/assistant:", "From a workload to engines and settings."),
     ("pages/simulator.py", "Simulator", ":material/timeline:", "How a queue builds when arrivals outpace it."),
-    ("pages/check_log.py", "Check against your engine", ":material/fact_check:",
+    ("pages/reconcile.py", "Check against your engine", ":material/fact_check:",
      "Paste a start-up log: servewise's numbers next to your engine's."),
     ("pages/operations.py", "Operations", ":material/monitoring:", "Metrics, security, lifecycle before going live."),
 ]

@@ -4,8 +4,8 @@ import shlex
 
 import streamlit as st
 
-from calculators.capacity import context_grid, most_sequences
-from calculators.compare import (
+from calculators.memory.capacity import context_grid, most_sequences
+from calculators.memory.compare import (
     ENGINES,
     WORKLOAD_KEYS,
     ComparisonInputs,
@@ -14,13 +14,13 @@ from calculators.compare import (
     why_not_held,
     workload_settings,
 )
-from calculators.launch_render import render_launch_command
-from calculators.plan import ComponentKind
+from calculators.launch.render import render_launch_command
+from calculators.memory.plan import ComponentKind
 from knowledge.loader import load_knowledge
 from ui import url_widgets
 from ui.memory_compute import analyse
 from ui.reconcile_section import render_reconcile_section
-from ui.memory_figures import capacity_chart, memory_bars
+from reports.memory_figures import capacity_chart, memory_bars
 from ui.memory_inputs import (
     read_engine_knobs,
     read_launch_command,
@@ -29,7 +29,7 @@ from ui.memory_inputs import (
     read_weights,
     read_workload,
 )
-from ui.memory_readouts import (
+from reports.memory_readouts import (
     RAW_BYTES_PER_ELEMENT,
     architecture_warnings,
     arithmetic_markdown,

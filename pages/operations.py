@@ -4,7 +4,7 @@ from functools import partial
 
 import streamlit as st
 
-from calculators.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
+from calculators.operations.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
 from calculators.errors import ServewiseInputError
 from knowledge import load_knowledge
 from knowledge.engines import PRIMARY_ENGINE_IDS
@@ -13,7 +13,7 @@ from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yam
 from ui import url_widgets
 from ui.markdown_text import literal
 from ui.sourced_facts import markdown_escaped, short_version, show_facts, show_table
-from ui.operations_view import (
+from reports.operations_tables import (
     APP_MEASURES,
     embeddings_table,
     endpoints_table,

@@ -22,11 +22,11 @@ from calculators.simulator import (
     sweep_arrival_rates,
 )
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
-from calculators.simulator_model import simulator_inputs
+from calculators.simulator.model_inputs import simulator_inputs
 from knowledge import load_knowledge
 from ui import url_widgets
 from ui.markdown_text import literal
-from ui.simulator_charts import (
+from reports.simulator_charts import (
     comparison_table,
     distribution_table,
     loop_comparison_table,

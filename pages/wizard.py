@@ -3,12 +3,12 @@
 import streamlit as st
 
 from calculators.errors import ServewiseInputError
-from calculators.recommend import recommend
-from calculators.wizard_answers import WizardAnswers, parse_answers
+from calculators.wizard.scoring import recommend
+from calculators.wizard.answers import WizardAnswers, parse_answers
 from knowledge import load_knowledge
 from ui import url_widgets
 from ui.markdown_text import literal
-from ui.wizard_report import recommendation_markdown, render_recommendation, render_top_choice_plans
+from ui.wizard_section import recommendation_markdown, render_recommendation, render_top_choice_plans
 
 kb = load_knowledge()
 defaults = WizardAnswers()

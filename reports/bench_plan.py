@@ -7,7 +7,7 @@ import shlex
 
 import yaml
 
-from calculators.bench_plan import BenchPlan, Command, EngineSection
+from calculators.operations.bench_plan import BenchPlan, Command, EngineSection
 from knowledge.sources import source_url
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from calculators.reconcile_model import Reconciliation, ReconcileRow
-from calculators.startup_log.precision import printed_decimals
+from calculators.reconcile.result import Reconciliation, ReconcileRow
+from calculators.reconcile.log.precision import printed_decimals
 
 STATUS_MARK = {"exact": "exact", "explained": "explained", "unexplained": "UNEXPLAINED"}
 

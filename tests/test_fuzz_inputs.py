@@ -18,15 +18,16 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from calculators import cli
+from cli import main as cli
 from calculators.errors import ServewiseInputError
-from calculators.hf_config import architecture_from_config_text
-from calculators.launch_command import parse_launch_command
-from calculators.launch_settings import command_syntaxes, settings_from_command
+from calculators.model.hf_config import architecture_from_config_text
+from calculators.launch.command import parse_launch_command
+from calculators.launch.settings import command_syntaxes, settings_from_command
 from knowledge import load_knowledge
+from tests.support.paths import HF_CONFIG_DIR
 
 EXAMPLES = int(os.environ.get("SERVEWISE_FUZZ_EXAMPLES", "6")) * 10
-CONFIGS = sorted((Path(__file__).parent / "data" / "hf_configs").glob("*.json"))
+CONFIGS = sorted(HF_CONFIG_DIR.glob("*.json"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 KB = load_knowledge()
@@ -235,11 +236,11 @@ def _no_network(monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
 
     def refuse(*_args, **_kwargs):
-        from calculators.hf_hub import HubFetchError
+        from calculators.model.hf_hub import HubFetchError
 
         raise HubFetchError("offline in tests")
 
-    monkeypatch.setattr("calculators.hf_hub.fetch_config", refuse)
+    monkeypatch.setattr("calculators.model.hf_hub.fetch_config", refuse)
 
 
 def test_cli_fuzz(cli_files):
@@ -326,7 +327,7 @@ def gguf_overrides(draw) -> dict:
 
 
 def test_gguf_fuzz(tmp_path):
-    from calculators.gguf_header import read_gguf_header
+    from calculators.model.gguf import read_gguf_header
 
     counter = iter(range(10**9))
 

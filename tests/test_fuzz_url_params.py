@@ -1,6 +1,6 @@
 """Every URL parameter of every page, fed hostile values: no exception, and a value not applied is explained.
 
-Pages and their URL-bound widgets are discovered (tests/page_discovery.py), so pages added to app.py
+Pages and their URL-bound widgets are discovered (tests/support/page_discovery.py), so pages added to app.py
 later are covered without editing this file. The property checked per bound widget: if the value the
 link carried did not end up in the widget (Streamlit dropped it, or our wrapper refused it), the page
 shows a note naming the URL parameter.
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from page_discovery import BoundWidget, app_pages, bound_widgets, rendered_bound_nodes
+from tests.support.page_discovery import BoundWidget, app_pages, bound_widgets, rendered_bound_nodes
 
 PAGES = app_pages()
 EXAMPLES = int(os.environ.get("SERVEWISE_FUZZ_EXAMPLES", "4"))

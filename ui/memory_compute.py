@@ -11,8 +11,8 @@ import json
 
 import streamlit as st
 
-from calculators.capacity import capacity, capacity_curve
-from calculators.compare import ENGINES, ComparisonInputs, compare_engines
+from calculators.memory.capacity import capacity, capacity_curve
+from calculators.memory.compare import ENGINES, ComparisonInputs, compare_engines
 
 
 def _inputs_key(inputs: ComparisonInputs) -> tuple:

@@ -11,17 +11,17 @@ from typing import Any
 
 import streamlit as st
 
-from calculators.architecture import ModelArchitecture
-from calculators.catalog import architecture_from_catalog
-from calculators.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
+from calculators.model.architecture import ModelArchitecture
+from calculators.model.catalog import architecture_from_catalog
+from calculators.memory.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
 from calculators.errors import LaunchCommandError, ServewiseInputError
-from calculators.hardware import machine_for_gpu
-from calculators.hf_config import architecture_from_config, load_config_text
-from calculators.hf_hub import fetch_config
-from calculators.kv import uniform_gqa_architecture
-from calculators.launch_settings import settings_from_command
-from calculators.machine import Machine
-from calculators.weights import weights_from_file_bytes
+from calculators.hardware.catalog import machine_for_gpu
+from calculators.model.hf_config import architecture_from_config, load_config_text
+from calculators.model.hf_hub import fetch_config
+from calculators.memory.kv import uniform_gqa_architecture
+from calculators.launch.settings import settings_from_command
+from calculators.hardware.machine import Machine
+from calculators.model.weights import weights_from_file_bytes
 from knowledge.loader import KnowledgeBase
 from ui import url_widgets
 

@@ -1,6 +1,6 @@
 """The "check against your engine" section: paste a start-up log, see the engine's figures next to servewise's.
 
-Used by pages/check_log.py and embedded in the memory page. Nothing a user pastes is rendered as HTML or
+Used by pages/reconcile.py and embedded in the memory page. Nothing a user pastes is rendered as HTML or
 Markdown: their text reaches the screen only through dataframes, `st.text` and `st.code`, or escaped.
 """
 
@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from calculators.errors import ServewiseInputError
-from calculators.reconcile import (
+from calculators.reconcile.check import (
     GEOMETRY_IN_LOG,
     UNCHECKED_ENGINES,
     parse_overrides,
@@ -20,8 +20,9 @@ from calculators.reconcile import (
     resolve_gpu,
     resolve_model,
 )
-from calculators.reconcile_model import Reconciliation, RowStatus
-from calculators.startup_log import ParsedLog, parse_startup_log
+from calculators.reconcile.result import Reconciliation, RowStatus
+from calculators.reconcile.log.figures import ParsedLog
+from calculators.reconcile.log.parse import parse_startup_log
 from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
 from ui import url_widgets
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from calculators.engines.llamacpp import LlamaCppSettings, plan_llamacpp
-from calculators.engines.mlx_lm import MlxLmSettings, plan_mlx_lm
-from calculators.engines.ollama import OllamaSettings, plan_ollama
-from calculators.engines.sglang import SglangSettings, plan_sglang
-from calculators.engines.vllm import VllmSettings, plan_vllm
-from calculators.plan import MemoryPlan
+from calculators.engines.llama_cpp.plan import LlamaCppSettings, plan_llamacpp
+from calculators.engines.mlx_lm.plan import MlxLmSettings, plan_mlx_lm
+from calculators.engines.ollama.plan import OllamaSettings, plan_ollama
+from calculators.engines.sglang.plan import SglangSettings, plan_sglang
+from calculators.engines.vllm.plan import VllmSettings, plan_vllm
+from calculators.memory.plan import MemoryPlan
 
 
 @dataclass(frozen=True)

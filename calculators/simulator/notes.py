@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from calculators.plan import PlanNote
+from calculators.memory.plan import PlanNote
 from calculators.simulator.policy import KvLayout, SchedulerSpec
 from calculators.simulator.results import (
     QUEUE_NEGLIGIBLE_SHARE,

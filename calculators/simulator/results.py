@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.plan import PlanNote
+from calculators.memory.plan import PlanNote
 
 
 class RequestStatus(StrEnum):

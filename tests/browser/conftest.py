@@ -19,17 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SERVER_START_TIMEOUT_S = 60
 
 

@@ -23,11 +23,10 @@ from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from browser_helpers import page_urls
-from conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.support.browser import page_urls
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from page_discovery import app_pages, bound_widgets  # noqa: E402
+from tests.support.page_discovery import app_pages, bound_widgets
 
 pytestmark = pytest.mark.browser
 
@@ -239,7 +238,7 @@ def test_twenty_concurrent_sessions_keep_their_own_state(app_url, page):
 
 def test_markdown_in_a_link_is_shown_as_text(app_url, page):
     """A link value that is Markdown for an image/link must not load or link the remote address."""
-    from browser_helpers import open_page
+    from tests.support.browser import open_page
 
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))

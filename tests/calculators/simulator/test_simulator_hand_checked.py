@@ -225,7 +225,7 @@ def test_sglang_pauses_decodes_during_a_prefill_batch_vllm_mixes_them():
 
 
 def test_records_csv_has_one_row_per_request():
-    from ui.simulator_charts import RECORD_COLUMNS, records_csv
+    from reports.simulator_charts import RECORD_COLUMNS, records_csv
 
     result = simulate(burst(3, 100, 5), OllamaPolicy(num_parallel=1), COST)
     lines = records_csv([result]).strip().splitlines()

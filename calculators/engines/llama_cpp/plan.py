@@ -1,0 +1,695 @@
+"""llama.cpp / llama-server: the KV, sliding-window and recurrent caches exactly as llama.cpp allocates them.
+
+Every rule below was read in ggml-org/llama.cpp at commit 0c1e57098 (the tree vendored by
+llama-cpp-python 0.3.36, whose CHANGELOG names that commit), read 2026-11-30. `file:line` comments
+point into that tree. The conformance test (tests/calculators/engines/llama_cpp/test_conformance.py) loads tiny GGUF
+files in that very llama.cpp and compares its `llama_kv_cache: size = ...` lines with this module.
+
+All sizes are bytes; contexts and cells are tokens.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import numpy as np
+from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+from pydantic import BaseModel, ConfigDict, Field
+
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
+from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import (
+    CacheAllocation,
+    ComponentKind,
+    MemoryComponent,
+    MemoryPlan,
+    PlanNote,
+    Result,
+)
+
+ENGINE_ID = "llama-cpp"
+LLAMACPP_COMMIT = "0c1e57098"
+LLAMACPP_SOURCE = f"ggml-org/llama.cpp@{LLAMACPP_COMMIT}"
+
+# common/arg.cpp:304-314 — the only values -ctk/-ctv accept.
+KV_CACHE_TYPES: tuple[str, ...] = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
+
+CTX_PAD_TOKENS = 256  # src/llama-context.cpp:290 and :296 (GGML_PAD(..., 256))
+SWA_PAD_TOKENS = 256  # src/llama-kv-cache-iswa.cpp:71-73 ("the SWA cache is always padded to 256")
+LLAMA_MAX_SEQ = 256  # src/llama-cparams.h:8
+SERVER_AUTO_PARALLEL = 4  # tools/server/server.cpp:156-160: -np -1 -> 4 slots and a unified KV
+FIT_MIN_CTX_TOKENS = 4096  # common/common.h:480 fit_params_min_ctx
+FIT_MARGIN_BYTES = 1024 * 1024 * 1024  # common/common.h:483 fit_params_target, per device
+RECURRENT_STATE_TYPE = "f32"  # src/llama-model.cpp:2673-2674 (GGML_TYPE_F32 for R and S)
+MIB = 1024 * 1024
+
+# Families whose llama.cpp implementation can give sliding layers their own smaller cache: the
+# src/models/*.cpp files that set swa_type (GGUF architecture names, plus Hugging Face model_type
+# spellings). Any other family keeps every token on every layer, e.g. Mistral-7B-v0.1 (llama) or
+# Phi-3 (src/models/phi3.cpp:13-22 reads sliding_window and turns it off).
+LLAMACPP_SWA_FAMILIES = frozenset(
+    {
+        "afmoe", "cohere2", "cohere2moe", "deepseek4", "dots3note", "exaone4", "exaone_moe", "gemma2", "gemma3",
+        "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text", "gemma-embedding", "gpt-oss", "gpt_oss",
+        "granite_swa", "laguna", "lfm2", "llama4", "llama4_text", "maple", "mellum", "mimo2", "modern-bert",
+        "modernbert", "olmo2", "olmo3", "plamo3", "smallthinker", "step35",
+    }
+)  # fmt: skip
+TYPED_GEOMETRY_FAMILY = "generic"  # calculators.memory.kv.uniform_gqa_architecture: trust the layers as typed
+
+
+class FlashAttn(StrEnum):
+    """-fa/--flash-attn values (common/arg.cpp:1754)."""
+
+    ON = "on"
+    OFF = "off"
+    AUTO = "auto"
+
+
+class LlamaCppSettings(BaseModel):
+    """llama-server launch settings, named as the shared setting keys; defaults are llama-server's own.
+
+    Defaults read at ggml-org/llama.cpp@0c1e57098: common/common.h:452-634 (n_ctx 0, n_batch 2048,
+    n_ubatch 512, n_gpu_layers -1, fit on, flash_attn auto, cache types f16, swa_full false,
+    kv_unified false, cont_batching true, n_cache_reuse 0, cache_ram 8192 MiB, port 8080,
+    host 127.0.0.1) and common/arg.cpp:1403 (llama-server's -np defaults to -1 = auto).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ctx_size: int = Field(default=0, ge=0, description="-c; 0 = the model's trained context")
+    parallel: int = Field(default=-1, ge=-1, description="-np; -1 = auto (4 slots, unified KV)")
+    cache_type_k: str = Field(default="f16", description="-ctk")
+    cache_type_v: str = Field(default="f16", description="-ctv")
+    flash_attn: FlashAttn = FlashAttn.AUTO
+    n_gpu_layers: int = Field(default=-1, description="-ngl; -1 = auto (fit decides), <= -2 = all")
+    kv_unified: bool | None = Field(default=None, description="-kvu/-no-kvu; None = on only when -np is auto")
+    swa_full: bool = False
+    batch_size: int = Field(default=2048, ge=1, description="-b")
+    ubatch_size: int = Field(default=512, ge=0, description="-ub; 0 = same as -b")
+    no_kv_offload: bool = Field(default=False, description="-nkvo: keep every KV cache in host memory")
+    fit: bool = Field(default=True, description="--fit: lower unset -c/-ngl to fit free device memory")
+    kv_unified_per_slot: int = Field(default=0, ge=0, description="--kv-unified-per-slot")
+    cont_batching: bool = True
+    cache_reuse: int = Field(default=0, ge=0)
+    cache_ram: int = Field(default=8192, ge=-1, description="--cache-ram in MiB (-1 no limit, 0 off)")
+    metrics: bool = False
+    api_key: str | None = None
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=0, le=65535)
+
+
+class DeviceShare(Result):
+    """What one device (an accelerator or the host) holds under the -ngl layer split."""
+
+    device: str = Field(description="'gpu0', 'gpu1', ... or 'host'")
+    repeating_layers: int = Field(description="transformer blocks whose weights sit on this device")
+    holds_output_layer: bool
+    kv_cache_bytes: int = Field(description="KV + recurrent-state bytes of those layers on this device")
+    weights_bytes: int | None = Field(description="share of the weights; estimated by layer count, None if unknown")
+
+
+class LlamaCppPlan(MemoryPlan):
+    """llama.cpp's plan: the context it settles on and one cache entry per `llama_kv_cache` log line."""
+
+    n_ctx: int = Field(description="total KV cells over all streams after padding (llama_context: n_ctx)")
+    n_ctx_seq: int = Field(description="cells per stream (llama_context: n_ctx_seq)")
+    n_seq: int = Field(description="sequences = slots (llama_context: n_seq_max)")
+    n_stream: int = Field(description="KV streams: 1 when unified, else n_seq")
+    kv_unified: bool
+    n_batch: int
+    n_ubatch: int
+    n_ctx_slot: int = Field(description="context a llama-server slot may fill: n_ctx_seq capped by the trained context")
+    flash_attn: FlashAttn = Field(description="flash attention as the memory was created (auto stays auto)")
+    n_gpu_layers: int = Field(description="offloaded layers counting the output layer, as -ngl counts them")
+    devices: list[DeviceShare] = Field(default_factory=list)
+
+
+def llamacpp_log_mib(n_bytes: int) -> float:
+    """The MiB figure llama.cpp prints for a byte count: (float)bytes / (1024.0f*1024.0f), a float32 value."""
+    return float(np.float32(n_bytes) / np.float32(MIB))
+
+
+def ggml_row_bytes(type_name: str, n_elements: int) -> int:
+    """Bytes of one ggml row of `n_elements` values of a cache type (ggml_row_size: type_size * n / block)."""
+    block, type_size = _quant_sizes(type_name)
+    if n_elements % block:
+        raise ServewiseInputError(
+            f"cache type {type_name} stores blocks of {block} values, which do not divide a row of {n_elements}"
+        )
+    return type_size * n_elements // block
+
+
+def _quant_sizes(type_name: str) -> tuple[int, int]:
+    if type_name not in KV_CACHE_TYPES:
+        raise ServewiseInputError(
+            f"unknown llama.cpp cache type '{type_name}'; -ctk/-ctv accept {', '.join(KV_CACHE_TYPES)}"
+        )
+    return GGML_QUANT_SIZES[GGMLQuantizationType[type_name.upper()]]
+
+
+def _is_quantized(type_name: str) -> bool:
+    return _quant_sizes(type_name)[0] > 1
+
+
+def _pad(value: int, multiple: int) -> int:
+    """GGML_PAD: round up to a multiple."""
+    return (value + multiple - 1) // multiple * multiple
+
+
+def _refusal(arch: ModelArchitecture, s: LlamaCppSettings) -> str | None:
+    """The error llama_init_from_model logs before returning NULL (src/llama-context.cpp:3835-3870)."""
+    if arch.layers_of(LayerKind.MLA) and s.cache_type_k != s.cache_type_v:
+        return f"model does not support different K ({s.cache_type_k}) and V ({s.cache_type_v}) cache types"
+    if _is_quantized(s.cache_type_v) and s.flash_attn is FlashAttn.OFF:
+        return "quantized V cache requires flash_attn to be enabled"
+    if s.flash_attn is not FlashAttn.OFF:
+        for index, (type_name, label) in enumerate(((s.cache_type_k, "k"), (s.cache_type_v, "v"))):
+            block = _quant_sizes(type_name)[0]
+            for layer in dict.fromkeys(arch.layers):
+                head = _head_sizes(layer)[index]
+                if head % block:
+                    return (
+                        f"{label.upper()} cache type {type_name} with block size {block} does not divide "
+                        f"n_embd_head_{label}={head}"
+                    )
+    return None
+
+
+def _head_sizes(layer: LayerGeometry) -> tuple[int, int]:
+    """llama.cpp's n_embd_head_k / n_embd_head_v of a layer; an MLA layer is one head of latent + rope key."""
+    if layer.kind is LayerKind.MLA:
+        return layer.kv_lora_rank + layer.qk_rope_head_dim, layer.kv_lora_rank
+    return layer.head_dim_k, layer.head_dim_v
+
+
+def _resolve_context(
+    arch: ModelArchitecture, s: LlamaCppSettings, n_seq: int, kv_unified: bool
+) -> tuple[int, int, int]:
+    """(requested n_ctx before padding, n_ctx, n_ctx_seq) as llama_context settles them.
+
+    src/llama-context.cpp:133 (0 = trained context) and :290-306 (pad to 256; per-stream split).
+    """
+    n_stream = 1 if kv_unified else n_seq
+    requested = s.ctx_size
+    if requested == 0 and s.kv_unified_per_slot > 0:
+        requested = n_seq * s.kv_unified_per_slot  # tools/server/server.cpp:166-171
+    if requested == 0:
+        if not arch.max_context_tokens:
+            raise ServewiseInputError("-c 0 asks for the trained context, but this model does not state one")
+        # --fit resolves an unset context to the trained context for every stream (common/fit.cpp:265-279);
+        # without --fit llama_context uses the trained context in total (src/llama-context.cpp:133).
+        requested = arch.max_context_tokens * (n_stream if s.fit else 1)
+    n_ctx = _pad(requested, CTX_PAD_TOKENS)
+    if kv_unified:
+        return requested, n_ctx, n_ctx
+    n_ctx_seq = _pad(n_ctx // n_seq, CTX_PAD_TOKENS)
+    return requested, n_ctx_seq * n_seq, n_ctx_seq
+
+
+def _sliding_window(arch: ModelArchitecture) -> tuple[int, list[PlanNote]]:
+    """llama.cpp keeps one n_swa per model; take the sliding layers' window (the largest if they differ)."""
+    windows = {layer.sliding_window_tokens for layer in arch.layers_of(LayerKind.SLIDING)}
+    if None in windows or 0 in windows:
+        raise ServewiseInputError(f"{arch.name}: a sliding-window layer has no window size")
+    notes = []
+    if len(windows) > 1:
+        notes.append(
+            PlanNote(
+                code="llamacpp_one_window",
+                message=f"llama.cpp keeps one sliding window per model; using the largest of {sorted(windows)}",
+            )
+        )
+    return max(windows), notes
+
+
+def _v_row_elements(layer: LayerGeometry, v_trans: bool, v_max: int) -> int:
+    # src/llama-kv-cache.cpp:208-210 [TAG_V_CACHE_VARIABLE]: without flash attention V is stored transposed and
+    # every layer's V row is padded to the widest V of the model.
+    return v_max if v_trans else layer.v_elements_per_token
+
+
+def _row_bytes(layer: LayerGeometry, s: LlamaCppSettings, v_trans: bool, v_max: int) -> tuple[int, int]:
+    """K and V bytes one attention layer stores per cell (MLA caches no V: has_v = !is_mla, kv-cache.cpp:231)."""
+    k = ggml_row_bytes(s.cache_type_k, layer.k_elements_per_token)
+    if layer.kind is LayerKind.MLA:
+        return k, 0
+    return k, ggml_row_bytes(s.cache_type_v, _v_row_elements(layer, v_trans, v_max))
+
+
+def resolved_flash_attn(s: LlamaCppSettings) -> FlashAttn:
+    """Flash attention as the caches are created: auto becomes on for a quantized V (llama-context.cpp:3840-3849)."""
+    if _is_quantized(s.cache_type_v) and s.flash_attn is FlashAttn.AUTO:
+        return FlashAttn.ON
+    return s.flash_attn
+
+
+def rows_by_geometry(
+    arch: ModelArchitecture, s: LlamaCppSettings, v_trans: bool
+) -> dict[LayerGeometry, tuple[int, int]]:
+    """K and V row bytes of each distinct attention layer shape of the model."""
+    v_max = _v_max(arch)
+    return {
+        layer: _row_bytes(layer, s, v_trans, v_max)
+        for layer in dict.fromkeys(arch.layers)
+        if layer.kind is not LayerKind.RECURRENT
+    }
+
+
+def _kv_cache(
+    name: str,
+    layers: tuple[LayerGeometry, ...],
+    cells: int,
+    s: LlamaCppSettings,
+    n_seq: int,
+    n_stream: int,
+    row_bytes: dict[LayerGeometry, tuple[int, int]],
+) -> tuple[CacheAllocation, list[int]]:
+    """One llama_kv_cache: K/V tensors of [row, cells, n_stream] per layer (src/llama-kv-cache.cpp:233-234)."""
+    rows = [row_bytes[layer] for layer in layers]
+    cache = CacheAllocation(
+        name=name,
+        layers=len(layers),
+        cells=cells,
+        seqs=n_seq,
+        type_k=s.cache_type_k,
+        type_v=s.cache_type_v,
+        k_bytes=sum(k for k, _ in rows) * cells * n_stream,
+        v_bytes=sum(v for _, v in rows) * cells * n_stream,
+    )
+    return cache, [(k + v) * cells * n_stream for k, v in rows]
+
+
+def _recurrent_cache(
+    layers: tuple[LayerGeometry, ...], n_seq: int, n_layer_model: int
+) -> tuple[CacheAllocation, list[int]]:
+    """llama_memory_recurrent: R and S rows of f32 per sequence slot (src/llama-memory-recurrent.cpp:101-103).
+
+    `layers` reports the model's whole layer count, as llama.cpp's log line does (its n_layer,
+    src/llama-memory-recurrent.cpp:29 and :133), even when only some layers hold state.
+    """
+    cells = max(1, n_seq)  # src/llama-model.cpp:2675 (rs_size = max(1, n_seq_max)); n_rs_seq = 0 without MTP
+    row = ggml_row_bytes(RECURRENT_STATE_TYPE, 1)
+    r = [layer.recurrent_conv_elements * row * cells for layer in layers]
+    st = [layer.recurrent_state_elements * row * cells for layer in layers]
+    cache = CacheAllocation(
+        name="recurrent",
+        layers=n_layer_model,
+        cells=cells,
+        seqs=n_seq,
+        type_k=RECURRENT_STATE_TYPE,
+        type_v=RECURRENT_STATE_TYPE,
+        k_bytes=sum(r),
+        v_bytes=sum(st),
+    )
+    return cache, [a + b for a, b in zip(r, st, strict=True)]
+
+
+def _layer_devices(n_layer: int, n_gpu_layers: int, n_gpus: int) -> tuple[list[int | None], int | None]:
+    """Device index of every block and of the output layer; None = host (src/llama-model.cpp:1589-1611).
+
+    The last `n_gpu_layers` of the n_layer + 1 layers (blocks, then output) go to the GPUs, split in
+    proportion to free memory — equal shares here, since the devices of a `Machine` are identical.
+    """
+    i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0)
+    act = min(n_gpu_layers, n_layer + 1) if n_gpus else 0
+    # float32 like the C code: splits are cumulative shares, a layer goes to the first split above its position
+    splits = np.cumsum(np.ones(n_gpus, dtype=np.float32), dtype=np.float32) / np.float32(max(n_gpus, 1))
+    positions = (np.arange(n_layer + 1, dtype=np.float32) - np.float32(i_gpu_start)) / np.float32(max(act, 1))
+    on_gpu = (np.arange(n_layer + 1) >= i_gpu_start) & (np.arange(n_layer + 1) - i_gpu_start < act)
+    index = np.searchsorted(splits, positions, side="right")
+    devices = [int(i) if gpu else None for i, gpu in zip(index, on_gpu, strict=True)]
+    return devices[:n_layer], devices[n_layer]
+
+
+def plan_llamacpp(
+    arch: ModelArchitecture,
+    settings: LlamaCppSettings | None = None,
+    machine: Machine | None = None,
+    weights_bytes: int | None = None,
+) -> LlamaCppPlan:
+    """The memory llama-server allocates for `arch` with `settings`: caches exact to the byte, weights split by -ngl.
+
+    Caches follow llama.cpp's log lines (one per `llama_kv_cache`/`llama_memory_recurrent`), in bytes.
+    `weights_bytes` (e.g. a GGUF's tensor bytes) is split between devices by layer count — an estimate,
+    flagged inexact. Compute buffers are not modelled. With a `machine`, --fit (on by default) may
+    lower an unset -c first, as llama-server does before loading. When llama.cpp would refuse these
+    settings the plan is still returned, with `refusal` in llama.cpp's words.
+    """
+    s = settings or LlamaCppSettings()
+    if machine is None or not s.fit:
+        return _plan(arch, s, machine, weights_bytes)
+    fit_notes = []
+    fitted_ctx = _fit_context(arch, s, machine, weights_bytes)
+    if fitted_ctx is not None:
+        s = s.model_copy(update={"ctx_size": fitted_ctx})
+        fit_notes.append(
+            PlanNote(
+                code="llamacpp_fit_context",
+                message=(
+                    f"--fit lowers the unset context to {fitted_ctx} tokens to keep {FIT_MARGIN_BYTES // MIB} MiB "
+                    "free per device (estimate: llama.cpp also counts its compute buffers)"
+                ),
+            )
+        )
+    fitted_layers = _fit_layers(arch, s, machine, weights_bytes)
+    if fitted_layers is not None:
+        s = s.model_copy(update={"n_gpu_layers": fitted_layers})
+        fit_notes.append(
+            PlanNote(
+                code="llamacpp_fit_layers",
+                message=(
+                    f"--fit offloads {fitted_layers} of {arch.n_layers + 1} layers (output layer included) and keeps "
+                    "the rest in host memory (estimate: weights shared out by layer count, compute buffers not counted)"
+                ),
+            )
+        )
+    plan = _plan(arch, s, machine, weights_bytes)
+    return plan.model_copy(update={"notes": [*fit_notes, *plan.notes]})
+
+
+def _fit_layers(
+    arch: ModelArchitecture, s: LlamaCppSettings, machine: Machine, weights_bytes: int | None
+) -> int | None:
+    """With -ngl auto, the most layers --fit can offload keeping 1 GiB free per GPU; None = all fit or -ngl set.
+
+    common/fit.cpp:462-880 (step 3) places layers device by device; this estimate searches the
+    largest -ngl whose equal split leaves every GPU its margin.
+    """
+    if s.n_gpu_layers != -1:
+        return None  # common/fit.cpp:463-465: "n_gpu_layers already set by user"
+
+    def fits(n_gpu_layers: int) -> bool:
+        plan = _plan(arch, s.model_copy(update={"n_gpu_layers": n_gpu_layers}), machine, weights_bytes)
+        limit = machine.device_memory_bytes - FIT_MARGIN_BYTES
+        return all(_devices_used([d]) <= limit for d in plan.devices if d.device != "host")
+
+    low, high = 0, arch.n_layers + 1
+    if fits(high):
+        return None
+    while low < high:  # the largest count that fits; 0 always "fits" (nothing on the GPUs)
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _fit_context(
+    arch: ModelArchitecture, s: LlamaCppSettings, machine: Machine, weights_bytes: int | None
+) -> int | None:
+    """The context --fit settles on when -c is unset and the devices would keep under 1 GiB free; None = unchanged.
+
+    common/fit.cpp:265-455 (step 2): with every device short of its margin in total, interpolate
+    linearly between the context at 4096 tokens per stream and the trained context, then align down
+    to 256 x streams. Device use here is weights plus caches (no compute buffers).
+    """
+    if s.ctx_size or s.kv_unified_per_slot or not arch.max_context_tokens:
+        return None
+    at_max = _plan(arch, s, machine, weights_bytes)
+    n_streams = at_max.n_stream
+    n_ctx_max = arch.max_context_tokens * n_streams
+    n_ctx_min = FIT_MIN_CTX_TOKENS * n_streams
+    gpus = [d for d in at_max.devices if d.device != "host"]
+    used_max = _devices_used(gpus)
+    target = (machine.device_memory_bytes - FIT_MARGIN_BYTES) * len(gpus)
+    if n_ctx_max <= n_ctx_min or used_max <= target:
+        return None
+    if len(gpus) > 1:
+        # common/fit.cpp:403-411: expect half a layer wasted per device (a sixth of one for MoE models)
+        model_per_layer = sum(d.weights_bytes or 0 for d in gpus) // max(min(at_max.n_gpu_layers, arch.n_layers + 1), 1)
+        target -= (len(gpus) + 1) * model_per_layer // (6 if arch.moe else 2)
+    at_min = _plan(arch, s.model_copy(update={"ctx_size": n_ctx_min}), machine, weights_bytes)
+    used_min = _devices_used([d for d in at_min.devices if d.device != "host"])
+    if target <= used_min or used_max == used_min:
+        return n_ctx_min
+    n_ctx = n_ctx_min + (n_ctx_max - n_ctx_min) * (target - used_min) // (used_max - used_min)
+    align = CTX_PAD_TOKENS * n_streams
+    return max(n_ctx - n_ctx % align, n_ctx_min)
+
+
+def _devices_used(devices: list[DeviceShare]) -> int:
+    """Weights plus caches on the given devices (bytes)."""
+    return sum(d.kv_cache_bytes + (d.weights_bytes or 0) for d in devices)
+
+
+def _plan(
+    arch: ModelArchitecture, s: LlamaCppSettings, machine: Machine | None, weights_bytes: int | None
+) -> LlamaCppPlan:
+    """plan_llamacpp for settings whose context --fit no longer changes."""
+    for type_name in (s.cache_type_k, s.cache_type_v):
+        _quant_sizes(type_name)
+    if s.parallel == 0:
+        raise ServewiseInputError("-np 0 is not valid: use -1 for auto or a positive number of slots")
+    if weights_bytes is not None and weights_bytes < 0:
+        raise ServewiseInputError("weights bytes cannot be negative")
+
+    notes: list[PlanNote] = []
+    auto_parallel = s.parallel == -1
+    n_seq = SERVER_AUTO_PARALLEL if auto_parallel else s.parallel
+    if n_seq > LLAMA_MAX_SEQ:
+        raise ServewiseInputError(f"-np {n_seq} exceeds llama.cpp's limit of {LLAMA_MAX_SEQ} sequences")
+    kv_unified = s.kv_unified if s.kv_unified is not None else auto_parallel
+    n_stream = 1 if kv_unified else n_seq
+
+    requested_ctx, n_ctx, n_ctx_seq = _resolve_context(arch, s, n_seq, kv_unified)
+    refusal = _refusal(arch, s)
+
+    # src/llama-context.cpp:246-248: the batch is capped by the (unpadded) context, the ubatch by the batch.
+    n_batch = min(requested_ctx, s.batch_size)
+    n_ubatch = min(n_batch, s.ubatch_size or s.batch_size)
+
+    flash_attn = resolved_flash_attn(s)
+    if flash_attn is not s.flash_attn:
+        notes.append(PlanNote(code="llamacpp_fa_forced", message="a quantized V cache turns flash attention on"))
+    v_trans = flash_attn is FlashAttn.OFF  # memory is created with flash_attn = (type != DISABLED), :230
+
+    caches, layer_bytes, cache_notes = _caches(arch, s, n_seq, kv_unified, n_ctx_seq, n_ubatch, v_trans)
+    notes.extend(cache_notes)
+    row_bytes = rows_by_geometry(arch, s, v_trans)
+    kv_bytes_per_token = (
+        0
+        if arch.is_embedding_model
+        else sum(sum(row_bytes[layer]) for layer in arch.layers if layer.kind is not LayerKind.RECURRENT)
+    )
+    kv_total = sum(c.total_bytes for c in caches if c.name != "recurrent")
+
+    n_layer = arch.n_layers
+    n_gpus = machine.n_devices if machine else 1
+    if s.n_gpu_layers >= 0:
+        n_gpu_layers = s.n_gpu_layers
+    else:
+        n_gpu_layers = n_layer + 1  # src/llama-model.cpp:2004 (-1 and <= -2 both mean every layer)
+    block_devices, output_device = _layer_devices(n_layer, n_gpu_layers, n_gpus)
+    devices = _device_shares(block_devices, output_device, layer_bytes, n_gpus, s, weights_bytes, n_layer)
+
+    components, capacity = _components(devices, machine)
+    if machine is not None and s.fit:
+        notes.extend(_fit_notes(devices, machine, s))
+
+    return LlamaCppPlan(
+        engine=ENGINE_ID,
+        kv_bytes_per_token=kv_bytes_per_token,
+        kv_cache_bytes=kv_total,
+        weights_bytes=weights_bytes,
+        caches=caches,
+        components=components,
+        device_capacity_bytes=capacity,
+        refusal=refusal,
+        notes=notes,
+        n_ctx=n_ctx,
+        n_ctx_seq=n_ctx_seq,
+        n_seq=n_seq,
+        n_stream=n_stream,
+        kv_unified=kv_unified,
+        n_batch=n_batch,
+        n_ubatch=n_ubatch,
+        n_ctx_slot=_slot_context(n_ctx_seq, s, arch),
+        flash_attn=flash_attn,
+        n_gpu_layers=min(n_gpu_layers, n_layer + 1),
+        devices=devices,
+    )
+
+
+LayerGroup = list[tuple[int, LayerGeometry]]
+
+
+def layer_groups(arch: ModelArchitecture) -> tuple[LayerGroup, LayerGroup, LayerGroup, list[PlanNote]]:
+    """(full-cache, sliding-cache, recurrent) layers with their indices, as llama.cpp's create_memory splits them."""
+    indexed = list(enumerate(arch.layers))
+    swa_family = arch.family.lower() in LLAMACPP_SWA_FAMILIES or arch.family == TYPED_GEOMETRY_FAMILY
+    base_kinds = (LayerKind.FULL, LayerKind.MLA) if swa_family else (LayerKind.FULL, LayerKind.MLA, LayerKind.SLIDING)
+    base = [(i, layer) for i, layer in indexed if layer.kind in base_kinds]
+    swa = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.SLIDING and swa_family]
+    recurrent = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT]
+    notes = []
+    if arch.layers_of(LayerKind.SLIDING) and not swa_family:
+        notes.append(
+            PlanNote(
+                code="llamacpp_no_swa",
+                message=f"llama.cpp's {arch.family} model keeps the whole context on its sliding-window layers",
+            )
+        )
+    return base, swa, recurrent, notes
+
+
+def swa_cells(n_swa: int, n_ctx_seq: int, n_seq: int, kv_unified: bool, n_ubatch: int, s: LlamaCppSettings) -> int:
+    """Cells of the sliding-window cache: window x seqs (if unified) + ubatch, padded (llama-kv-cache-iswa.cpp:71-81)."""
+    if s.swa_full:
+        return n_ctx_seq
+    return _pad(min(n_ctx_seq, n_swa * (n_seq if kv_unified else 1) + n_ubatch), SWA_PAD_TOKENS)
+
+
+def _v_max(arch: ModelArchitecture) -> int:
+    """Widest V row of the model (hparams n_embd_v_gqa_max), what transposed V rows are padded to."""
+    return max((layer.v_elements_per_token for layer in arch.layers), default=0)
+
+
+def _caches(
+    arch: ModelArchitecture,
+    s: LlamaCppSettings,
+    n_seq: int,
+    kv_unified: bool,
+    n_ctx_seq: int,
+    n_ubatch: int,
+    v_trans: bool,
+) -> tuple[list[CacheAllocation], dict[int, int], list[PlanNote]]:
+    """The caches src/llama-model.cpp:2352-2880 create_memory builds, with each layer's bytes by index."""
+    notes: list[PlanNote] = []
+    if arch.is_embedding_model:
+        notes.append(PlanNote(code="llamacpp_no_kv", message="embedding models get no KV cache in llama.cpp"))
+        return [], {}, notes
+    n_stream = 1 if kv_unified else n_seq
+    row_bytes = rows_by_geometry(arch, s, v_trans)
+    base, swa, recurrent, group_notes = layer_groups(arch)
+    notes.extend(group_notes)
+
+    groups = [("kv", base, n_ctx_seq)] if base else []
+    if swa:
+        n_swa, window_notes = _sliding_window(arch)
+        notes.extend(window_notes)
+        groups = [("kv", base, n_ctx_seq), ("kv_swa", swa, swa_cells(n_swa, n_ctx_seq, n_seq, kv_unified, n_ubatch, s))]
+
+    caches: list[CacheAllocation] = []
+    layer_bytes: dict[int, int] = {}
+    for name, members, cells in groups:
+        cache, per_layer = _kv_cache(name, tuple(layer for _, layer in members), cells, s, n_seq, n_stream, row_bytes)
+        caches.append(cache)
+        layer_bytes.update({i: b for (i, _), b in zip(members, per_layer, strict=True)})
+    if recurrent:
+        cache, per_layer = _recurrent_cache(tuple(layer for _, layer in recurrent), n_seq, arch.n_layers)
+        caches.append(cache)
+        layer_bytes.update({i: b for (i, _), b in zip(recurrent, per_layer, strict=True)})
+        if len(recurrent) < arch.n_layers:
+            notes.append(
+                PlanNote(
+                    code="llamacpp_recurrent_layers",
+                    message=(
+                        f"the recurrent cache counts all {arch.n_layers} layers, as llama.cpp prints it; "
+                        f"{len(recurrent)} of them hold state"
+                    ),
+                )
+            )
+    return caches, layer_bytes, notes
+
+
+def _slot_context(n_ctx_seq: int, s: LlamaCppSettings, arch: ModelArchitecture) -> int:
+    """Tokens one llama-server slot may hold (tools/server/server-context.cpp:4007-4015 n_ctx_slot)."""
+    limits = [n_ctx_seq]
+    if s.kv_unified_per_slot > 0:
+        limits.append(s.kv_unified_per_slot)
+    if arch.max_context_tokens:
+        limits.append(arch.max_context_tokens)
+    return min(limits)
+
+
+def _device_shares(
+    block_devices: list[int | None],
+    output_device: int | None,
+    layer_bytes: dict[int, int],
+    n_gpus: int,
+    s: LlamaCppSettings,
+    weights_bytes: int | None,
+    n_layer: int,
+) -> list[DeviceShare]:
+    """Per-device layers, caches (on the layer's device unless -nkvo) and a by-layer weights estimate."""
+    names = [f"gpu{i}" for i in range(n_gpus)] + ["host"]
+    host = n_gpus
+    shares = []
+    for d, name in enumerate(names):
+        blocks = [il for il, dev in enumerate(block_devices) if (host if dev is None else dev) == d]
+        kv_layers = blocks if not s.no_kv_offload else (list(range(n_layer)) if d == host else [])
+        holds_output = (host if output_device is None else output_device) == d
+        weights = None
+        if weights_bytes is not None and n_layer:
+            weights = weights_bytes * len(blocks) // n_layer
+        shares.append(
+            DeviceShare(
+                device=name,
+                repeating_layers=len(blocks),
+                holds_output_layer=holds_output,
+                kv_cache_bytes=sum(layer_bytes.get(il, 0) for il in kv_layers),
+                weights_bytes=weights,
+            )
+        )
+    return shares
+
+
+def _components(devices: list[DeviceShare], machine: Machine | None) -> tuple[list[MemoryComponent], int | None]:
+    """Components of the busiest accelerator (or of the host when nothing is offloaded)."""
+    gpus = [d for d in devices if d.device != "host"]
+    offloaded = [d for d in gpus if d.repeating_layers or d.kv_cache_bytes]
+    target = max(offloaded, key=lambda d: _devices_used([d])) if offloaded else devices[-1]
+    components = [
+        MemoryComponent(
+            kind=ComponentKind.KV_CACHE,
+            label=f"KV and recurrent caches on {target.device}",
+            bytes=target.kv_cache_bytes,
+            exact=True,
+            basis=f"{LLAMACPP_SOURCE} src/llama-kv-cache.cpp:233-234, src/llama-memory-recurrent.cpp:101-103",
+        )
+    ]
+    if target.weights_bytes is not None:
+        components.insert(
+            0,
+            MemoryComponent(
+                kind=ComponentKind.WEIGHTS,
+                label=f"weights of {target.repeating_layers} blocks on {target.device}",
+                bytes=target.weights_bytes,
+                exact=False,
+                basis="weights bytes shared out by layer count (embeddings and output not separated)",
+            ),
+        )
+    capacity = None
+    if machine is not None and target.device != "host":
+        capacity = machine.device_memory_bytes
+        used = sum(c.bytes for c in components)
+        components.append(
+            MemoryComponent(
+                kind=ComponentKind.FREE,
+                label=f"left on {target.device} before compute buffers",
+                bytes=max(capacity - used, 0),
+                exact=False,
+                basis="device memory minus the components above; compute buffers are not modelled",
+            )
+        )
+    return components, capacity
+
+
+def _fit_notes(devices: list[DeviceShare], machine: Machine, s: LlamaCppSettings) -> list[PlanNote]:
+    """--fit (on by default) lowers unset -c / -ngl when a device would keep less than 1 GiB free."""
+    limit = machine.device_memory_bytes - FIT_MARGIN_BYTES
+    over = [d.device for d in devices if d.device != "host" and _devices_used([d]) > limit]
+    if not over:
+        return []
+    adjustable = [name for name, unset in (("-c", s.ctx_size == 0), ("-ngl", s.n_gpu_layers == -1)) if unset]
+    if adjustable:
+        message = (
+            f"{', '.join(over)} would keep under 1 GiB free; --fit would lower {' and '.join(adjustable)} "
+            f"(context not below {FIT_MIN_CTX_TOKENS} per stream) before loading"
+        )
+    else:
+        message = f"{', '.join(over)} would keep under 1 GiB free and -c/-ngl are set, so --fit cannot help"
+    return [PlanNote(code="llamacpp_fit_would_reduce", message=message)]

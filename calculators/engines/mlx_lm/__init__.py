@@ -1,0 +1,1 @@
+"""MLX LM: settings, memory plan, launch flags, start-up-log reader, reconciliation rows."""

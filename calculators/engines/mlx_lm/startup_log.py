@@ -1,0 +1,59 @@
+"""MLX LM prints little about memory: mlx_lm.generate's summary and mlx_lm.benchmark's trials.
+
+Its "GB" is 10**9 bytes (ml-explore/mlx-lm:mlx_lm/generate.py divides mx.get_peak_memory() by 1e9,
+read at commit d78bf58e, version 0.32.0); so is the server's "Prompt Cache: … GB".
+"""
+
+from __future__ import annotations
+
+import re
+
+from calculators.reconcile.log.clean import LogLine
+from calculators.reconcile.log.collect import Collector
+from calculators.reconcile.log.precision import GB
+
+_PEAK = re.compile(r"^(?:\[batch_generate\] )?Peak memory: (\d+(?:\.\d+)?) GB")
+_CACHE_MEMORY = re.compile(r"^Cache memory: (\d+(?:\.\d+)?) GB")
+_PROMPT = re.compile(r"^Prompt: (\d+) tokens, (\d+(?:\.\d+)?) tokens-per-sec")
+_GENERATION = re.compile(r"^Generation: (\d+) tokens, (\d+(?:\.\d+)?) tokens-per-sec")
+_AVERAGES = re.compile(r"^Averages: .*peak_memory=(\d+(?:\.\d+)?)")
+_PROMPT_CACHE = re.compile(r"Prompt Cache: (\d+) sequences, (\d+(?:\.\d+)?) GB")
+_SERVER = re.compile(r"Starting httpd at (\S+) on port (\d+)")
+_BASIS = "MLX LM divides by 10**9"
+
+#: Lines only MLX LM prints.
+MARKERS = re.compile(
+    r"(?:tokens-per-sec|^Peak memory: [\d.]+ GB|peak_memory=|mlx_lm|mlx-lm|Starting httpd at|"
+    r"Prompt Cache: \d+ sequences)"
+)
+
+
+def read_mlx_line(line: LogLine, out: Collector) -> bool:
+    """Extract what one MLX LM line states."""
+    text = line.text
+    if match := _PEAK.match(text):
+        out.add("peak_memory_bytes", match.group(1), line, printed_unit="GB", unit_size=GB, basis=_BASIS)
+    elif match := _CACHE_MEMORY.match(text):
+        out.add("cache_memory_bytes", match.group(1), line, printed_unit="GB", unit_size=GB, basis=_BASIS)
+    elif match := _AVERAGES.match(text):
+        out.add(
+            "peak_memory_bytes",
+            match.group(1),
+            line,
+            printed_unit="GB",
+            unit_size=GB,
+            basis=f"average over benchmark trials; {_BASIS}",
+        )
+    elif match := _PROMPT.match(text):
+        out.count("prompt_tokens", match.group(1), line, "tokens")
+    elif match := _GENERATION.match(text):
+        out.count("generation_tokens", match.group(1), line, "tokens")
+    elif match := _PROMPT_CACHE.search(text):
+        out.count("prompt_cache_sequences", match.group(1), line, "sequences")
+        out.add("prompt_cache_bytes", match.group(2), line, printed_unit="GB", unit_size=GB, basis=_BASIS)
+    elif match := _SERVER.search(text):
+        out.settings["host"] = match.group(1)
+        out.settings["port"] = int(match.group(2))
+    else:
+        return False
+    return True

@@ -1,0 +1,135 @@
+"""SGLang start-up lines.
+
+SGLang prints "GB" but divides by 2**30 (python/sglang/srt/mem_cache/memory_pool.py: `GB = 1024 * 1024 *
+1024`, read at commit 000ccdba; its get_available_gpu_memory returns free / (1 << 30)), so every SGLang
+"GB" figure here has unit_size 2**30 and says so in its basis.
+"""
+
+from __future__ import annotations
+
+import re
+
+from calculators.reconcile.log import pydump
+from calculators.reconcile.log.clean import LogLine
+from calculators.reconcile.log.collect import Collector
+from calculators.reconcile.log.precision import GIB
+
+_N = r"(\d+(?:\.\d+)?)"
+_GIB_BASIS = "SGLang divides by 2**30 although it prints 'GB'"
+
+_SERVER_ARGS = re.compile(r"server_args=ServerArgs\((.*)$")
+_WEIGHT_BEGIN = re.compile(r"Load weight begin\. avail mem=" + _N + r" GB")
+_WEIGHT_END = re.compile(r"Load weight end\..*?avail mem=" + _N + r" GB, mem usage=" + _N + r" GB")
+_KV_ALLOC = re.compile(
+    r"KV Cache is allocated\.(?: dtype: (?P<dtype>[\w.]+),)? #tokens: (?P<tokens>\d+), "
+    r"(?:K(?: size)?:? (?P<k>[\d.]+) ?GB, V(?: size)?:? (?P<v>[\d.]+) ?GB|KV size: (?P<kv>[\d.]+) ?GB)"
+)
+_POOL_END = re.compile(r"Memory pool end\. avail mem=" + _N + r" GB")
+_GRAPH_END = re.compile(r"Capture (?:cuda|npu) graph end\..*?mem usage=" + _N + r" GB\. avail mem=" + _N + r" GB")
+_SUMMARY_KEYS = re.compile(
+    r"(max_total_num_tokens|chunked_prefill_size|max_prefill_tokens|max_running_requests|"
+    r"context_len)=(-?\d+)"
+)
+_AVAILABLE = re.compile(r"available_gpu_mem=" + _N + r" GB")
+_REDUCED_FRACTION = re.compile(r"Automatically reduce --mem-fraction-static to " + _N)
+_VERSION = re.compile(r"sglang(?:==| version:? v?)(\d+\.\d+\.\d+[\w.]*)", re.IGNORECASE)
+
+_SETTING_KEYS = {
+    "mem_fraction_static": "mem_fraction_static",
+    "max_running_requests": "max_running_requests",
+    "max_total_tokens": "max_total_tokens",
+    "chunked_prefill_size": "chunked_prefill_size",
+    "max_prefill_tokens": "max_prefill_tokens",
+    "context_length": "context_length",
+    "tp_size": "tp_size",
+    "dp_size": "dp_size",
+    "pp_size": "pp_size",
+    "page_size": "page_size",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "disable_radix_cache": "disable_radix_cache",
+    "enable_metrics": "enable_metrics",
+    "dtype": "dtype",
+    "quantization": "quantization",
+    "model_path": "model",
+    "cpu_offload_gb": "cpu_offload_gb",
+}
+_SUMMARY_UNITS = {
+    "max_total_num_tokens": "tokens",
+    "chunked_prefill_size": "tokens",
+    "max_prefill_tokens": "tokens",
+    "max_running_requests": "requests",
+    "context_len": "tokens",
+}
+
+#: Lines only SGLang prints.
+MARKERS = re.compile(
+    r"(?:server_args=ServerArgs\(|KV Cache is allocated\. |Load weight (?:begin|end)\.|max_total_num_tokens=|"
+    r"Capture (?:cuda|npu) graph (?:begin|end)|Memory pool end\.|fired up and ready to roll|sglang|"
+    r"--mem-fraction-static)"
+)
+
+
+def _gib(out: Collector, name: str, printed: str, line: LogLine, basis: str = "") -> None:
+    out.add(
+        name,
+        printed,
+        line,
+        printed_unit="GB",
+        unit_size=GIB,
+        device=line.device,
+        basis=f"{basis}; {_GIB_BASIS}" if basis else _GIB_BASIS,
+    )
+
+
+def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> bool:
+    """Extract what one SGLang line states (`continuation` holds wrapped follow-on text of the args dump)."""
+    text = line.text
+    if match := _VERSION.search(text):
+        out.version = out.version or match.group(1)
+    if match := _SERVER_ARGS.search(text):
+        for key, value in pydump.assignments(match.group(1) + continuation).items():
+            name = _SETTING_KEYS.get(key)
+            if name and value is not None and name not in out.settings:
+                out.settings[name] = value  # type: ignore[assignment]
+        return True
+    if match := _REDUCED_FRACTION.search(text):
+        out.settings["mem_fraction_static"] = float(match.group(1))
+        out.note("mem_fraction_reduced", f"SGLang lowered mem_fraction_static to {match.group(1)} itself", line.number)
+        return True
+    if match := _WEIGHT_BEGIN.search(text):
+        _gib(out, "avail_before_weights_bytes", match.group(1), line, "free device memory before loading weights")
+        return True
+    if match := _WEIGHT_END.search(text):
+        _gib(out, "avail_after_weights_bytes", match.group(1), line, "free device memory after loading weights")
+        _gib(out, "weights_bytes", match.group(2), line, "memory the weights took while loading")
+        return True
+    if match := _KV_ALLOC.search(text):
+        out.count(
+            "kv_tokens", match.group("tokens"), line, "tokens", device=line.device, basis="#tokens of the KV pool"
+        )
+        if match.group("k") is not None:
+            _gib(out, "k_bytes", match.group("k"), line)
+            _gib(out, "v_bytes", match.group("v"), line)
+        else:
+            _gib(out, "k_bytes", match.group("kv"), line, "MLA: one 'KV size' (latent + rope key), no separate V")
+        if match.group("dtype"):
+            out.settings.setdefault("kv_cache_dtype_resolved", match.group("dtype").removeprefix("torch."))
+        return True
+    if match := _POOL_END.search(text):
+        _gib(out, "avail_after_pool_bytes", match.group(1), line, "free device memory after the KV pool")
+        return True
+    if match := _GRAPH_END.search(text):
+        _gib(out, "cuda_graph_bytes", match.group(1), line, "memory the graph capture took")
+        _gib(out, "avail_after_graphs_bytes", match.group(2), line)
+        return True
+    if "KV Cache is allocated" in text:
+        out.note("unparsed_line", "an SGLang KV cache line could not be read in full (cut or new format)", line.number)
+        return True
+    summary = _SUMMARY_KEYS.findall(text)
+    if summary and "max_total_num_tokens" in text:
+        for key, number in summary:
+            out.count(key, number, line, _SUMMARY_UNITS[key], device=line.device)  # type: ignore[arg-type]
+        if match := _AVAILABLE.search(text):
+            _gib(out, "available_gpu_mem_bytes", match.group(1), line, "free device memory once serving starts")
+        return True
+    return False

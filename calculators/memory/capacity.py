@@ -1,0 +1,384 @@
+"""Capacity of one engine for one model and machine: longest context for N sequences, most sequences at a
+context, and the curve of max concurrent sequences vs context length.
+
+Capacity is found by searching over the engine's own plans (never by a separate formula): a first guess is
+read from one plan (vLLM's "Maximum concurrency", SGLang's token pool, the bytes a plan leaves or misses
+over its bytes per sequence elsewhere), refined from the plan at each guess, and confirmed; a gallop and a
+bisection finish the job when a guess is off. Searches vary the workload keys and keep the user's other
+overrides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from math import floor
+
+from calculators.model.architecture import ModelArchitecture
+from calculators.memory.compare import (
+    WORKLOAD_KEYS,
+    ComparisonInputs,
+    EngineNotApplicable,
+    Workload,
+    applicability,
+    engine_settings,
+    plan_holds,
+    run_plan,
+    settings_class,
+    workload_settings,
+)
+from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES
+from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import ComponentKind, MemoryPlan
+
+#: Upper bound for context searches when the model states no trained context (tokens).
+CONTEXT_SEARCH_CAP_TOKENS = 1 << 21
+#: Resolution of the longest-context search (tokens): llama.cpp pads each stream to 256 cells, and shared
+#: settings are written in round numbers; searching whole steps keeps the search to a few plans.
+CONTEXT_STEP_TOKENS = 256
+
+
+def _free_bytes(plan: MemoryPlan, machine: Machine) -> int:
+    """Bytes the plan leaves unassigned: over every GPU for plans that place layers per device, else per device."""
+    devices = getattr(plan, "devices", None)
+    if devices:
+        gpus = [d for d in devices if d.device != "host"]
+        unused_gpus = max(0, machine.n_devices - len(gpus))  # Ollama pins a small model to one GPU
+        return unused_gpus * machine.device_memory_bytes + sum(
+            max(0, machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0)) for d in gpus)
+    return sum(c.bytes for c in plan.components if c.kind is ComponentKind.FREE)
+
+
+def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
+    """Guess of the most sequences at this context from a plan made for `workload.sequences` of them.
+
+    Engines that report capacity answer directly (vLLM's concurrency, SGLang's pool); the others add the
+    sequences the remaining (or missing, when negative) bytes are worth at this plan's bytes per sequence.
+    """
+    ctx, n = workload.context_tokens, workload.sequences
+    if engine == "vllm":
+        return floor(plan.max_concurrency)
+    if engine == "sglang":
+        return plan.max_total_num_tokens // ctx
+    gpus = [d for d in getattr(plan, "devices", None) or [] if d.device != "host" and d.kv_cache_bytes]
+    if gpus and len(gpus) == machine.n_devices:
+        # layers are split over every GPU: the GPU that runs out first decides
+        guess = n + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0))
+                        * n // d.kv_cache_bytes for d in gpus)
+    elif gpus or plan.device_capacity_bytes is None:
+        guess = n + _free_bytes(plan, machine) * n // max(plan.kv_cache_bytes, 1)
+    else:
+        guess = n + (plan.device_capacity_bytes - plan.used_bytes) * n // max(plan.kv_cache_bytes, 1)
+    if engine == "ollama":
+        # Ollama's own pre-flight estimate (file + an f16 KV guess) must stay within its load headroom too;
+        # Ollama spreads a model over every GPU once it no longer fits one
+        from calculators.engines.ollama.plan import LOAD_HEADROOM_PERCENT
+
+        kv_guess = max(plan.predicted_vram_bytes - (plan.weights_bytes or 0), 1)
+        room = plan.available_bytes * machine.n_devices * LOAD_HEADROOM_PERCENT // 100 - plan.predicted_for_load_bytes
+        guess = min(guess, n + room * n // kv_guess)
+    return guess
+
+
+#: Engines whose first guess is the engine's own answer: vLLM's "Maximum concurrency" depends on the context
+#: only (max_num_seqs, which the search sets to the sequence count, changes no block).
+_EXACT_SEQUENCE_GUESS = frozenset({"vllm"})
+#: Engines whose guess is checked once and searched around only if it does not hold: SGLang's is its own pool
+#: divided by the context; llama.cpp's and MLX LM's divide free bytes by a per-sequence cache that does not
+#: change with the sequence count (the llama.cpp guess matched the full search at all 150 points of a
+#: 25-context grid over three catalog models on one and two H100s). A guess that holds but is low would
+#: under-report by the difference; none was seen. Ollama's is not trusted: its pre-flight surcharge grows
+#: with the batch, so its guess runs high.
+_TRUSTED_SEQUENCE_GUESS = frozenset({"sglang", "llama-cpp", "mlx-lm"})
+
+
+def _context_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
+    """Guess of the longest context for the workload's sequence count, from a plan made at its context.
+
+    Engines that report a token pool divide it by the sequences; the others scale the context by the bytes
+    the plan leaves (or misses, when negative) against its cache bytes.
+    """
+    ctx, n = workload.context_tokens, workload.sequences
+    if engine == "vllm":
+        return plan.kv_tokens // n if plan.refusal is None else (plan.estimated_max_model_len or 1) // n
+    if engine == "sglang":
+        return plan.max_total_num_tokens // n
+    gpus = [d for d in getattr(plan, "devices", None) or [] if d.device != "host" and d.kv_cache_bytes]
+    if gpus and len(gpus) == machine.n_devices:
+        guess = ctx + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0))
+                          * ctx // d.kv_cache_bytes for d in gpus)
+    elif gpus or plan.device_capacity_bytes is None:
+        guess = ctx + _free_bytes(plan, machine) * ctx // max(plan.kv_cache_bytes, 1)
+    else:
+        guess = ctx + (plan.device_capacity_bytes - plan.used_bytes) * ctx // max(plan.kv_cache_bytes, 1)
+    if engine == "ollama":
+        from calculators.engines.ollama.plan import LOAD_HEADROOM_PERCENT
+
+        kv_guess = max(plan.predicted_vram_bytes - (plan.weights_bytes or 0), 1)
+        room = plan.available_bytes * machine.n_devices * LOAD_HEADROOM_PERCENT // 100 - plan.predicted_for_load_bytes
+        guess = min(guess, plan.per_request_context + room * plan.per_request_context // kv_guess)
+    return guess
+
+
+def _largest_true(holds: Callable[[int], bool], guess: int, low: int, high: int, first_step: int = 1) -> int:
+    """Largest x in [low, high] with holds(x), given holds is monotone (True then False); low - 1 if none.
+
+    Starts at `guess` and gallops away from it (steps of `first_step`, doubling), then bisects the bracket,
+    so a good guess costs two or three evaluations. Each point is evaluated at most once.
+    """
+    if high < low:
+        return low - 1
+    guess = min(max(guess, low), high)
+    step = max(1, first_step)
+    if holds(guess):
+        good = guess
+        while True:
+            probe = good + step
+            if probe > high:
+                bad = high + 1
+                break
+            if not holds(probe):
+                bad = probe
+                break
+            good, step = probe, step * 2
+    else:
+        bad = guess
+        while True:
+            probe = bad - step
+            if probe < low:
+                good = low - 1  # sentinel: nothing below `bad` is known to hold
+                break
+            if holds(probe):
+                good = probe
+                break
+            bad, step = probe, step * 2
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if holds(middle):
+            good = middle
+        else:
+            bad = middle
+    return good
+
+
+class _Prober:
+    """Plans one engine for workload variants, keeping the user's overrides except the workload keys."""
+
+    def __init__(self, inputs: ComparisonInputs, engine: str, workload: Workload):
+        self.inputs, self.engine, self.workload = inputs, engine, workload
+        kept = dict(inputs.overrides.get(engine) or {})
+        for key in WORKLOAD_KEYS[engine]:
+            kept.pop(key, None)
+        self.gpu_margin_bytes = 0
+        machine = inputs.machine
+        no_host_room = machine.unified_memory or machine.host_ram_bytes is None
+        fields = settings_class(engine).model_fields
+        if engine == "llama-cpp" and no_host_room:
+            # Without host RAM to count, a layer --fit moves off the GPU means the workload is not held, so the
+            # search plans without --fit (several times faster) and asks for what --fit keeps free instead:
+            # with -ngl auto, --fit leaves every layer on the GPUs only while each keeps its margin.
+            fit_on = kept.get("fit", fields["fit"].default)
+            if fit_on and kept.get("n_gpu_layers", fields["n_gpu_layers"].default) == -1:
+                self.gpu_margin_bytes = FIT_MARGIN_BYTES
+            kept["fit"] = False
+        elif engine == "ollama" and no_host_room and kept.get("num_gpu", fields["num_gpu"].default) == -1:
+            # Ollama's llama-server runs --fit with -ngl auto; asking for every layer (num_gpu = blocks + 1)
+            # plans the same memory without --fit's layer search, and the margin stands in for it as above.
+            kept["num_gpu"] = inputs.arch.n_layers + 1
+            self.gpu_margin_bytes = FIT_MARGIN_BYTES
+        self.overrides = kept
+        self.plans = 0
+        self._held: dict[tuple[int, int], bool] = {}
+
+    def plan(self, workload: Workload) -> MemoryPlan | None:
+        """The engine's plan for this workload variant (None when the engine rejects the settings)."""
+        self.plans += 1
+        try:
+            settings = engine_settings(self.engine, workload, self.overrides)
+            return run_plan(self.engine, self.inputs.arch, self.inputs.machine, self.inputs.weights_bytes,
+                            settings, workload)
+        except ServewiseInputError:
+            return None
+
+    def plan_and_holds(self, workload: Workload) -> tuple[MemoryPlan | None, bool]:
+        """The plan for this variant and whether it holds the variant (remembered per context and count)."""
+        plan = self.plan(workload)
+        held = plan is not None and plan_holds(self.engine, plan, workload, self.inputs.machine)
+        if held and self.gpu_margin_bytes:
+            limit = self.inputs.machine.device_memory_bytes - self.gpu_margin_bytes
+            held = all(d.kv_cache_bytes + (d.weights_bytes or 0) <= limit for d in plan.devices if d.device != "host")
+        self._held[workload.context_tokens, workload.sequences] = held
+        return plan, held
+
+    def holds(self, workload: Workload) -> bool:
+        """Whether the engine holds this variant (each variant is planned once)."""
+        key = (workload.context_tokens, workload.sequences)
+        if key not in self._held:
+            self.plan_and_holds(workload)
+        return self._held[key]
+
+
+def _not_applicable(inputs: ComparisonInputs, engine: str, workload: Workload) -> str | None:
+    """Why the engine cannot serve this workload on this machine at all (None when it can)."""
+    reason = applicability(engine, inputs.machine)
+    if reason is None:
+        try:
+            workload_settings(engine, workload)
+        except EngineNotApplicable as exc:
+            reason = str(exc)
+    return reason
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """An engine's capacity for a workload: longest context for its sequences, most sequences at its context.
+
+    0 means not even one token / one sequence fits; None means the engine is not applicable (see `reason`).
+    """
+
+    engine: str
+    max_context_tokens: int | None
+    max_sequences: int | None
+    context_limit_tokens: int
+    sequences_limit: int
+    reason: str | None = None
+
+
+def _context_limit(arch: ModelArchitecture) -> int:
+    return arch.max_context_tokens or CONTEXT_SEARCH_CAP_TOKENS
+
+
+#: Guesses refined from the plan at the previous guess before falling back to a gallop-and-bisect search.
+_REFINEMENTS = 3
+
+
+def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int | None = None) -> int:
+    """Most sequences of `context_tokens` the engine holds at once (0..limit), by searching its plans.
+
+    A guess from the plan for one sequence is refined from the plan at each guess (the bytes it misses or
+    leaves, at its bytes per sequence), then confirmed, so most answers cost two to four plans.
+    """
+    one = prober.workload.with_(context_tokens=context_tokens, sequences=1)
+    plan, held = prober.plan_and_holds(one)
+    if not held:
+        return 0
+    high = max(1, limit if below is None else min(limit, below))
+    guess = min(max(_sequences_guess(prober.engine, plan, one, prober.inputs.machine), 1), high)
+    if prober.engine in _EXACT_SEQUENCE_GUESS:
+        return guess
+    for _ in range(_REFINEMENTS):
+        plan, held = prober.plan_and_holds(one.with_(sequences=guess))
+        if held or plan is None:
+            break
+        guess = min(max(_sequences_guess(prober.engine, plan, one.with_(sequences=guess), prober.inputs.machine),
+                        1), guess - 1)
+    if held and (prober.engine in _TRUSTED_SEQUENCE_GUESS or guess == high):
+        return guess
+    return _largest_true(lambda n: prober.holds(one.with_(sequences=n)), guess, 1, high)
+
+
+def max_context(prober: _Prober, sequences: int) -> int:
+    """Longest context per sequence (tokens, a multiple of CONTEXT_STEP_TOKENS or the trained context) the engine
+    holds for `sequences` sequences; 0 if not even one step fits.
+
+    The guess from the plan at the workload's context is refined from the plan at each guess; the steps known
+    to hold and to fail then bound a bisection.
+    """
+    limit = _context_limit(prober.inputs.arch)
+    high = -(-limit // CONTEXT_STEP_TOKENS)  # the last step is the trained context itself
+
+    def at(steps: int) -> Workload:
+        return prober.workload.with_(context_tokens=min(steps * CONTEXT_STEP_TOKENS, limit), sequences=sequences)
+
+    good, bad = 0, high + 1  # largest step known to hold, smallest known to fail
+    steps = min(max(prober.workload.context_tokens // CONTEXT_STEP_TOKENS, 1), high)
+    for _ in range(_REFINEMENTS):
+        plan, held = prober.plan_and_holds(at(steps))
+        if held:
+            good = max(good, steps)
+        else:
+            bad = min(bad, steps)
+        if plan is None:
+            break
+        guessed = _context_guess(prober.engine, plan, at(steps), prober.inputs.machine) // CONTEXT_STEP_TOKENS
+        guessed = min(max(guessed, good + 1 if good < high else high), bad - 1 if bad > 1 else 1)
+        if guessed in (steps, good) or not good < guessed < bad:
+            break
+        steps = guessed
+    if bad - good == 1:
+        return min(good * CONTEXT_STEP_TOKENS, limit)
+    if good:
+        steps = _largest_true(lambda k: prober.holds(at(k)), good + 1, good + 1, bad - 1)
+        steps = max(steps, good)
+    else:
+        steps = _largest_true(lambda k: prober.holds(at(k)), min(bad - 1, steps), 1, bad - 1)
+    return min(max(steps, 0) * CONTEXT_STEP_TOKENS, limit)
+
+
+def capacity(
+    inputs: ComparisonInputs, engine: str, workload: Workload, sequences_limit: int = 1024
+) -> Capacity:
+    """Longest context for the workload's sequences and most sequences at its context, for one engine."""
+    limit = _context_limit(inputs.arch)
+    reason = _not_applicable(inputs, engine, workload)
+    if reason:
+        return Capacity(engine, None, None, limit, sequences_limit, reason)
+    prober = _Prober(inputs, engine, workload)
+    return Capacity(
+        engine=engine,
+        max_context_tokens=max_context(prober, workload.sequences),
+        max_sequences=max_sequences(prober, workload.context_tokens, sequences_limit),
+        context_limit_tokens=limit,
+        sequences_limit=sequences_limit,
+    )
+
+
+def most_sequences(
+    inputs: ComparisonInputs, engine: str, workload: Workload, sequences_limit: int = 1024
+) -> int | None:
+    """Most sequences of the workload's context one engine holds at once (None when it is not applicable)."""
+    if _not_applicable(inputs, engine, workload):
+        return None
+    return max_sequences(_Prober(inputs, engine, workload), workload.context_tokens, sequences_limit)
+
+
+@dataclass(frozen=True)
+class CapacityCurve:
+    """Most concurrent sequences (capped at `sequences_limit`) at each context length, for one engine."""
+
+    engine: str
+    context_tokens: tuple[int, ...]
+    max_sequences: tuple[int, ...]
+    sequences_limit: int
+    plans_evaluated: int
+    reason: str | None = None
+
+
+def capacity_curve(
+    inputs: ComparisonInputs, engine: str, workload: Workload, contexts: Sequence[int], sequences_limit: int = 256
+) -> CapacityCurve:
+    """Max concurrent sequences vs context length for one engine (contexts in tokens, any order).
+
+    Walks the contexts from shortest to longest: capacity never grows with context, so each search is
+    bounded by the previous answer.
+    """
+    ordered = sorted(set(contexts))
+    reason = _not_applicable(inputs, engine, workload)
+    if reason:
+        return CapacityCurve(engine, tuple(ordered), (), sequences_limit, 0, reason)
+    prober = _Prober(inputs, engine, workload)
+    results: list[int] = []
+    bound = sequences_limit
+    for ctx in ordered:
+        bound = max_sequences(prober, ctx, sequences_limit, below=bound) if bound else 0
+        results.append(bound)
+    return CapacityCurve(engine, tuple(ordered), tuple(results), sequences_limit, prober.plans)
+
+
+def context_grid(max_tokens: int, points: int, min_tokens: int = 512) -> list[int]:
+    """`points` context lengths spread geometrically from `min_tokens` to `max_tokens` (whole tokens)."""
+    if points < 2 or max_tokens <= min_tokens:
+        return [max(min(min_tokens, max_tokens), 1)]
+    ratio = (max_tokens / min_tokens) ** (1 / (points - 1))
+    return sorted({min(max_tokens, round(min_tokens * ratio**i)) for i in range(points)})

@@ -1,0 +1,177 @@
+"""From a launch command and a model source to an engine's memory plan (what the `memory` CLI verb runs).
+
+The model comes from an explicit source (config.json, hub repo id, GGUF header, catalog id) or, when
+none is given, from the command itself: a `.gguf` path, or a repo id that matches a catalog entry
+(otherwise it is fetched from the hub). Weight bytes are exact from a GGUF header or when given;
+otherwise estimated from parameters x bits per weight, and the result says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from calculators.model.architecture import ModelArchitecture
+from calculators.engines.registry import ENGINE_MODULES
+from calculators.errors import ServewiseInputError
+from calculators.hardware.catalog import machine_for_gpu_id
+from calculators.launch.settings import LaunchSettings, settings_from_command
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import ComponentKind, MemoryPlan
+
+#: Engines that size their cache from the GPU's memory and so cannot plan without a machine.
+NEEDS_MACHINE = frozenset({"vllm", "sglang", "mlx-lm", "ollama"})
+DEFAULT_WEIGHTS_SCHEME = "bf16"
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """The architecture a plan is made for, where it came from, and exact weight bytes when known."""
+
+    arch: ModelArchitecture
+    source: str
+    exact_weights_bytes: int | None = None
+
+
+@dataclass
+class MemoryCommandResult:
+    """Everything the `memory` verb reports: the engine's plan and how its inputs were obtained."""
+
+    plan: MemoryPlan
+    launch: LaunchSettings
+    model: ResolvedModel
+    machine: Machine | None
+    weights_basis: str
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        """The plan's fields plus the inputs' provenance, as JSON-ready data (bytes as integers)."""
+        data = self.plan.model_dump(mode="json")
+        data.update(
+            {
+                "model": self.model.arch.name,
+                "model_source": self.model.source,
+                "weights_basis": self.weights_basis,
+                "settings": self.launch.settings.model_dump(mode="json")
+                if isinstance(self.launch.settings, BaseModel)
+                else {},
+                "unknown_flags": self.launch.unknown_flags,
+                "ignored_settings": self.launch.ignored_keys,
+                "gpu": self.machine.gpu_id if self.machine else None,
+                "n_gpus": self.machine.n_devices if self.machine else None,
+                "notes": [note.model_dump() for note in self.plan.notes] + [{"code": "cli", "message": n} for n in self.notes],
+            }
+        )
+        return data
+
+
+def resolve_model(
+    kb,
+    *,
+    hf_config: str | None = None,
+    hf_model: str | None = None,
+    gguf: str | None = None,
+    catalog_id: str | None = None,
+    command_model: str | None = None,
+) -> ResolvedModel:
+    """The model architecture from the first source given, else from the launch command's model argument."""
+    from calculators.model.catalog import architecture_from_catalog
+    from calculators.model.gguf import read_gguf_header
+    from calculators.model.hf_config import architecture_from_config_file
+    from calculators.model.hf_hub import architecture_from_hub
+
+    if hf_config:
+        return ResolvedModel(architecture_from_config_file(hf_config), f"config.json {hf_config}")
+    if hf_model:
+        return ResolvedModel(architecture_from_hub(hf_model), f"hub {hf_model}")
+    if gguf or (command_model and command_model.lower().endswith(".gguf")):
+        path = gguf or command_model
+        header = read_gguf_header(path)
+        return ResolvedModel(header.architecture, f"GGUF header {path}", header.weights_bytes)
+    if catalog_id:
+        return ResolvedModel(architecture_from_catalog(catalog_id, kb), f"catalog {catalog_id}")
+    if command_model:
+        match = next((m for m in kb.models.models if m.hf_repo.lower() == command_model.lower()), None)
+        if match is not None:
+            return ResolvedModel(architecture_from_catalog(match.id, kb), f"catalog {match.id} (from {command_model})")
+        if Path(command_model).exists():
+            config = Path(command_model) / "config.json"
+            return ResolvedModel(architecture_from_config_file(config), f"config.json {config}")
+        return ResolvedModel(architecture_from_hub(command_model), f"hub {command_model}")
+    raise ServewiseInputError("name the model: --model CATALOG_ID, --hf-config PATH, --hf-model REPO_ID or --gguf PATH")
+
+
+def _devices_from_settings(engine: str, settings: BaseModel) -> int:
+    """GPUs one instance spans according to its own parallelism flags (TP x PP)."""
+    tp = getattr(settings, "tensor_parallel_size", None) or getattr(settings, "tp_size", None) or 1
+    pp = getattr(settings, "pipeline_parallel_size", None) or getattr(settings, "pp_size", None) or 1
+    return int(tp) * int(pp)
+
+
+def resolve_machine(kb, engine: str, settings: BaseModel, gpu_id: str | None, n_gpus: int | None) -> Machine | None:
+    """The Machine for a catalog GPU (device count from --gpus, else the command's parallelism)."""
+    if gpu_id is None:
+        if engine in NEEDS_MACHINE:
+            raise ServewiseInputError(f"{engine} sizes its cache from GPU memory: give --gpu CATALOG_ID")
+        return None
+    devices = n_gpus if n_gpus is not None else _devices_from_settings(engine, settings)
+    return machine_for_gpu_id(kb, gpu_id, devices)
+
+
+def resolve_weights(
+    kb, model: ResolvedModel, scheme: str | None, exact_bytes: int | None
+) -> tuple[int | None, str, bool]:
+    """Weight bytes, a sentence saying how they were obtained, and whether they are exact (None: unknown)."""
+    from calculators.model.weights import estimate_weights
+
+    if exact_bytes is not None:
+        if exact_bytes <= 0:
+            raise ServewiseInputError("--weights-bytes must be a positive number of bytes")
+        return exact_bytes, "exact, as given", True
+    if model.exact_weights_bytes is not None and scheme is None:
+        return model.exact_weights_bytes, "exact, summed from the GGUF header's tensors", True
+    if model.arch.params_total is None:
+        return None, "unknown: the model's parameter count could not be derived", False
+    estimate = estimate_weights(kb.formats, model.arch.params_total, scheme or DEFAULT_WEIGHTS_SCHEME)
+    assumed = "" if scheme else f" (no --weights given: {DEFAULT_WEIGHTS_SCHEME} assumed)"
+    return estimate.bytes, f"estimated: {estimate.basis}{assumed}", False
+
+
+def _mark_weights_exactness(plan: MemoryPlan, exact: bool, basis: str) -> MemoryPlan:
+    """Engines take weight bytes as given; say on the weights slice whether they were exact or estimated."""
+    components = [
+        c.model_copy(update={"exact": exact, "basis": basis}) if c.kind is ComponentKind.WEIGHTS else c
+        for c in plan.components
+    ]
+    return plan.model_copy(update={"components": components})
+
+
+def plan_from_command(
+    command: str,
+    kb,
+    *,
+    hf_config: str | None = None,
+    hf_model: str | None = None,
+    gguf: str | None = None,
+    catalog_id: str | None = None,
+    gpu_id: str | None = None,
+    n_gpus: int | None = None,
+    weights_scheme: str | None = None,
+    weights_bytes: int | None = None,
+) -> MemoryCommandResult:
+    """Parse the command, resolve model, machine and weights, and run the engine's memory plan."""
+    launch = settings_from_command(command, kb)
+    model = resolve_model(
+        kb, hf_config=hf_config, hf_model=hf_model, gguf=gguf, catalog_id=catalog_id, command_model=launch.model
+    )
+    machine = resolve_machine(kb, launch.engine, launch.settings, gpu_id, n_gpus)
+    weights, basis, exact = resolve_weights(kb, model, weights_scheme, weights_bytes)
+    plan = _mark_weights_exactness(
+        ENGINE_MODULES[launch.engine].plan(model.arch, launch.settings, machine, weights), exact, basis
+    )
+    notes = []
+    if launch.unknown_flags:
+        notes.append(f"flags servewise does not model (not ignored silently): {' '.join(launch.unknown_flags)}")
+    return MemoryCommandResult(plan=plan, launch=launch, model=model, machine=machine, weights_basis=basis, notes=notes)

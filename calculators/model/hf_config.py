@@ -1,0 +1,492 @@
+"""Build a `ModelArchitecture` from a Hugging Face config.json (a dict, pasted text, or a file).
+
+Every family reads the keys its transformers configuration class reads. A key the family needs and
+the config lacks raises `ConfigFieldMissing(field, family)`; the only values filled in are the
+defaults transformers itself defines for that family, each marked `HF default` in a comment below
+with the configuration class it comes from (transformers configuration_<family>.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
+from calculators.model.config_fields import (
+    WRAPPERS,
+    Config,
+    attention_heads,
+    head_dim_of,
+    int_field,
+    int_or_hf_default,
+    text_config_of,
+    with_hf_defaults,
+)
+from calculators.errors import ConfigFieldMissing, ServewiseInputError
+
+#: Encoder-only families served as embedding models (no generation, no growing KV cache).
+_ENCODER_FAMILIES = ("bert", "xlm-roberta", "roberta")
+
+
+def load_config_text(text: str, source: str = "pasted config.json") -> dict[str, Any]:
+    """Parse config.json text into a dict; malformed JSON or a non-object gives a ServewiseInputError."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ServewiseInputError(
+            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "paste the whole config.json file"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ServewiseInputError(
+            f"{source} must be a JSON object like a Hugging Face config.json, not {type(data).__name__}"
+        )
+    return data
+
+
+def architecture_from_config_text(
+    text: str, source: str = "pasted config.json", name: str | None = None
+) -> ModelArchitecture:
+    """Architecture from config.json text (see `architecture_from_config`)."""
+    return architecture_from_config(load_config_text(text, source), name=name, source=source)
+
+
+def architecture_from_config_file(path: str | Path, name: str | None = None) -> ModelArchitecture:
+    """Architecture from a config.json file on disk (see `architecture_from_config`)."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ServewiseInputError(f"cannot read {file}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ServewiseInputError(f"{file} is not a UTF-8 text file; expected a Hugging Face config.json") from exc
+    return architecture_from_config(load_config_text(text, str(file)), name=name or file.stem, source=str(file))
+
+
+def architecture_from_config(
+    config: Config, name: str | None = None, source: str = "config.json", is_embedding_model: bool | None = None
+) -> ModelArchitecture:
+    """A model's layer-by-layer geometry, MoE layout and parameter counts from its config.json dict.
+
+    `is_embedding_model` overrides detection (a decoder such as Qwen3-Embedding has the same
+    config.json as a chat model; only its sentence-transformers files say it embeds).
+    """
+    if not isinstance(config, Mapping):
+        raise ServewiseInputError("a config.json must be a JSON object")
+    text, model_type = text_config_of(config)
+    builder = _BUILDERS.get(model_type)
+    if builder is None:
+        known = ", ".join(sorted(set(_BUILDERS) | set(WRAPPERS)))
+        raise ServewiseInputError(
+            f"model_type '{model_type}' is not a family servewise knows yet (known: {known}); "
+            "describe the geometry by hand or pick a catalog model"
+        )
+    with _field_types_checked(model_type):
+        arch = builder(text, model_type)
+    display = name or _name_from(config) or model_type
+    embedding = model_type in _ENCODER_FAMILIES if is_embedding_model is None else is_embedding_model
+    arch = replace(arch, name=display, source=source, is_embedding_model=embedding)
+    from calculators.model.params import count_parameters  # params reads the same config; import here avoids a cycle
+
+    try:
+        with _field_types_checked(model_type):
+            counts = count_parameters(config)
+    except ConfigFieldMissing as missing:
+        # The KV geometry is complete; only the weight count lacks a field. Say so instead of guessing.
+        note = f"parameter count unknown: config.json has no '{missing.field}'"
+        return replace(arch, notes=arch.notes + (note,))
+    return replace(arch, params_total=counts.total, params_active=counts.active)
+
+
+@contextmanager
+def _field_types_checked(family: str) -> Iterator[None]:
+    """Turn arithmetic on a field of the wrong type or value into a ServewiseInputError.
+
+    The field readers in config_fields name the field in most cases; this net catches the rest (a list where
+    a number goes, a zero divisor, a boolean where a list goes), so a hand-edited config.json never crashes a
+    page or the CLI.
+    """
+    try:
+        yield
+    except ServewiseInputError:
+        raise
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, KeyError, IndexError, AttributeError) as exc:
+        raise ServewiseInputError(
+            f"config.json for a '{family}' model has a field of the wrong type or value ({type(exc).__name__}: {exc}); "
+            "compare it with the model's original config.json"
+        ) from exc
+
+
+def _name_from(config: Config) -> str | None:
+    """The model's own name when config.json records it (`_name_or_path`)."""
+    value = config.get("_name_or_path")
+    return value.rsplit("/", 1)[-1] if isinstance(value, str) and value else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shared pieces
+
+
+def _common(cfg: Config, family: str) -> dict[str, Any]:
+    """Fields every decoder family has: hidden size, vocabulary, trained context, query heads."""
+    return {
+        "family": family,
+        "hidden_size": int_field(cfg, "hidden_size", family),
+        "vocab_size": int_field(cfg, "vocab_size", family),
+        "max_context_tokens": int_or_hf_default(cfg, "max_position_embeddings", family, None),
+    }
+
+
+def _attention_layer(kind: LayerKind, n_kv: int, head_dim: int, window: int | None = None) -> LayerGeometry:
+    """One full or sliding attention layer with equal key and value head sizes."""
+    return LayerGeometry(
+        kind=kind,
+        n_kv_heads=n_kv,
+        head_dim_k=head_dim,
+        head_dim_v=head_dim,
+        sliding_window_tokens=window if kind is LayerKind.SLIDING else None,
+    )
+
+
+def _layers_from_types(cfg: Config, family: str, n_layers: int) -> list[str] | None:
+    """The per-layer `layer_types` list when the config has one (newer transformers write it out)."""
+    types = cfg.get("layer_types")
+    if types is None:
+        return None
+    if not isinstance(types, list) or len(types) != n_layers:
+        raise ServewiseInputError(
+            f"config.json for a '{family}' model has a layer_types list "
+            f"that does not have one entry per layer ({n_layers})"
+        )
+    return [str(t) for t in types]
+
+
+def _kinds_to_layers(
+    types: list[str], family: str, n_kv: int, head_dim: int, window: int | None
+) -> tuple[LayerGeometry, ...]:
+    """Turn `sliding_attention` / `full_attention` entries into layer geometries."""
+    layers = []
+    for layer_type in types:
+        if layer_type == "sliding_attention":
+            if window is None:
+                raise ConfigFieldMissing("sliding_window", family)
+            layers.append(_attention_layer(LayerKind.SLIDING, n_kv, head_dim, window))
+        elif layer_type == "full_attention":
+            layers.append(_attention_layer(LayerKind.FULL, n_kv, head_dim))
+        else:
+            raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
+    return tuple(layers)
+
+
+def _window_binds(window: int | None, max_context: int | None) -> bool:
+    """A window at least as long as the trained context never limits what a layer keeps."""
+    return window is not None and (max_context is None or window < max_context)
+
+
+def _arch(cfg: Config, family: str, layers: tuple[LayerGeometry, ...], n_heads: int, **extra: Any) -> ModelArchitecture:
+    """Assemble the architecture; name, source and parameter counts are filled in by the caller."""
+    return ModelArchitecture(name=family, layers=layers, n_heads=n_heads, **_common(cfg, family), **extra)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Families
+
+
+def _dense_gqa(cfg: Config, family: str) -> ModelArchitecture:
+    """Llama 3.x, Mistral, Qwen2/2.5, Qwen3, Phi-3/Phi-4: grouped-query (or multi-head) attention."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    # Qwen3Config's own head_dim default is 128, not hidden/heads; every Qwen3 config.json states it,
+    # so servewise asks for it rather than guess which rule applies.
+    head_dim = head_dim_of(cfg, family, n_heads, derive=family not in ("qwen3", "qwen3_moe"))
+    max_context = int_or_hf_default(cfg, "max_position_embeddings", family, None)
+    notes: list[str] = []
+    types = _layers_from_types(cfg, family, n_layers)
+    window = int_or_hf_default(cfg, "sliding_window", family, None)
+    if types is None:
+        if family in ("qwen2", "qwen3", "qwen3_moe", "qwen2_moe"):
+            # HF Qwen2/Qwen3 configs: the window applies only when use_sliding_window is true (HF default
+            # false), and then only to layers from max_window_layers on.
+            use_window = bool(cfg.get("use_sliding_window", False))
+            first_windowed = int_or_hf_default(cfg, "max_window_layers", family, n_layers) if use_window else n_layers
+            types = [
+                "sliding_attention" if use_window and i >= first_windowed else "full_attention" for i in range(n_layers)
+            ]
+        elif _window_binds(window, max_context):
+            # Mistral / Phi-3 apply `sliding_window` to every layer.
+            types = ["sliding_attention"] * n_layers
+        else:
+            if window is not None:
+                notes.append(
+                    f"sliding_window {window} is not shorter than the trained context; treated as full attention"
+                )
+            types = ["full_attention"] * n_layers
+    layers = _kinds_to_layers(types, family, n_kv, head_dim, window)
+    moe = _qwen_moe(cfg, family, n_layers) if family in ("qwen3_moe", "qwen2_moe") else None
+    return _arch(cfg, family, layers, n_heads, moe=moe, notes=tuple(notes))
+
+
+def _qwen_moe(cfg: Config, family: str, n_layers: int) -> MoEGeometry:
+    """Qwen MoE: `num_experts` routed experts, `num_experts_per_tok` active, dense layers in `mlp_only_layers`."""
+    dense_layers = cfg.get("mlp_only_layers") or []  # HF default (Qwen3MoeConfig): [] — every layer sparse
+    step = int_or_hf_default(cfg, "decoder_sparse_step", family, 1)  # HF default (Qwen3MoeConfig): 1
+    n_dense = sum(1 for i in range(n_layers) if i in dense_layers or (i + 1) % step != 0)
+    shared = 1 if (cfg.get("shared_expert_intermediate_size") or 0) > 0 else 0
+    return MoEGeometry(
+        n_experts=int_field(cfg, "num_experts", family),
+        n_active=int_field(cfg, "num_experts_per_tok", family),
+        n_shared=shared,
+        expert_intermediate_size=int_field(cfg, "moe_intermediate_size", family),
+        n_dense_layers=n_dense,
+    )
+
+
+def _mixtral(cfg: Config, family: str) -> ModelArchitecture:
+    """Mixtral: Mistral attention with `num_local_experts` experts per layer, `num_experts_per_tok` active."""
+    arch = _dense_gqa(cfg, family)
+    moe = MoEGeometry(
+        n_experts=int_field(cfg, "num_local_experts", family),
+        n_active=int_field(cfg, "num_experts_per_tok", family),
+        expert_intermediate_size=int_field(cfg, "intermediate_size", family),
+    )
+    return replace(arch, moe=moe)
+
+
+def _gemma2(cfg: Config, family: str) -> ModelArchitecture:
+    """Gemma 2: sliding window on even layers (0, 2, ...), global attention on odd ones (Gemma2Config)."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
+    window = int_field(cfg, "sliding_window", family)
+    types = _layers_from_types(cfg, family, n_layers) or [
+        "sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n_layers)
+    ]
+    return _arch(cfg, family, _kinds_to_layers(types, family, n_kv, head_dim, window), n_heads)
+
+
+def _gemma3_text(cfg: Config, family: str) -> ModelArchitecture:
+    """Gemma 3: 5 local (sliding) layers then 1 global, from `layer_types` or `sliding_window_pattern`.
+
+    Gemma 3's published config.json files omit many keys; transformers' Gemma3TextConfig defines
+    them (`GEMMA3_TEXT_HF_DEFAULTS`).
+    """
+    full = with_hf_defaults(cfg, family)
+    n_layers = int_field(full, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(full, family)
+    head_dim = int_field(full, "head_dim", family)
+    window = int_field(full, "sliding_window", family)
+    types = _layers_from_types(full, family, n_layers)
+    if types is None:
+        pattern = int_field(full, "sliding_window_pattern", family)
+        types = ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention" for i in range(n_layers)]
+    return _arch(full, family, _kinds_to_layers(types, family, n_kv, head_dim, window), n_heads)
+
+
+def _gpt_oss(cfg: Config, family: str) -> ModelArchitecture:
+    """gpt-oss: alternating sliding (window 128) and full layers from `layer_types`; MoE in every layer."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
+    window = int_field(cfg, "sliding_window", family)
+    types = _layers_from_types(cfg, family, n_layers)
+    if types is None:
+        raise ConfigFieldMissing("layer_types", family)
+    active = cfg.get("num_experts_per_tok", cfg.get("experts_per_token"))
+    if active is None:
+        raise ConfigFieldMissing("num_experts_per_tok", family)
+    moe = MoEGeometry(
+        n_experts=int_field(cfg, "num_local_experts", family),
+        n_active=int(active),
+        expert_intermediate_size=int_field(cfg, "intermediate_size", family),
+    )
+    return _arch(cfg, family, _kinds_to_layers(types, family, n_kv, head_dim, window), n_heads, moe=moe)
+
+
+def _deepseek(cfg: Config, family: str) -> ModelArchitecture:
+    """DeepSeek V2/V3: multi-head latent attention (one latent of `kv_lora_rank` + a rope key per token).
+
+    Key/value head sizes are recorded too (qk_nope + qk_rope, v_head_dim) for engines that expand
+    MLA into ordinary per-head K and V.
+    """
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads = int_field(cfg, "num_attention_heads", family)
+    kv_lora_rank = int_field(cfg, "kv_lora_rank", family)
+    rope_dim = int_field(cfg, "qk_rope_head_dim", family)
+    nope_dim = int_field(cfg, "qk_nope_head_dim", family)
+    v_dim = int_field(cfg, "v_head_dim", family)
+    layer = LayerGeometry(
+        kind=LayerKind.MLA,
+        n_kv_heads=n_heads,
+        head_dim_k=nope_dim + rope_dim,
+        head_dim_v=v_dim,
+        kv_lora_rank=kv_lora_rank,
+        qk_rope_head_dim=rope_dim,
+    )
+    n_routed = cfg.get("n_routed_experts")
+    moe = None
+    if n_routed:
+        # HF's defaults differ between DeepseekV2Config (0) and DeepseekV3Config (3): ask rather than guess.
+        first_dense = int_field(cfg, "first_k_dense_replace", family)
+        freq = int_or_hf_default(cfg, "moe_layer_freq", family, 1)  # HF default (DeepseekV2/V3Config): 1
+        n_dense = sum(1 for i in range(n_layers) if not (i >= first_dense and i % freq == 0))
+        moe = MoEGeometry(
+            n_experts=int(n_routed),
+            n_active=int_field(cfg, "num_experts_per_tok", family),
+            n_shared=int_or_hf_default(cfg, "n_shared_experts", family, 0) or 0,
+            expert_intermediate_size=int_field(cfg, "moe_intermediate_size", family),
+            n_dense_layers=n_dense,
+        )
+    notes = ()
+    if cfg.get("num_nextn_predict_layers"):
+        notes = (
+            f"{cfg['num_nextn_predict_layers']} multi-token-prediction layer(s) are not counted as transformer blocks",
+        )
+    return _arch(cfg, family, (layer,) * n_layers, n_heads, moe=moe, notes=notes)
+
+
+def linear_attention_state_elements(cfg: Config, family: str) -> tuple[int, int]:
+    """Per-sequence (conv, state) elements of one Gated DeltaNet layer, as llama.cpp sizes them.
+
+    llama.cpp (ggml-org/llama.cpp src/llama-hparams.cpp @01b77b57, n_embd_r / n_embd_s; allocated per
+    layer and cell as the cache_r_l / cache_s_l tensors in src/llama-memory-recurrent.cpp) keeps
+    (d_conv - 1) x (d_inner + 2 x n_group x d_state) conv elements and d_state x d_inner state
+    elements per recurrent layer;
+    its converter (convert_hf_to_gguf.py, Qwen3NextModel) maps d_conv = linear_conv_kernel_dim,
+    d_state = linear_key_head_dim, n_group = linear_num_key_heads, d_inner = linear_value_head_dim x
+    linear_num_value_heads.
+    """
+    d_conv = int_field(cfg, "linear_conv_kernel_dim", family)
+    d_state = int_field(cfg, "linear_key_head_dim", family)
+    n_group = int_field(cfg, "linear_num_key_heads", family)
+    d_inner = int_field(cfg, "linear_value_head_dim", family) * int_field(cfg, "linear_num_value_heads", family)
+    return (d_conv - 1) * (d_inner + 2 * n_group * d_state), d_state * d_inner
+
+
+def mamba_state_elements(d_conv: int, d_state: int, d_inner: int, n_group: int = 0) -> tuple[int, int]:
+    """Per-sequence (conv, state) elements of one Mamba layer as llama.cpp sizes them (n_embd_r, n_embd_s)."""
+    return (d_conv - 1) * (d_inner + 2 * n_group * d_state) if d_conv > 0 else 0, d_state * d_inner
+
+
+def _qwen3_next(cfg: Config, family: str) -> ModelArchitecture:
+    """Qwen3-Next: full attention every `full_attention_interval` layers, Gated DeltaNet elsewhere; MoE."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
+    types = _layers_from_types(cfg, family, n_layers)
+    if types is None:
+        interval = int_field(cfg, "full_attention_interval", family)
+        types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers)]
+    conv, state = linear_attention_state_elements(cfg, family)
+    recurrent = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
+    layers = []
+    for layer_type in types:
+        if layer_type == "linear_attention":
+            layers.append(recurrent)
+        elif layer_type == "full_attention":
+            layers.append(_attention_layer(LayerKind.FULL, n_kv, head_dim))
+        else:
+            raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
+    moe = _qwen_moe(cfg, family, n_layers)
+    return _arch(cfg, family, tuple(layers), n_heads, moe=moe)
+
+
+def _mamba_inner(cfg: Config, family: str, expand_key: str) -> int:
+    """Mamba inner width: `intermediate_size` when given (MambaConfig), else expand x hidden."""
+    if cfg.get("intermediate_size") is not None and family in ("mamba", "falcon_mamba"):
+        return int_field(cfg, "intermediate_size", family)
+    return int_field(cfg, expand_key, family) * int_field(cfg, "hidden_size", family)
+
+
+def _mamba(cfg: Config, family: str) -> ModelArchitecture:
+    """Pure Mamba (v1): every layer a state-space layer with a fixed per-sequence state."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    d_inner = _mamba_inner(cfg, family, "expand")
+    conv, state = mamba_state_elements(
+        int_field(cfg, "conv_kernel", family), int_field(cfg, "state_size", family), d_inner
+    )
+    layer = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
+    arch = ModelArchitecture(
+        name=family,
+        family=family,
+        layers=(layer,) * n_layers,
+        n_heads=0,
+        hidden_size=int_field(cfg, "hidden_size", family),
+        vocab_size=int_field(cfg, "vocab_size", family),
+        max_context_tokens=None,
+        notes=("a state-space model has no trained context limit in its config.json",),
+    )
+    return arch
+
+
+def _jamba(cfg: Config, family: str) -> ModelArchitecture:
+    """Jamba: attention on layers where i % attn_layer_period == attn_layer_offset, Mamba elsewhere; MoE every
+    `expert_layer_period` layers from `expert_layer_offset`."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "hidden_size", family) // n_heads  # JambaConfig has no head_dim: hidden / heads
+    period = int_field(cfg, "attn_layer_period", family)
+    offset = int_field(cfg, "attn_layer_offset", family)
+    d_inner = _mamba_inner(cfg, family, "mamba_expand")
+    conv, state = mamba_state_elements(
+        int_field(cfg, "mamba_d_conv", family), int_field(cfg, "mamba_d_state", family), d_inner
+    )
+    recurrent = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
+    layers = tuple(
+        _attention_layer(LayerKind.FULL, n_kv, head_dim) if i % period == offset else recurrent for i in range(n_layers)
+    )
+    moe = None
+    n_experts = int_field(cfg, "num_experts", family)
+    if n_experts > 1:
+        e_period = int_field(cfg, "expert_layer_period", family)
+        e_offset = int_field(cfg, "expert_layer_offset", family)
+        moe = MoEGeometry(
+            n_experts=n_experts,
+            n_active=int_field(cfg, "num_experts_per_tok", family),
+            expert_intermediate_size=int_field(cfg, "intermediate_size", family),
+            n_dense_layers=sum(1 for i in range(n_layers) if i % e_period != e_offset),
+        )
+    return _arch(cfg, family, layers, n_heads, moe=moe)
+
+
+def _encoder(cfg: Config, family: str) -> ModelArchitecture:
+    """BERT / XLM-RoBERTa encoders (bge-m3 style): multi-head attention, no KV cache kept between requests."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads = int_field(cfg, "num_attention_heads", family)
+    head_dim = int_field(cfg, "hidden_size", family) // n_heads  # BertConfig has no head_dim: hidden / heads
+    layer = _attention_layer(LayerKind.FULL, n_heads, head_dim)
+    return _arch(
+        cfg,
+        family,
+        (layer,) * n_layers,
+        n_heads,
+        notes=("encoder: attention runs over each input once; nothing is cached between requests",),
+    )
+
+
+_BUILDERS: dict[str, Callable[[Config, str], ModelArchitecture]] = {
+    "llama": _dense_gqa,
+    "mistral": _dense_gqa,
+    "qwen2": _dense_gqa,
+    "qwen3": _dense_gqa,
+    "phi3": _dense_gqa,
+    "qwen3_moe": _dense_gqa,
+    "mixtral": _mixtral,
+    "gemma2": _gemma2,
+    "gemma3_text": _gemma3_text,
+    "gpt_oss": _gpt_oss,
+    "deepseek_v2": _deepseek,
+    "deepseek_v3": _deepseek,
+    "qwen3_next": _qwen3_next,
+    "mamba": _mamba,
+    "falcon_mamba": _mamba,
+    "jamba": _jamba,
+    "bert": _encoder,
+    "xlm-roberta": _encoder,
+    "roberta": _encoder,
+}
+
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(set(_BUILDERS) | set(WRAPPERS)))

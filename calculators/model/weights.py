@@ -1,0 +1,336 @@
+"""Weight memory of a model, in bytes: exact when a file or header gives it, else parameters x bits per weight.
+
+Bits per weight come from the formats knowledge base: ggml types through gguf's GGML_QUANT_SIZES, group
+schemes (AWQ, GPTQ, FP8, bitsandbytes, MLX, MXFP4, NVFP4) from their block layout (weight bits plus scale
+and zero/bias bits shared by a group), GGUF file mixes (Q4_K_M...) from a figure measured on a named model.
+Schemes that leave some tensors in 16-bit (AWQ/GPTQ keep embeddings and lm_head; gpt-oss's MXFP4 covers
+only the experts) count those parts at 16 bits when the caller says how many parameters they hold.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from calculators.model.architecture import ModelArchitecture
+from calculators.errors import ServewiseInputError
+from calculators.model.ggml_types import ggml_block, ggml_tensor_bytes
+from knowledge.formats import FormatsSection, Quantization, Scope
+
+#: Bits of the parts a scheme leaves unquantized (the checkpoints' BF16/FP16).
+SIXTEEN_BITS = 16
+
+
+@dataclass(frozen=True)
+class WeightPart:
+    """A slice of the weights stored at one bit width."""
+
+    label: str
+    params: int
+    bits_per_weight: float
+    bytes: int
+
+
+@dataclass(frozen=True)
+class WeightsEstimate:
+    """Weight bytes of a model with how the figure was obtained.
+
+    `exact` is True only when the bytes were read (file or tensor header), never for parameters x bits.
+    `bits_per_weight` is the effective figure over all parameters (None when the parameter count is unknown).
+    """
+
+    bytes: int
+    bits_per_weight: float | None
+    exact: bool
+    scheme: str
+    basis: str
+    source: str
+    params: int | None = None
+    parts: tuple[WeightPart, ...] = ()
+    approximations: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceWeights:
+    """Weight bytes each device holds when one model instance is split by tensor parallelism."""
+
+    tp_size: int
+    bytes_per_device: int
+    replicated_bytes: int
+    approximations: tuple[str, ...]
+
+
+def scheme_bits_per_weight(quant: Quantization) -> Fraction | None:
+    """Exact bits per weight a scheme defines (ggml block size or group layout), or None if it defines none.
+
+    Group layouts give weight_bits + (scale_bits + zero_bits) / group_size; e.g. AWQ 4-bit group 128 with a
+    16-bit scale and a 4-bit zero: 4 + 20/128 = 4.15625.
+    """
+    if quant.ggml_type is not None:
+        return ggml_block(quant.ggml_type).bits_per_weight
+    if quant.layout is None:
+        return None
+    layout = quant.layout
+    overhead = Fraction(0)
+    if layout.group_size:
+        overhead = (Fraction(layout.scale_bits) + Fraction(layout.zero_bits)) / layout.group_size
+    return Fraction(layout.weight_bits) + overhead
+
+
+def weights_from_file_bytes(n_bytes: int, source: str = "file size") -> WeightsEstimate:
+    """Weights as read from a file or header size (bytes, exact; includes whatever metadata the file holds)."""
+    if n_bytes <= 0:
+        raise ServewiseInputError("a weights file size must be a positive number of bytes")
+    return WeightsEstimate(
+        bytes=n_bytes,
+        bits_per_weight=None,
+        exact=True,
+        scheme="file",
+        basis="bytes read from the file",
+        source=source,
+    )
+
+
+def weights_from_ggml_tensors(tensors: Iterable[tuple[str, int]], source: str) -> WeightsEstimate:
+    """Exact tensor-data bytes of a GGUF from its (ggml type name, element count) tensor list.
+
+    This is what a GGUF header describes without loading tensors; metadata and alignment padding are not
+    counted (they are not weights the engine keeps on the device).
+    """
+    total_bytes = 0
+    total_params = 0
+    for type_name, n_elements in tensors:
+        total_bytes += ggml_tensor_bytes(type_name, n_elements)
+        total_params += n_elements
+    if total_params == 0:
+        raise ServewiseInputError("the tensor list is empty: no weights to count")
+    return WeightsEstimate(
+        bytes=total_bytes,
+        bits_per_weight=total_bytes * 8 / total_params,
+        exact=True,
+        scheme="gguf-tensors",
+        basis="sum over tensors of whole ggml blocks x block bytes",
+        source=source,
+        params=total_params,
+    )
+
+
+def weights_from_gguf_file(path: str | Path) -> WeightsEstimate:
+    """Exact tensor-data bytes of a GGUF file, read from its header (tensor data is memory-mapped, not loaded)."""
+    from gguf import GGUFReader  # imported here: only this reader needs numpy's memmap machinery
+
+    try:
+        reader = GGUFReader(str(path))
+    except FileNotFoundError as exc:
+        raise ServewiseInputError(f"{path}: no such file") from exc
+    except (ValueError, IndexError, OSError) as exc:
+        raise ServewiseInputError(f"{path}: not a readable GGUF file ({exc})") from exc
+    return weights_from_ggml_tensors(
+        ((t.tensor_type.name, int(t.n_elements)) for t in reader.tensors), source=f"GGUF header of {Path(path).name}"
+    )
+
+
+def weights_from_safetensors_header(path: str | Path) -> WeightsEstimate:
+    """Exact tensor bytes of one .safetensors file from its JSON header (8-byte length, header, data).
+
+    Each tensor's `data_offsets` [begin, end) is the safetensors library's own key (safetensors' TensorInfo).
+
+    Sums each tensor's [begin, end) byte range; `params` counts stored elements, which for packed schemes
+    (AWQ/GPTQ int32, MLX uint32) is fewer than the model's logical parameters, so no bits per weight is given.
+    """
+    try:
+        with open(path, "rb") as handle:
+            (header_len,) = struct.unpack("<Q", handle.read(8))
+            if header_len > 100_000_000:
+                raise ServewiseInputError(f"{path}: header length {header_len} is not plausible for Safetensors")
+            header = json.loads(handle.read(header_len))
+    except FileNotFoundError as exc:
+        raise ServewiseInputError(f"{path}: no such file") from exc
+    except (struct.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ServewiseInputError(f"{path}: not a Safetensors file ({exc})") from exc
+    if not isinstance(header, dict):
+        raise ServewiseInputError(f"{path}: Safetensors header is not a JSON object")
+    total_bytes = 0
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            begin, end = entry["data_offsets"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ServewiseInputError(f"{path}: tensor {name!r} has no valid data_offsets") from exc
+        total_bytes += end - begin
+    return WeightsEstimate(
+        bytes=total_bytes,
+        bits_per_weight=None,
+        exact=True,
+        scheme="safetensors-header",
+        basis="sum of tensor byte ranges in the Safetensors header",
+        source=f"Safetensors header of {Path(path).name}",
+    )
+
+
+def estimate_weights(
+    formats: FormatsSection,
+    params_total: int,
+    scheme_id: str,
+    *,
+    high_precision_params: int | None = None,
+    expert_params: int | None = None,
+) -> WeightsEstimate:
+    """Weight bytes for `params_total` parameters stored with quantization or GGUF file mix `scheme_id`.
+
+    - GGUF file mixes (q4_k_m...): parameters x the bits per weight measured on the mix's reference model.
+    - Schemes quantizing linear layers only (AWQ, GPTQ, FP8, bitsandbytes, NVFP4): `high_precision_params`
+      (embeddings + lm_head, see `embedding_params`) are counted at 16 bits; without it everything is
+      counted at the quantized width and the result says so.
+    - MXFP4 as gpt-oss uses it: `expert_params` (see `moe_expert_params`) at 4.25 bits, the rest at 16.
+    Returns bytes rounded up per part; never exact.
+    """
+    if params_total <= 0:
+        raise ServewiseInputError("the parameter count must be positive")
+    mix = formats.file_mix(scheme_id)
+    if mix is not None:
+        bits = Fraction(str(mix.measured_bits_per_weight))
+        part = _part("all weights (file mix)", params_total, bits)
+        return WeightsEstimate(
+            bytes=part.bytes,
+            bits_per_weight=float(bits),
+            exact=False,
+            scheme=mix.id,
+            basis=f"{params_total:,} parameters x {mix.measured_bits_per_weight} bits ({mix.name} as measured)",
+            source=mix.source,
+            params=params_total,
+            parts=(part,),
+            approximations=(
+                f"{mix.name} mixes ggml types per tensor; {mix.measured_bits_per_weight} bits per weight was "
+                f"measured on {mix.measured_on} and differs for other models (read the GGUF header for exact bytes)",
+            ),
+        )
+    quant = formats.quantization(scheme_id)
+    if quant is None:
+        known = sorted([q.id for q in formats.quantizations] + [m.id for m in formats.file_mixes])
+        raise ServewiseInputError(f"unknown quantization {scheme_id!r}; known: {', '.join(known)}")
+    bits = scheme_bits_per_weight(quant)
+    if bits is None:
+        raise ServewiseInputError(
+            f"{quant.name} does not fix a bit width by itself; pick the scheme stored inside it "
+            "(for example an FP8, AWQ/GPTQ-style int4 or NVFP4 entry)"
+        )
+    parts, approximations = _split_by_scope(quant, params_total, bits, high_precision_params, expert_params)
+    if quant.layout is not None and quant.layout.group_size is None:
+        approximations.append("one scale per tensor or per row is counted as zero bytes")
+    if quant.ggml_type is not None:
+        approximations.append(
+            "every tensor counted at this one ggml type; real files keep norms in F32 and often mix types"
+        )
+    total = sum(p.bytes for p in parts)
+    return WeightsEstimate(
+        bytes=total,
+        bits_per_weight=total * 8 / params_total,
+        exact=False,
+        scheme=quant.id,
+        basis=" + ".join(f"{p.params:,} x {p.bits_per_weight:g} bits ({p.label})" for p in parts),
+        source=quant.source,
+        params=params_total,
+        parts=tuple(parts),
+        approximations=tuple(approximations),
+    )
+
+
+def _split_by_scope(
+    quant: Quantization,
+    params_total: int,
+    bits: Fraction,
+    high_precision_params: int | None,
+    expert_params: int | None,
+) -> tuple[list[WeightPart], list[str]]:
+    """Split the parameters into the quantized part and the part the scheme leaves at 16 bits."""
+    approximations = ["norms and biases are counted with their neighbours (well under 0.1 % of a model)"]
+    if quant.scope is Scope.ALL:
+        return [_part("all weights", params_total, bits)], approximations
+    if quant.scope is Scope.MOE_EXPERTS:
+        if expert_params is None:
+            raise ServewiseInputError(
+                f"{quant.name} covers only the routed experts' weights; give the expert parameter count "
+                "(a MoE architecture provides it)"
+            )
+        _check_share("expert parameters", expert_params, params_total)
+        return [
+            _part("routed experts", expert_params, bits),
+            _part("attention, router, embeddings, lm_head (16-bit)", params_total - expert_params, SIXTEEN_BITS),
+        ], approximations
+    if high_precision_params is None:
+        approximations.append(
+            "embeddings and lm_head counted at the quantized width although the scheme keeps them 16-bit; "
+            "give their parameter count for a closer figure"
+        )
+        return [_part("all weights", params_total, bits)], approximations
+    _check_share("16-bit parameters", high_precision_params, params_total)
+    return [
+        _part("quantized linear layers", params_total - high_precision_params, bits),
+        _part("embeddings and lm_head (16-bit)", high_precision_params, SIXTEEN_BITS),
+    ], approximations
+
+
+def _check_share(what: str, share: int, params_total: int) -> None:
+    """Refuse a sub-count that is negative or larger than the whole model."""
+    if not 0 <= share <= params_total:
+        raise ServewiseInputError(f"{what} ({share:,}) must be between 0 and the model's {params_total:,} parameters")
+
+
+def _part(label: str, params: int, bits: Fraction | int) -> WeightPart:
+    """A weight slice with its bytes rounded up to whole bytes."""
+    exact_bits = Fraction(bits)
+    return WeightPart(
+        label=label,
+        params=params,
+        bits_per_weight=float(exact_bits),
+        bytes=math.ceil(params * exact_bits / 8),
+    )
+
+
+def embedding_params(arch: ModelArchitecture, tied_embeddings: bool) -> int:
+    """Parameters in the token embedding and lm_head: vocab x hidden, once if tied, twice if not."""
+    if arch.vocab_size <= 0 or arch.hidden_size <= 0:
+        raise ServewiseInputError(f"{arch.name}: vocabulary and hidden size are needed to count embedding parameters")
+    return arch.vocab_size * arch.hidden_size * (1 if tied_embeddings else 2)
+
+
+def moe_expert_params(arch: ModelArchitecture) -> int:
+    """Parameters of the routed experts: MoE layers x experts x 3 projections x hidden x expert width.
+
+    Gate, up and down projections only; expert biases (gpt-oss has them) and shared experts are left out.
+    """
+    moe = arch.moe
+    if moe is None or moe.expert_intermediate_size <= 0:
+        raise ServewiseInputError(f"{arch.name}: not a mixture-of-experts model with a known expert width")
+    moe_layers = arch.n_layers - moe.n_dense_layers
+    return moe_layers * moe.n_experts * 3 * arch.hidden_size * moe.expert_intermediate_size
+
+
+def weights_per_device_tp(total_bytes: int, tp_size: int, replicated_bytes: int = 0) -> DeviceWeights:
+    """Weight bytes per device with tensor parallelism: the sharded part divides by TP, replicated parts do not.
+
+    Rounded up per device. Engines pad vocabularies and keep small tensors (norms, sometimes the router or
+    embeddings) on every rank; pass those as `replicated_bytes` when known, otherwise the even split is an
+    approximation.
+    """
+    if tp_size < 1:
+        raise ServewiseInputError("tensor-parallel size must be at least 1")
+    if not 0 <= replicated_bytes <= total_bytes:
+        raise ServewiseInputError("replicated bytes must be between 0 and the total weight bytes")
+    sharded = total_bytes - replicated_bytes
+    approximations = ["vocabulary padding and uneven shards are ignored"]
+    if replicated_bytes == 0 and tp_size > 1:
+        approximations.append("every tensor assumed split across ranks (norms and other replicated tensors ignored)")
+    return DeviceWeights(
+        tp_size=tp_size,
+        bytes_per_device=math.ceil(sharded / tp_size) + replicated_bytes,
+        replicated_bytes=replicated_bytes,
+        approximations=tuple(approximations),
+    )

@@ -1,0 +1,274 @@
+"""Check a start-up log against servewise's memory model: the same inputs, the engine's figures side by side.
+
+    parsed = parse_startup_log(text)
+    result = reconcile_log(parsed, arch=None, machine=None)        # geometry from the log (llama.cpp, Ollama)
+    result = reconcile_log(parsed, arch=architecture_from_catalog("qwen3-14b"))   # vLLM / SGLang logs
+    [(row.figure, row.status) for row in result.rows]
+
+The settings are the log's own (shared key vocabulary), validated into the engine's Settings model;
+`overrides` adds what the log did not print (e.g. `tensor_parallel_size=4`). Where an engine sizes its
+cache from figures it profiled (vLLM, SGLang), the log's printed figures are the plan's inputs, so the
+rows test the engine's block and token arithmetic rather than servewise's estimates of those peaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pydantic import BaseModel, ValidationError
+
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
+from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import Machine
+from calculators.reconcile.rows import ROW_BUILDERS, EngineRun, engine_module
+from calculators.reconcile.result import Reconciliation
+from calculators.reconcile.log.figures import LogGeometry, ParsedLog
+from calculators.reconcile.log.detect import ENGINE_NAMES
+
+SettingValue = int | float | bool | str
+#: Engines whose logs dump the GGUF geometry, so no model needs to be named.
+GEOMETRY_IN_LOG = ("llama-cpp", "ollama")
+#: Engines whose printed figures servewise's plan does not predict, and why.
+UNCHECKED_ENGINES = {
+    "mlx-lm": "MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's MLX plan sizes "
+    "the cache for a workload, so the printed figures are listed unchecked",
+}
+#: Log values that mean "the engine decides" rather than a setting.
+_AUTO_VALUES = {"auto", "none", ""}
+
+
+def architecture_from_log(parsed: ParsedLog) -> ModelArchitecture:
+    """The model geometry a llama.cpp / Ollama log states, as a `ModelArchitecture` (element counts).
+
+    Which layers slide is read from the caches the log prints (the `kv_swa` cache's layer count); layers
+    the log lists with 0 KV heads are recurrent. Raises ServewiseInputError naming what is missing.
+    """
+    geo = parsed.geometry
+    missing = [name for name, value in (("n_layer", geo.n_layers), ("n_head_kv", geo.n_kv_heads or
+               geo.n_kv_heads_per_layer), ("n_embd_head_k", geo.head_dim_k)) if not value]
+    if missing:
+        raise ServewiseInputError(
+            f"the log does not state the model geometry ({', '.join(missing)} missing from its print_info / "
+            "llm_load_print_meta lines): add the model's config.json or pick a catalog model"
+        )
+    assert geo.n_layers is not None and geo.head_dim_k is not None
+    heads = geo.n_kv_heads_per_layer or (geo.n_kv_heads,) * geo.n_layers
+    if len(heads) != geo.n_layers:
+        raise ServewiseInputError(
+            f"the log lists {len(heads)} per-layer KV head counts for {geo.n_layers} layers; "
+            "add the model's config.json"
+        )
+    head_dim_v = geo.head_dim_v or geo.head_dim_k
+    sliding = _sliding_layers(parsed, geo)
+    layers = []
+    for index, n_kv in enumerate(heads):
+        if not n_kv:
+            layers.append(LayerGeometry(kind=LayerKind.RECURRENT))
+        elif index in sliding:
+            layers.append(LayerGeometry(kind=LayerKind.SLIDING, n_kv_heads=n_kv, head_dim_k=geo.head_dim_k,
+                                        head_dim_v=head_dim_v, sliding_window_tokens=geo.sliding_window_tokens))
+        else:
+            layers.append(LayerGeometry(kind=LayerKind.FULL, n_kv_heads=n_kv, head_dim_k=geo.head_dim_k,
+                                        head_dim_v=head_dim_v))
+    notes = []
+    if not geo.head_dim_v:
+        notes.append("the log does not state n_embd_head_v; taken equal to n_embd_head_k")
+    if any(layer.kind is LayerKind.RECURRENT for layer in layers):
+        notes.append("layers with 0 KV heads are recurrent; their state size is not in the log")
+    moe = MoEGeometry(n_experts=geo.n_expert, n_active=geo.n_expert_used or 1) if geo.n_expert else None
+    return ModelArchitecture(
+        name=geo.model_name or geo.architecture or "model from the log",
+        family="generic",  # trust the layer kinds as read: the log's own caches said which layers slide
+        layers=tuple(layers),
+        n_heads=geo.n_heads or max(heads),
+        hidden_size=geo.n_embd or 0,
+        vocab_size=0,
+        max_context_tokens=geo.context_train_tokens,
+        params_total=geo.params_total,
+        moe=moe,
+        source="start-up log (GGUF metadata dump)",
+        notes=tuple(notes),
+    )
+
+
+def _sliding_layers(parsed: ParsedLog, geo: LogGeometry) -> set[int]:
+    """Indices of sliding-window layers: as many as the log's `kv_swa` cache holds, spread evenly."""
+    if not geo.sliding_window_tokens:
+        return set()
+    swa = parsed.figure("layers", cache="kv_swa")
+    if swa is None or not swa.value:
+        return set()
+    n_swa, n_layers = int(swa.value), geo.n_layers or 0
+    if n_swa >= n_layers:
+        return set(range(n_layers))
+    # Which indices slide does not change the cache sizes; spread them like the usual interleaved patterns.
+    n_full = n_layers - n_swa
+    step = n_layers / n_full
+    full = {min(n_layers - 1, int((i + 1) * step) - 1) for i in range(n_full)}
+    return set(range(n_layers)) - full
+
+
+def log_settings(parsed: ParsedLog) -> tuple[str | None, dict[str, SettingValue]]:
+    """(registry engine id, settings in its key vocabulary) the log states; Ollama's relayed runner is llama-cpp."""
+    if parsed.engine == "ollama" and engine_module("llama-cpp") is not None and _runner_sized(parsed):
+        return "llama-cpp", dict(parsed.runner_settings)
+    return parsed.engine, dict(parsed.settings)
+
+
+def _runner_sized(parsed: ParsedLog) -> bool:
+    """True when the Ollama log shows the llama-server it launched (its command or its cache lines)."""
+    return bool(parsed.runner_settings) or parsed.figure("cells") is not None
+
+
+def validated_settings(
+    engine: str, values: dict[str, SettingValue], overrides: dict[str, SettingValue] | None = None
+) -> tuple[BaseModel, list[str]]:
+    """The engine's Settings model from log values (+ overrides); returns it and the log keys it does not take."""
+    settings_type = engine_module(engine).settings_type
+    fields = settings_type.model_fields
+    merged = {**values, **(overrides or {})}
+    if engine == "llama-cpp" and merged.get("flash_attn") == "auto" and "flash_attn_resolved" in merged:
+        merged["flash_attn"] = merged["flash_attn_resolved"]  # what the context was actually built with
+    kept = {
+        key: value
+        for key, value in merged.items()
+        if key in fields and not (isinstance(value, str) and value.strip().lower() in _AUTO_VALUES)
+    }
+    ignored = sorted(key for key in merged if key not in fields)
+    unknown = sorted(key for key in (overrides or {}) if key not in fields)
+    if unknown:
+        raise ServewiseInputError(
+            f"{', '.join(unknown)} is not a {ENGINE_NAMES.get(engine, engine)} setting servewise models; "
+            f"known: {', '.join(sorted(fields))}"
+        )
+    try:
+        return settings_type(**kept), ignored
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = f"the log's setting {where}={kept.get(where)!r} is not valid: {first['msg']}"
+        raise ServewiseInputError(message) from exc
+
+
+def resolve_model(
+    kb,
+    *,
+    hf_config_path: str | None = None,
+    hf_config_text: str | None = None,
+    model_id: str | None = None,
+    log_model: object = None,
+) -> ModelArchitecture | None:
+    """The architecture from the first model source given (config.json file, pasted text, catalog id), else the
+    catalog model whose Hugging Face repo the log names (vLLM/SGLang print `model=`), else None."""
+    from calculators.model.catalog import architecture_from_catalog
+    from calculators.model.hf_config import architecture_from_config_file, architecture_from_config_text
+
+    if hf_config_path:
+        return architecture_from_config_file(hf_config_path)
+    if hf_config_text and hf_config_text.strip():
+        return architecture_from_config_text(hf_config_text)
+    if model_id:
+        return architecture_from_catalog(model_id, kb)
+    if isinstance(log_model, str) and log_model:
+        match = next((m for m in kb.models.models if m.hf_repo.lower() == log_model.lower()), None)
+        if match is not None:
+            arch = architecture_from_catalog(match.id, kb)
+            return replace(arch, source=f"catalog:{match.id} (the log's model {log_model})")
+    return None
+
+
+def resolve_gpu(kb, gpu_id: str | None) -> Machine | None:
+    """One device of catalog GPU `gpu_id` (None when not given); an unknown id is a ServewiseInputError."""
+    from calculators.hardware.catalog import machine_for_gpu_id
+
+    if not gpu_id:
+        return None
+    return machine_for_gpu_id(kb, gpu_id)
+
+
+def parse_overrides(text: str) -> dict[str, SettingValue]:
+    """'tensor_parallel_size=4, kv_cache_dtype=fp8' as typed settings; a malformed item is a ServewiseInputError."""
+    values: dict[str, SettingValue] = {}
+    for item in text.replace(";", ",").replace("\n", ",").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not sep or not key or not raw:
+            raise ServewiseInputError(f"'{item}' is not a setting: write key=value, e.g. tensor_parallel_size=4")
+        values[key] = _typed(raw)
+    return values
+
+
+def _typed(raw: str) -> SettingValue:
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            continue
+    return raw
+
+
+def reconcile_log(
+    parsed: ParsedLog,
+    *,
+    arch: ModelArchitecture | None = None,
+    machine: Machine | None = None,
+    overrides: dict[str, SettingValue] | None = None,
+) -> Reconciliation:
+    """Run the engine's memory plan on the log's inputs and compare every figure it predicts (rows).
+
+    `arch` is required when the log has no geometry (vLLM, SGLang, MLX LM) and wins over the log's own
+    when given. `machine` is optional: the log's printed totals are used where the plan needs memory.
+    A log with no recognised engine, or an engine without a plan, gives a Reconciliation without rows
+    whose notes say why; an unusable input (no geometry and no model) raises ServewiseInputError.
+    """
+    base = Reconciliation(
+        engine=parsed.engine,
+        engine_name=ENGINE_NAMES.get(parsed.engine or ""),
+        runner=parsed.runner,
+        version=parsed.version,
+        found_geometry=parsed.geometry.known(),
+        found_settings={**parsed.settings, **{f"runner.{k}": v for k, v in parsed.runner_settings.items()}},
+        missing=list(parsed.missing),
+        log_notes=list(parsed.notes),
+    )
+    plan_engine, values = log_settings(parsed)
+    if plan_engine is None:
+        return base
+    if any(note.code == "no_figures" for note in parsed.notes):
+        return base.model_copy(update={"plan_engine": plan_engine, "not_compared": list(parsed.figures)})
+    if plan_engine in UNCHECKED_ENGINES:
+        return base.model_copy(update={"not_compared": list(parsed.figures),
+                                       "plan_notes": [UNCHECKED_ENGINES[plan_engine]]})
+    if engine_module(plan_engine) is None or plan_engine not in ROW_BUILDERS:
+        return base.model_copy(update={
+            "not_compared": list(parsed.figures),
+            "plan_notes": [f"servewise has no memory plan for {ENGINE_NAMES.get(plan_engine, plan_engine)} yet; "
+                           "the printed figures are listed unchecked"],
+        })
+    if arch is None:
+        if plan_engine not in GEOMETRY_IN_LOG:
+            raise ServewiseInputError(
+                f"a {ENGINE_NAMES[plan_engine]} log does not state the model geometry: add the model's config.json "
+                "or pick a catalog model"
+            )
+        arch = architecture_from_log(parsed)
+    settings, ignored = validated_settings(plan_engine, values, overrides)
+    run = EngineRun(parsed=parsed, arch=arch, settings=settings, machine=machine)
+    outcome = ROW_BUILDERS[plan_engine](run)
+    return base.model_copy(update={
+        "plan_engine": plan_engine,
+        "model_source": arch.source or arch.name,
+        "settings_used": outcome.settings.model_dump(mode="json", exclude_defaults=True),
+        "settings_ignored": ignored,
+        "assumptions": outcome.assumptions,
+        "rows": outcome.rows,
+        "not_compared": outcome.not_compared,
+        "plan_notes": [*arch.notes, *outcome.plan_notes],
+        "refusal": outcome.refusal,
+    })

@@ -1,0 +1,184 @@
+"""servewise's command line: memory plans, recommendations and start-up log checks for scripts and CI.
+
+Exit status: 0 plan printed; 2 input servewise cannot use (one line on stderr); 3 the engine itself
+would refuse to start with these settings (the plan is still printed, with a `refusal` field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from calculators.errors import ServewiseInputError
+from knowledge.common import KnowledgeError
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED = 0, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one servewise line (status 2) instead of a usage dump."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ServewiseInputError(f"{message} (see `{self.prog} --help`)")
+
+
+def _add_model_source(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json file")
+    source.add_argument("--hf-model", metavar="REPO_ID", help="fetch config.json from the hub (HF_ENDPOINT, HF_TOKEN)")
+    source.add_argument("--gguf", metavar="PATH", help="a local GGUF file (header only; gives exact weight bytes)")
+    source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `python -m calculators` argument parser with its subcommands."""
+    parser = _Parser(prog="python -m calculators", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    memory = commands.add_parser(
+        "memory",
+        help="memory plan for one engine launch command",
+        description="Plan memory exactly as the engine would for the launch command given after `--`.",
+        epilog="example: python -m calculators memory --model llama-3.1-8b --gpu h100-sxm-80gb -- "
+        "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768",
+    )
+    _add_model_source(memory)
+    memory.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
+    memory.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs (default: the command's TP x PP)")
+    weights = memory.add_mutually_exclusive_group()
+    weights.add_argument("--weights", metavar="QUANT", help="quantization id for estimated weight bytes (e.g. bf16)")
+    weights.add_argument("--weights-bytes", type=int, metavar="N", help="exact weight bytes per model")
+    memory.add_argument("--json", action="store_true", help="print one JSON object")
+    memory.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
+
+    reconcile = commands.add_parser(
+        "reconcile",
+        help="compare an engine's start-up log with servewise's memory model",
+        description="Read an engine's start-up log, run servewise's plan on the same inputs and compare every "
+        "memory figure the engine printed.",
+        epilog="example: python -m calculators reconcile --log vllm.log --model qwen3-14b --set max_model_len=32768",
+    )
+    reconcile.add_argument("--log", required=True, metavar="FILE", help="the engine's console output from start-up")
+    source = reconcile.add_mutually_exclusive_group()
+    source.add_argument("--hf-config", metavar="PATH", help="the model's config.json (when the log has no geometry)")
+    source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
+    reconcile.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
+    reconcile.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                           help="a setting the log does not print (engine key vocabulary), repeatable")
+    reconcile.add_argument("--json", action="store_true", help="print one JSON object")
+
+    recommend = commands.add_parser(
+        "recommend",
+        help="rank engines for a team's answers",
+        description="Rank engines for the answers in a JSON file (fields: see README, 'Wizard answers').",
+    )
+    recommend.add_argument("--answers", required=True, metavar="FILE.json")
+    recommend.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def _read_json_file(path: str) -> object:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ServewiseInputError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ServewiseInputError(f"{path} is not a UTF-8 text file; expected a JSON answers file") from exc
+    except json.JSONDecodeError as exc:
+        raise ServewiseInputError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+
+
+def run_memory(args: argparse.Namespace) -> int:
+    """Print the memory plan for `args.launch`; return the exit status."""
+    from calculators.memory.command import plan_from_command
+    from knowledge import load_knowledge
+
+    launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
+    if not launch:
+        raise ServewiseInputError("give the engine launch command after `--`, e.g. `-- llama-server -c 8192`")
+    result = plan_from_command(
+        shlex.join(launch),
+        load_knowledge(),
+        hf_config=args.hf_config,
+        hf_model=args.hf_model,
+        gguf=args.gguf,
+        catalog_id=args.model,
+        gpu_id=args.gpu,
+        n_gpus=args.gpus,
+        weights_scheme=args.weights,
+        weights_bytes=args.weights_bytes,
+    )
+    if args.json:
+        print(json.dumps(result.as_json(), indent=2, default=str))
+    else:
+        from reports.memory_text import memory_plan_text
+
+        print(memory_plan_text(result))
+    return EXIT_REFUSED if result.plan.refusal else EXIT_OK
+
+
+def run_recommend(args: argparse.Namespace) -> int:
+    """Print the ranking for the answers file; return the exit status."""
+    from calculators.wizard.scoring import recommend
+    from calculators.wizard.answers import parse_answers
+    from knowledge import load_knowledge
+    from reports.wizard import recommendation_markdown, recommendation_json
+
+    kb = load_knowledge()
+    result = recommend(parse_answers(_read_json_file(args.answers)), kb)
+    if args.json:
+        print(json.dumps(recommendation_json(result), indent=2, default=str))
+    else:
+        print(recommendation_markdown(result, {engine.id: engine.name for engine in kb.engines}))
+    return EXIT_OK
+
+
+def _read_log(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ServewiseInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def run_reconcile(args: argparse.Namespace) -> int:
+    """Print the comparison of a start-up log with servewise's plan; return the exit status."""
+    from calculators.reconcile.check import parse_overrides, reconcile_log, resolve_gpu, resolve_model
+    from calculators.reconcile.log.parse import parse_startup_log
+    from knowledge import load_knowledge
+    from reports.reconcile_text import reconcile_text
+
+    parsed = parse_startup_log(_read_log(args.log))
+    if not parsed.recognised:
+        reason = parsed.notes[0].message if parsed.notes else "no engine recognised"
+        raise ServewiseInputError(f"{args.log}: {reason}")
+    kb = load_knowledge()
+    result = reconcile_log(
+        parsed,
+        arch=resolve_model(kb, hf_config_path=args.hf_config, model_id=args.model,
+                           log_model=parsed.settings.get("model")),
+        machine=resolve_gpu(kb, args.gpu),
+        overrides=parse_overrides(",".join(args.set)),
+    )
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), indent=2))
+    else:
+        print(reconcile_text(result))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; bad input is one line on stderr with status 2, never a traceback."""
+    try:
+        args = build_parser().parse_args(argv)
+        handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile}[args.command]
+        return handler(args)
+    except ServewiseInputError as exc:
+        print(f"servewise: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KnowledgeError as exc:
+        print(f"servewise: knowledge base error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT

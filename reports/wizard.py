@@ -1,0 +1,80 @@
+"""The wizard's recommendation as Markdown, for a design document or a terminal."""
+
+from __future__ import annotations
+
+from calculators.wizard.scoring import Recommendation
+from calculators.wizard.answers import WizardAnswers
+
+
+def _answers_table(answers: WizardAnswers) -> list[str]:
+    lines = ["| answer | value |", "|---|---|"]
+    for name, value in answers.model_dump().items():
+        lines.append(f"| {name} | {value} |")
+    return lines
+
+
+def recommendation_markdown(result: Recommendation, engine_names: dict[str, str]) -> str:
+    """Ranking, score breakdown, caveats and 'what would change this answer' as one Markdown document."""
+    lines = ["# servewise engine recommendation", ""]
+    top = result.top
+    if top is None:
+        lines += ["No engine meets the hard constraints of these answers.", ""]
+    else:
+        lines += [f"**First candidate: {engine_names.get(top.engine, top.engine)}** (score {top.score}).", ""]
+    lines += [
+        "An architecture choice, not a speed ranking: hard constraints come from each engine's documented "
+        "support; points come from servewise's rules, each citing the facts it rests on. Nothing here is a "
+        "measurement.",
+        "",
+        "## Ranking",
+        "",
+        "| rank | engine | score | status |",
+        "|---|---|---|---|",
+    ]
+    for index, verdict in enumerate(result.ranking, start=1):
+        status = "excluded: " + "; ".join(e.reason for e in verdict.exclusions) if verdict.excluded else "eligible"
+        lines.append(f"| {index} | {engine_names.get(verdict.engine, verdict.engine)} | {verdict.score} | {status} |")
+    for verdict in result.ranking:
+        lines += ["", f"## {engine_names.get(verdict.engine, verdict.engine)}", ""]
+        for contribution in verdict.contributions:
+            lines.append(f"- **{contribution.points:+d}** {contribution.reason} _(rests on: "
+                         f"{', '.join(contribution.rests_on)})_")
+        if not verdict.contributions:
+            lines.append("- no rule gave or took points")
+        for caveat in verdict.caveats:
+            lines.append(f"- ⚠ {caveat.text}")
+    lines += ["", "## What would change this answer", ""]
+    if result.changes:
+        for change in result.changes:
+            lines.append(f"- `{change.field}`: {change.current} → {change.alternative} puts "
+                         f"{engine_names.get(change.new_top, change.new_top)} first")
+    else:
+        lines.append("- no single different answer changes the first candidate")
+    lines += ["", "## Answers", "", *_answers_table(result.answers), ""]
+    return "\n".join(lines)
+
+
+def recommendation_json(result: Recommendation) -> dict:
+    """The recommendation as plain JSON-ready data (ids, scores, reasons, cited facts)."""
+    return {
+        "top": result.top.engine if result.top else None,
+        "ranking": [
+            {
+                "engine": v.engine,
+                "score": v.score,
+                "excluded": v.excluded,
+                "exclusions": [{"reason": e.reason, "rests_on": list(e.rests_on)} for e in v.exclusions],
+                "contributions": [
+                    {"rule": c.rule_id, "points": c.points, "reason": c.reason, "rests_on": list(c.rests_on)}
+                    for c in v.contributions
+                ],
+                "caveats": [{"id": c.id, "text": c.text} for c in v.caveats],
+            }
+            for v in result.ranking
+        ],
+        "what_would_change": [
+            {"field": c.field, "current": c.current, "alternative": c.alternative, "new_top": c.new_top}
+            for c in result.changes
+        ],
+        "answers": result.answers.model_dump(),
+    }

@@ -1,0 +1,1 @@
+"""servewise tests: the folders mirror the repository tree (see README "Tests")."""

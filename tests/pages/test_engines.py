@@ -1,0 +1,115 @@
+"""The Engines page runs in default, filtered and bad-link states without an exception, showing KB content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from knowledge import load_knowledge
+from reports.engines_tables import FEATURES, comparison_table, format_options, knob_table, matches, sources_table
+
+PAGE = Path(__file__).resolve().parents[2] / "pages" / "engines.py"
+TIMEOUT_S = 30
+
+
+def run_page(**query: str | list[str]) -> AppTest:
+    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT_S)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def comparison_columns(at: AppTest) -> list[str]:
+    return list(at.dataframe[0].value.columns)
+
+
+def all_text(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [s.value for s in at.subheader] + [w.value for w in at.warning]
+    parts += [i.value for i in at.info]
+    return "\n".join(parts)
+
+
+def test_default_view_compares_the_five_primary_engines():
+    at = run_page()
+    assert comparison_columns(at) == ["Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"]
+    table = at.dataframe[0].value
+    assert table.loc["Version read", "vLLM"] == "v0.33.0"
+    assert table.loc["Default bind", "Ollama"] == "127.0.0.1:11434"
+    assert "5 of 5 engines" in all_text(at)
+    # the knob table of the first engine (Ollama) is drawn with its pinned defaults
+    knobs = at.dataframe[2].value
+    assert knobs.set_index("Setting").loc["num_parallel", "Default"] == "1"
+    assert not at.warning
+
+
+def test_filters_from_a_shared_link_narrow_the_comparison():
+    at = run_page(engines_backend="metal", engines_feature="prometheus-metrics")
+    # Metal + Prometheus metrics: llama.cpp (with --metrics), vLLM through the vllm-metal plugin and
+    # SGLang's experimental MLX/MPS backend; Ollama and MLX LM export no metrics
+    assert comparison_columns(at) == ["llama.cpp (llama-server)", "vLLM", "SGLang"]
+    assert "3 of 5 engines" in all_text(at)
+
+
+def test_format_filter_and_secondary_rows():
+    at = run_page(engines_format="gguf", engines_tier="all")
+    columns = comparison_columns(at)
+    assert "vLLM" in columns  # via the out-of-tree plugin, which counts as usable
+    assert "MLX LM" not in columns
+
+
+def test_knob_table_follows_the_link():
+    at = run_page(engines_knobs="vllm")
+    knobs = at.dataframe[-2].value.set_index("Setting")
+    assert knobs.loc["gpu_memory_utilization", "Default"] == "0.92"
+    assert "-tp" in knobs.loc["tensor_parallel_size", "Flags / env"]
+
+
+def test_a_bad_link_value_falls_back_with_a_note():
+    at = run_page(engines_backend=["cuda", "quantum-abacus"], engines_knobs="nonsense", engines_tier="both")
+    notes = [w.value for w in at.warning]
+    assert any("quantum-abacus" in note for note in notes)
+    assert any("nonsense" in note for note in notes)
+    assert any("both" in note for note in notes)
+    # the good part of the link still applies; the bad ones fall back to defaults
+    assert "Ollama" in comparison_columns(at)
+    assert at.selectbox(key="engines_knobs").value == "ollama"
+
+
+def test_no_match_says_so():
+    # on Windows only Ollama and llama.cpp run, and neither has data-parallel replicas in one server
+    at = run_page(engines_os="windows", engines_feature="data-parallel")
+    texts = [i.value for i in at.info]
+    assert any("No engine matches" in t for t in texts)
+
+
+# ------------------------------------------------------------------------- the view module itself
+@pytest.fixture(scope="module")
+def engines():
+    return load_knowledge().engines
+
+
+def test_matching_rules(engines):
+    by_id = {e.id: e for e in engines}
+    assert matches(by_id["vllm"], formats=["gguf"])  # via-plugin counts
+    assert not matches(by_id["ollama"], formats=["safetensors"])  # convert-first does not
+    assert not matches(by_id["mlx-lm"], features=["prometheus-metrics"])
+    assert matches(by_id["llama-cpp"], hardware=["vulkan", "cpu"], systems=["windows"])
+    assert set(FEATURES) >= {"embeddings", "rerank", "tool-calling", "multi-model"}
+
+
+def test_tables_carry_sources_and_versions(engines):
+    primary = [e for e in engines if e.tier == "primary"]
+    sources = sources_table(primary)
+    known = sources[sources["Value"] != "unknown"]
+    assert (known["Source"] != "").all() and (known["Version read"] != "unknown").all()
+    assert "gguf" in format_options(engines)
+    comparison = comparison_table(engines)
+    assert comparison.loc["Version read", "Hugging Face TGI"] == "unknown"
+    knobs = knob_table(next(e for e in engines if e.id == "llama-cpp")).set_index("Setting")
+    assert knobs.loc["kv_unified", "Takes"] == "switch"
+    assert "--no-kv-unified" in knobs.loc["kv_unified", "Flags / env"]
+    assert knobs.loc["ctx_size", "Source"].startswith("https://github.com/ggml-org/llama.cpp/blob/0c1e57098/")

@@ -1,0 +1,103 @@
+"""The Formats & compatibility page: default view, a selection, shared links with good and bad values (AppTest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "formats.py")
+
+
+def _markdown(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+def test_default_view_explains_ollama_and_gguf():
+    at = AppTest.from_file(PAGE).run(timeout=30)
+    assert not at.exception
+    assert at.title[0].value == "Formats & compatibility"
+    assert [s.value for s in at.selectbox] == ["ollama", "gguf"]
+    text = _markdown(at)
+    assert "#### Ollama × GGUF file" in text
+    assert ":green-badge[native]" in text
+    assert any(t.startswith("Source: [ollama/ollama:docs/import.mdx") and "v0.33.0-rc2" in t for t in text)
+    assert not at.warning  # no link-fallback note without a URL value
+    # the explanation of the three decisions and of Q4-vs-BF16 comparisons is on the page
+    assert any("Why Q4 in one engine against BF16 in another" in t for t in text)
+    assert len(at.dataframe) == 2  # bits-per-weight table and GGUF file mixes (GGUF column has no member table)
+
+
+def test_selecting_vllm_and_gguf_explains_the_plugin():
+    at = AppTest.from_file(PAGE).run(timeout=30)
+    at.selectbox(key="formats_engine").select("vllm").run(timeout=30)
+    at.selectbox(key="formats_format").select("gguf").run(timeout=30)
+    assert not at.exception
+    text = _markdown(at)
+    assert "#### vLLM × GGUF file" in text
+    assert ":blue-badge[via-plugin]" in text
+    assert any("vllm-gguf-plugin" in t and "experimental" in t for t in text)
+
+
+def test_quantization_column_lists_its_schemes():
+    at = AppTest.from_file(PAGE)
+    at.query_params["formats_engine"] = "mlx-lm"
+    at.query_params["formats_format"] = "awq"
+    at.run(timeout=30)
+    assert not at.exception
+    assert [s.value for s in at.selectbox] == ["mlx-lm", "awq"]
+    assert ":green-badge[native]" in _markdown(at)
+    members = at.dataframe[0].value
+    assert list(members["scheme"]) == ["AWQ 4-bit, group 128"]
+    assert list(members["bits per weight"]) == [4.15625]
+
+
+def test_bad_url_values_fall_back_with_a_visible_note():
+    at = AppTest.from_file(PAGE)
+    at.query_params["formats_engine"] = "vllmm"
+    at.query_params["formats_format"] = "Q4_K_M"
+    at.run(timeout=30)
+    assert not at.exception
+    assert [s.value for s in at.selectbox] == ["ollama", "gguf"]
+    notes = [w.value for w in at.warning]
+    # The link's value is quoted inside a code span (ui/url_widgets.py: shown literally, never as Markdown).
+    assert any("`formats_engine` to ` 'vllmm' `" in n and "default" in n for n in notes)
+    assert any("`formats_format` to ` 'Q4_K_M' `" in n and "default" in n for n in notes)
+    at.run(timeout=30)  # the note stays after the widget has dropped the bad value from the URL
+    assert len(at.warning) == 2
+
+
+def test_heatmap_has_one_cell_per_engine_and_column_and_frames_the_selection():
+    from knowledge.formats import CompatStatus
+    from knowledge.loader import load_knowledge
+    from reports.formats_figures import STATUS_COLOURS, compatibility_heatmap
+
+    formats = load_knowledge().formats
+    figure = compatibility_heatmap(formats, highlight=("vllm", "gguf"))
+    heatmap = figure.data[0]
+    assert len(heatmap.z) == len(formats.engines) and len(heatmap.z[0]) == len(formats.columns)
+    row, col = [e.id for e in formats.engines].index("vllm"), [c.id for c in formats.columns].index("gguf")
+    # the cell's value sits inside the colour step of its status
+    assert int(heatmap.z[row][col]) == list(STATUS_COLOURS).index(CompatStatus.VIA_PLUGIN)
+    assert heatmap.customdata[row][col][0] == "via-plugin"
+    (frame,) = figure.layout.shapes
+    assert (frame.x0, frame.y0) == (col - 0.5, row - 0.5)
+
+
+def test_source_links():
+    from knowledge.sources import source_url
+
+    assert source_url("ollama/ollama:docs/import.mdx (Importing)") == (
+        "https://github.com/ollama/ollama/blob/HEAD/docs/import.mdx"
+    )
+    assert source_url("https://arxiv.org/abs/2305.14314 (QLoRA)") == "https://arxiv.org/abs/2305.14314"
+    assert source_url("gguf.constants.GGML_QUANT_SIZES (Q4_0)") is None
+
+
+def test_secondary_engine_pair_without_a_cell_says_so():
+    at = AppTest.from_file(PAGE)
+    at.query_params["formats_engine"] = "tgi"
+    at.query_params["formats_format"] = "mlx-affine"
+    at.run(timeout=30)
+    assert not at.exception
+    assert any("no entry for this pair" in i.value for i in at.info)

@@ -1,0 +1,64 @@
+"""The Home page runs, explains the three request states, and reacts to its two inputs (AppTest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from calculators.simulator.request_states import request_states
+from calculators.errors import ServewiseInputError
+
+HOME = str(Path(__file__).resolve().parents[2] / "pages" / "home.py")
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(metric.value for metric in at.metric if metric.label == label)
+
+
+def test_home_runs_without_exception():
+    at = AppTest.from_file(HOME).run(timeout=30)
+    assert not at.exception
+    assert at.title[0].value == "servewise"
+    headers = [header.value for header in at.header]
+    assert "Connections, queued requests, active sequences" in headers
+    assert {"Four layers, four decisions", "How an engine shares its batch", "Where to start"} <= set(headers)
+    assert any("estimate" in warning.value for warning in at.warning)
+
+
+def test_defaults_show_one_copy_of_weights_for_many_connections():
+    at = AppTest.from_file(HOME).run(timeout=30)
+    assert _metric(at, "Open connections") == "100"
+    assert _metric(at, "Waiting in the queue") == "92"
+    assert _metric(at, "Active sequences") == "8"
+    assert _metric(at, "Copies of the weights") == "1"
+    # Product brief worked example: 8 sequences x 8,192 tokens x 128 KiB = 8 GiB of raw KV.
+    assert any("hold 8 GiB of raw KV cache" in caption.value for caption in at.caption)
+
+
+def test_changing_the_admission_limit_moves_requests_out_of_the_queue():
+    at = AppTest.from_file(HOME).run(timeout=30)
+    at.number_input(key="home_active").set_value(32).run(timeout=30)
+    assert _metric(at, "Waiting in the queue") == "68"
+    assert _metric(at, "Active sequences") == "32"
+    assert any("hold 32 GiB of raw KV cache" in caption.value for caption in at.caption)
+
+
+def test_fewer_connections_than_slots_leaves_no_queue():
+    at = AppTest.from_file(HOME).run(timeout=30)
+    at.number_input(key="home_connections").set_value(3).run(timeout=30)
+    assert _metric(at, "Waiting in the queue") == "0"
+    assert _metric(at, "Active sequences") == "3"
+
+
+def test_request_states_split():
+    states = request_states(open_connections=100, max_active_sequences=8)
+    assert (states.active_sequences, states.queued_requests, states.weight_copies) == (8, 92, 1)
+
+
+def test_request_states_reject_impossible_counts():
+    with pytest.raises(ServewiseInputError):
+        request_states(open_connections=-1, max_active_sequences=8)
+    with pytest.raises(ServewiseInputError):
+        request_states(open_connections=10, max_active_sequences=0)

@@ -1,0 +1,161 @@
+"""The Memory & capacity page (AppTest): catalog model, pasted config, pasted launch commands, bad inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from tests.support.paths import LOG_DIR
+
+REPO = Path(__file__).resolve().parents[2]
+PAGE = str(REPO / "pages" / "memory.py")
+CONFIGS = REPO / "tests" / "data" / "hf_configs"
+
+
+def _run(**query: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def _text(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [e.value for e in at.error] + [w.value for w in at.warning] + [i.value for i in at.info]
+    parts += [s.value for s in at.success] + [c.value for c in at.code]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_catalog_model_shows_every_engine_and_the_arithmetic():
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", mem_ctx="8192", mem_seqs="8")
+    assert not at.exception
+    text = _text(at)
+    assert at.title[0].value == "Memory & capacity"
+    # the brief's example geometry: 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 128 KiB per token; 8 x 8,192 = 8 GiB
+    assert "131,072 bytes = 128.0 KiB" in text
+    assert "For 8 sequences: **8.00 GiB**" in text
+    assert "GPU KV cache size" in text and "Maximum concurrency for 8,192 tokens per request" in text
+    assert "max_total_num_tokens" in text
+    assert "MLX LM runs on Apple silicon" in text  # not dropped: listed with its reason
+    assert "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --max-num-seqs 8" in text
+    assert len(at.get("plotly_chart")) == 2
+    assert not [w for w in at.warning if "link" in w.value]
+
+
+def test_apple_machine_plans_mlx_and_marks_vllm_not_applicable():
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="m4-max-40c-128gb", mem_kv="8-bit")
+    assert not at.exception
+    text = _text(at)
+    assert "Cache slots per layer and sequence" in text
+    assert "vLLM has no Metal backend" in text
+
+
+def test_pasted_config_json_is_planned():
+    config = (CONFIGS / "Qwen3-1.7B.json").read_text()
+    at = _run(mem_model_from="config-json", mem_config=config)
+    assert not at.exception
+    assert not at.error
+    assert "28 layers" in _text(at)
+
+
+def test_malformed_config_json_shows_a_message():
+    at = _run(mem_model_from="config-json", mem_config='{"model_type": "llama", ')
+    assert not at.exception
+    assert any("not valid JSON" in e.value for e in at.error)
+
+
+def test_unknown_repo_offline_shows_a_message(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    at = _run(mem_model_from="hf-repo", mem_repo="nobody-here/no-such-model-servewise")
+    assert not at.exception
+    assert at.error and "paste its config.json" in at.error[0].value
+
+
+COMMANDS = {
+    "vllm": ("vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.8 --max-model-len 4096 "
+             "--frobnicate 3", "gpu_memory_utilization=0.8"),
+    "sglang": ("python -m sglang.launch_server --model-path x/y --mem-fraction-static 0.7 --context-length 4096",
+               "mem_fraction_static=0.7"),
+    "mlx-lm": ("mlx_lm.server --model mlx-community/x --decode-concurrency 4", "decode_concurrency=4"),
+    "llama-cpp": ("llama-server -m model.gguf -c 16384 -np 4 -fa on", "parallel=4"),
+    "ollama": ("OLLAMA_NUM_PARALLEL=4 OLLAMA_CONTEXT_LENGTH=8192 ollama serve", "num_parallel=4"),
+}
+
+
+@pytest.mark.parametrize("engine", list(COMMANDS))
+def test_pasted_launch_command_fills_that_engines_settings(engine):
+    command, expected = COMMANDS[engine]
+    gpu = "m4-max-40c-128gb" if engine == "mlx-lm" else "h100-sxm-80gb"
+    at = _run(mem_model="llama-3.1-8b", mem_gpu=gpu, mem_command=command)
+    assert not at.exception
+    assert any(expected in s.value and engine in s.value for s in at.success)
+
+
+def test_unknown_flags_of_a_pasted_command_are_listed():
+    at = _run(mem_model="llama-3.1-8b", mem_command=COMMANDS["vllm"][0])
+    assert any("--frobnicate" in w.value for w in at.warning)
+
+
+def test_unparseable_command_shows_a_message():
+    at = _run(mem_command="vllm serve 'unterminated")
+    assert not at.exception
+    assert any("cannot be split" in w.value for w in at.warning)
+
+
+def test_impossible_numbers_show_messages_not_tracebacks():
+    # weights far beyond the GPU, a context beyond the trained one, a non-number in the link
+    at = _run(mem_model="llama-3.1-8b", mem_weights_from="file-size", mem_weights_gib="500", mem_ctx="9000000",
+              mem_seqs="lots")
+    assert not at.exception
+    text = _text(at)
+    assert "Would refuse to start" in text
+    assert any("mem_seqs" in w.value for w in at.warning)
+
+
+def test_out_of_range_link_values_fall_back_with_a_note():
+    at = _run(mem_ctx="0", mem_gpu="no-such-gpu")
+    assert not at.exception
+    notes = [w.value for w in at.warning]
+    assert any("mem_ctx" in n for n in notes) and any("mem_gpu" in n for n in notes)
+
+
+def test_geometry_source_and_exports():
+    at = _run(mem_model_from="geometry", mem_layers="40", mem_kv_heads="8", mem_head_dim="128")
+    assert not at.exception
+    assert "40 layers" in _text(at)
+    assert len(at.get("download_button")) == 2
+
+
+@pytest.mark.parametrize("config, expected", [
+    ("DeepSeek-V2-Lite.json", "Multi-head latent attention"),  # MLA: the arithmetic changes, the page says so
+    ("falcon-mamba-7b.json", "trained context unknown"),  # recurrent only, no trained context in config.json
+])
+def test_unusual_architectures_are_planned_with_their_warnings(config, expected):
+    at = _run(mem_model_from="config-json", mem_config=(CONFIGS / config).read_text())
+    assert not at.exception
+    assert expected in _text(at)
+
+
+def test_the_model_a_pasted_command_serves_is_named_with_its_catalog_id():
+    at = _run(mem_model="llama-3.1-8b", mem_command=COMMANDS["vllm"][0])
+    assert any("`meta-llama/Llama-3.1-8B-Instruct`: catalog model `llama-3.1-8b`" in c.value for c in at.caption)
+
+
+def test_partial_offload_warns_about_host_ram_bandwidth():
+    at = _run(mem_model="llama-3.1-8b", mem_command="llama-server -m m.gguf -c 8192 -np 1 -ngl 20")
+    assert not at.exception
+    assert any("llama-cpp keep layers in host RAM" in w.value and "3,350 GB/s" in w.value for w in at.warning)
+
+
+def test_memory_page_embeds_the_start_up_log_check():
+    # llama.cpp master of 2025-08 on 8 Ascend NPUs, gpt-oss-20b (tests/data/logs/SOURCES.md)
+    log = (LOG_DIR / "llamacpp-2025-08-gptoss-20b-8x-cann-swa.log").read_text()
+    at = _run()
+    at.text_area(key="mem_log_text").set_value(log)
+    at.run()
+    assert not at.exception
+    assert any(s.value == "Check against your engine" for s in at.subheader)
+    (table,) = [d.value for d in at.dataframe if "status" in d.value.columns]
+    assert set(table["status"]) == {"exact"}

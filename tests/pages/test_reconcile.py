@@ -1,0 +1,88 @@
+"""The "Check against your engine" page: paste a real log, see the comparison; bad pastes get a message (AppTest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "reconcile.py")
+LOGS = ROOT / "tests" / "data" / "logs"
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(PAGE).run(timeout=30)
+    assert not at.exception
+    return at
+
+
+def _paste(at: AppTest, text: str) -> AppTest:
+    at.text_area(key="log_text").set_value(text)
+    return at.run(timeout=30)
+
+
+def test_empty_page_asks_for_a_log():
+    at = _page()
+    assert at.title[0].value == "Check against your engine"
+    assert any("Paste or upload a start-up log" in i.value for i in at.info)
+    assert not at.dataframe
+
+
+def test_llamacpp_log_with_its_own_geometry_is_exact():
+    # llama.cpp master of 2025-08 on 8 Ascend NPUs, gpt-oss-20b (tests/data/logs/SOURCES.md): every cache figure
+    at = _paste(_page(), (LOGS / "llamacpp-2025-08-gptoss-20b-8x-cann-swa.log").read_text())
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert list(table.columns[:6]) == ["status", "figure", "line", "engine printed", "servewise predicts", "difference"]
+    assert set(table["status"]) == {"exact"}
+    assert "K size (kv_swa cache)" in list(table["figure"])
+    row = table[table["figure"] == "K+V size (kv cache)"].iloc[0]
+    assert row["engine printed"] == "3072.00 MiB" and row["servewise predicts"] == "3072.00 MiB"
+    assert [m.value for m in at.metric] == ["24", "0", "0"]
+
+
+def test_vllm_log_needs_a_model_then_compares():
+    # LMCache issue 1739 (vLLM, Qwen3-14B): "Available KV cache memory: 6.51 GiB", "GPU KV cache size: 42,656 tokens"
+    at = _paste(_page(), (LOGS / "vllm-v0.11-enginecore-qwen3-14b.log").read_text())
+    assert any("does not state the model geometry" in e.value for e in at.error)
+    at.selectbox(key="log_model").set_value("qwen3-14b")
+    at.run(timeout=30)
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    tokens = table[table["figure"] == "KV cache size in tokens"].iloc[0]
+    assert tokens["engine printed"] == "42,656 tokens"
+    assert tokens["servewise predicts"] == "42,624 – 42,688 tokens"
+    assert tokens["status"] == "explained"
+    assert "rounded printed input" in tokens["why"]
+
+
+def test_foreign_text_gets_a_clear_message():
+    at = _paste(_page(), "Traceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'foo'\n")
+    assert not at.exception
+    shown = [w.value.replace("\\", "") for w in at.warning]  # the message is shown escaped (no Markdown)
+    assert any("No start-up line of llama.cpp, Ollama, vLLM, SGLang or MLX LM" in text for text in shown)
+    assert not at.dataframe
+
+
+def test_blank_paste_is_treated_as_empty():
+    at = _paste(_page(), "   \n\n  ")
+    assert any("Paste or upload" in i.value for i in at.info)
+
+
+def test_pasted_markup_is_not_rendered():
+    # An unknown setting named with markup comes back in the error, escaped, never as HTML
+    at = _paste(_page(), (LOGS / "llamacpp-2025-08-gptoss-20b-8x-cann-swa.log").read_text())
+    at.text_input(key="log_settings").set_value("<b>bold</b>=1")
+    at.run(timeout=30)
+    assert not at.exception
+    message = at.error[0].value
+    assert "<b>" not in message and "\\<b\\>" in message
+
+
+def test_mlx_and_ollama_logs_show_what_was_found_without_crashing():
+    for name in ("mlx-lm-generate-peak-memory.log", "ollama-v0.5-offload-4gpu-partial.log",
+                 "sglang-server-args-llama31.log"):
+        at = _paste(_page(), (LOGS / name).read_text())
+        assert not at.exception, name
+        assert any("What the log showed" in e.label for e in at.expander), name

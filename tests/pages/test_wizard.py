@@ -1,0 +1,56 @@
+"""The wizard page: default flow, a shared link's answers, and contradictory answers."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "wizard.py")
+
+
+def run_page(**query):
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_default_answers_rank_engines_with_reasons():
+    at = run_page()
+    assert any("First candidate" in s.value for s in at.success)
+    assert len(at.dataframe) >= 1
+    assert any("shared API" in m.value or "scheduler" in m.value for m in at.markdown)
+
+
+def test_shared_link_reproduces_the_answers():
+    at = run_page(wiz_use="shared-api", wiz_prefixes="true", wiz_users="32")
+    top = next(s.value for s in at.success if "First candidate" in s.value)
+    assert "SGLang" in top
+    assert any("token for token" in w.value for w in at.warning)
+
+
+def test_contradictory_answers_show_a_clear_message():
+    at = run_page(wiz_hardware="apple", wiz_os="windows")
+    assert any("contradict" in e.value and "macos" in e.value for e in at.error)
+
+
+def test_bad_link_value_falls_back_with_a_note():
+    at = run_page(wiz_use="chatbot", wiz_users="-5")
+    notes = " ".join(w.value for w in at.warning)
+    assert "wiz_use" in notes and "wiz_users" in notes
+    assert any("First candidate" in s.value for s in at.success)
+
+
+def test_top_choices_get_memory_plans_launch_commands_and_a_memory_page_link():
+    at = run_page(wiz_model="llama-3.1-8b", wiz_gpu="h100-sxm-80gb", wiz_users="16")
+    assert any("Memory plan for the top choices" in h.value for h in at.subheader)
+    commands = [c.value for c in at.code]
+    assert any(c.startswith("vllm serve meta-llama/Llama-3.1-8B") for c in commands) or any(
+        "sglang" in c for c in commands)
+    assert any("holds" in m.value for m in at.markdown)
+
+
+def test_without_model_and_gpu_the_plan_section_says_what_to_pick():
+    at = run_page()
+    assert any("Pick a catalog model and a GPU" in c.value for c in at.caption)

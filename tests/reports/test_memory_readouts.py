@@ -1,0 +1,45 @@
+"""Text of the Memory & capacity page: the brief's arithmetic, engine vocabulary, exports (no Streamlit needed)."""
+
+from __future__ import annotations
+
+import json
+
+from calculators.memory.capacity import capacity
+from calculators.memory.compare import ComparisonInputs, Workload, compare_engines
+from calculators.hardware.machine import Machine
+from tests.support.servers_archs import GIB, gqa
+from reports.memory_readouts import arithmetic_markdown, engine_readout, export_data, export_json, export_markdown
+
+BRIEF = gqa(32, 8, 128, 32, 131_072)
+H100 = Machine(device_memory_bytes=80 * GIB)
+
+
+def test_arithmetic_reproduces_the_brief_table():
+    # PRODUCT.md item 10: 131,072 bytes = 128 KiB per token; 8 x 32,768 tokens = 32 GiB
+    text = arithmetic_markdown(BRIEF, Workload(32_768, 8))
+    assert "131,072 bytes = 128.0 KiB" in text
+    assert "Per sequence of 32,768 tokens: **4.00 GiB**" in text
+    assert "For 8 sequences: **32.00 GiB**" in text
+
+
+def test_llamacpp_readout_states_the_per_slot_context():
+    rows = {r.engine: r for r in compare_engines(ComparisonInputs(BRIEF, H100, 16 * GIB), Workload(8192, 4))}
+    lines = "\n".join(engine_readout(rows["llama-cpp"]))
+    assert "-c 32,768 over -np 4 slots: each slot holds **8,192 tokens**" in lines
+    vllm = "\n".join(engine_readout(rows["vllm"]))
+    assert "GPU KV cache size" in vllm and "Maximum concurrency for 8,192 tokens per request" in vllm
+
+
+def test_exports_carry_every_engine_including_the_ones_that_cannot_run():
+    inputs = ComparisonInputs(BRIEF, H100, 16 * GIB)
+    workload = Workload(8192, 4)
+    rows = compare_engines(inputs, workload)
+    caps = [capacity(inputs, row.engine, workload) for row in rows]
+    data = export_data("brief", "1 x H100", workload, 16 * GIB, rows, caps, {"vllm": "vllm serve x"})
+    parsed = json.loads(export_json(data))
+    engines = {e["engine"]: e for e in parsed["engines"]}
+    assert set(engines) == {"ollama", "llama-cpp", "vllm", "sglang", "mlx-lm"}
+    assert engines["mlx-lm"]["not_applicable"] and engines["mlx-lm"]["plan"] is None
+    assert engines["vllm"]["plan"]["engine"] == "vllm" and engines["vllm"]["launch_command"] == "vllm serve x"
+    markdown = export_markdown(data)
+    assert "| vllm | yes |" in markdown and "```sh\nvllm serve x\n```" in markdown

@@ -1,0 +1,1 @@
+"""Helpers shared by tests: model factories, log helpers, page discovery, browser driving."""

@@ -1,0 +1,51 @@
+"""Helpers browser tests share: wait for Streamlit to settle, open a page, find what the app registered."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+APP_READY_TIMEOUT_MS = 30_000
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def wait_for_app(page, timeout_ms: int = APP_READY_TIMEOUT_MS) -> None:
+    """Wait until Streamlit is connected and has finished running the page script."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=timeout_ms)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+    page.wait_for_selector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]',
+                           state="detached", timeout=timeout_ms)  # fmt: skip
+    # Elements drawn by lazily loaded components show a skeleton for a moment after the run ends.
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=timeout_ms
+    )
+
+
+def open_page(page, url: str) -> None:
+    """Navigate to `url` and wait for the script run to finish."""
+    page.goto(url, wait_until="domcontentloaded")
+    wait_for_app(page)
+
+
+def registered_page_count() -> int:
+    """How many `st.Page(...)` entries app.py registers (the sidebar must list that many links)."""
+    return len(re.findall(r"\bst\.Page\(", (REPO_ROOT / "app.py").read_text()))
+
+
+def page_urls(page, base_url: str) -> list[str]:
+    """Absolute URLs of every page in the sidebar navigation (Streamlit hides it when there is one page)."""
+    open_page(page, base_url)
+    hrefs = page.eval_on_selector_all(
+        '[data-testid="stSidebarNav"] a[data-testid="stSidebarNavLink"]', "links => links.map(a => a.href)"
+    )
+    return hrefs or [base_url + "/"]

@@ -1,0 +1,142 @@
+"""Draw the wizard's recommendation: ranking, score breakdown with cited facts, caveats, what would change it."""
+
+from __future__ import annotations
+
+import shlex
+
+import pandas as pd
+import streamlit as st
+
+from calculators.memory.compare import WORKLOAD_KEYS
+from calculators.wizard.fit_check import FitCheck
+from calculators.launch.render import render_launch_command
+from calculators.wizard.scoring import Recommendation
+from calculators.wizard.plans import plans_for_top_choices
+from knowledge.references import resolve_reference
+from reports.wizard import recommendation_markdown as _markdown
+from ui.links import page_link
+from reports.memory_readouts import engine_readout
+
+GIB = 2**30
+
+
+def engine_names(kb) -> dict[str, str]:
+    """Engine id -> display name from the knowledge base."""
+    return {engine.id: engine.name for engine in kb.engines}
+
+
+def _fact_label(reference: str, kb) -> str:
+    """'reference — source (version)' for a rule's cited fact, as Markdown with a link where possible."""
+    from knowledge.sources import source_url
+
+    fact = resolve_reference(reference, {e.id: e for e in kb.engines}, kb.formats)
+    source = getattr(fact, "source", None) or getattr(getattr(fact, "license", None), "source", "")
+    verified = getattr(fact, "verified", None) or getattr(getattr(fact, "latest_version_read", None), "verified", None)
+    version = verified.version if verified else ""
+    url = source_url(source, version) if source else None
+    where = f"[{source}]({url})" if url else source
+    return f"`{reference}` — {where} ({version})" if source else f"`{reference}`"
+
+
+def render_recommendation(result: Recommendation, kb) -> None:
+    """The ranking table, then one expander per engine with its points, cited facts and caveats."""
+    names = engine_names(kb)
+    top = result.top
+    if top is None:
+        st.error("No engine meets the hard constraints of these answers; see the exclusions below.")
+    else:
+        st.success(f"First candidate: **{names[top.engine]}** (score {top.score:+d})", icon=":material/recommend:")
+    table = pd.DataFrame(
+        [
+            {
+                "rank": index,
+                "engine": names[v.engine],
+                "score": v.score,
+                "status": "excluded" if v.excluded else "eligible",
+                "why excluded": "; ".join(e.reason for e in v.exclusions),
+            }
+            for index, v in enumerate(result.ranking, start=1)
+        ]
+    )
+    st.dataframe(table, hide_index=True, width="stretch")
+    if result.fit_check is not None:
+        _render_fit_check(result.fit_check)
+
+    st.subheader("Why each engine scored as it did")
+    for index, verdict in enumerate(result.ranking):
+        with st.expander(f"{names[verdict.engine]} · {verdict.score:+d}", expanded=index < 2):
+            for exclusion in verdict.exclusions:
+                st.error(exclusion.reason, icon=":material/block:")
+            for contribution in verdict.contributions:
+                st.markdown(f"**{contribution.points:+d}** — {contribution.reason}")
+                st.caption("Rests on: " + "; ".join(_fact_label(r, kb) for r in contribution.rests_on))
+            if not verdict.contributions:
+                st.caption("No rule gave or took points for these answers.")
+            for caveat in verdict.caveats:
+                st.warning(caveat.text, icon=":material/warning:")
+
+    st.subheader("What would change this answer")
+    if result.changes:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"answer": c.field, "now": str(c.current), "if instead": str(c.alternative), "first would be": names[c.new_top]}
+                    for c in result.changes
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    else:
+        st.caption("No single different answer changes the first candidate.")
+
+
+def _render_fit_check(fit: FitCheck) -> None:
+    """Say how 'fits one card' was derived, with the figures (GiB = 2^30 bytes)."""
+    verdict = "fits" if fit.fits else "does not fit"
+    st.info(
+        f"**{fit.model} {verdict} on one {fit.device}** (derived, first-order): weights "
+        f"{fit.weights_bytes / GIB:,.1f} GiB at {fit.weights_scheme} + KV for one {fit.context_tokens:,}-token "
+        f"sequence {fit.kv_bytes / GIB:,.2f} GiB against {fit.usable_bytes / GIB:,.1f} GiB "
+        f"(90 % of {fit.device_bytes / GIB:,.1f} GiB). The memory page gives each engine's exact plan.",
+        icon=":material/memory:",
+    )
+
+
+def render_top_choice_plans(result: Recommendation, kb) -> None:
+    """Each top engine's memory plan for the team's model and GPUs, its launch command and a memory-page link."""
+    st.subheader("Memory plan for the top choices")
+    plans = plans_for_top_choices(result, kb)
+    if not plans:
+        st.caption("Pick a catalog model and a GPU (steps 2 and 3) to see each top engine's memory plan here.")
+        return
+    first = plans[0]
+    st.caption(
+        f"Workload read off your answers: {first.workload.sequences} active sequence(s) x "
+        f"{first.workload.context_tokens:,} retained tokens, weights as {first.weights_scheme}, 16-bit KV cache. "
+        "An estimate from the memory model, not a measurement."
+    )
+    names = engine_names(kb)
+    for plan in plans:
+        row = plan.comparison
+        with st.container(border=True):
+            st.markdown(f"**{names[plan.engine]}**")
+            if row.plan is None:
+                st.info(row.not_applicable or row.error, icon=":material/block:")
+                continue
+            if row.plan.refusal:
+                st.error(f"Would refuse to start: {row.plan.refusal}", icon=":material/dangerous:")
+            held = "holds" if row.holds else "does not hold"
+            st.markdown(f"This plan **{held}** the whole workload on the GPU(s).")
+            st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
+            command = render_launch_command(plan.engine, row.settings, plan.model_ref, always=WORKLOAD_KEYS[plan.engine])
+            env = " ".join(f"{k}={shlex.quote(v)}" for k, v in command.env.items())
+            st.code((env + " " if env else "") + shlex.join(command.words), language="bash", wrap_lines=True)
+    if not page_link("pages/memory.py", label="Open this model and machine on the memory page",
+                     icon=":material/memory:", query_params=first.memory_page_query):
+        st.caption("Open the memory page with: ?" + "&".join(f"{k}={v}" for k, v in first.memory_page_query.items()))
+
+
+def recommendation_markdown(result: Recommendation, kb) -> str:
+    """The Markdown export, with engine display names from the knowledge base."""
+    return _markdown(result, engine_names(kb))
