@@ -10,8 +10,6 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from pathlib import Path
-
 
 from bench.served_app import REPO, chromium, served, wait_for_app
 

@@ -7,17 +7,16 @@ Run with `.venv/bin/python bench/bench_memory_grid.py`.
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
-from calculators.model.catalog import architecture_from_catalog
+from calculators.hardware.catalog import machine_for_gpu
 from calculators.memory.capacity import capacity_curve, context_grid
 from calculators.memory.compare import ENGINES, ComparisonInputs, Workload
-from calculators.hardware.catalog import machine_for_gpu
+from calculators.model.catalog import architecture_from_catalog
 from knowledge.loader import load_knowledge
+
+REPO = Path(__file__).resolve().parents[1]
 
 GRID = 200
 BUDGET_MS = 1000.0

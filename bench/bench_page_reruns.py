@@ -7,13 +7,12 @@ against the 50 ms budget. Run with `make bench` or `.venv/bin/python bench/bench
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
 from streamlit.testing.v1 import AppTest
+
+REPO = Path(__file__).resolve().parents[1]
 
 BUDGET_MS = 50.0
 RERUNS = 15

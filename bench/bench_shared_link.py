@@ -14,7 +14,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from bench.served_app import REPO, chromium, served
 
 TARGET_RATIO = 1.5

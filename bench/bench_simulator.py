@@ -4,10 +4,7 @@ Each figure is the best of three runs, in CPU seconds of this process (wall time
 on a shared 2-core machine other processes inflate it).
 """
 
-import sys
 import time
-from pathlib import Path
-
 
 from calculators.simulator import (
     SIMULATED_ENGINES,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -15,9 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
 from tests.support.browser import wait_for_app  # noqa: F401 - re-exported for the benches
+
+REPO = Path(__file__).resolve().parents[1]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -123,10 +123,10 @@ def run_memory(args: argparse.Namespace) -> int:
 
 def run_recommend(args: argparse.Namespace) -> int:
     """Print the ranking for the answers file; return the exit status."""
-    from calculators.wizard.scoring import recommend
     from calculators.wizard.answers import parse_answers
+    from calculators.wizard.scoring import recommend
     from knowledge import load_knowledge
-    from reports.wizard import recommendation_markdown, recommendation_json
+    from reports.wizard import recommendation_json, recommendation_markdown
 
     kb = load_knowledge()
     result = recommend(parse_answers(_read_json_file(args.answers)), kb)

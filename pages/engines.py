@@ -3,7 +3,6 @@
 import streamlit as st
 
 from knowledge import load_knowledge
-from ui import url_widgets
 from reports.engines_tables import (
     ATTRIBUTES,
     FEATURES,
@@ -16,6 +15,7 @@ from reports.engines_tables import (
     points_table,
     sources_table,
 )
+from ui import url_widgets
 
 TIERS = ("primary", "all")
 ROW_PX = 35  # st.dataframe's row height: size tables to show every row without inner scrolling

@@ -7,9 +7,9 @@ from calculators.model.ggml_types import ggml_block
 from calculators.model.weights import estimate_weights, scheme_bits_per_weight
 from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
+from knowledge.sources import source_url
 from reports.formats_figures import SHORT_LABELS, compatibility_heatmap
 from ui import url_widgets
-from knowledge.sources import source_url
 
 formats = load_knowledge().formats
 engine_ids = [e.id for e in formats.engines]

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from calculators.simulator.request_states import request_states
 from calculators.memory.kv import raw_kv_estimate, uniform_gqa_architecture
+from calculators.simulator.request_states import request_states
 from ui import url_widgets
 from ui.links import page_link
 

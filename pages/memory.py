@@ -4,6 +4,7 @@ import shlex
 
 import streamlit as st
 
+from calculators.launch.render import render_launch_command
 from calculators.memory.capacity import context_grid, most_sequences
 from calculators.memory.compare import (
     ENGINES,
@@ -14,21 +15,9 @@ from calculators.memory.compare import (
     why_not_held,
     workload_settings,
 )
-from calculators.launch.render import render_launch_command
 from calculators.memory.plan import ComponentKind
 from knowledge.loader import load_knowledge
-from ui import url_widgets
-from ui.memory_compute import analyse
-from ui.reconcile_section import render_reconcile_section
 from reports.memory_figures import capacity_chart, memory_bars
-from ui.memory_inputs import (
-    read_engine_knobs,
-    read_launch_command,
-    read_machine,
-    read_model,
-    read_weights,
-    read_workload,
-)
 from reports.memory_readouts import (
     RAW_BYTES_PER_ELEMENT,
     architecture_warnings,
@@ -42,6 +31,17 @@ from reports.memory_readouts import (
     markdown_table,
     offload_rows,
 )
+from ui import url_widgets
+from ui.memory_compute import analyse
+from ui.memory_inputs import (
+    read_engine_knobs,
+    read_launch_command,
+    read_machine,
+    read_model,
+    read_weights,
+    read_workload,
+)
+from ui.reconcile_section import render_reconcile_section
 
 CURVE_POINTS = 6
 CURVE_SEQUENCES_LIMIT = 256

@@ -4,15 +4,12 @@ from functools import partial
 
 import streamlit as st
 
-from calculators.operations.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
 from calculators.errors import ServewiseInputError
+from calculators.operations.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
 from knowledge import load_knowledge
 from knowledge.engines import PRIMARY_ENGINE_IDS
 from knowledge.sources import source_url
 from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yaml
-from ui import url_widgets
-from ui.markdown_text import literal
-from ui.sourced_facts import markdown_escaped, short_version, show_facts, show_table
 from reports.operations_tables import (
     APP_MEASURES,
     embeddings_table,
@@ -25,6 +22,9 @@ from reports.operations_tables import (
     security_table,
     tool_calling_table,
 )
+from ui import url_widgets
+from ui.markdown_text import literal
+from ui.sourced_facts import markdown_escaped, short_version, show_facts, show_table
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "ar", "hi", "zh", "ja", "ko")
 CODE_HEIGHT_PX = 520  # a scrolling box per engine: a plan can hold hundreds of commands

@@ -21,11 +21,9 @@ from calculators.simulator import (
     simulate,
     sweep_arrival_rates,
 )
-from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
 from calculators.simulator.model_inputs import simulator_inputs
+from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
 from knowledge import load_knowledge
-from ui import url_widgets
-from ui.markdown_text import literal
 from reports.simulator_charts import (
     comparison_table,
     distribution_table,
@@ -34,6 +32,8 @@ from reports.simulator_charts import (
     sweep_figures,
     timeline_figures,
 )
+from ui import url_widgets
+from ui.markdown_text import literal
 
 #: The example machine: a 24 GB card an 8B BF16 model fits on.
 DEFAULT_GPU_ID = "rtx-4090-24gb"

@@ -3,8 +3,8 @@
 import streamlit as st
 
 from calculators.errors import ServewiseInputError
-from calculators.wizard.scoring import recommend
 from calculators.wizard.answers import WizardAnswers, parse_answers
+from calculators.wizard.scoring import recommend
 from knowledge import load_knowledge
 from ui import url_widgets
 from ui.markdown_text import literal

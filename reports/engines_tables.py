@@ -12,7 +12,16 @@ from typing import get_args
 import pandas as pd
 
 from knowledge.common import Sourced
-from knowledge.engines import USABLE_STATUSES, Auth, Engine, HardwareBackend, Knob, OperatingSystem, Support, SupportList
+from knowledge.engines import (
+    USABLE_STATUSES,
+    Auth,
+    Engine,
+    HardwareBackend,
+    Knob,
+    OperatingSystem,
+    Support,
+    SupportList,
+)
 from knowledge.sources import source_url
 
 UNKNOWN_TEXT = "unknown"

@@ -8,10 +8,10 @@ import json
 from collections import Counter
 from typing import Any
 
-from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.memory.capacity import Capacity
 from calculators.memory.compare import EngineComparison, Workload
 from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
+from calculators.model.architecture import LayerKind, ModelArchitecture
 
 GIB = 2**30
 MIB = 2**20

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from calculators.reconcile.result import Reconciliation, ReconcileRow
 from calculators.reconcile.log.precision import printed_decimals
+from calculators.reconcile.result import ReconcileRow, Reconciliation
 
 STATUS_MARK = {"exact": "exact", "explained": "explained", "unexplained": "UNEXPLAINED"}
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from calculators.wizard.scoring import Recommendation
 from calculators.wizard.answers import WizardAnswers
+from calculators.wizard.scoring import Recommendation
 
 
 def _answers_table(answers: WizardAnswers) -> list[str]:

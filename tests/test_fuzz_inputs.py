@@ -18,11 +18,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from cli import main as cli
 from calculators.errors import ServewiseInputError
-from calculators.model.hf_config import architecture_from_config_text
 from calculators.launch.command import parse_launch_command
 from calculators.launch.settings import command_syntaxes, settings_from_command
+from calculators.model.hf_config import architecture_from_config_text
+from cli import main as cli
 from knowledge import load_knowledge
 from tests.support.paths import HF_CONFIG_DIR
 

@@ -11,16 +11,16 @@ from typing import Any
 
 import streamlit as st
 
-from calculators.model.architecture import ModelArchitecture
-from calculators.model.catalog import architecture_from_catalog
-from calculators.memory.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
 from calculators.errors import LaunchCommandError, ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu
+from calculators.hardware.machine import Machine
+from calculators.launch.settings import settings_from_command
+from calculators.memory.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
+from calculators.memory.kv import uniform_gqa_architecture
+from calculators.model.architecture import ModelArchitecture
+from calculators.model.catalog import architecture_from_catalog
 from calculators.model.hf_config import architecture_from_config, load_config_text
 from calculators.model.hf_hub import fetch_config
-from calculators.memory.kv import uniform_gqa_architecture
-from calculators.launch.settings import settings_from_command
-from calculators.hardware.machine import Machine
 from calculators.model.weights import weights_from_file_bytes
 from knowledge.loader import KnowledgeBase
 from ui import url_widgets

@@ -20,9 +20,9 @@ from calculators.reconcile.check import (
     resolve_gpu,
     resolve_model,
 )
-from calculators.reconcile.result import Reconciliation, RowStatus
 from calculators.reconcile.log.figures import ParsedLog
 from calculators.reconcile.log.parse import parse_startup_log
+from calculators.reconcile.result import Reconciliation, RowStatus
 from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
 from ui import url_widgets
 

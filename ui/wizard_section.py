@@ -7,15 +7,15 @@ import shlex
 import pandas as pd
 import streamlit as st
 
+from calculators.launch.render import render_launch_command
 from calculators.memory.compare import WORKLOAD_KEYS
 from calculators.wizard.fit_check import FitCheck
-from calculators.launch.render import render_launch_command
-from calculators.wizard.scoring import Recommendation
 from calculators.wizard.plans import plans_for_top_choices
+from calculators.wizard.scoring import Recommendation
 from knowledge.references import resolve_reference
+from reports.memory_readouts import engine_readout
 from reports.wizard import recommendation_markdown as _markdown
 from ui.links import page_link
-from reports.memory_readouts import engine_readout
 
 GIB = 2**30
 

@@ -14,7 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import floor
 
-from calculators.model.architecture import ModelArchitecture
+from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES
+from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import Machine
 from calculators.memory.compare import (
     WORKLOAD_KEYS,
     ComparisonInputs,
@@ -27,10 +29,8 @@ from calculators.memory.compare import (
     settings_class,
     workload_settings,
 )
-from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES
-from calculators.errors import ServewiseInputError
-from calculators.hardware.machine import Machine
 from calculators.memory.plan import ComponentKind, MemoryPlan
+from calculators.model.architecture import ModelArchitecture
 
 #: Upper bound for context searches when the model states no trained context (tokens).
 CONTEXT_SEARCH_CAP_TOKENS = 1 << 21

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from calculators.model.architecture import ModelArchitecture
 from calculators.engines.registry import ENGINE_MODULES
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu_id
-from calculators.launch.settings import LaunchSettings, settings_from_command
 from calculators.hardware.machine import Machine
+from calculators.launch.settings import LaunchSettings, settings_from_command
 from calculators.memory.plan import ComponentKind, MemoryPlan
+from calculators.model.architecture import ModelArchitecture
 
 #: Engines that size their cache from the GPU's memory and so cannot plan without a machine.
 NEEDS_MACHINE = frozenset({"vllm", "sglang", "mlx-lm", "ollama"})

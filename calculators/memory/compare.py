@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from calculators.model.architecture import LayerGeometry, ModelArchitecture
 from calculators.engines.registry import ENGINE_MODULES, EngineModule
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import MemoryPlan
+from calculators.model.architecture import LayerGeometry, ModelArchitecture
 from calculators.model.weights import WeightsEstimate, estimate_weights, moe_expert_params
 from knowledge.formats import FormatsSection
 

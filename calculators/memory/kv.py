@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
 
 def retained_tokens(layer: LayerGeometry, tokens_per_sequence: int) -> int:

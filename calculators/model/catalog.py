@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 
-from calculators.model.architecture import ModelArchitecture
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import ModelArchitecture
 from calculators.model.hf_config import architecture_from_config
 from knowledge.loader import KnowledgeBase, load_knowledge
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.model.config_fields import MAX_LAYERS
 from calculators.model.hf_config import mamba_state_elements
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from calculators.errors import ConfigFieldMissing, ServewiseInputError
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.model.config_fields import (
     WRAPPERS,
@@ -26,7 +27,6 @@ from calculators.model.config_fields import (
     text_config_of,
     with_hf_defaults,
 )
-from calculators.errors import ConfigFieldMissing, ServewiseInputError
 
 #: Encoder-only families served as embedding models (no generation, no growing KV cache).
 _ENCODER_FAMILIES = ("bert", "xlm-roberta", "roberta")

@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from calculators.errors import ServewiseInputError
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
-from calculators.errors import ServewiseInputError
 from calculators.model.hf_config import architecture_from_config, load_config_text
 
 DEFAULT_TIMEOUT_S = 10.0

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from calculators.errors import ConfigFieldMissing, ServewiseInputError
 from calculators.model.config_fields import (
     attention_heads,
     head_dim_of,
@@ -22,7 +23,6 @@ from calculators.model.config_fields import (
     text_config_of,
     with_hf_defaults,
 )
-from calculators.errors import ConfigFieldMissing, ServewiseInputError
 
 Config = Mapping[str, Any]
 

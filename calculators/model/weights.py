@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from calculators.model.architecture import ModelArchitecture
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import ModelArchitecture
 from calculators.model.ggml_types import ggml_block, ggml_tensor_bytes
 from knowledge.formats import FormatsSection, Quantization, Scope
 

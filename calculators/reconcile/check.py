@@ -17,13 +17,13 @@ from dataclasses import replace
 
 from pydantic import BaseModel, ValidationError
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.reconcile.rows import ROW_BUILDERS, EngineRun, engine_module
-from calculators.reconcile.result import Reconciliation
-from calculators.reconcile.log.figures import LogGeometry, ParsedLog
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.reconcile.log.detect import ENGINE_NAMES
+from calculators.reconcile.log.figures import LogGeometry, ParsedLog
+from calculators.reconcile.result import Reconciliation
+from calculators.reconcile.rows import ROW_BUILDERS, EngineRun, engine_module
 
 SettingValue = int | float | bool | str
 #: Engines whose logs dump the GGUF geometry, so no model needs to be named.

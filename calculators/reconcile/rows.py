@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel
 
-from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.engines.registry import ENGINE_MODULES, EngineModule
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.reconcile.result import Alternative, Prediction, ReconcileRow, Rule, judge
+from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.reconcile.log.figures import Figure, ParsedLog
+from calculators.reconcile.result import Alternative, Prediction, ReconcileRow, Rule, judge
 
 GIB = 1 << 30
 # Stand-in device size when neither the log nor the user gives one; it only picks engine defaults

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.model.catalog import architecture_from_catalog
-from calculators.memory.compare import model_weights
 from calculators.engines.vllm.plan import VllmSettings, plan_vllm
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import catalog_gpu, machine_for_gpu_id
+from calculators.memory.compare import model_weights
 from calculators.memory.kv import raw_kv_estimate
+from calculators.model.catalog import architecture_from_catalog
 
 PLANNED_CONTEXT_TOKENS = 32_768
 WEIGHTS_SCHEME = "bf16"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.model.architecture import ModelArchitecture
-from calculators.memory.kv import raw_kv_estimate
 from calculators.hardware.machine import Machine
+from calculators.memory.kv import raw_kv_estimate
+from calculators.model.architecture import ModelArchitecture
 from calculators.model.weights import estimate_weights
 
 FIT_CONTEXT_TOKENS = 8_192

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.model.catalog import architecture_from_catalog
-from calculators.memory.compare import ComparisonInputs, EngineComparison, Workload, compare_engine, model_weights
-from calculators.wizard.fit_check import SCHEME_FOR_FORMAT
 from calculators.hardware.catalog import catalog_gpu, machine_for_gpu_id
+from calculators.memory.compare import ComparisonInputs, EngineComparison, Workload, compare_engine, model_weights
+from calculators.model.catalog import architecture_from_catalog
+from calculators.wizard.fit_check import SCHEME_FOR_FORMAT
 from calculators.wizard.scoring import Recommendation
 
 SHORT_CONTEXT_TOKENS = 8_192

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from calculators.wizard.fit_check import FitCheck, check_fit
 from calculators.wizard.answers import WizardAnswers
+from calculators.wizard.fit_check import FitCheck, check_fit
 
 
 def condition_matches(when: Mapping[str, Any], answers: WizardAnswers) -> bool:
@@ -267,8 +267,8 @@ def _rules_from_kb(kb) -> tuple[tuple[ScoringRule, ...], tuple[CaveatRule, ...]]
 
 def derive_fit(answers: WizardAnswers, kb) -> FitCheck | None:
     """The fit check for the answers' catalog model on one of their GPUs (None when either is missing)."""
-    from calculators.model.catalog import architecture_from_catalog
     from calculators.hardware.catalog import machine_for_gpu_id
+    from calculators.model.catalog import architecture_from_catalog
 
     if answers.model_id is None or answers.gpu_id is None:
         return None

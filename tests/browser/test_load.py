@@ -15,17 +15,14 @@ import asyncio
 import math
 import os
 import statistics
-import sys
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from tests.support.browser import page_urls
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, page_urls
 from tests.support.page_discovery import app_pages, bound_widgets
 
 pytestmark = pytest.mark.browser
@@ -108,7 +105,7 @@ async def _settled_value(page, plan: Plan, expected: str, timeout_s: float = STE
     while time.perf_counter() < deadline:
         try:
             value = await _shown_value(page, plan)
-        except Exception:  # noqa: BLE001 - the widget is not drawn yet
+        except Exception:
             value = ""
         if value == expected:
             return value
@@ -155,7 +152,7 @@ async def _session(browser, plan: Plan, renders: list[float], barrier: dict, pro
         exceptions = await page.locator('[data-testid="stException"]').count()
         if exceptions:
             problems.append(f"session {plan.session}: {exceptions} exception(s) on {plan.url}")
-    except Exception as exc:  # noqa: BLE001 - every failure of a session is reported with its link
+    except Exception as exc:
         problems.append(f"session {plan.session} ({plan.url}): {type(exc).__name__}: {exc}")
         if not arrived:
             barrier["arrived"] += 1
@@ -197,7 +194,7 @@ def _in_thread(coroutine):
     def target():
         try:
             result["value"] = asyncio.run(coroutine)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
+        except BaseException as exc:
             result["error"] = exc
 
     worker = threading.Thread(target=target, name="servewise-load", daemon=True)

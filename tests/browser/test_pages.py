@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from tests.support.browser import open_page, page_urls, registered_page_count
 
 pytestmark = pytest.mark.browser

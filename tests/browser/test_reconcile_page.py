@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tests.support.browser import open_page, wait_for_app
 
 pytestmark = pytest.mark.browser

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from tests.support.browser import open_page, wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -15,8 +16,8 @@ LINK = "/wizard?wiz_use=shared-api&wiz_prefixes=true&wiz_users=32&wiz_tools=true
 def test_recommendation_link_shows_the_same_ranking_and_reasons(app_url, page, screenshot_dir):
     from playwright.sync_api import expect
 
-    from calculators.wizard.scoring import recommend
     from calculators.wizard.answers import parse_answers
+    from calculators.wizard.scoring import recommend
     from knowledge import load_knowledge
 
     kb = load_knowledge()

@@ -26,7 +26,6 @@ from knowledge.loader import KNOWLEDGE_DIR, load_yaml_file
 from knowledge.sources import source_url
 
 
-
 @pytest.fixture(scope="module")
 def engines() -> tuple[Engine, ...]:
     return load_knowledge().engines

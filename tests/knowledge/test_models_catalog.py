@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from calculators.errors import ServewiseInputError
 from calculators.model.architecture import LayerKind
 from calculators.model.catalog import architecture_from_catalog
-from calculators.errors import ServewiseInputError
 from calculators.model.params import count_parameters
 from knowledge.common import KnowledgeError
 from knowledge.loader import KNOWLEDGE_DIR, load_knowledge, load_yaml_file

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from calculators.simulator.request_states import request_states
 from calculators.errors import ServewiseInputError
+from calculators.simulator.request_states import request_states
 
 HOME = str(Path(__file__).resolve().parents[2] / "pages" / "home.py")
 

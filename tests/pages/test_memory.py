@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
 from tests.support.paths import LOG_DIR
 
 REPO = Path(__file__).resolve().parents[2]

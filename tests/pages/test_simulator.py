@@ -1,7 +1,6 @@
 """The concurrency & queueing page: renders with defaults, applies shared links, explains bad inputs."""
 
 import re
-
 from pathlib import Path
 
 import pytest

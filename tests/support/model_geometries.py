@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.memory.kv import uniform_gqa_architecture
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
 # Llama-3-8B: 32 layers, 8 KV heads x 128, trained context 8192
 LLAMA3_8B = dataclasses.replace(uniform_gqa_architecture(32, 8, 128, "llama3-8b"), max_context_tokens=8192)

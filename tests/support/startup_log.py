@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from calculators.reconcile.log.figures import ParsedLog
-
 from calculators.reconcile.log.parse import parse_startup_log
 from tests.support.paths import LOG_DIR
 

@@ -1,6 +1,5 @@
 """User text inside a Markdown message stays text: no link, image, emphasis or Streamlit directive."""
 
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from calculators.model.architecture import ModelArchitecture
 from calculators.engines.llama_cpp.plan import (
     CTX_PAD_TOKENS,
     RECURRENT_STATE_TYPE,
@@ -24,6 +23,7 @@ from calculators.engines.llama_cpp.plan import (
     rows_by_geometry,
 )
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import ModelArchitecture
 
 
 def _pad(values: np.ndarray, multiple: int) -> np.ndarray:

@@ -16,7 +16,6 @@ import numpy as np
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import (
@@ -27,6 +26,7 @@ from calculators.memory.plan import (
     PlanNote,
     Result,
 )
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
 ENGINE_ID = "llama-cpp"
 LLAMACPP_COMMIT = "0c1e57098"

@@ -30,10 +30,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
 MIB = 1 << 20
 STEP_TOKENS = 256  # mlx_lm/models/cache.py KVCache.step / RotatingKVCache.step / QuantizedKVCache.step

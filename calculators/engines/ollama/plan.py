@@ -14,10 +14,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.model.architecture import ModelArchitecture
 from calculators.engines.llama_cpp.plan import FlashAttn, LlamaCppPlan, LlamaCppSettings, plan_llamacpp
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import PlanNote
+from calculators.model.architecture import ModelArchitecture
 
 ENGINE_ID = "ollama"
 OLLAMA_COMMIT = "fb30760996871fa9460115c753afd2c60d4ab0f7"

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.engines.vllm.plan import pipeline_stage_layer_counts
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
+from calculators.model.architecture import LayerKind, ModelArchitecture
 
 GIB = 1 << 30
 MIB = 1 << 20

@@ -37,10 +37,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
 GIB = 1 << 30
 

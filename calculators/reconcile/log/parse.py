@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
-from calculators.reconcile.log.clean import LogLine, split_lines
-from calculators.reconcile.log.collect import Collector
-from calculators.reconcile.log.detect import ENGINE_NAMES, detect
 from calculators.engines.llama_cpp.startup_log import LlamaCppReader, device_names
 from calculators.engines.mlx_lm.startup_log import read_mlx_line
-from calculators.reconcile.log.figures import Expected, ParsedLog
 from calculators.engines.ollama.startup_log import read_ollama_line
 from calculators.engines.sglang.startup_log import read_sglang_line
 from calculators.engines.vllm.startup_log import read_vllm_line
+from calculators.reconcile.log.clean import LogLine, split_lines
+from calculators.reconcile.log.collect import Collector
+from calculators.reconcile.log.detect import ENGINE_NAMES, detect
+from calculators.reconcile.log.figures import Expected, ParsedLog
 
 #: What a complete start-up log of each engine states; an item is found when any alternative is.
 _LLAMA_EXPECTED: list[tuple[str, tuple[str, ...]]] = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from calculators.memory.compare import WORKLOAD_KEYS, Workload, engine_settings
 from calculators.launch.render import render_launch_command
+from calculators.memory.compare import WORKLOAD_KEYS, Workload, engine_settings
 
 
 def _render(engine: str, workload: Workload, overrides=None):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
+from calculators.hardware.machine import Machine
 from calculators.memory.capacity import capacity, capacity_curve, context_grid, most_sequences
 from calculators.memory.compare import ComparisonInputs, Workload
-from calculators.hardware.machine import Machine
 from tests.support.servers_archs import GIB, MIB, gqa
 
 # The product brief's worked example: 32 layers x 8 KV heads x head dim 128 at 2 bytes = 128 KiB per token.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import Machine
 from calculators.memory.compare import (
     ComparisonInputs,
     Workload,
@@ -14,8 +16,6 @@ from calculators.memory.compare import (
     why_not_held,
     workload_settings,
 )
-from calculators.errors import ServewiseInputError
-from calculators.hardware.machine import Machine
 from tests.support.servers_archs import GIB, gqa
 
 # The product brief's worked example: 32 layers x 8 KV heads x head dim 128 at 2 bytes = 128 KiB per token.

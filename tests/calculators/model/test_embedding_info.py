@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from calculators.model.embedding_info import embedding_pooling_from_files
 from calculators.errors import ServewiseInputError
+from calculators.model.embedding_info import embedding_pooling_from_files
 
 MODULES_WITH_NORMALIZE = [
     {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},

@@ -12,8 +12,8 @@ from gguf import GGMLQuantizationType, GGUFWriter
 from gguf.constants import GGML_QUANT_SIZES
 from gguf.quants import quantize
 
-from calculators.model.architecture import LayerKind
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import LayerKind
 from calculators.model.gguf import read_gguf_header
 
 

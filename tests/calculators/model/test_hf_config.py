@@ -9,17 +9,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.support.real_configs import CONFIGS, load
 
-from calculators.model.architecture import LayerKind
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
+from calculators.memory.kv import raw_kv_estimate
+from calculators.model.architecture import LayerKind
 from calculators.model.hf_config import (
     SUPPORTED_MODEL_TYPES,
     architecture_from_config,
     architecture_from_config_file,
     architecture_from_config_text,
 )
-from calculators.memory.kv import raw_kv_estimate
+from tests.support.real_configs import CONFIGS, load
 
 BF16 = 2
 

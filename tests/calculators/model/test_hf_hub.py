@@ -86,10 +86,10 @@ class FakeHub(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def do_HEAD(self):  # noqa: N802 (http.server's naming)
+    def do_HEAD(self):
         self._answer(send_body=False)
 
-    def do_GET(self):  # noqa: N802
+    def do_GET(self):
         self._answer(send_body=True)
 
 

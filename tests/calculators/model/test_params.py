@@ -8,10 +8,10 @@ agrees to the parameter means every projection, norm and bias of the family is a
 from __future__ import annotations
 
 import pytest
-from tests.support.real_configs import load
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
 from calculators.model.params import count_parameters
+from tests.support.real_configs import load
 
 
 def counts(name: str):

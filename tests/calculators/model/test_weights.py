@@ -2,8 +2,8 @@
 
 import pytest
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.model.ggml_types import ggml_bits_per_weight, ggml_block, ggml_tensor_bytes
 from calculators.model.weights import (
     embedding_params,

@@ -8,6 +8,7 @@ import math
 import pytest
 import yaml
 
+from calculators.errors import ServewiseInputError
 from calculators.operations.bench_plan import (
     PHASES,
     BenchPlan,
@@ -15,7 +16,6 @@ from calculators.operations.bench_plan import (
     build_bench_plan,
     parse_number_list,
 )
-from calculators.errors import ServewiseInputError
 from knowledge import load_knowledge
 from knowledge.engines import PRIMARY_ENGINE_IDS, engine_by_id
 from reports.bench_plan import plan_json, plan_markdown, plan_yaml

@@ -7,19 +7,17 @@ pin is a finding about the memory model, not a test to make pass by loosening th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from tests.support.startup_log import parse
 
+from calculators.errors import ServewiseInputError
 from calculators.model.architecture import LayerKind
 from calculators.model.catalog import architecture_from_catalog
-from calculators.errors import ServewiseInputError
 from calculators.model.hf_config import architecture_from_config_file
 from calculators.reconcile.check import architecture_from_log, parse_overrides, reconcile_log
-from calculators.reconcile.result import Reconciliation, RowStatus, Rule
 from calculators.reconcile.log.parse import parse_startup_log
+from calculators.reconcile.result import Reconciliation, RowStatus, Rule
 from tests.support.paths import HF_CONFIG_DIR, LOG_DIR
+from tests.support.startup_log import parse
 
 HF_CONFIGS = HF_CONFIG_DIR
 EXACT, EXPLAINED, UNEXPLAINED = RowStatus.EXACT, RowStatus.EXPLAINED, RowStatus.UNEXPLAINED

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from calculators.errors import ServewiseInputError
-from calculators.wizard.scoring import recommend
 from calculators.wizard.answers import parse_answers
+from calculators.wizard.scoring import recommend
 from knowledge import load_knowledge
 
 REPO = Path(__file__).resolve().parents[3]

@@ -64,7 +64,7 @@ _log_lines: list[str] = []
 
 
 @llama_cpp.llama_log_callback
-def _capture_log(level, text, user_data):  # noqa: ARG001 - ctypes callback signature
+def _capture_log(level, text, user_data):
     _log_lines.append(text.decode("utf-8", "replace"))
 
 

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from calculators.model.architecture import LayerGeometry, LayerKind
-from calculators.engines.llama_cpp.plan import FlashAttn, LlamaCppSettings, plan_llamacpp
 from calculators.engines.llama_cpp.grid import llamacpp_cache_bytes_grid
+from calculators.engines.llama_cpp.plan import FlashAttn, LlamaCppSettings, plan_llamacpp
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import LayerGeometry, LayerKind
 from tests.support.model_geometries import DEEPSEEK_V2_LITE, GEMMA3_27B, LLAMA3_8B
 from tests.support.tiny_gguf import TinyJambaModel
 

@@ -9,7 +9,6 @@ import dataclasses
 
 import pytest
 
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.engines.llama_cpp.plan import FlashAttn
 from calculators.engines.ollama.plan import (
     OllamaSettings,
@@ -20,6 +19,7 @@ from calculators.engines.ollama.plan import (
 )
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from tests.support.model_geometries import LLAMA31_8B
 
 GIB = 1024**3

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tests.support.servers_archs import GIB, MIB, gqa, interleaved, mla
 
 from calculators.engines.sglang.plan import (
     SglangSettings,
@@ -14,6 +13,7 @@ from calculators.engines.sglang.plan import (
 )
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from tests.support.servers_archs import GIB, MIB, gqa, interleaved, mla
 
 # nvidia-smi totals (MiB), which SGLang reads for its automatic rules (shared/research/hardware.md table)
 H100 = Machine(device_memory_bytes=81559 * MIB)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calculators.reconcile.log.figures import ParsedLog
-
-from calculators.reconcile.log.parse import parse_startup_log
 from calculators.reconcile.log.clean import clean_line
+from calculators.reconcile.log.figures import ParsedLog
+from calculators.reconcile.log.parse import parse_startup_log
 from tests.support.startup_log import LOG_DIR, MIB
 
 REAL_LOGS = {path.name: path.read_text(encoding="utf-8") for path in sorted(LOG_DIR.glob("*.log"))}

@@ -7,8 +7,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calculators.errors import ServewiseInputError
-from calculators.reconcile.log.precision import consistent, printed_decimals, units_interval
-from calculators.reconcile.log.precision import GIB, MIB, printed_to_units, ratio_interval
+from calculators.reconcile.log.precision import (
+    GIB,
+    MIB,
+    consistent,
+    printed_decimals,
+    printed_to_units,
+    ratio_interval,
+    units_interval,
+)
 
 
 def test_decimals_as_printed():
