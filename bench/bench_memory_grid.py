@@ -14,15 +14,13 @@ from calculators.hardware.catalog import machine_for_gpu
 from calculators.memory.capacity import capacity_curve, context_grid
 from calculators.memory.compare import ENGINES, ComparisonInputs, Workload
 from calculators.model.catalog import architecture_from_catalog
+from calculators.units import GIB
 from knowledge.loader import load_knowledge
 
 REPO = Path(__file__).resolve().parents[1]
 
 GRID = 200
 BUDGET_MS = 1000.0
-GIB = 2**30
-
-
 def main() -> int:
     """Fill the grid for every engine on an H100 (and MLX LM on a 128 GB M4 Max) and print the timings."""
     kb = load_knowledge()

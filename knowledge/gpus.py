@@ -21,8 +21,8 @@ from knowledge.common import Frozen, Sourced, Unknown
 NotSupported = Literal["not supported"]
 NOT_SUPPORTED = "not supported"
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-GIB = 2**30
-MIB = 2**20
+#: Bytes per GiB (knowledge/ sits below calculators/, so it cannot import calculators.units).
+_GIB = 2**30
 
 
 
@@ -95,7 +95,7 @@ class Gpu(Sourced):
         """Capacity in bytes: the reported figure when known, else marketed GB read as GiB (an upper bound)."""
         if not isinstance(self.memory_reported, str):
             return self.memory_reported.bytes
-        return int(self.memory_marketed_gb * GIB)
+        return int(self.memory_marketed_gb * _GIB)
 
     @property
     def memory_is_reported(self) -> bool:

@@ -10,13 +10,13 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from knowledge.common import Frozen, KnowledgeError
+from knowledge.engines import Engine, EnginesFile
 from knowledge.formats import FormatsSection
 from knowledge.gpus import GpuCatalog
-from knowledge.references import check_wizard_references
-from knowledge.wizard import WizardRules
-from knowledge.engines import Engine, EnginesFile
 from knowledge.models import ModelCatalog
 from knowledge.prices import PricesFile
+from knowledge.references import check_wizard_references
+from knowledge.wizard import WizardRules
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 M = TypeVar("M", bound=BaseModel)

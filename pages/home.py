@@ -6,11 +6,11 @@ import streamlit as st
 
 from calculators.memory.kv import raw_kv_estimate, uniform_gqa_architecture
 from calculators.simulator.request_states import request_states
+from calculators.units import GIB
 from ui import url_widgets
 from ui.links import page_link
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-GIB = 2**30
 # The product brief's worked example: 32 layers, 8 KV heads, head dim 128, 2-byte cache elements.
 EXAMPLE_MODEL = uniform_gqa_architecture(n_layers=32, n_kv_heads=8, head_dim=128)
 EXAMPLE_TOKENS = 8_192

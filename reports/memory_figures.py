@@ -9,8 +9,7 @@ import plotly.graph_objects as go
 from calculators.memory.capacity import CapacityCurve
 from calculators.memory.compare import EngineComparison
 from calculators.memory.plan import ComponentKind
-
-GIB = 2**30
+from calculators.units import GIB
 
 # Stack order (bottom to top) and colours; several component kinds share one band.
 BANDS: list[tuple[str, tuple[ComponentKind, ...], str]] = [

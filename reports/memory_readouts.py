@@ -12,10 +12,8 @@ from calculators.memory.capacity import Capacity
 from calculators.memory.compare import EngineComparison, Workload
 from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
 from calculators.model.architecture import LayerKind, ModelArchitecture
+from calculators.units import GIB, KIB, MIB
 
-GIB = 2**30
-MIB = 2**20
-KIB = 2**10
 #: Raw element size per workload cache type (block scales of q8_0/q4_0 excluded: the engines add them).
 RAW_BYTES_PER_ELEMENT = {"16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.5}
 

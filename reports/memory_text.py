@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-MIB = 2**20
-GIB = 2**30
+from calculators.units import GIB, MIB
 
 #: Engine-specific figures worth a line, in each engine's own vocabulary, when the plan has them.
 ENGINE_FIGURES = (

@@ -22,10 +22,10 @@ from calculators.model.catalog import architecture_from_catalog
 from calculators.model.hf_config import architecture_from_config, load_config_text
 from calculators.model.hf_hub import fetch_config
 from calculators.model.weights import weights_from_file_bytes
+from calculators.units import GIB
 from knowledge.loader import KnowledgeBase
 from ui import url_widgets
 
-GIB = 2**30
 MODEL_SOURCES = ["catalog", "config-json", "hf-repo", "geometry"]
 WEIGHT_SOURCES = ["precision", "file-size"]
 DEFAULT_GPU = "h100-sxm-80gb"

@@ -9,6 +9,7 @@ import streamlit as st
 
 from calculators.launch.render import render_launch_command
 from calculators.memory.compare import WORKLOAD_KEYS
+from calculators.units import GIB
 from calculators.wizard.fit_check import FitCheck
 from calculators.wizard.plans import plans_for_top_choices
 from calculators.wizard.scoring import Recommendation
@@ -16,8 +17,6 @@ from knowledge.references import resolve_reference
 from reports.memory_readouts import engine_readout
 from reports.wizard import recommendation_markdown as _markdown
 from ui.links import page_link
-
-GIB = 2**30
 
 
 def engine_names(kb) -> dict[str, str]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from knowledge.gpus import MIB, AppleWorkingSet, Gpu
+from calculators.units import MIB
+from knowledge.gpus import AppleWorkingSet, Gpu
 
 
 def apple_default_gpu_bytes(total_bytes: int, working_set: AppleWorkingSet) -> int:

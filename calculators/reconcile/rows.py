@@ -18,8 +18,8 @@ from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.reconcile.log.figures import Figure, ParsedLog
 from calculators.reconcile.result import Alternative, Prediction, ReconcileRow, Rule, judge
+from calculators.units import GIB
 
-GIB = 1 << 30
 # Stand-in device size when neither the log nor the user gives one; it only picks engine defaults
 # (vLLM batch limits, SGLang chunk sizes), never a compared figure's budget.
 _DEFAULT_DEVICE_BYTES = 80 * GIB

@@ -9,12 +9,11 @@ import pytest
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import apple_default_gpu_bytes, machine_for_gpu
+from calculators.units import GIB, MIB
 from knowledge.common import KnowledgeError
 from knowledge.gpus import NOT_SUPPORTED, GpuCatalog
 from knowledge.loader import KNOWLEDGE_DIR, load_knowledge, load_yaml_file
 
-GIB = 2**30
-MIB = 2**20
 CATALOG = load_knowledge().gpus
 REQUIRED_IDS = {
     "rtx-3090-24gb", "rtx-4090-24gb", "rtx-5090-32gb", "rtx-6000-ada-48gb", "a10g-24gb", "l4-24gb",

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 
-GIB = 1 << 30
-MIB = 1 << 20
-
 
 def gqa(n_layers: int, kv_heads: int, head_dim: int, heads: int, ctx: int, name: str = "gqa",
         moe: MoEGeometry | None = None) -> ModelArchitecture:

@@ -6,9 +6,6 @@ from calculators.reconcile.log.figures import ParsedLog
 from calculators.reconcile.log.parse import parse_startup_log
 from tests.support.paths import LOG_DIR
 
-MIB = 1024**2
-GIB = 1024**3
-
 
 def parse(name: str) -> ParsedLog:
     """Parse one stored real log (see tests/data/logs/SOURCES.md for where each was printed)."""

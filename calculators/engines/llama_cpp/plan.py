@@ -27,6 +27,7 @@ from calculators.memory.plan import (
     Result,
 )
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
+from calculators.units import MIB
 
 ENGINE_ID = "llama-cpp"
 LLAMACPP_COMMIT = "0c1e57098"
@@ -42,8 +43,6 @@ SERVER_AUTO_PARALLEL = 4  # tools/server/server.cpp:156-160: -np -1 -> 4 slots a
 FIT_MIN_CTX_TOKENS = 4096  # common/common.h:480 fit_params_min_ctx
 FIT_MARGIN_BYTES = 1024 * 1024 * 1024  # common/common.h:483 fit_params_target, per device
 RECURRENT_STATE_TYPE = "f32"  # src/llama-model.cpp:2673-2674 (GGML_TYPE_F32 for R and S)
-MIB = 1024 * 1024
-
 # Families whose llama.cpp implementation can give sliding layers their own smaller cache: the
 # src/models/*.cpp files that set swa_type (GGUF architecture names, plus Hugging Face model_type
 # spellings). Any other family keeps every token on every layer, e.g. Mistral-7B-v0.1 (llama) or

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from calculators.reconcile.log.clean import LogLine
 from calculators.reconcile.log.collect import Collector, to_int
 from calculators.reconcile.log.commandline import looks_like_command, normalise_flash, parse_command
-from calculators.reconcile.log.precision import GIB, MIB
+from calculators.units import GIB, MIB
 
 _NUM = r"(\d+(?:\.\d+)?)"
 _MEM_UNIT = r"(MiB|MB|GiB|KiB)"

@@ -34,8 +34,8 @@ from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
+from calculators.units import MIB
 
-MIB = 1 << 20
 STEP_TOKENS = 256  # mlx_lm/models/cache.py KVCache.step / RotatingKVCache.step / QuantizedKVCache.step
 ROTATING_KEEP_TOKENS = 4  # make_prompt_cache: RotatingKVCache(max_size=max_kv_size, keep=4)
 _MLX_BITS = (2, 3, 4, 5, 6, 8)  # bit widths mx.quantize accepts for affine quantization

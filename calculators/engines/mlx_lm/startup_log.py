@@ -10,7 +10,7 @@ import re
 
 from calculators.reconcile.log.clean import LogLine
 from calculators.reconcile.log.collect import Collector
-from calculators.reconcile.log.precision import GB
+from calculators.units import GB
 
 _PEAK = re.compile(r"^(?:\[batch_generate\] )?Peak memory: (\d+(?:\.\d+)?) GB")
 _CACHE_MEMORY = re.compile(r"^Cache memory: (\d+(?:\.\d+)?) GB")

@@ -18,12 +18,10 @@ from calculators.engines.llama_cpp.plan import FlashAttn, LlamaCppPlan, LlamaCpp
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import PlanNote
 from calculators.model.architecture import ModelArchitecture
+from calculators.units import GIB, MIB
 
 ENGINE_ID = "ollama"
 OLLAMA_COMMIT = "fb30760996871fa9460115c753afd2c60d4ab0f7"
-GIB = 1024**3
-MIB = 1024**2
-
 # server/routes.go:2043-2057: default num_ctx from total VRAM (each GPU's total minus OLLAMA_GPU_OVERHEAD).
 VRAM_CONTEXT_TIERS: tuple[tuple[int, int], ...] = ((47 * GIB, 262144), (23 * GIB, 32768), (0, 4096))
 # server/sched.go:507: families Ollama never runs with more than one parallel request.

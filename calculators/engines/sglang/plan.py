@@ -29,9 +29,7 @@ from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
 from calculators.model.architecture import LayerKind, ModelArchitecture
-
-GIB = 1 << 30
-MIB = 1 << 20
+from calculators.units import GIB, MIB
 
 _KV_DTYPE_BYTES: dict[str, int] = {"bfloat16": 2, "bf16": 2, "float16": 2, "fp8_e4m3": 1, "fp8_e5m2": 1}
 _MODEL_DTYPE_BYTES: dict[str, int] = {"auto": 2, "half": 2, "float16": 2, "bfloat16": 2, "float": 4, "float32": 4}

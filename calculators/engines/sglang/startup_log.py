@@ -12,7 +12,7 @@ import re
 from calculators.reconcile.log import pydump
 from calculators.reconcile.log.clean import LogLine
 from calculators.reconcile.log.collect import Collector
-from calculators.reconcile.log.precision import GIB
+from calculators.units import GIB
 
 _N = r"(\d+(?:\.\d+)?)"
 _GIB_BASIS = "SGLang divides by 2**30 although it prints 'GB'"

@@ -41,8 +41,7 @@ from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
-
-GIB = 1 << 30
+from calculators.units import GIB
 
 # vllm/config/cache.py: CacheConfig.DEFAULT_BLOCK_SIZE
 DEFAULT_BLOCK_SIZE_TOKENS = 16

@@ -13,14 +13,6 @@ from decimal import Context, Decimal, InvalidOperation, localcontext
 
 from calculators.errors import ServewiseInputError
 
-KIB = 1024
-MIB = 1024**2
-GIB = 1024**3
-KB = 1000
-MB = 1000**2
-GB = 1000**3
-
-
 def printed_decimals(printed: str) -> int:
     """Digits after the decimal point in a printed number ("4352.00" -> 2, "2,042,016" -> 0)."""
     text = printed.strip().replace(",", "")

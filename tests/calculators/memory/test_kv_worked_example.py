@@ -3,8 +3,8 @@
 import pytest
 
 from calculators.memory.kv import raw_kv_estimate, uniform_gqa_architecture
+from calculators.units import GIB
 
-GIB = 2**30
 BRIEF_MODEL = uniform_gqa_architecture(n_layers=32, n_kv_heads=8, head_dim=128)
 
 

@@ -16,9 +16,9 @@ from calculators.model.weights import (
     weights_from_safetensors_header,
     weights_per_device_tp,
 )
+from calculators.units import GIB
 from knowledge.loader import load_knowledge
 
-GIB = 2**30
 FORMATS = load_knowledge().formats
 # meta-llama/Llama-3.1-8B: 8,030,261,248 parameters (the count its model card and config imply:
 # 32 layers, hidden 4096, intermediate 14336, 8 KV heads, vocab 128256, untied embeddings).

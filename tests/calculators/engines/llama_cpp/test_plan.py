@@ -19,9 +19,8 @@ from calculators.engines.llama_cpp.plan import (
 )
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.units import GIB
 from tests.support.model_geometries import DEEPSEEK_V2_LITE, GEMMA3_27B, LLAMA3_8B
-
-GIB = 1024**3
 
 
 def test_server_defaults_give_four_slots_sharing_the_trained_context():

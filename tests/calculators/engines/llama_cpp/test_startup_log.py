@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
-from tests.support.startup_log import GIB, MIB, one, parse, values
+from calculators.units import GIB, MIB
+from tests.support.startup_log import one, parse, values
 
 
 def test_gpt_oss_on_eight_cann_devices_with_sliding_window_caches():

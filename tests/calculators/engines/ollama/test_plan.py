@@ -20,10 +20,8 @@ from calculators.engines.ollama.plan import (
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
+from calculators.units import GIB, MIB
 from tests.support.model_geometries import LLAMA31_8B
-
-GIB = 1024**3
-MIB = 1024**2
 
 
 @pytest.mark.parametrize(

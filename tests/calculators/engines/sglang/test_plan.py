@@ -13,7 +13,8 @@ from calculators.engines.sglang.plan import (
 )
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from tests.support.servers_archs import GIB, MIB, gqa, interleaved, mla
+from calculators.units import GIB, MIB
+from tests.support.servers_archs import gqa, interleaved, mla
 
 # nvidia-smi totals (MiB), which SGLang reads for its automatic rules (shared/research/hardware.md table)
 H100 = Machine(device_memory_bytes=81559 * MIB)

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from calculators.reconcile.log.clean import clean_line
 from calculators.reconcile.log.figures import ParsedLog
 from calculators.reconcile.log.parse import parse_startup_log
-from tests.support.startup_log import LOG_DIR, MIB
+from calculators.units import MIB
+from tests.support.startup_log import LOG_DIR
 
 REAL_LOGS = {path.name: path.read_text(encoding="utf-8") for path in sorted(LOG_DIR.glob("*.log"))}
 _FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,14 +8,13 @@ from hypothesis import strategies as st
 
 from calculators.errors import ServewiseInputError
 from calculators.reconcile.log.precision import (
-    GIB,
-    MIB,
     consistent,
     printed_decimals,
     printed_to_units,
     ratio_interval,
     units_interval,
 )
+from calculators.units import GIB, MIB
 
 
 def test_decimals_as_printed():

@@ -5,7 +5,8 @@ Each file is cited in tests/data/logs/SOURCES.md; the comment on each test names
 
 from __future__ import annotations
 
-from tests.support.startup_log import GIB, MIB, one, parse, values
+from calculators.units import GIB, MIB
+from tests.support.startup_log import one, parse, values
 
 # ---------------------------------------------------------------- Ollama
 
