@@ -10,9 +10,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from calculators.engines import ENGINE_IDS
 from calculators.hardware.catalog import machine_for_gpu
 from calculators.memory.capacity import capacity_curve, context_grid
-from calculators.memory.compare import ENGINES, ComparisonInputs, Workload
+from calculators.memory.compare import ComparisonInputs, Workload
 from calculators.model.catalog import architecture_from_catalog
 from calculators.units import GIB
 from knowledge.loader import load_knowledge
@@ -33,7 +34,7 @@ def main() -> int:
     }
     contexts = context_grid(arch.max_context_tokens, GRID, min_tokens=256)
     print(f"{GRID} contexts x up to {GRID} sequences, {arch.name}, budget {BUDGET_MS:.0f} ms per engine")
-    for engine in ENGINES:
+    for engine in ENGINE_IDS:
         machine_id = "m4-max-40c-128gb" if engine == "mlx-lm" else "h100-sxm-80gb"
         inputs = ComparisonInputs(arch, machines[machine_id], weights_bytes)
         start = time.perf_counter()

@@ -4,11 +4,10 @@ import shlex
 
 import streamlit as st
 
+from calculators.engines import ENGINE_IDS, ENGINES
 from calculators.launch.render import render_launch_command
 from calculators.memory.capacity import context_grid, most_sequences
 from calculators.memory.compare import (
-    ENGINES,
-    WORKLOAD_KEYS,
     ComparisonInputs,
     EngineNotApplicable,
     valid_tensor_parallel_sizes,
@@ -71,7 +70,7 @@ st.markdown("**Engine settings** — the workload fills each engine's context an
             "these change the rest.")
 pasted = read_launch_command(kb)
 overrides: dict[str, dict] = {}
-for engine, column in zip(ENGINES, st.columns(len(ENGINES)), strict=True):
+for engine, column in zip(ENGINE_IDS, st.columns(len(ENGINE_IDS)), strict=True):
     with column, st.expander(engine):
         overrides[engine] = read_engine_knobs(kb, engine)
         if not isinstance(workload, str):
@@ -173,7 +172,7 @@ st.caption(f"Capped at {CURVE_SEQUENCES_LIMIT} sequences. Memory capacity only: 
 # ---- each engine in its own words --------------------------------------------------------------------------------
 st.header("Each engine in its own words")
 commands: dict[str, str] = {}
-for row, tab in zip(rows, st.tabs(list(ENGINES)), strict=True):
+for row, tab in zip(rows, st.tabs(list(ENGINE_IDS)), strict=True):
     with tab:
         if row.plan is None:
             st.info(row.not_applicable or row.error, icon=":material/block:")
@@ -185,8 +184,7 @@ for row, tab in zip(rows, st.tabs(list(ENGINES)), strict=True):
         for note in plan.notes:
             st.caption(f":material/info: {note.message}")
         rendered = render_launch_command(row.engine, row.settings,
-                                         "model.gguf" if row.engine == "llama-cpp" else model.model_ref,
-                                         always=WORKLOAD_KEYS[row.engine])
+                                         ENGINES[row.engine].model_file or model.model_ref)
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in rendered.env.items())
         commands[row.engine] = (env + " " if env else "") + shlex.join(rendered.words)
         st.code(commands[row.engine], language="bash", wrap_lines=True)
@@ -198,17 +196,21 @@ st.header("Several GPUs")
 degrees = valid_tensor_parallel_sizes(arch, max(machine.n_devices, 8))
 st.markdown(f"Tensor-parallel degrees that split this model's {arch.n_heads} attention heads evenly: "
             f"**{', '.join(map(str, degrees))}** (vLLM and SGLang refuse others).")
-if machine.n_devices > 1 and "vllm" in ENGINES and rows[ENGINES.index("vllm")].plan is not None:
+replicas_engine = next((e for e in ENGINES.values() if e.replica_study_key), None)
+replicas_row = next((r for r in rows if replicas_engine and r.engine == replicas_engine.id), None)
+if machine.n_devices > 1 and replicas_row is not None and replicas_row.plan is not None:
     options = []
+    tp_key, name = replicas_engine.replica_study_key, replicas_engine.display_name
     for tp in [d for d in degrees if machine.n_devices % d == 0]:
         replicas = machine.n_devices // tp
         per_tp = ComparisonInputs(arch, machine, weights.bytes,
-                                  {**overrides, "vllm": {**overrides.get("vllm", {}), "tensor_parallel_size": tp}})
-        per_replica = most_sequences(per_tp, "vllm", workload, SEQUENCES_LIMIT) or 0
+                                  {**overrides, replicas_row.engine: {**overrides.get(replicas_row.engine, {}),
+                                                                      tp_key: tp}})
+        per_replica = most_sequences(per_tp, replicas_row.engine, workload, SEQUENCES_LIMIT) or 0
         options.append({
             "layout": f"{replicas} replica(s) x TP {tp}",
             "weights per GPU": human_bytes(weights.bytes / tp) if weights.bytes else "unknown",
-            "sequences per replica (vLLM)": per_replica,
+            f"sequences per replica ({name})": per_replica,
             "sequences in all": per_replica * replicas,
         })
     st.markdown(markdown_table(options))
@@ -223,7 +225,7 @@ else:
 st.header("Offload to host RAM (llama.cpp, Ollama)")
 offloaded = []
 for row in rows:
-    if row.engine in ("llama-cpp", "ollama") and row.plan is not None:
+    if row.plan is not None and getattr(row.plan, "devices", None) is not None:
         st.markdown(f"**{row.engine}**: -ngl {row.plan.n_gpu_layers} of {arch.n_layers + 1} layers on the GPU(s)")
         st.markdown(markdown_table(offload_rows(row)))
         offloaded += [row.engine for d in row.plan.devices if d.device == "host" and d.repeating_layers]

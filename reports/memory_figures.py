@@ -6,6 +6,7 @@ import math
 
 import plotly.graph_objects as go
 
+from calculators.engines import ENGINES
 from calculators.memory.capacity import CapacityCurve
 from calculators.memory.compare import EngineComparison
 from calculators.memory.plan import ComponentKind
@@ -19,8 +20,7 @@ BANDS: list[tuple[str, tuple[ComponentKind, ...], str]] = [
     ("Reserved, unused", (ComponentKind.RESERVED,), "#bab0ac"),
     ("Free", (ComponentKind.FREE,), "#d4ecd0"),
 ]
-ENGINE_COLOURS = {"ollama": "#1b9e77", "llama-cpp": "#d95f02", "vllm": "#7570b3", "sglang": "#e7298a",
-                  "mlx-lm": "#66a61e"}
+ENGINE_COLOURS = {engine.id: engine.colour for engine in ENGINES.values()}
 
 
 def band_gib(row: EngineComparison) -> dict[str, float]:

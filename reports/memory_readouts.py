@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import singledispatch
 from typing import Any
 
+from calculators.engines.llama_cpp.plan import LlamaCppPlan
+from calculators.engines.mlx_lm.plan import MlxLmPlan
+from calculators.engines.ollama.plan import OllamaPlan
+from calculators.engines.sglang.plan import SglangPlan
+from calculators.engines.vllm.plan import VllmPlan
 from calculators.memory.capacity import Capacity
 from calculators.memory.compare import EngineComparison, Workload
 from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
+from calculators.memory.plan import MemoryPlan
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.units import GIB, KIB, MIB
 
@@ -115,56 +122,75 @@ def _g(n: float) -> str:
 
 def engine_readout(row: EngineComparison) -> list[str]:
     """The engine's own start-up figures, in its vocabulary (Markdown lines)."""
-    p = row.plan
-    if p is None:
-        return []
-    if row.engine == "vllm":
-        return [
-            f"Available KV cache memory: **{_g(p.available_kv_cache_bytes)}**",
-            f"GPU KV cache size: **{p.kv_tokens:,} tokens** ({p.num_gpu_blocks:,} blocks of {p.block_size})",
-            f"Maximum concurrency for {p.max_model_len:,} tokens per request: **{p.max_concurrency:.2f}x**",
-            f"max_num_seqs {p.max_num_seqs} · max_num_batched_tokens {p.max_num_batched_tokens:,} · "
-            f"kv_cache_dtype {p.kv_cache_dtype} · TP {p.tensor_parallel_size} x PP {p.pipeline_parallel_size}",
-        ]
-    if row.engine == "sglang":
-        auto = " (automatic)" if p.mem_fraction_static_is_auto else ""
-        lines = [
-            f"mem_fraction_static: **{p.mem_fraction_static}**{auto}",
-            f"max_total_num_tokens: **{p.max_total_num_tokens:,}** · max_running_requests: "
-            f"**{p.max_running_requests:,}** · context_len {p.context_len:,}",
-            f"KV Cache is allocated. #tokens: {p.max_total_num_tokens:,}, K size: {p.k_bytes / GIB:.2f} GB, "
-            f"V size: {p.v_bytes / GIB:.2f} GB (SGLang's 'GB' divides by 2^30)",
-            f"chunked_prefill_size {p.chunked_prefill_size} · cuda_graph_max_bs {p.cuda_graph_max_bs} · "
-            f"page_size {p.page_size}",
-        ]
-        return lines
-    if row.engine == "mlx-lm":
-        ws = _g(p.working_set_bytes) if p.working_set_bytes else "unknown"
-        kv = f"quantized to {p.kv_bits} bits" if p.quantized else "not quantized"
-        return [
-            f"Cache slots per layer and sequence: **{p.allocated_tokens:,}** (grows in {p.step_tokens}-token steps)",
-            f"{p.n_sequences} sequence(s) · KV {kv} · max_kv_size: {p.max_kv_size_behaviour}",
-            f"GPU working set: {ws} ({p.working_set_basis})",
-        ]
-    if row.engine in ("llama-cpp", "ollama"):
-        lines = []
-        if row.engine == "ollama":
-            lines.append(f"Effective llama-server -c: **{p.effective_ctx_size:,}** = num_ctx {p.per_request_context:,}"
-                         f" x OLLAMA_NUM_PARALLEL {p.effective_parallel} (-np)")
-            lines.append(f"Ollama's own estimate: {_g(p.predicted_for_load_bytes)} against {_g(p.available_bytes)} "
-                         f"available · {'fits' if p.fits_preflight else 'fails'} its pre-flight check · "
-                         f"{'one GPU' if p.single_gpu else 'split over GPUs'}")
-        lines.append(f"-c {p.n_ctx:,} over -np {p.n_seq} slots: each slot holds **{p.n_ctx_slot:,} tokens** "
-                     "(ctx-size / parallel, never ctx-size per slot)")
-        for cache in p.caches:
-            lines.append(f"llama_kv_cache ({cache.name}): size = {cache.total_bytes / MIB:,.2f} MiB "
-                         f"({cache.cells:,} cells, {cache.layers} layers, {cache.seqs} seqs), "
-                         f"K ({cache.type_k}): {cache.k_bytes / MIB:,.2f} MiB, V ({cache.type_v}): "
-                         f"{cache.v_bytes / MIB:,.2f} MiB")
-        lines.append(f"-ngl {p.n_gpu_layers} · flash attention {p.flash_attn.value} · "
-                     f"{'unified KV' if p.kv_unified else str(p.n_stream) + ' KV streams'}")
-        return lines
+    return [] if row.plan is None else plan_readout(row.plan)
+
+
+@singledispatch
+def plan_readout(p: MemoryPlan) -> list[str]:
+    """The plan's own start-up figures in its engine's vocabulary; each engine's plan type registers one."""
     return []
+
+
+@plan_readout.register
+def _(p: VllmPlan) -> list[str]:
+    return [
+        f"Available KV cache memory: **{_g(p.available_kv_cache_bytes)}**",
+        f"GPU KV cache size: **{p.kv_tokens:,} tokens** ({p.num_gpu_blocks:,} blocks of {p.block_size})",
+        f"Maximum concurrency for {p.max_model_len:,} tokens per request: **{p.max_concurrency:.2f}x**",
+        f"max_num_seqs {p.max_num_seqs} · max_num_batched_tokens {p.max_num_batched_tokens:,} · "
+        f"kv_cache_dtype {p.kv_cache_dtype} · TP {p.tensor_parallel_size} x PP {p.pipeline_parallel_size}",
+    ]
+
+
+@plan_readout.register
+def _(p: SglangPlan) -> list[str]:
+    auto = " (automatic)" if p.mem_fraction_static_is_auto else ""
+    return [
+        f"mem_fraction_static: **{p.mem_fraction_static}**{auto}",
+        f"max_total_num_tokens: **{p.max_total_num_tokens:,}** · max_running_requests: "
+        f"**{p.max_running_requests:,}** · context_len {p.context_len:,}",
+        f"KV Cache is allocated. #tokens: {p.max_total_num_tokens:,}, K size: {p.k_bytes / GIB:.2f} GB, "
+        f"V size: {p.v_bytes / GIB:.2f} GB (SGLang's 'GB' divides by 2^30)",
+        f"chunked_prefill_size {p.chunked_prefill_size} · cuda_graph_max_bs {p.cuda_graph_max_bs} · "
+        f"page_size {p.page_size}",
+    ]
+
+
+@plan_readout.register
+def _(p: MlxLmPlan) -> list[str]:
+    ws = _g(p.working_set_bytes) if p.working_set_bytes else "unknown"
+    kv = f"quantized to {p.kv_bits} bits" if p.quantized else "not quantized"
+    return [
+        f"Cache slots per layer and sequence: **{p.allocated_tokens:,}** (grows in {p.step_tokens}-token steps)",
+        f"{p.n_sequences} sequence(s) · KV {kv} · max_kv_size: {p.max_kv_size_behaviour}",
+        f"GPU working set: {ws} ({p.working_set_basis})",
+    ]
+
+
+@plan_readout.register
+def _(p: LlamaCppPlan) -> list[str]:
+    lines = [f"-c {p.n_ctx:,} over -np {p.n_seq} slots: each slot holds **{p.n_ctx_slot:,} tokens** "
+             "(ctx-size / parallel, never ctx-size per slot)"]
+    for cache in p.caches:
+        lines.append(f"llama_kv_cache ({cache.name}): size = {cache.total_bytes / MIB:,.2f} MiB "
+                     f"({cache.cells:,} cells, {cache.layers} layers, {cache.seqs} seqs), "
+                     f"K ({cache.type_k}): {cache.k_bytes / MIB:,.2f} MiB, V ({cache.type_v}): "
+                     f"{cache.v_bytes / MIB:,.2f} MiB")
+    lines.append(f"-ngl {p.n_gpu_layers} · flash attention {p.flash_attn.value} · "
+                 f"{'unified KV' if p.kv_unified else str(p.n_stream) + ' KV streams'}")
+    return lines
+
+
+@plan_readout.register
+def _(p: OllamaPlan) -> list[str]:
+    return [
+        f"Effective llama-server -c: **{p.effective_ctx_size:,}** = num_ctx {p.per_request_context:,}"
+        f" x OLLAMA_NUM_PARALLEL {p.effective_parallel} (-np)",
+        f"Ollama's own estimate: {_g(p.predicted_for_load_bytes)} against {_g(p.available_bytes)} "
+        f"available · {'fits' if p.fits_preflight else 'fails'} its pre-flight check · "
+        f"{'one GPU' if p.single_gpu else 'split over GPUs'}",
+        *plan_readout.dispatch(LlamaCppPlan)(p),
+    ]
 
 
 def offload_rows(row: EngineComparison) -> list[dict[str, Any]]:

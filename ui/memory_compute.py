@@ -11,8 +11,9 @@ import json
 
 import streamlit as st
 
+from calculators.engines import ENGINE_IDS
 from calculators.memory.capacity import capacity, capacity_curve
-from calculators.memory.compare import ENGINES, ComparisonInputs, compare_engines
+from calculators.memory.compare import ComparisonInputs, compare_engines
 
 
 def _inputs_key(inputs: ComparisonInputs) -> tuple:
@@ -25,6 +26,6 @@ def _inputs_key(inputs: ComparisonInputs) -> tuple:
 def analyse(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: tuple[int, ...], curve_limit: int):
     """Side-by-side plans, per-engine capacity and capacity curves for one input state."""
     rows = compare_engines(inputs, workload)
-    capacities = [capacity(inputs, engine, workload, sequences_limit) for engine in ENGINES]
-    curves = [capacity_curve(inputs, engine, workload, list(contexts), curve_limit) for engine in ENGINES]
+    capacities = [capacity(inputs, engine, workload, sequences_limit) for engine in ENGINE_IDS]
+    curves = [capacity_curve(inputs, engine, workload, list(contexts), curve_limit) for engine in ENGINE_IDS]
     return rows, capacities, curves

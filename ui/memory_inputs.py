@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from calculators.engines import adapter
 from calculators.errors import LaunchCommandError, ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu
 from calculators.hardware.machine import Machine
@@ -211,38 +212,6 @@ def read_workload() -> Workload | str:
         return str(exc)
 
 
-# Per-engine knobs the page offers besides the workload: (key, label, kind). kind "int"/"float" bind the
-# field's default; "int0"/"float0" use 0 for "unset (engine decides)"; "choice:a,b,c" a radio.
-ENGINE_KNOBS: dict[str, list[tuple[str, str, str]]] = {
-    "llama-cpp": [
-        ("n_gpu_layers", "-ngl GPU layers (-1 = all that fit)", "int"),
-        ("flash_attn", "-fa flash attention", "choice:auto,on,off"),
-        ("kv_unified", "-kvu one KV buffer shared by all slots", "choice:auto,on,off"),
-    ],
-    "ollama": [
-        ("num_gpu", "num_gpu layers (-1 = automatic)", "int"),
-        ("gpu_overhead", "OLLAMA_GPU_OVERHEAD (bytes)", "int"),
-    ],
-    "vllm": [
-        ("gpu_memory_utilization", "--gpu-memory-utilization", "float"),
-        ("tensor_parallel_size", "--tensor-parallel-size (-tp)", "int"),
-        ("pipeline_parallel_size", "--pipeline-parallel-size (-pp)", "int"),
-        ("block_size", "--block-size (0 = engine default)", "int0"),
-        ("max_num_batched_tokens", "--max-num-batched-tokens (0 = engine default)", "int0"),
-    ],
-    "sglang": [
-        ("mem_fraction_static", "--mem-fraction-static (0 = automatic)", "float0"),
-        ("tp_size", "--tp-size", "int"),
-        ("page_size", "--page-size", "int"),
-    ],
-    "mlx-lm": [
-        ("max_kv_size", "--max-kv-size (0 = unbounded)", "int0"),
-        ("kv_group_size", "--kv-group-size", "int"),
-    ],
-}
-SHORT_KEYS = {"llama-cpp": "lcpp", "ollama": "ollama", "vllm": "vllm", "sglang": "sglang", "mlx-lm": "mlx"}
-
-
 def _knob_help(kb: KnowledgeBase, engine: str, key: str) -> str | None:
     """The knowledge base's description of a knob: name, what it controls, default and source."""
     entry = next((e for e in kb.engines if e.id == engine), None)
@@ -257,11 +226,13 @@ def read_engine_knobs(kb: KnowledgeBase, engine: str) -> dict[str, Any]:
     """Widgets for one engine's own knobs; returns only the values that differ from the engine's defaults."""
     fields = settings_class(engine).model_fields
     overrides: dict[str, Any] = {}
-    for key, label, kind in ENGINE_KNOBS[engine]:
+    spec = adapter(engine)
+    for knob in spec.memory_knobs:
+        key, label, kind = knob.key, knob.label, knob.kind
         if key not in fields:
             continue
         default = fields[key].default
-        widget_key = f"mem_{SHORT_KEYS[engine]}_{key}"
+        widget_key = f"mem_{spec.short_key}_{key}"
         if kind.startswith("choice:"):
             options = kind.split(":", 1)[1].split(",")
             shown = {None: "auto", True: "on", False: "off"}.get(default, getattr(default, "value", default))

@@ -11,10 +11,9 @@ import re
 import pandas as pd
 import streamlit as st
 
+from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
 from calculators.reconcile.check import (
-    GEOMETRY_IN_LOG,
-    UNCHECKED_ENGINES,
     parse_overrides,
     reconcile_log,
     resolve_gpu,
@@ -66,7 +65,8 @@ def _log_text(key_prefix: str) -> str:
 
 def _model_inputs(kb, parsed: ParsedLog, key_prefix: str) -> tuple[str, str, str, str]:
     """(catalog model id or 'none', pasted config.json, GPU id or 'none', extra settings text)."""
-    needs_model = parsed.engine not in GEOMETRY_IN_LOG and parsed.engine not in UNCHECKED_ENGINES
+    spec = ENGINES.get(parsed.engine or "")
+    needs_model = not (spec and (spec.geometry_in_log or spec.not_compared_reason))
     with st.expander("Model, GPU and settings the log does not show", expanded=needs_model):
         if needs_model:
             st.info("This engine's log does not state the model geometry: pick a catalog model or paste its "

@@ -8,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from calculators.launch.render import render_launch_command
-from calculators.memory.compare import WORKLOAD_KEYS
 from calculators.units import GIB
 from calculators.wizard.fit_check import FitCheck
 from calculators.wizard.plans import plans_for_top_choices
@@ -128,7 +127,7 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
             held = "holds" if row.holds else "does not hold"
             st.markdown(f"This plan **{held}** the whole workload on the GPU(s).")
             st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
-            command = render_launch_command(plan.engine, row.settings, plan.model_ref, always=WORKLOAD_KEYS[plan.engine])
+            command = render_launch_command(plan.engine, row.settings, plan.model_ref)
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in command.env.items())
             st.code((env + " " if env else "") + shlex.join(command.words), language="bash", wrap_lines=True)
     if not page_link("pages/memory.py", label="Open this model and machine on the memory page",

@@ -62,41 +62,22 @@ def _program_words(tokens: list[str]) -> list[str]:
 
 def detect_engine(tokens: list[str]) -> tuple[str, int]:
     """Which engine a tokenised command starts, and the index where its own arguments begin."""
+    from calculators.engines import ENGINES
+
     words = _program_words(tokens)
     if not words:
         raise LaunchCommandError("the launch command is empty")
     program = words[0]
     second = words[1] if len(words) > 1 else ""
+    for engine in ENGINES.values():
+        start = engine.command_start(program, second)
+        if start is not None:
+            return engine.id, start
     if program.startswith("python"):
-        module = second
-        if module.startswith("vllm"):
-            return "vllm", 3
-        if module.startswith("sglang"):
-            return "sglang", 3
-        if module.startswith("mlx_lm"):
-            return "mlx-lm", 3
-        if module.startswith("llama_cpp"):
-            raise LaunchCommandError("llama-cpp-python's server is not modelled; paste a llama-server command")
-        raise LaunchCommandError(f"'python -m {module}' is not a launcher servewise knows")
-    if program in ("llama-server", "llama-cli", "llama-bench"):
-        return "llama-cpp", 1
-    if program == "ollama":
-        if second not in ("serve", "run", "start"):
-            raise LaunchCommandError("an Ollama launch command is 'ollama serve' (settings come from OLLAMA_* variables)")
-        return "ollama", 2
-    if program == "vllm":
-        if second != "serve":
-            raise LaunchCommandError("a vLLM launch command is 'vllm serve MODEL [flags]'")
-        return "vllm", 2
-    if program == "sglang":
-        return "sglang", 2 if second == "serve" else 1
-    if program in ("mlx_lm.server", "mlx_lm.generate", "mlx_lm.chat"):
-        return "mlx-lm", 1
-    if program == "mlx_lm":
-        return "mlx-lm", 2
+        raise LaunchCommandError(f"'python -m {second}' is not a launcher servewise knows")
+    examples = [engine.launch_example for engine in ENGINES.values()]
     raise LaunchCommandError(
-        f"'{tokens[0]}' is not a launcher servewise knows; start with llama-server, ollama serve, vllm serve, "
-        "python -m sglang.launch_server or mlx_lm.server"
+        f"'{tokens[0]}' is not a launcher servewise knows; start with {', '.join(examples[:-1])} or {examples[-1]}"
     )
 
 

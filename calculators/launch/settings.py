@@ -11,14 +11,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
-from calculators.engines.registry import ENGINE_MODULES
+from calculators.engines import ENGINES
 from calculators.errors import LaunchCommandError
 from calculators.launch.command import EngineCommandSyntax, FlagSpec, parse_launch_command
-
-#: Engines whose command takes the model as a positional argument (`vllm serve MODEL`).
-POSITIONAL_MODEL_ENGINES = frozenset({"vllm"})
-#: How a bare boolean switch is read when the knob's values are words rather than true/false.
-SWITCH_VALUES = {"flash_attn": "on"}
 
 
 @dataclass
@@ -37,6 +32,8 @@ def command_syntaxes(kb) -> dict[str, EngineCommandSyntax]:
     """Flag vocabulary per engine, built from every knob's flags, negations and environment variables."""
     syntaxes = {}
     for engine in kb.engines:
+        spec = ENGINES.get(engine.id)
+        switch_values = spec.switch_values if spec else {}
         specs = tuple(
             FlagSpec(
                 key=knob.key,
@@ -44,7 +41,7 @@ def command_syntaxes(kb) -> dict[str, EngineCommandSyntax]:
                 env=knob.env[0] if knob.env else None,
                 takes_value=knob.takes_value,
                 negation_flags=knob.negative_flags,
-                switch_value=SWITCH_VALUES.get(knob.key, "true"),
+                switch_value=switch_values.get(knob.key, "true"),
             )
             for knob in engine.knobs
         )
@@ -52,7 +49,7 @@ def command_syntaxes(kb) -> dict[str, EngineCommandSyntax]:
             FlagSpec(key=knob.key, env=env) for knob in engine.knobs for env in knob.env[1:]
         )
         syntaxes[engine.id] = EngineCommandSyntax(
-            engine.id, specs + extra_env, positional_model=engine.id in POSITIONAL_MODEL_ENGINES
+            engine.id, specs + extra_env, positional_model=bool(spec and spec.positional_model)
         )
     return syntaxes
 
@@ -71,7 +68,7 @@ def settings_from_command(command: str, kb) -> LaunchSettings:
     """
     syntaxes = command_syntaxes(kb)
     parsed = parse_launch_command(command, syntaxes)
-    module = ENGINE_MODULES.get(parsed.engine)
+    module = ENGINES.get(parsed.engine)
     if module is None:
         raise LaunchCommandError(f"servewise has no memory model for engine '{parsed.engine}'")
     fields = module.settings_type.model_fields

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from math import floor
 
-from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES
+from calculators.engines import adapter
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.compare import (
-    WORKLOAD_KEYS,
     ComparisonInputs,
     EngineNotApplicable,
     Workload,
@@ -26,7 +24,6 @@ from calculators.memory.compare import (
     engine_settings,
     plan_holds,
     run_plan,
-    settings_class,
     workload_settings,
 )
 from calculators.memory.plan import ComponentKind, MemoryPlan
@@ -50,47 +47,33 @@ def _free_bytes(plan: MemoryPlan, machine: Machine) -> int:
     return sum(c.bytes for c in plan.components if c.kind is ComponentKind.FREE)
 
 
+def _free_bytes_guess(count: int, plan: MemoryPlan, machine: Machine) -> int:
+    """`count` (sequences or context tokens) scaled by the bytes the plan leaves (or misses, when negative)
+    against its cache bytes."""
+    gpus = [d for d in getattr(plan, "devices", None) or [] if d.device != "host" and d.kv_cache_bytes]
+    if gpus and len(gpus) == machine.n_devices:
+        # layers are split over every GPU: the GPU that runs out first decides
+        return count + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0))
+                           * count // d.kv_cache_bytes for d in gpus)
+    if gpus or plan.device_capacity_bytes is None:
+        return count + _free_bytes(plan, machine) * count // max(plan.kv_cache_bytes, 1)
+    return count + (plan.device_capacity_bytes - plan.used_bytes) * count // max(plan.kv_cache_bytes, 1)
+
+
 def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
     """Guess of the most sequences at this context from a plan made for `workload.sequences` of them.
 
     Engines that report capacity answer directly (vLLM's concurrency, SGLang's pool); the others add the
-    sequences the remaining (or missing, when negative) bytes are worth at this plan's bytes per sequence.
+    sequences the remaining (or missing, when negative) bytes are worth at this plan's bytes per sequence,
+    within any limit the engine adds (Ollama's load headroom).
     """
-    ctx, n = workload.context_tokens, workload.sequences
-    if engine == "vllm":
-        return floor(plan.max_concurrency)
-    if engine == "sglang":
-        return plan.max_total_num_tokens // ctx
-    gpus = [d for d in getattr(plan, "devices", None) or [] if d.device != "host" and d.kv_cache_bytes]
-    if gpus and len(gpus) == machine.n_devices:
-        # layers are split over every GPU: the GPU that runs out first decides
-        guess = n + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0))
-                        * n // d.kv_cache_bytes for d in gpus)
-    elif gpus or plan.device_capacity_bytes is None:
-        guess = n + _free_bytes(plan, machine) * n // max(plan.kv_cache_bytes, 1)
-    else:
-        guess = n + (plan.device_capacity_bytes - plan.used_bytes) * n // max(plan.kv_cache_bytes, 1)
-    if engine == "ollama":
-        # Ollama's own pre-flight estimate (file + an f16 KV guess) must stay within its load headroom too;
-        # Ollama spreads a model over every GPU once it no longer fits one
-        from calculators.engines.ollama.plan import LOAD_HEADROOM_PERCENT
-
-        kv_guess = max(plan.predicted_vram_bytes - (plan.weights_bytes or 0), 1)
-        room = plan.available_bytes * machine.n_devices * LOAD_HEADROOM_PERCENT // 100 - plan.predicted_for_load_bytes
-        guess = min(guess, n + room * n // kv_guess)
+    spec = adapter(engine)
+    if spec.sequences_guess is not None:
+        return spec.sequences_guess(plan, workload, machine)
+    guess = _free_bytes_guess(workload.sequences, plan, machine)
+    if spec.clamp_sequences_guess is not None:
+        guess = spec.clamp_sequences_guess(guess, plan, workload, machine)
     return guess
-
-
-#: Engines whose first guess is the engine's own answer: vLLM's "Maximum concurrency" depends on the context
-#: only (max_num_seqs, which the search sets to the sequence count, changes no block).
-_EXACT_SEQUENCE_GUESS = frozenset({"vllm"})
-#: Engines whose guess is checked once and searched around only if it does not hold: SGLang's is its own pool
-#: divided by the context; llama.cpp's and MLX LM's divide free bytes by a per-sequence cache that does not
-#: change with the sequence count (the llama.cpp guess matched the full search at all 150 points of a
-#: 25-context grid over three catalog models on one and two H100s). A guess that holds but is low would
-#: under-report by the difference; none was seen. Ollama's is not trusted: its pre-flight surcharge grows
-#: with the batch, so its guess runs high.
-_TRUSTED_SEQUENCE_GUESS = frozenset({"sglang", "llama-cpp", "mlx-lm"})
 
 
 def _context_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
@@ -99,25 +82,12 @@ def _context_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: M
     Engines that report a token pool divide it by the sequences; the others scale the context by the bytes
     the plan leaves (or misses, when negative) against its cache bytes.
     """
-    ctx, n = workload.context_tokens, workload.sequences
-    if engine == "vllm":
-        return plan.kv_tokens // n if plan.refusal is None else (plan.estimated_max_model_len or 1) // n
-    if engine == "sglang":
-        return plan.max_total_num_tokens // n
-    gpus = [d for d in getattr(plan, "devices", None) or [] if d.device != "host" and d.kv_cache_bytes]
-    if gpus and len(gpus) == machine.n_devices:
-        guess = ctx + min((machine.device_memory_bytes - d.kv_cache_bytes - (d.weights_bytes or 0))
-                          * ctx // d.kv_cache_bytes for d in gpus)
-    elif gpus or plan.device_capacity_bytes is None:
-        guess = ctx + _free_bytes(plan, machine) * ctx // max(plan.kv_cache_bytes, 1)
-    else:
-        guess = ctx + (plan.device_capacity_bytes - plan.used_bytes) * ctx // max(plan.kv_cache_bytes, 1)
-    if engine == "ollama":
-        from calculators.engines.ollama.plan import LOAD_HEADROOM_PERCENT
-
-        kv_guess = max(plan.predicted_vram_bytes - (plan.weights_bytes or 0), 1)
-        room = plan.available_bytes * machine.n_devices * LOAD_HEADROOM_PERCENT // 100 - plan.predicted_for_load_bytes
-        guess = min(guess, plan.per_request_context + room * plan.per_request_context // kv_guess)
+    spec = adapter(engine)
+    if spec.context_guess is not None:
+        return spec.context_guess(plan, workload, machine)
+    guess = _free_bytes_guess(workload.context_tokens, plan, machine)
+    if spec.clamp_context_guess is not None:
+        guess = spec.clamp_context_guess(guess, plan, workload, machine)
     return guess
 
 
@@ -168,25 +138,14 @@ class _Prober:
     def __init__(self, inputs: ComparisonInputs, engine: str, workload: Workload):
         self.inputs, self.engine, self.workload = inputs, engine, workload
         kept = dict(inputs.overrides.get(engine) or {})
-        for key in WORKLOAD_KEYS[engine]:
+        spec = adapter(engine)
+        for key in spec.workload_keys:
             kept.pop(key, None)
-        self.gpu_margin_bytes = 0
-        machine = inputs.machine
-        no_host_room = machine.unified_memory or machine.host_ram_bytes is None
-        fields = settings_class(engine).model_fields
-        if engine == "llama-cpp" and no_host_room:
-            # Without host RAM to count, a layer --fit moves off the GPU means the workload is not held, so the
-            # search plans without --fit (several times faster) and asks for what --fit keeps free instead:
-            # with -ngl auto, --fit leaves every layer on the GPUs only while each keeps its margin.
-            fit_on = kept.get("fit", fields["fit"].default)
-            if fit_on and kept.get("n_gpu_layers", fields["n_gpu_layers"].default) == -1:
-                self.gpu_margin_bytes = FIT_MARGIN_BYTES
-            kept["fit"] = False
-        elif engine == "ollama" and no_host_room and kept.get("num_gpu", fields["num_gpu"].default) == -1:
-            # Ollama's llama-server runs --fit with -ngl auto; asking for every layer (num_gpu = blocks + 1)
-            # plans the same memory without --fit's layer search, and the margin stands in for it as above.
-            kept["num_gpu"] = inputs.arch.n_layers + 1
-            self.gpu_margin_bytes = FIT_MARGIN_BYTES
+        # Some engines plan a search faster with other settings that keep the same memory (llama.cpp without
+        # --fit), asking for the margin those settings would have kept free instead.
+        search = spec.capacity_search(kept, inputs.arch, inputs.machine) if spec.capacity_search else None
+        self.gpu_margin_bytes = search.gpu_margin_bytes if search else 0
+        kept = search.overrides if search else kept
         self.overrides = kept
         self.plans = 0
         self._held: dict[tuple[int, int], bool] = {}
@@ -265,7 +224,8 @@ def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int |
         return 0
     high = max(1, limit if below is None else min(limit, below))
     guess = min(max(_sequences_guess(prober.engine, plan, one, prober.inputs.machine), 1), high)
-    if prober.engine in _EXACT_SEQUENCE_GUESS:
+    quality = adapter(prober.engine).sequences_guess_quality
+    if quality == "exact":
         return guess
     for _ in range(_REFINEMENTS):
         plan, held = prober.plan_and_holds(one.with_(sequences=guess))
@@ -273,7 +233,7 @@ def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int |
             break
         guess = min(max(_sequences_guess(prober.engine, plan, one.with_(sequences=guess), prober.inputs.machine),
                         1), guess - 1)
-    if held and (prober.engine in _TRUSTED_SEQUENCE_GUESS or guess == high):
+    if held and (quality == "trusted" or guess == high):
         return guess
     return _largest_true(lambda n: prober.holds(one.with_(sequences=n)), guess, 1, high)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from calculators.engines.registry import ENGINE_MODULES
+from calculators.engines import adapter
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu_id
 from calculators.hardware.machine import Machine
@@ -21,8 +21,6 @@ from calculators.launch.settings import LaunchSettings, settings_from_command
 from calculators.memory.plan import ComponentKind, MemoryPlan
 from calculators.model.architecture import ModelArchitecture
 
-#: Engines that size their cache from the GPU's memory and so cannot plan without a machine.
-NEEDS_MACHINE = frozenset({"vllm", "sglang", "mlx-lm", "ollama"})
 DEFAULT_WEIGHTS_SCHEME = "bf16"
 
 
@@ -103,20 +101,13 @@ def resolve_model(
     raise ServewiseInputError("name the model: --model CATALOG_ID, --hf-config PATH, --hf-model REPO_ID or --gguf PATH")
 
 
-def _devices_from_settings(engine: str, settings: BaseModel) -> int:
-    """GPUs one instance spans according to its own parallelism flags (TP x PP)."""
-    tp = getattr(settings, "tensor_parallel_size", None) or getattr(settings, "tp_size", None) or 1
-    pp = getattr(settings, "pipeline_parallel_size", None) or getattr(settings, "pp_size", None) or 1
-    return int(tp) * int(pp)
-
-
 def resolve_machine(kb, engine: str, settings: BaseModel, gpu_id: str | None, n_gpus: int | None) -> Machine | None:
     """The Machine for a catalog GPU (device count from --gpus, else the command's parallelism)."""
     if gpu_id is None:
-        if engine in NEEDS_MACHINE:
+        if adapter(engine).needs_machine:
             raise ServewiseInputError(f"{engine} sizes its cache from GPU memory: give --gpu CATALOG_ID")
         return None
-    devices = n_gpus if n_gpus is not None else _devices_from_settings(engine, settings)
+    devices = n_gpus if n_gpus is not None else adapter(engine).devices_from_settings(settings)
     return machine_for_gpu_id(kb, gpu_id, devices)
 
 
@@ -169,7 +160,7 @@ def plan_from_command(
     machine = resolve_machine(kb, launch.engine, launch.settings, gpu_id, n_gpus)
     weights, basis, exact = resolve_weights(kb, model, weights_scheme, weights_bytes)
     plan = _mark_weights_exactness(
-        ENGINE_MODULES[launch.engine].plan(model.arch, launch.settings, machine, weights), exact, basis
+        adapter(launch.engine).plan(model.arch, launch.settings, machine, weights), exact, basis
     )
     notes = []
     if launch.unknown_flags:

@@ -17,22 +17,15 @@ from dataclasses import replace
 
 from pydantic import BaseModel, ValidationError
 
+from calculators.engines import ENGINES, display_name
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
-from calculators.reconcile.log.detect import ENGINE_NAMES
 from calculators.reconcile.log.figures import LogGeometry, ParsedLog
 from calculators.reconcile.result import Reconciliation
-from calculators.reconcile.rows import ROW_BUILDERS, EngineRun, engine_module
+from calculators.reconcile.rows import EngineRun
 
 SettingValue = int | float | bool | str
-#: Engines whose logs dump the GGUF geometry, so no model needs to be named.
-GEOMETRY_IN_LOG = ("llama-cpp", "ollama")
-#: Engines whose printed figures servewise's plan does not predict, and why.
-UNCHECKED_ENGINES = {
-    "mlx-lm": "MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's MLX plan sizes "
-    "the cache for a workload, so the printed figures are listed unchecked",
-}
 #: Log values that mean "the engine decides" rather than a setting.
 _AUTO_VALUES = {"auto", "none", ""}
 
@@ -109,14 +102,17 @@ def _sliding_layers(parsed: ParsedLog, geo: LogGeometry) -> set[int]:
 
 
 def log_settings(parsed: ParsedLog) -> tuple[str | None, dict[str, SettingValue]]:
-    """(registry engine id, settings in its key vocabulary) the log states; Ollama's relayed runner is llama-cpp."""
-    if parsed.engine == "ollama" and engine_module("llama-cpp") is not None and _runner_sized(parsed):
-        return "llama-cpp", dict(parsed.runner_settings)
+    """(registry engine id, settings in its key vocabulary) the log states; a relayed runner (Ollama's
+    llama-server) is planned as the engine it is, when the log shows how it was sized."""
+    spec = ENGINES.get(parsed.engine or "")
+    relays = spec.log_reader.relays if spec and spec.log_reader else None
+    if relays in ENGINES and _runner_sized(parsed):
+        return relays, dict(parsed.runner_settings)
     return parsed.engine, dict(parsed.settings)
 
 
 def _runner_sized(parsed: ParsedLog) -> bool:
-    """True when the Ollama log shows the llama-server it launched (its command or its cache lines)."""
+    """True when the log shows the runner its engine launched (the runner's command or its cache lines)."""
     return bool(parsed.runner_settings) or parsed.figure("cells") is not None
 
 
@@ -124,11 +120,12 @@ def validated_settings(
     engine: str, values: dict[str, SettingValue], overrides: dict[str, SettingValue] | None = None
 ) -> tuple[BaseModel, list[str]]:
     """The engine's Settings model from log values (+ overrides); returns it and the log keys it does not take."""
-    settings_type = engine_module(engine).settings_type
+    spec = ENGINES[engine]
+    settings_type = spec.settings_type
     fields = settings_type.model_fields
     merged = {**values, **(overrides or {})}
-    if engine == "llama-cpp" and merged.get("flash_attn") == "auto" and "flash_attn_resolved" in merged:
-        merged["flash_attn"] = merged["flash_attn_resolved"]  # what the context was actually built with
+    if spec.settle_log_settings is not None:
+        merged = spec.settle_log_settings(merged)
     kept = {
         key: value
         for key, value in merged.items()
@@ -138,7 +135,7 @@ def validated_settings(
     unknown = sorted(key for key in (overrides or {}) if key not in fields)
     if unknown:
         raise ServewiseInputError(
-            f"{', '.join(unknown)} is not a {ENGINE_NAMES.get(engine, engine)} setting servewise models; "
+            f"{', '.join(unknown)} is not a {display_name(engine)} setting servewise models; "
             f"known: {', '.join(sorted(fields))}"
         )
     try:
@@ -229,7 +226,7 @@ def reconcile_log(
     """
     base = Reconciliation(
         engine=parsed.engine,
-        engine_name=ENGINE_NAMES.get(parsed.engine or ""),
+        engine_name=ENGINES[parsed.engine].display_name if parsed.engine in ENGINES else None,
         runner=parsed.runner,
         version=parsed.version,
         found_geometry=parsed.geometry.known(),
@@ -242,25 +239,26 @@ def reconcile_log(
         return base
     if any(note.code == "no_figures" for note in parsed.notes):
         return base.model_copy(update={"plan_engine": plan_engine, "not_compared": list(parsed.figures)})
-    if plan_engine in UNCHECKED_ENGINES:
+    spec = ENGINES.get(plan_engine)
+    if spec is not None and spec.reconcile_rows is None and spec.not_compared_reason:
         return base.model_copy(update={"not_compared": list(parsed.figures),
-                                       "plan_notes": [UNCHECKED_ENGINES[plan_engine]]})
-    if engine_module(plan_engine) is None or plan_engine not in ROW_BUILDERS:
+                                       "plan_notes": [spec.not_compared_reason]})
+    if spec is None or spec.reconcile_rows is None:
         return base.model_copy(update={
             "not_compared": list(parsed.figures),
-            "plan_notes": [f"servewise has no memory plan for {ENGINE_NAMES.get(plan_engine, plan_engine)} yet; "
+            "plan_notes": [f"servewise has no memory plan for {display_name(plan_engine)} yet; "
                            "the printed figures are listed unchecked"],
         })
     if arch is None:
-        if plan_engine not in GEOMETRY_IN_LOG:
+        if not spec.geometry_in_log:
             raise ServewiseInputError(
-                f"a {ENGINE_NAMES[plan_engine]} log does not state the model geometry: add the model's config.json "
+                f"a {spec.display_name} log does not state the model geometry: add the model's config.json "
                 "or pick a catalog model"
             )
         arch = architecture_from_log(parsed)
     settings, ignored = validated_settings(plan_engine, values, overrides)
     run = EngineRun(parsed=parsed, arch=arch, settings=settings, machine=machine)
-    outcome = ROW_BUILDERS[plan_engine](run)
+    outcome = spec.reconcile_rows(run)
     return base.model_copy(update={
         "plan_engine": plan_engine,
         "model_source": arch.source or arch.name,

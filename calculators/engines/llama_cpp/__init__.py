@@ -1,1 +1,39 @@
 """llama.cpp's llama-server: settings, memory plan, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
+
+from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
+from calculators.engines.llama_cpp import launch, startup_log, workload
+from calculators.engines.llama_cpp.plan import LlamaCppSettings, plan_llamacpp
+from calculators.engines.llama_cpp.reconcile import llamacpp_rows
+
+ADAPTER = EngineAdapter(
+    id="llama-cpp",
+    display_name="llama.cpp (llama-server)",
+    short_key="lcpp",
+    colour="#d95f02",
+    settings_type=LlamaCppSettings,
+    plan=plan_llamacpp,
+    kv_settings=workload.KV_SETTINGS,
+    workload_keys=workload.WORKLOAD_KEYS,
+    workload_settings=workload.workload_settings,
+    not_applicable=workload.not_applicable,
+    why_not_held=workload.why_not_held,
+    needs_machine=False,
+    capacity_search=workload.capacity_search,
+    # free bytes over a per-sequence cache that does not change with the sequence count: the guess matched the
+    # full search at all 150 points of a 25-context grid over three catalog models on one and two H100s
+    sequences_guess_quality="trusted",
+    command_start=launch.command_start,
+    launch_example=launch.EXAMPLE,
+    render_command=launch.render,
+    switch_values={"flash_attn": "on"},
+    model_file="model.gguf",
+    log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
+    geometry_in_log=True,
+    reconcile_rows=llamacpp_rows,
+    settle_log_settings=startup_log.settle_settings,
+    memory_knobs=(
+        MemoryKnob("n_gpu_layers", "-ngl GPU layers (-1 = all that fit)", "int"),
+        MemoryKnob("flash_attn", "-fa flash attention", "choice:auto,on,off"),
+        MemoryKnob("kv_unified", "-kvu one KV buffer shared by all slots", "choice:auto,on,off"),
+    ),
+)

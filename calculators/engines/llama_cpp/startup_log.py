@@ -478,3 +478,42 @@ def device_names(lines: list[LogLine]) -> list[str]:
             name = match.group(1) if match.re is _DEVICE_NAME else match.group(2)
             names.append(name.strip())
     return names
+
+
+#: What a complete llama.cpp start-up log states; an item is found when any alternative is.
+EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("version", ("version",)),
+    ("geometry", ("n_layers",)),
+    ("geometry", ("n_kv_heads", "n_kv_heads_per_layer")),
+    ("geometry", ("head_dim_k",)),
+    ("geometry", ("head_dim_v",)),
+    ("geometry", ("context_train_tokens",)),
+    ("setting", ("ctx_size",)),
+    ("setting", ("parallel",)),
+    ("setting", ("cache_type_k",)),
+    ("setting", ("cache_type_v",)),
+    ("setting", ("flash_attn",)),
+    ("figure", ("kv_cache_bytes",)),
+    ("figure", ("k_bytes",)),
+    ("figure", ("v_bytes",)),
+    ("figure", ("cells",)),
+    ("figure", ("offloaded_layers",)),
+    ("figure", ("model_buffer_bytes",)),
+    ("figure", ("compute_buffer_bytes",)),
+)
+
+
+def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
+    """Feed every line to the llama.cpp reader; returns the accelerator names the log lists."""
+    reader = LlamaCppReader(out=out, settings=out.settings)  # type: ignore[arg-type]
+    for line in lines:
+        reader.feed(line)
+    reader.finish()
+    return device_names(lines)
+
+
+def settle_settings(values: dict) -> dict:
+    """-fa auto is resolved at start-up: plan with what the context was actually built with."""
+    if values.get("flash_attn") == "auto" and "flash_attn_resolved" in values:
+        return {**values, "flash_attn": values["flash_attn_resolved"]}
+    return values

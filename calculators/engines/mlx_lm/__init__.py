@@ -1,1 +1,34 @@
-"""MLX LM: settings, memory plan, launch flags, start-up-log reader, reconciliation rows."""
+"""MLX LM: settings, memory plan, launch flags, start-up-log reader."""
+
+from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
+from calculators.engines.mlx_lm import launch, startup_log, workload
+from calculators.engines.mlx_lm.plan import MlxLmSettings, plan_mlx_lm
+
+ADAPTER = EngineAdapter(
+    id="mlx-lm",
+    display_name="MLX LM",
+    short_key="mlx",
+    colour="#66a61e",
+    settings_type=MlxLmSettings,
+    plan=plan_mlx_lm,
+    kv_settings=workload.KV_SETTINGS,
+    workload_keys=workload.WORKLOAD_KEYS,
+    workload_settings=workload.workload_settings,
+    not_applicable=workload.not_applicable,
+    why_not_held=workload.why_not_held,
+    run_plan=workload.run_plan,
+    # free bytes over a per-sequence cache that does not change with the sequence count (as llama.cpp's)
+    sequences_guess_quality="trusted",
+    command_start=launch.command_start,
+    launch_example=launch.EXAMPLE,
+    render_command=launch.render,
+    log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
+    not_compared_reason=(
+        "MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's MLX plan sizes "
+        "the cache for a workload, so the printed figures are listed unchecked"
+    ),
+    memory_knobs=(
+        MemoryKnob("max_kv_size", "--max-kv-size (0 = unbounded)", "int0"),
+        MemoryKnob("kv_group_size", "--kv-group-size", "int"),
+    ),
+)

@@ -36,6 +36,8 @@ from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryCompon
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.units import MIB
 
+ENGINE_ID = "mlx-lm"
+
 STEP_TOKENS = 256  # mlx_lm/models/cache.py KVCache.step / RotatingKVCache.step / QuantizedKVCache.step
 ROTATING_KEEP_TOKENS = 4  # make_prompt_cache: RotatingKVCache(max_size=max_kv_size, keep=4)
 _MLX_BITS = (2, 3, 4, 5, 6, 8)  # bit widths mx.quantize accepts for affine quantization
@@ -290,7 +292,7 @@ def plan_mlx_lm(
                                   "set: MLX will page or fail; raise the wired limit (macOS 15+) or shrink the cache."))
 
     return MlxLmPlan(
-        engine="mlx-lm",
+        engine=ENGINE_ID,
         kv_bytes_per_token=bytes_per_token,
         kv_cache_bytes=kv_bytes,
         weights_bytes=weights_bytes,

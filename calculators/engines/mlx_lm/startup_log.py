@@ -57,3 +57,14 @@ def read_mlx_line(line: LogLine, out: Collector) -> bool:
     else:
         return False
     return True
+
+
+#: What a complete MLX LM log states.
+EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (("figure", ("peak_memory_bytes",)),)
+
+
+def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
+    """Feed every line to the MLX LM reader."""
+    for line in lines:
+        read_mlx_line(line, out)
+    return []

@@ -1,1 +1,36 @@
 """Ollama: settings, memory plan (its own prediction, then llama.cpp's), launch environment, start-up-log reader, reconciliation rows, scheduler policy."""
+
+from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
+from calculators.engines.llama_cpp.plan import ENGINE_ID as LLAMA_CPP_ID
+from calculators.engines.ollama import launch, startup_log, workload
+from calculators.engines.ollama.plan import OllamaSettings, plan_ollama
+from calculators.engines.ollama.reconcile import ollama_rows
+
+ADAPTER = EngineAdapter(
+    id="ollama",
+    display_name="Ollama",
+    short_key="ollama",
+    colour="#1b9e77",
+    settings_type=OllamaSettings,
+    plan=plan_ollama,
+    kv_settings=workload.KV_SETTINGS,
+    workload_keys=workload.WORKLOAD_KEYS,
+    workload_settings=workload.workload_settings,
+    not_applicable=workload.not_applicable,
+    why_not_held=workload.why_not_held,
+    capacity_search=workload.capacity_search,
+    clamp_sequences_guess=workload.clamp_sequences_guess,
+    clamp_context_guess=workload.clamp_context_guess,
+    # not trusted: Ollama's pre-flight surcharge grows with the batch, so its guess runs high
+    command_start=launch.command_start,
+    launch_example=launch.EXAMPLE,
+    render_command=launch.render,
+    log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log, relays=LLAMA_CPP_ID,
+                         program_prefix="ollama"),
+    geometry_in_log=True,
+    reconcile_rows=ollama_rows,
+    memory_knobs=(
+        MemoryKnob("num_gpu", "num_gpu layers (-1 = automatic)", "int"),
+        MemoryKnob("gpu_overhead", "OLLAMA_GPU_OVERHEAD (bytes)", "int"),
+    ),
+)

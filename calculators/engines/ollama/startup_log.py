@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from calculators.engines.llama_cpp.startup_log import LlamaCppReader, device_names
 from calculators.reconcile.log import slog
 from calculators.reconcile.log.clean import LogLine
 from calculators.reconcile.log.collect import Collector, to_int
@@ -219,3 +220,31 @@ def _ollama_settings_from_runner(runner: dict[str, object], out: Collector) -> N
         out.settings["flash_attention"] = normalise_flash(str(runner["flash_attn"])) == "on"
     if isinstance(runner.get("cache_type_k"), str):
         out.settings["kv_cache_type"] = runner["cache_type_k"]  # type: ignore[assignment]
+
+
+#: What a complete Ollama start-up log states (its own lines and its runner's); any alternative counts.
+EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("version", ("version",)),
+    ("geometry", ("n_layers",)),
+    ("geometry", ("n_kv_heads", "n_kv_heads_per_layer")),
+    ("geometry", ("head_dim_k",)),
+    ("geometry", ("head_dim_v",)),
+    ("setting", ("num_parallel",)),
+    ("setting", ("context_length", "ctx_size")),
+    ("setting", ("flash_attention", "flash_attn")),
+    ("figure", ("offloaded_layers",)),
+    ("figure", ("model_buffer_bytes",)),
+    ("figure", ("kv_cache_bytes", "kv_buffer_bytes")),
+    ("figure", ("compute_buffer_bytes",)),
+)
+
+
+def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
+    """Ollama's own lines, then the llama.cpp lines its runner relays (into the runner's settings)."""
+    reader = LlamaCppReader(out=out, settings=out.runner_settings)  # type: ignore[arg-type]
+    for line in lines:
+        if read_ollama_line(line, out):
+            continue
+        reader.feed(line)
+    reader.finish()
+    return device_names(lines)

@@ -1,1 +1,35 @@
 """SGLang: settings, memory pool plan, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
+
+from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
+from calculators.engines.sglang import launch, startup_log, workload
+from calculators.engines.sglang.plan import SglangSettings, plan_sglang
+from calculators.engines.sglang.reconcile import sglang_rows
+
+ADAPTER = EngineAdapter(
+    id="sglang",
+    display_name="SGLang",
+    short_key="sglang",
+    colour="#e7298a",
+    settings_type=SglangSettings,
+    plan=plan_sglang,
+    kv_settings=workload.KV_SETTINGS,
+    workload_keys=workload.WORKLOAD_KEYS,
+    workload_settings=workload.workload_settings,
+    not_applicable=workload.not_applicable,
+    why_not_held=workload.why_not_held,
+    devices_from_settings=workload.devices_from_settings,
+    sequences_guess=workload.sequences_guess,
+    context_guess=workload.context_guess,
+    # SGLang's own pool divided by the context
+    sequences_guess_quality="trusted",
+    command_start=launch.command_start,
+    launch_example=launch.EXAMPLE,
+    render_command=launch.render,
+    log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
+    reconcile_rows=sglang_rows,
+    memory_knobs=(
+        MemoryKnob("mem_fraction_static", "--mem-fraction-static (0 = automatic)", "float0"),
+        MemoryKnob("tp_size", "--tp-size", "int"),
+        MemoryKnob("page_size", "--page-size", "int"),
+    ),
+)

@@ -31,6 +31,8 @@ from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryCompon
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.units import GIB, MIB
 
+ENGINE_ID = "sglang"
+
 _KV_DTYPE_BYTES: dict[str, int] = {"bfloat16": 2, "bf16": 2, "float16": 2, "fp8_e4m3": 1, "fp8_e5m2": 1}
 _MODEL_DTYPE_BYTES: dict[str, int] = {"auto": 2, "half": 2, "float16": 2, "bfloat16": 2, "float": 4, "float32": 4}
 
@@ -311,7 +313,7 @@ def plan_sglang(
                                           k_bytes=k_bytes, v_bytes=v_bytes))
 
     return SglangPlan(
-        engine="sglang",
+        engine=ENGINE_ID,
         kv_bytes_per_token=cell_size,
         kv_cache_bytes=kv_bytes,
         weights_bytes=weights_per_rank,

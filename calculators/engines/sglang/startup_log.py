@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from calculators.reconcile.log import pydump
-from calculators.reconcile.log.clean import LogLine
+from calculators.reconcile.log.clean import LogLine, continuation
 from calculators.reconcile.log.collect import Collector
 from calculators.units import GIB
 
@@ -133,3 +133,42 @@ def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> b
             _gib(out, "available_gpu_mem_bytes", match.group(1), line, "free device memory once serving starts")
         return True
     return False
+
+
+#: What a complete SGLang start-up log states; an item is found when any alternative is.
+EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("setting", ("mem_fraction_static",)),
+    ("setting", ("tp_size",)),
+    ("setting", ("context_length",)),
+    ("setting", ("page_size",)),
+    ("figure", ("weights_bytes",)),
+    ("figure", ("kv_tokens",)),
+    ("figure", ("k_bytes", "kv_cache_bytes")),
+    ("figure", ("max_total_num_tokens",)),
+    ("figure", ("max_running_requests",)),
+)
+#: The server_args dump SGLang prints at start-up (a paste may wrap it over several lines).
+DUMP_START = re.compile(r"server_args=ServerArgs\(")
+#: Knobs SGLang sizes itself when left unset (it prints None for them).
+AUTO_KEYS = (
+    "mem_fraction_static",
+    "max_running_requests",
+    "max_total_tokens",
+    "chunked_prefill_size",
+    "context_length",
+)
+
+
+def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
+    """Feed every line (with a wrapped server_args dump rejoined) to the SGLang reader."""
+    for index, line in enumerate(lines):
+        read_sglang_line(line, out, continuation(lines, index, DUMP_START))
+    _mark_auto(text, out)
+    return []
+
+
+def _mark_auto(text: str, out: Collector) -> None:
+    """SGLang prints None for knobs it sizes itself; say 'auto' rather than pretend they are absent."""
+    for key in AUTO_KEYS:
+        if key not in out.settings and re.search(rf"[ (,]{key}=None\b", text):
+            out.settings[key] = "auto"

@@ -1,1 +1,38 @@
 """vLLM (v1 engine): settings, memory plan split like vLLM's source, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
+
+from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
+from calculators.engines.vllm import launch, startup_log, workload
+from calculators.engines.vllm.plan import VllmSettings, plan_vllm
+from calculators.engines.vllm.reconcile import vllm_rows
+
+ADAPTER = EngineAdapter(
+    id="vllm",
+    display_name="vLLM",
+    short_key="vllm",
+    colour="#7570b3",
+    settings_type=VllmSettings,
+    plan=plan_vllm,
+    kv_settings=workload.KV_SETTINGS,
+    workload_keys=workload.WORKLOAD_KEYS,
+    workload_settings=workload.workload_settings,
+    not_applicable=workload.not_applicable,
+    why_not_held=workload.why_not_held,
+    devices_from_settings=workload.devices_from_settings,
+    sequences_guess=workload.sequences_guess,
+    context_guess=workload.context_guess,
+    sequences_guess_quality="exact",
+    command_start=launch.command_start,
+    launch_example=launch.EXAMPLE,
+    render_command=launch.render,
+    positional_model=True,
+    replica_study_key="tensor_parallel_size",
+    log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
+    reconcile_rows=vllm_rows,
+    memory_knobs=(
+        MemoryKnob("gpu_memory_utilization", "--gpu-memory-utilization", "float"),
+        MemoryKnob("tensor_parallel_size", "--tensor-parallel-size (-tp)", "int"),
+        MemoryKnob("pipeline_parallel_size", "--pipeline-parallel-size (-pp)", "int"),
+        MemoryKnob("block_size", "--block-size (0 = engine default)", "int0"),
+        MemoryKnob("max_num_batched_tokens", "--max-num-batched-tokens (0 = engine default)", "int0"),
+    ),
+)

@@ -43,6 +43,8 @@ from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryCompon
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.units import GIB
 
+ENGINE_ID = "vllm"
+
 # vllm/config/cache.py: CacheConfig.DEFAULT_BLOCK_SIZE
 DEFAULT_BLOCK_SIZE_TOKENS = 16
 
@@ -630,7 +632,7 @@ def plan_vllm(
         ))
 
     return VllmPlan(
-        engine="vllm",
+        engine=ENGINE_ID,
         kv_bytes_per_token=_bytes_per_token(first_stage_layers, tp, dtype_bytes, settings.kv_cache_dtype),
         kv_cache_bytes=kv_bytes,
         weights_bytes=weights_per_rank,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from calculators.reconcile.log import pydump
-from calculators.reconcile.log.clean import LogLine
+from calculators.reconcile.log.clean import LogLine, continuation
 from calculators.reconcile.log.collect import Collector
 from calculators.units import GIB
 
@@ -234,3 +234,27 @@ def _refusals(text: str, line: LogLine, out: Collector) -> bool:
         out.settings.setdefault("max_model_len", int(match.group(1)))
         return True
     return False
+
+
+#: What a complete vLLM start-up log states; an item is found when any alternative is.
+EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("version", ("version",)),
+    ("setting", ("max_model_len",)),
+    ("setting", ("gpu_memory_utilization",)),
+    ("setting", ("tensor_parallel_size",)),
+    ("setting", ("kv_cache_dtype",)),
+    ("setting", ("block_size",)),
+    ("figure", ("weights_bytes",)),
+    ("figure", ("available_kv_cache_bytes",)),
+    ("figure", ("kv_tokens", "num_gpu_blocks")),
+    ("figure", ("max_concurrency",)),
+)
+#: The config dump vLLM prints at start-up (a paste may wrap it over several lines).
+DUMP_START = re.compile(r"LLM engine \(v[^)]+\) with config:")
+
+
+def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
+    """Feed every line (with a wrapped config dump rejoined) to the vLLM reader."""
+    for index, line in enumerate(lines):
+        read_vllm_line(line, out, continuation(lines, index, DUMP_START))
+    return []

@@ -96,3 +96,24 @@ def split_lines(text: str) -> list[LogLine]:
         return []
     raw_lines = re.split(r"\r\n|\r|\n", text)
     return [clean_line(i, raw) for i, raw in enumerate(raw_lines, start=1)]
+
+
+_DUMP_END = re.compile(r"[)}]\s*$")
+
+
+def continuation(lines: list[LogLine], index: int, dump_start: re.Pattern[str], limit: int = 4) -> str:
+    """Text of lines that a paste wrapped off the end of a long config dump that `dump_start` opens (joined
+    without spaces)."""
+    line = lines[index]
+    if not dump_start.search(line.text) or _DUMP_END.search(line.text):
+        return ""
+    parts: list[str] = []
+    for follower in lines[index + 1 : index + 1 + limit]:
+        if follower.device or follower.program or not follower.text or " " in follower.text[:1]:
+            break
+        if re.match(r"^(?:INFO|WARNING|ERROR|DEBUG)\b|^\[?\d{4}-\d{2}-\d{2}", follower.text):
+            break
+        parts.append(follower.text)
+        if _DUMP_END.search(follower.text):
+            break
+    return "".join(parts)

@@ -4,28 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.engines.llama_cpp import startup_log as llamacpp
-from calculators.engines.mlx_lm import startup_log as mlx
-from calculators.engines.ollama import startup_log as ollama
-from calculators.engines.sglang import startup_log as sglang
-from calculators.engines.vllm import startup_log as vllm
+from calculators.engines import ENGINES
 from calculators.reconcile.log.clean import LogLine
-
-ENGINE_NAMES = {
-    "llama-cpp": "llama.cpp (llama-server)",
-    "ollama": "Ollama",
-    "vllm": "vLLM",
-    "sglang": "SGLang",
-    "mlx-lm": "MLX LM",
-}
-
-_MARKERS = {
-    "llama-cpp": llamacpp.MARKERS,
-    "ollama": ollama.MARKERS,
-    "vllm": vllm.MARKERS,
-    "sglang": sglang.MARKERS,
-    "mlx-lm": mlx.MARKERS,
-}
 
 
 @dataclass(frozen=True)
@@ -44,24 +24,27 @@ class Detection:
             for name, score in self.scores.items()
             if score >= 2
             and name not in (self.engine, self.runner)
-            and not (self.engine == "ollama" and name == "llama-cpp")
+            and not (self.engine in ENGINES and name == ENGINES[self.engine].log_reader.relays)
         ]
 
 
 def detect(lines: list[LogLine]) -> Detection:
-    """Score every engine by its marker lines; Ollama wins when its lines accompany llama.cpp's."""
-    scores = {name: 0 for name in _MARKERS}
+    """Score every engine by its marker lines; an engine that relays another's lines (Ollama, llama.cpp's
+    runner) wins when its own lines accompany them."""
+    readers = {engine.id: engine.log_reader for engine in ENGINES.values() if engine.log_reader}
+    scores = {name: 0 for name in readers}
     for line in lines:
         if not line.text and not line.program:
             continue
-        for name, pattern in _MARKERS.items():
-            if pattern.search(line.text):
+        for name, reader in readers.items():
+            if reader.markers.search(line.text):
                 scores[name] += 1
-        if line.program and line.program.lower().startswith("ollama"):
-            scores["ollama"] += 1
-    if scores["ollama"] > 0:
-        runner = "llama-cpp" if scores["llama-cpp"] > 0 else None
-        return Detection(engine="ollama", runner=runner, scores=scores)
+            if reader.program_prefix and line.program and line.program.lower().startswith(reader.program_prefix):
+                scores[name] += 1
+    for name, reader in readers.items():
+        if reader.relays and scores[name] > 0:
+            runner = reader.relays if scores.get(reader.relays, 0) > 0 else None
+            return Detection(engine=name, runner=runner, scores=scores)
     best = max(scores, key=lambda name: scores[name])
     if scores[best] == 0:
         return Detection(engine=None, runner=None, scores=scores)

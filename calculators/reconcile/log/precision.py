@@ -13,6 +13,7 @@ from decimal import Context, Decimal, InvalidOperation, localcontext
 
 from calculators.errors import ServewiseInputError
 
+
 def printed_decimals(printed: str) -> int:
     """Digits after the decimal point in a printed number ("4352.00" -> 2, "2,042,016" -> 0)."""
     text = printed.strip().replace(",", "")

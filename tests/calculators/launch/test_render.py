@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from calculators.launch.render import render_launch_command
-from calculators.memory.compare import WORKLOAD_KEYS, Workload, engine_settings
+from calculators.memory.compare import Workload, engine_settings
 
 
 def _render(engine: str, workload: Workload, overrides=None):
     settings = engine_settings(engine, workload, overrides)
-    return render_launch_command(engine, settings, "org/model", always=WORKLOAD_KEYS[engine])
+    return render_launch_command(engine, settings, "org/model")
 
 
 def test_llama_server_gets_context_times_slots():
@@ -37,9 +37,13 @@ def test_vllm_and_sglang_flags():
 
 
 def test_mlx_generate_only_flags_are_a_remark_not_a_server_flag():
-    command = _render("mlx-lm", Workload(8192, 2, "4-bit"))
-    assert "--kv-bits" not in command.words
-    assert any("mlx_lm.generate" in remark and "--kv-bits 4" in remark for remark in command.remarks)
+    # engines.yaml (mlx_lm/server.py at v0.32.2) lists --max-kv-size for mlx_lm.generate only, while
+    # --kv-bits is read by mlx_lm.server too (an earlier hand-typed flag table had it generate-only)
+    command = _render("mlx-lm", Workload(8192, 2, "4-bit"), {"max_kv_size": 4096})
+    assert "--max-kv-size" not in command.words
+    assert any("mlx_lm.generate" in remark and "--max-kv-size 4096" in remark for remark in command.remarks)
+    assert " ".join(command.words).startswith("mlx_lm.server --model org/model")
+    assert "--kv-bits 4" in " ".join(command.words)
 
 
 def test_written_commands_read_back_to_the_same_settings():
@@ -52,7 +56,7 @@ def test_written_commands_read_back_to_the_same_settings():
     workload = Workload(8192, 4, "8-bit")
     for engine in ("llama-cpp", "ollama", "vllm", "sglang", "mlx-lm"):
         settings = engine_settings(engine, workload)
-        command = render_launch_command(engine, settings, "org/model", always=WORKLOAD_KEYS[engine])
+        command = render_launch_command(engine, settings, "org/model")
         env = " ".join(f"{k}={v}" for k, v in command.env.items())
         parsed = settings_from_command(f"{env} {shlex.join(command.words)}".strip(), kb)
         assert parsed.engine == engine

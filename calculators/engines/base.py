@@ -1,0 +1,137 @@
+"""What every engine provides to the shared code: one `EngineAdapter` per engine, registered in `engines/__init__.py`.
+
+Shared modules (memory.compare, memory.capacity, launch, reconcile, simulator, reports, ui, pages) look an
+engine up in the registry and use these fields; they never ask which engine it is. An engine that lacks a
+capability (MLX LM has no simulator policy, no reconciliation rows) leaves the field None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from calculators.hardware.machine import Machine
+    from calculators.memory.compare import Workload
+    from calculators.memory.plan import MemoryPlan
+    from calculators.model.architecture import ModelArchitecture
+
+
+@dataclass(frozen=True)
+class MemoryKnob:
+    """An engine setting the memory page offers besides the workload.
+
+    kind: "int"/"float" bind the field's default; "int0"/"float0" use 0 for "unset (engine decides)";
+    "choice:a,b,c" a radio of the listed values.
+    """
+
+    key: str
+    label: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class CapacitySearch:
+    """Settings a capacity search plans with instead of the user's, and the GPU margin it then requires."""
+
+    overrides: dict[str, Any]
+    gpu_margin_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class LogReader:
+    """An engine's start-up-log reader: lines only it prints, what a complete log states, and the reader."""
+
+    #: a line matching this is evidence the log is this engine's
+    markers: re.Pattern[str]
+    #: what a complete log states: (kind: version/geometry/setting/figure, alternative names)
+    expected: tuple[tuple[str, tuple[str, ...]], ...]
+    #: (lines, collector, whole text) -> accelerator names the log lists; fills the collector
+    read_log: Callable[..., list[str]]
+    #: engine whose lines this engine relays (Ollama relays llama.cpp's runner); its settings are runner settings
+    relays: str | None = None
+    #: a syslog/docker program name starting with this is evidence too (e.g. "ollama")
+    program_prefix: str | None = None
+
+
+@dataclass(frozen=True)
+class EngineAdapter:
+    """Everything particular to one engine that shared code needs. Sizes are bytes, lengths tokens."""
+
+    id: str
+    display_name: str
+    #: widget-key fragment on the memory page (`mem_<short_key>_<setting>`); part of shared links
+    short_key: str
+    #: colour of this engine in every chart
+    colour: str
+    settings_type: type[BaseModel]
+    #: the memory plan: plan(arch, settings, machine, weights_bytes, **engine keywords) -> MemoryPlan
+    plan: Callable[..., MemoryPlan]
+    # -- memory.compare: a workload in the engine's settings, and whether a plan holds it ----------------
+    #: workload KV cache type slug ("16-bit"...) -> the engine's settings; None = no such cache type
+    kv_settings: Mapping[str, Mapping[str, Any] | None]
+    #: setting keys the workload mapping writes (capacity searches vary these, overrides keep the rest)
+    workload_keys: tuple[str, ...]
+    #: (context_tokens per sequence, sequences) -> the engine's settings that express them
+    workload_settings: Callable[[int, int], dict[str, Any]]
+    #: why the engine cannot run on this machine (None: it can)
+    not_applicable: Callable[[Machine], str | None]
+    #: why this plan does not hold the workload, in the engine's terms (None: it does); refusal checked before
+    why_not_held: Callable[[MemoryPlan, Workload, Machine], str | None]
+    #: plan for the comparison (default: plan(arch, settings, machine, weights_bytes))
+    run_plan: Callable[[ModelArchitecture, BaseModel, Machine, int | None, Workload], MemoryPlan] | None = None
+    #: the engine sizes its cache from GPU memory, so the CLI needs --gpu
+    needs_machine: bool = True
+    #: GPUs one instance spans by its own parallelism settings
+    devices_from_settings: Callable[[BaseModel], int] = lambda settings: 1
+    # -- memory.capacity ------------------------------------------------------------------------------------
+    #: the engine's own answer to most sequences / longest context from one plan (None: the shared guess from
+    #: the bytes the plan leaves free)
+    sequences_guess: Callable[[MemoryPlan, Workload, Machine], int] | None = None
+    context_guess: Callable[[MemoryPlan, Workload, Machine], int] | None = None
+    #: a limit the engine puts on the shared guess: (guess, plan, workload, machine) -> guess
+    clamp_sequences_guess: Callable[[int, MemoryPlan, Workload, Machine], int] | None = None
+    clamp_context_guess: Callable[[int, MemoryPlan, Workload, Machine], int] | None = None
+    #: "exact": the first guess is the engine's own answer; "trusted": a guess that holds is checked once and
+    #: searched around only if it does not hold (one that holds but is low would under-report by the
+    #: difference; none was seen); "searched": searched around
+    sequences_guess_quality: Literal["exact", "trusted", "searched"] = "searched"
+    #: (user overrides minus workload keys, arch, machine) -> what a capacity search plans with
+    capacity_search: Callable[[dict[str, Any], ModelArchitecture, Machine], CapacitySearch] | None = None
+    # -- launch ---------------------------------------------------------------------------------------------
+    #: (program basename, its second word: subcommand or `python -m` module) -> index where the engine's own
+    #: arguments begin; None when the command is not this engine's (LaunchCommandError for a wrong subcommand)
+    command_start: Callable[[str, str], int | None] = lambda program, second: None
+    #: how a command for this engine starts, for messages ("vllm serve")
+    launch_example: str = ""
+    #: the model is a positional argument (`vllm serve MODEL`)
+    positional_model: bool = False
+    #: how a bare boolean switch is read, per setting key, when the knob's values are words
+    switch_values: Mapping[str, str] = field(default_factory=dict)
+    #: (setting values to write, model reference, knowledge base) -> (environment, words, remarks)
+    render_command: Callable[[dict[str, Any], str, Any], tuple[dict[str, str], list[str], list[str]]] | None = None
+    #: what a rendered command loads the model from, when not the model reference (llama.cpp: a GGUF file)
+    model_file: str | None = None
+    # -- reconcile ------------------------------------------------------------------------------------------
+    log_reader: LogReader | None = None
+    #: setting keys a start-up log of this engine can state (the shared setting vocabulary)
+    log_setting_keys: frozenset[str] = frozenset()
+    #: the log carries the model geometry (GGUF metadata dump), so no --model is needed
+    geometry_in_log: bool = False
+    #: reconciliation rows: (EngineRun) -> Outcome; None = the engine's figures are not compared
+    reconcile_rows: Callable[..., Any] | None = None
+    #: why the engine's printed figures are not compared, when reconcile_rows is None
+    not_compared_reason: str | None = None
+    #: (settings read from the log) -> the settings the engine actually ran with
+    settle_log_settings: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # -- simulator ------------------------------------------------------------------------------------------
+    #: the scheduler policy model (a pydantic model with an `engine` literal), None = not simulated
+    scheduler_policy: type[BaseModel] | None = None
+    # -- memory page ----------------------------------------------------------------------------------------
+    memory_knobs: tuple[MemoryKnob, ...] = ()
+    #: setting key of the tensor-parallel degree, for the engine the "several GPUs" study plans replicas with
+    replica_study_key: str | None = None

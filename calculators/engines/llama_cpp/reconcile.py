@@ -1,0 +1,175 @@
+"""llama.cpp's printed caches, devices and context against `plan_llamacpp` (also Ollama's relayed runner)."""
+
+from __future__ import annotations
+
+from calculators.engines.llama_cpp.plan import ENGINE_ID, plan_llamacpp
+from calculators.hardware.machine import Machine
+from calculators.model.architecture import LayerKind
+from calculators.reconcile.log.figures import Figure
+from calculators.reconcile.result import Alternative, Rule, judge
+from calculators.reconcile.rows import (
+    EngineRun,
+    Outcome,
+    point,
+    unused_figures,
+)
+
+_CACHE_FIGURES = (
+    ("kv_cache_bytes", "K+V size", "total_bytes"),
+    ("recurrent_state_bytes", "R+S state size", "total_bytes"),
+    ("k_bytes", "K size", "k_bytes"),
+    ("v_bytes", "V size", "v_bytes"),
+    ("cells", "cells", "cells"),
+    ("layers", "layers", "layers"),
+    ("seqs", "sequences", "seqs"),
+    ("streams", "KV streams", "n_stream"),
+)
+
+
+def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp) -> Outcome:
+    """llama.cpp's cache lines (`llama_kv_cache: size = …`) and slot figures against `plan_llamacpp`."""
+    parsed = run.parsed
+    out = Outcome(settings=run.settings)
+    inputs = _llamacpp_context_from_cache(run, out) if engine == ENGINE_ID else []
+    file_bytes = parsed.figure("model_file_bytes")
+    weights = int(file_bytes.value) if file_bytes else None
+    plan = plan_fn(run.arch, out.settings, run.machine, weights)
+    out.refusal = plan.refusal
+    out.plan_notes = [note.message for note in plan.notes]
+    state_known = any(layer.recurrent_state_elements for layer in run.arch.layers_of(LayerKind.RECURRENT))
+    used: list[Figure] = []
+    for cache_name in parsed.caches():
+        cache = next((c for c in plan.caches if c.name == cache_name), None)
+        if cache is None:
+            out.plan_notes.append(f"the log prints a '{cache_name}' cache that servewise's plan does not allocate")
+            continue
+        for name, label, attribute in _CACHE_FIGURES:
+            figure = parsed.figure(name, cache=cache_name)
+            if figure is None or figure in inputs:
+                continue
+            if cache_name == "recurrent" and figure.unit == "bytes" and not state_known:
+                note = "recurrent state sizes are not in the log's geometry: add the model's config.json to check " \
+                       "the R/S figures"
+                if note not in out.plan_notes:
+                    out.plan_notes.append(note)
+                continue
+            predicted = getattr(plan if attribute == "n_stream" else cache, attribute)
+            used.append(figure)
+            out.rows.append(judge(figure, f"{label} ({cache_name} cache)",
+                                  point(predicted, f"plan cache '{cache_name}'.{attribute}")))
+    for name, label, attribute in (("slots", "server slots", "n_seq"), ("slot_ctx_tokens", "context per slot",
+                                                                          "n_ctx_slot")):
+        for figure in parsed.figures_named(name)[-1:]:
+            used.append(figure)
+            out.rows.append(judge(figure, label, point(getattr(plan, attribute), f"plan.{attribute}")))
+    if engine == ENGINE_ID and not any(c.name == "recurrent" for c in plan.caches if not state_known):
+        used += _device_rows(run, out, file_bytes)
+    out.not_compared = unused_figures(parsed, used + inputs)
+    return out
+
+
+def _is_host(device: str) -> bool:
+    return device.startswith("CPU") or device.endswith("_Host") or device == "host"
+
+
+def _device_rows(run: EngineRun, out: Outcome, file_bytes: Figure | None) -> list[Figure]:
+    """Each device's KV buffers (all caches summed) against the plan's layer split over the log's devices."""
+    parsed = run.parsed
+    last: dict[tuple[str, str | None], Figure] = {}
+    for figure in parsed.figures_named("kv_buffer_bytes") + parsed.figures_named("recurrent_buffer_bytes"):
+        if figure.device:
+            last[(figure.device, figure.cache)] = figure
+    if not last:
+        return []
+    devices = list(dict.fromkeys(device for device, _ in last))
+    accelerators = [d for d in devices if not _is_host(d)]
+    settings = out.settings
+    offloaded = parsed.figure("offloaded_layers")
+    if accelerators and "n_gpu_layers" not in settings.model_fields_set:
+        if offloaded is None and len(accelerators) == len(devices):
+            offloaded = Figure(name="offloaded_layers", value=run.arch.n_layers + 1, unit="layers",
+                               printed=str(run.arch.n_layers + 1), line=0)
+            out.assumptions.append("every KV buffer the log prints is on an accelerator: all layers offloaded")
+        if offloaded is None:
+            out.plan_notes.append("the log states neither -ngl nor 'offloaded N/M layers', so the KV buffers per "
+                                  "device are not compared")
+            return []
+        settings = settings.model_copy(update={"n_gpu_layers": int(offloaded.value)})
+        if offloaded.line:
+            out.assumptions.append(f"-ngl {int(offloaded.value)} read from 'offloaded {offloaded.printed}/… layers'")
+    if not accelerators:
+        settings = settings.model_copy(update={"n_gpu_layers": 0})  # every buffer the log prints is in host memory
+    machine = None
+    if accelerators:
+        machine = (run.machine or Machine(device_memory_bytes=1 << 40)).model_copy(
+            update={"n_devices": len(accelerators)})
+    plan = plan_llamacpp(run.arch, settings.model_copy(update={"fit": False}), machine,
+                                           int(file_bytes.value) if file_bytes else None)
+    shares = {share.device: share for share in plan.devices}
+    names = {device: ("host" if _is_host(device) else f"gpu{accelerators.index(device)}") for device in devices}
+    rows_in: list[tuple[Figure, tuple[int, int], int]] = []
+    for device in devices:
+        parts = [f for (d, _), f in last.items() if d == device]
+        share = shares.get(names[device])
+        if share is None:
+            continue
+        summed = _summed(parts, device)
+        rows_in.append((summed, _sum_interval(parts), share.kv_cache_bytes))
+    total_low = sum(i[0] for _, i, _ in rows_in)
+    total_high = sum(i[1] for _, i, _ in rows_in)
+    total_predicted = sum(p for _, _, p in rows_in)
+    whole_matches = total_low <= total_predicted <= total_high
+    split_stated = "tensor_split" in run.parsed.settings or "tensor_split" in run.parsed.runner_settings
+    for summed, interval, predicted in rows_in:
+        alternatives: tuple[Alternative, ...] = ()
+        if whole_matches and len(accelerators) > 1 and not split_stated and not _is_host(summed.device or ""):
+            alternatives = (Alternative(rule=Rule.DEVICE_SPLIT, low=summed.value, high=summed.value,
+                                        explanation="the devices together hold what servewise predicts; llama.cpp "
+                                        "shares layers out in proportion to each device's free memory by default, "
+                                        "servewise evenly (the log does not state the free memory of each)"),)
+        out.rows.append(judge(summed, "KV buffers on this device", point(predicted, "plan.devices[].kv_cache_bytes "
+                              "(even layer split over the log's devices)"), alternatives, interval))
+    return [f for f in last.values()]
+
+
+def _summed(parts: list[Figure], device: str) -> Figure:
+    """One figure standing for the sum of a device's per-cache buffer prints (same unit and decimals)."""
+    first = parts[0]
+    decimals = max(len(p.printed.split(".")[1]) if "." in p.printed else 0 for p in parts)
+    total = sum(float(p.printed.replace(",", "")) for p in parts)
+    return first.model_copy(update={"printed": f"{total:.{decimals}f}", "value": sum(p.value for p in parts),
+                                    "device": device, "cache": None, "name": "kv_buffer_bytes"})
+
+
+def _sum_interval(parts: list[Figure]) -> tuple[int, int]:
+    lows, highs = zip(*(p.interval() for p in parts), strict=True)
+    return int(sum(lows)), int(sum(highs))
+
+
+def _llamacpp_context_from_cache(run: EngineRun, out: Outcome) -> list[Figure]:
+    """-c and -np read from the KV cache line when the log lost the llama_context lines; those figures become inputs."""
+    parsed = run.parsed
+    fields_set = run.settings.model_fields_set
+    cells, seqs = parsed.figure("cells", cache="kv"), parsed.figure("seqs", cache="kv")
+    streams = parsed.figure("streams", cache="kv")
+    update: dict[str, object] = {}
+    inputs: list[Figure] = []
+    if "parallel" not in fields_set and seqs is not None:
+        update["parallel"] = int(seqs.value)
+        inputs.append(seqs)
+        out.assumptions.append(f"-np {int(seqs.value)} read from the KV cache line's seqs (no llama_context lines)")
+    if "ctx_size" not in fields_set and cells is not None:
+        n_streams = int(streams.value) if streams is not None else 1
+        update["ctx_size"] = int(cells.value) * n_streams
+        inputs.append(cells)
+        out.assumptions.append(f"-c {update['ctx_size']} read from the KV cache line's cells (no llama_context lines)")
+    if "kv_unified" not in fields_set and streams is not None:
+        update["kv_unified"] = int(streams.value) == 1
+        inputs.append(streams)
+        out.assumptions.append(f"kv_unified {'on' if update['kv_unified'] else 'off'} read from the KV cache line's "
+                               f"{int(streams.value)} stream(s)")
+    if update:
+        out.settings = run.settings.model_copy(update=update)
+    return inputs
+
+

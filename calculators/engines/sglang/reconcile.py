@@ -1,0 +1,119 @@
+"""SGLang's printed KV pool and token capacity against `plan_sglang`, fed the log's free memory and weights."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pydantic import BaseModel
+
+from calculators.engines.sglang.plan import plan_sglang
+from calculators.hardware.machine import Machine
+from calculators.model.architecture import LayerKind, ModelArchitecture
+from calculators.reconcile.log.figures import Figure
+from calculators.reconcile.result import Alternative, Prediction, Rule, judge
+from calculators.reconcile.rows import (
+    EngineRun,
+    Outcome,
+    first_figure,
+    point,
+    run_machine,
+    setting_from_figure,
+    unused_figures,
+)
+
+
+def sglang_rows(run: EngineRun) -> Outcome:
+    """SGLang's K/V buffer sizes, request slots and token pool against `plan_sglang`, fed the log's figures."""
+    parsed, plan_fn = run.parsed, plan_sglang
+    out = Outcome(settings=run.settings)
+    context = first_figure(parsed, "context_len")
+    settings = setting_from_figure(out, "context_length", context, "the log's context_len")
+    machine = run_machine(run, None, out.assumptions, "it only sets SGLang's automatic chunk and graph sizes")
+    used: list[Figure] = []
+    tokens = first_figure(parsed, "kv_tokens") or first_figure(parsed, "max_total_num_tokens")
+    if tokens is not None:
+        # The pool arithmetic given the printed token count: ample memory, the pool capped at that count.
+        pool = settings.model_copy(update={"max_total_tokens": int(tokens.value),
+                                           "mem_fraction_static": settings.mem_fraction_static or 0.9})
+        plan = plan_fn(run.arch, pool, machine, 0, free_before_load_bytes=1 << 50)
+        out.plan_notes = [n.message for n in plan.notes if n.code != "sglang_max_total_tokens_too_large"]
+        for name, label, attribute in (("k_bytes", "K size", "k_bytes"), ("v_bytes", "V size", "v_bytes"),
+                                       ("max_running_requests", "maximum running requests", "max_running_requests")):
+            figure = first_figure(parsed, name)
+            if figure is None:
+                continue
+            if name == "max_running_requests" and context is None and settings.context_length is None:
+                continue
+            used.append(figure)
+            out.rows.append(judge(figure, f"{label} for {int(tokens.value)} tokens",
+                                  point(getattr(plan, attribute), f"plan_sglang .{attribute} with the printed "
+                                         "#tokens as max_total_tokens"),
+                                  _sglang_alternatives(name, run, pool, machine, plan)))
+    budget = _sglang_budget(run, settings, machine, out)
+    if budget is not None and tokens is not None:
+        prediction, inputs, alternatives = budget
+        used.extend([tokens, *inputs])
+        out.rows.append(judge(tokens, "KV pool size in tokens", prediction, alternatives))
+    out.not_compared = unused_figures(parsed, used)
+    return out
+
+
+def _sglang_alternatives(name: str, run: EngineRun, pool: BaseModel, machine: Machine, plan) -> tuple[Alternative, ...]:
+    """SGLang releases before the hybrid sliding-window pool kept every layer at full size."""
+    if name not in ("k_bytes", "v_bytes") or plan.swa_max_total_num_tokens is None:
+        return ()
+    plan_all_full = plan_sglang(_all_full(run.arch), pool, machine, 0, free_before_load_bytes=1 << 50)
+    value = getattr(plan_all_full, name)
+    return (Alternative(rule=Rule.VERSION, low=value, high=value,
+                        explanation="this SGLang version allocated the sliding-window layers at full size "
+                        "(no separate SWA pool): every layer holds every token"),)
+
+
+def _sglang_budget(run: EngineRun, settings: BaseModel, machine: Machine, out: Outcome):
+    """The token pool SGLang sizes from the free memory it printed before and after loading, as a range."""
+    parsed = run.parsed
+    before = first_figure(parsed, "avail_before_weights_bytes")
+    after, weights = first_figure(parsed, "avail_after_weights_bytes"), first_figure(parsed, "weights_bytes")
+    if (weights is None and (before is None or after is None)) or (before is None and after is None):
+        out.plan_notes.append("the log does not print the free memory before and after loading the weights, so "
+                              "SGLang's token pool cannot be recomputed")
+        return None
+    if settings.mem_fraction_static is None and run.machine is None:
+        out.plan_notes.append("mem_fraction_static is not in the log: give it as a setting, or the GPU, to "
+                              "recompute SGLang's token pool")
+        return None
+    ranks = settings.tp_size * settings.pp_size
+    all_full = _all_full(run.arch)
+    values: list[int] = []
+    full_values: list[int] = []
+    for pick in (0, 1):
+        if weights is not None:
+            w = weights.interval()[1 - pick]
+            free = before.interval()[pick] if before is not None else after.interval()[pick] + w
+        else:
+            free, w = before.interval()[pick], before.interval()[pick] - after.interval()[1 - pick]
+        for arch, into in ((run.arch, values), (all_full, full_values)):
+            plan = plan_sglang(arch, settings, machine, int(w) * ranks,
+                                                 free_before_load_bytes=int(free))
+            into.append(plan.max_total_num_tokens)
+    inputs = [f for f in (before, after, weights) if f is not None]
+    alternatives: tuple[Alternative, ...] = ()
+    if all_full is not run.arch:
+        alternatives = (Alternative(rule=Rule.VERSION, low=min(full_values), high=max(full_values),
+                                    explanation="this SGLang version sized one pool with every layer at full size "
+                                    "(no separate sliding-window pool)"),)
+    return Prediction(low=min(values), high=max(values), rounded_inputs=tuple(f"{f.printed} {f.printed_unit}"
+                      for f in inputs), basis="plan_sglang .max_total_num_tokens from the printed free memory "
+                      "and weights"), inputs, alternatives
+
+
+
+
+def _all_full(arch: ModelArchitecture) -> ModelArchitecture:
+    """The same model with its sliding-window layers treated as full attention (older engines' rule)."""
+    if not arch.layers_of(LayerKind.SLIDING):
+        return arch
+    return replace(arch, layers=tuple(
+        replace(layer, kind=LayerKind.FULL, sliding_window_tokens=None) if layer.kind is LayerKind.SLIDING else layer
+        for layer in arch.layers))
+

@@ -1,0 +1,50 @@
+"""How SGLang holds a workload: context_length / max_running_requests / kv_cache_dtype, and its token pool."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import MemoryPlan
+
+KV_SETTINGS: dict[str, dict[str, Any] | None] = {
+    "16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8_e4m3"}, "4-bit": None,
+}
+WORKLOAD_KEYS = ("context_length", "max_running_requests", "kv_cache_dtype")
+
+
+def workload_settings(context_tokens: int, sequences: int) -> dict[str, Any]:
+    """context_length per request, max_running_requests at once."""
+    return {"context_length": context_tokens, "max_running_requests": sequences}
+
+
+def not_applicable(machine: Machine) -> str | None:
+    """SGLang plans NVIDIA/AMD GPUs."""
+    if machine.unified_memory:
+        return "SGLang serves on NVIDIA/AMD GPUs (and a few accelerators); it has no Apple silicon path planned here."
+    return None
+
+
+def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
+    """The token pool must hold every sequence's context, and max_running_requests must admit them."""
+    n, ctx = workload.sequences, workload.context_tokens
+    if plan.max_total_num_tokens < n * ctx:
+        return f"the pool holds {plan.max_total_num_tokens:,} tokens, fewer than {n} x {ctx:,}"
+    if plan.max_running_requests < n:
+        return f"max_running_requests is {plan.max_running_requests}"
+    return None
+
+
+def sequences_guess(plan: MemoryPlan, workload, machine: Machine) -> int:
+    """SGLang's own pool divided by the context."""
+    return plan.max_total_num_tokens // workload.context_tokens
+
+
+def context_guess(plan: MemoryPlan, workload, machine: Machine) -> int:
+    """SGLang's own pool divided by the sequences."""
+    return plan.max_total_num_tokens // workload.sequences
+
+
+def devices_from_settings(settings) -> int:
+    """GPUs one instance spans: TP x PP."""
+    return int(getattr(settings, "tp_size", 1) or 1) * int(getattr(settings, "pp_size", 1) or 1)

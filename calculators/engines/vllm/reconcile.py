@@ -1,0 +1,203 @@
+"""vLLM's printed blocks, token capacity, concurrency and KV budget against `plan_vllm`, fed the log's figures."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from calculators.engines.vllm.plan import plan_vllm
+from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import Machine
+from calculators.reconcile.log.figures import Figure
+from calculators.reconcile.result import Alternative, Prediction, Rule, judge
+from calculators.reconcile.rows import (
+    EngineRun,
+    Outcome,
+    first_figure,
+    run_machine,
+    setting_from_figure,
+    unused_figures,
+)
+from calculators.units import GIB
+
+
+def vllm_rows(run: EngineRun) -> Outcome:
+    """vLLM's blocks, token capacity, concurrency and budget against `plan_vllm`, fed the log's printed figures."""
+    from calculators.engines.vllm.plan import VllmOverheads
+
+    parsed, plan_fn = run.parsed, plan_vllm
+    out = Outcome(settings=run.settings)
+    settings = setting_from_figure(out, "max_model_len", first_figure(parsed, "concurrency_request_tokens"),
+                                    "the 'Maximum concurrency for … tokens per request' line")
+    if settings.max_model_len is None and run.arch.max_context_tokens is None:
+        raise ServewiseInputError("the log does not print max_model_len: add it as a setting (max_model_len=…)")
+    total = first_figure(parsed, "device_total_bytes")
+    machine = run_machine(run, int(total.value) if total else None, out.assumptions, "it only sets vLLM's default "
+                       "batch limits")
+    used: list[Figure] = []
+
+    available = first_figure(parsed, "available_kv_cache_bytes")
+    pool = first_figure(parsed, "num_gpu_blocks") or first_figure(parsed, "kv_tokens")
+    if available is not None or pool is not None:
+        if available is not None:
+            budgets = available.interval()
+            rounded: tuple[str, ...] = (f"Available KV cache memory {available.printed} {available.printed_unit}",)
+        else:  # no budget printed: give the plan exactly the pool the engine printed, to check the rest
+            budgets = (_pool_budget_bytes(run, settings, machine, pool),) * 2
+            rounded = ()
+            out.assumptions.append(f"KV budget set to the pool the log printed ({pool.printed} {pool.unit}); "
+                                   "only the figures derived from it are checked")
+        plans = [plan_fn(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": max(1, int(b))}), machine, None)
+                 for b in budgets]
+        out.refusal = plans[0].refusal
+        out.plan_notes = [n.message for n in plans[0].notes if n.code != "vllm_kv_cache_memory_bytes"]
+        source = "the printed available KV memory" if available is not None else f"the printed {pool.name}"
+        for name, label, attribute in (("num_gpu_blocks", "KV blocks on the GPU", "num_gpu_blocks"),
+                                       ("kv_tokens", "KV cache size in tokens", "kv_tokens"),
+                                       ("max_concurrency", "maximum concurrency", "max_concurrency"),
+                                       ("estimated_max_model_len", "estimated maximum model length",
+                                        "estimated_max_model_len")):
+            figure = first_figure(parsed, name)
+            if figure is None or (available is None and figure is pool):
+                continue
+            values = [getattr(p, attribute) for p in plans]
+            if None in values:
+                out.plan_notes.append(f"servewise's plan has no {label} for these inputs")
+                continue
+            used.append(figure)
+            prediction = Prediction(low=min(values), high=max(values), basis=f"plan_vllm .{attribute} with "
+                                    f"kv_cache_memory_bytes = {source}", rounded_inputs=rounded)
+            workers = len({f.device for f in parsed.figures_named("available_kv_cache_bytes")}) or 1
+            out.rows.append(judge(figure, label, prediction, _vllm_alternatives(name, plans, settings, workers)))
+            if name == "num_gpu_blocks" and available is not None:
+                # the printed block count pins the pool exactly: the figures derived from it need no rounding range
+                exact = settings.model_copy(update={"kv_cache_memory_bytes": _pool_budget_bytes(run, settings,
+                                                                                                 machine, figure)})
+                plans, rounded, source = [plan_fn(run.arch, exact, machine, None)] * 2, (), "the printed GPU blocks"
+        used.append(available or pool)
+    else:
+        out.plan_notes.append("the log does not print 'Available KV cache memory', so vLLM's block arithmetic "
+                              "cannot be checked")
+    budget = _vllm_budget_row(run, settings, machine, VllmOverheads)
+    if budget is not None and available is not None:
+        row, inputs = budget
+        out.rows.append(judge(available, "available KV cache memory", row))
+        used.extend(inputs)
+    elif available is not None:
+        estimated = _vllm_estimated_budget(run, settings, machine, total is not None)
+        if estimated is not None:
+            prediction, alternative, inputs = estimated
+            out.rows.append(judge(available, "available KV cache memory", prediction, (alternative,)))
+            used.extend(inputs)
+    requested, util = first_figure(parsed, "requested_memory_bytes"), getattr(settings, "gpu_memory_utilization", None)
+    if requested is not None and total is not None and "gpu_memory_utilization" in settings.model_fields_set:
+        lo, hi = total.interval()
+        used.append(requested)
+        out.rows.append(judge(requested, "requested memory (total x gpu_memory_utilization)", Prediction(
+            low=int(lo * util), high=int(hi * util), basis="plan_vllm requested_memory_bytes",
+            rounded_inputs=(f"total GPU memory {total.printed} {total.printed_unit}",))))
+        used.append(total)
+    out.not_compared = unused_figures(parsed, used)
+    return out
+
+
+def _vllm_estimated_budget(run: EngineRun, settings: BaseModel, machine: Machine, total_printed: bool):
+    """The available KV memory from the printed weights and servewise's estimated profile peaks.
+
+    Used when the log prints the weights but not vLLM's profile (activation peak, non-torch memory). The
+    prediction rests on estimates, so a difference no larger than the estimated peaks is `explained`.
+    """
+    weights = first_figure(run.parsed, "weights_bytes")
+    if weights is None or (run.machine is None and not total_printed):
+        return None
+    from calculators.engines.vllm.plan import default_vllm_overheads
+
+    ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
+    plan = plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": None}), machine,
+                                      int(weights.value) * ranks)
+    estimate = default_vllm_overheads(run.arch, settings.tensor_parallel_size)
+    peaks = estimate.activation_peak_bytes + estimate.non_torch_bytes
+    predicted = plan.available_kv_cache_bytes
+    prediction = Prediction(low=predicted, high=predicted, basis="plan_vllm budget with the printed weights and "
+                            f"servewise's estimated activation peak and non-torch memory ({estimate.basis})")
+    alternative = Alternative(rule=Rule.ESTIMATE, low=predicted - peaks, high=predicted + peaks,
+                              explanation="servewise estimates the activation peak and non-torch memory vLLM "
+                              f"profiles ({peaks / GIB:.2f} GiB together); the difference is within that estimate")
+    return prediction, alternative, [weights]
+
+
+def _pool_budget_bytes(run: EngineRun, settings: BaseModel, machine: Machine, pool: Figure) -> int:
+    """Bytes of exactly the printed pool (blocks, or tokens / block size), from the plan's bytes per block."""
+    probe = plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": GIB}),
+                                        machine, None)
+    if not probe.num_gpu_blocks:
+        raise ServewiseInputError("servewise's vLLM plan has no KV blocks for this model")
+    per_block = probe.kv_cache_bytes // probe.num_gpu_blocks
+    blocks = int(pool.value) if pool.name == "num_gpu_blocks" else int(pool.value) // probe.block_size
+    return blocks * per_block
+
+
+# servewise's tolerance (not an engine fact) for how much less another rank may have had: ranks differ by
+# their own CUDA context, NCCL buffers and activation peak, small next to the KV budget.
+_PER_RANK_TOLERANCE = 0.05
+
+
+def _vllm_alternatives(name: str, plans: list, settings: BaseModel, workers: int) -> tuple[Alternative, ...]:
+    """Rules that make vLLM print another value: older versions' formulas, and the smallest worker's pool."""
+    alternatives: list[Alternative] = []
+    if name == "kv_tokens":
+        # vLLM before the group-aware rule (kv_cache_utils.py @ 001cabc1) and v0: blocks x block size
+        values = [p.num_gpu_blocks * p.block_size // max(1, len(p.kv_cache_groups)) for p in plans]
+        alternatives.append(Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
+                                        explanation="older vLLM printed blocks x block size (per KV-cache group) "
+                                        "rather than max concurrency x max_model_len"))
+    if name == "max_concurrency":
+        values = [p.num_gpu_blocks * p.block_size / p.max_model_len for p in plans]
+        alternatives.append(Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
+                                        explanation="vLLM v0 divided the pool's tokens by max_model_len instead of "
+                                        "counting whole blocks per request"))
+    ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
+    if name in ("kv_tokens", "num_gpu_blocks", "max_concurrency") and ranks > 1 and workers < ranks:
+        # vllm/v1/core/kv_cache_utils.py unify_kv_cache_configs: every worker gets the smallest worker's block count
+        low = min(getattr(p, name) for p in plans)
+        alternatives.append(Alternative(
+            rule=Rule.PER_RANK, low=low * (1 - _PER_RANK_TOLERANCE), high=low,
+            explanation=f"with {ranks} workers vLLM keeps the smallest worker's pool (unify_kv_cache_configs), and "
+            f"the log shows the available memory of {workers} of them; a worker with up to "
+            f"{_PER_RANK_TOLERANCE:.0%} less memory gives the printed value (not verifiable from this log)"))
+    return tuple(alternatives)
+
+
+def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, overheads_type: type):
+    """The 'Available KV cache memory' vLLM computes from the profile the log printed, as a range."""
+    parsed = run.parsed
+    total, weights = first_figure(parsed, "device_total_bytes"), first_figure(parsed, "weights_bytes")
+    non_torch = first_figure(parsed, "non_torch_bytes")
+    activation = first_figure(parsed, "activation_peak_bytes")
+    peak_torch = first_figure(parsed, "peak_torch_bytes")
+    if total is None or weights is None or non_torch is None or (activation is None and peak_torch is None):
+        return None
+    if "gpu_memory_utilization" not in settings.model_fields_set:
+        return None
+    ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
+    rounded = tuple(f"{f.printed} {f.printed_unit}" for f in (total, weights, non_torch, activation or peak_torch))
+    values = []
+    for pick in (0, 1):  # 0: the smallest budget the prints allow, 1: the largest
+        t = total.interval()[pick]
+        w = weights.interval()[1 - pick]
+        n = non_torch.interval()[1 - pick]
+        if activation is not None:
+            a = activation.interval()[1 - pick]
+        else:  # v0 printed the torch peak, weights included
+            a = max(0, peak_torch.interval()[1 - pick] - weights.interval()[pick])
+        over = overheads_type(activation_peak_bytes=int(a), non_torch_bytes=int(n), basis="printed by the log")
+        plan = plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": None}),
+                                           machine.model_copy(update={"device_memory_bytes": int(t)}),
+                                           int(w) * ranks, overheads=over)
+        values.append(plan.available_kv_cache_bytes)
+    basis = "plan_vllm budget: total x gpu_memory_utilization - weights - activation peak - non-torch (as printed)"
+    if activation is None:
+        basis += "; activation peak = printed torch peak - weights (vLLM v0 printed the peak with the weights)"
+    used = [f for f in (total, weights, non_torch, activation, peak_torch) if f is not None]
+    return Prediction(low=min(values), high=max(values), basis=basis, rounded_inputs=rounded), used
+
+

@@ -1,0 +1,54 @@
+"""How vLLM holds a workload: max_model_len / max_num_seqs / kv_cache_dtype, and its own concurrency answer."""
+
+from __future__ import annotations
+
+from math import floor
+from typing import Any
+
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import MemoryPlan
+
+KV_SETTINGS: dict[str, dict[str, Any] | None] = {
+    "16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8"}, "4-bit": None,
+}
+WORKLOAD_KEYS = ("max_model_len", "max_num_seqs", "kv_cache_dtype")
+
+
+def workload_settings(context_tokens: int, sequences: int) -> dict[str, Any]:
+    """One request may use max_model_len tokens; max_num_seqs run at once."""
+    return {"max_model_len": context_tokens, "max_num_seqs": sequences}
+
+
+def not_applicable(machine: Machine) -> str | None:
+    """vLLM plans GPUs with their own memory."""
+    if machine.unified_memory:
+        return "vLLM has no Metal backend: on a Mac it runs on the CPU only, which servewise does not plan."
+    return None
+
+
+def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
+    """max_num_seqs must run every sequence and the KV cache must hold that many max_model_len requests."""
+    n = workload.sequences
+    if plan.max_num_seqs < n:
+        return f"max_num_seqs {plan.max_num_seqs} runs fewer than {n} sequences at once"
+    if plan.max_concurrency < n:
+        return (f"the KV cache holds {plan.max_concurrency:.2f} requests of {plan.max_model_len:,} tokens, "
+                f"fewer than {n}")
+    return None
+
+
+def sequences_guess(plan: MemoryPlan, workload, machine: Machine) -> int:
+    """vLLM's "Maximum concurrency" depends on the context only (max_num_seqs, which the search sets to the
+    sequence count, changes no block), so it is the answer itself."""
+    return floor(plan.max_concurrency)
+
+
+def context_guess(plan: MemoryPlan, workload, machine: Machine) -> int:
+    """The KV tokens (or vLLM's own estimate of the longest max_model_len when it refuses) per sequence."""
+    n = workload.sequences
+    return plan.kv_tokens // n if plan.refusal is None else (plan.estimated_max_model_len or 1) // n
+
+
+def devices_from_settings(settings) -> int:
+    """GPUs one instance spans: TP x PP."""
+    return int(settings.tensor_parallel_size or 1) * int(settings.pipeline_parallel_size or 1)
