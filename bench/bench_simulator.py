@@ -6,15 +6,10 @@ on a shared 2-core machine other processes inflate it).
 
 import time
 
-from calculators.simulator import (
-    SIMULATED_ENGINES,
-    LengthDistribution,
-    StepCostModel,
-    WorkloadSpec,
-    default_policy,
-    draw_requests,
-    simulate,
-)
+from calculators.simulator.engines import SIMULATED_ENGINES, default_policy
+from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.run import simulate
+from calculators.simulator.workload import LengthDistribution, WorkloadSpec, draw_requests
 
 # An 8B BF16 model on an RTX 4090-class card (1008 GB/s, 165 TFLOPS): the numbers only set the pace.
 COST = StepCostModel(

@@ -4,10 +4,10 @@ from functools import partial
 
 import streamlit as st
 
+from calculators.engines import ENGINE_IDS, ENGINES
 from calculators.errors import ServewiseInputError
 from calculators.operations.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
 from knowledge import load_knowledge
-from knowledge.engines import PRIMARY_ENGINE_IDS
 from knowledge.sources import source_url
 from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yaml
 from reports.operations_tables import (
@@ -41,7 +41,8 @@ st.markdown(
 )
 url_notes = st.empty()
 selected = url_widgets.multiselect(
-    "Engines", list(PRIMARY_ENGINE_IDS), key="ops_engines", default=["vllm", "llama-cpp"], placeholder="pick engines"
+    "Engines", list(ENGINE_IDS), key="ops_engines", placeholder="pick engines",
+    default=[e.id for e in sorted(ENGINES.values(), key=lambda e: e.operations_default or 0) if e.operations_default],
 )
 chosen = [engines_by_id[engine_id] for engine_id in selected]
 

@@ -2,27 +2,18 @@
 
 import streamlit as st
 
+from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.simulator import (
-    SIMULATED_ENGINES,
-    LengthDistribution,
-    LlamaCppPolicy,
-    OllamaPolicy,
-    SglangPolicy,
-    Slo,
-    StaticBatchPolicy,
-    StepCostModel,
-    VllmPolicy,
-    WorkloadSpec,
-    checked,
-    draw_requests,
-    open_loop_twin,
-    parse_length_pairs_csv,
-    simulate,
-    sweep_arrival_rates,
-)
+from calculators.simulator.checked import checked
+from calculators.simulator.engines import SIMULATED_ENGINES
+from calculators.simulator.loops import open_loop_twin
 from calculators.simulator.model_inputs import simulator_inputs
-from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY
+from calculators.simulator.policy import StaticBatchPolicy
+from calculators.simulator.results import Slo
+from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
+from calculators.simulator.run import simulate
+from calculators.simulator.sweep import sweep_arrival_rates
+from calculators.simulator.workload import LengthDistribution, WorkloadSpec, draw_requests, parse_length_pairs_csv
 from knowledge import load_knowledge
 from reports.simulator_charts import (
     comparison_table,
@@ -80,7 +71,7 @@ st.caption(
 
 engines = url_widgets.multiselect(
     "Engines to compare (same workload)", list(SIMULATED_ENGINES), key="sim_engines",
-    default=["ollama", "vllm", "sglang"],
+    default=[engine.id for engine in ENGINES.values() if engine.simulator_default],
     help="'static' is a baseline without iteration-level scheduling: a batch starts when the previous one ends.",
 )
 
@@ -193,58 +184,23 @@ with workload_col:
 with knobs_col:
     st.subheader("Engine knobs")
     policies = []
-    if "ollama" in engines:
-        with st.expander("Ollama", expanded=True):
-            ollama_np = url_widgets.number("OLLAMA_NUM_PARALLEL", key="sim_ollama_np", min_value=1, value=1)
-            ollama_ctx = url_widgets.number(
-                "Context per slot (num_ctx)", key="sim_ollama_ctx", min_value=1, value=32768,
-                help="Unset, Ollama picks it by total VRAM: 4,096 below 23 GiB, 32,768 from 23 GiB (the 24 GB "
-                "default card here), 262,144 from 47 GiB; each slot holds this much KV.",
-            )
-            ollama_batch = url_widgets.number("num_batch (tokens per step)", key="sim_ollama_batch", min_value=1,
-                                              value=512)
-            ollama_queue = url_widgets.number("OLLAMA_MAX_QUEUE", key="sim_ollama_queue", min_value=0, value=512)
-            ollama_queue_slots = url_widgets.toggle(
-                "Apply OLLAMA_MAX_QUEUE to requests waiting for a slot", key="sim_ollama_queue_slots",
-                help="Ollama v0.33.0-rc2 checks it only while requests wait for a model load; turn on to see the "
-                "documented reading (HTTP 503 beyond the limit).",
-            )
-            policies.append((OllamaPolicy, dict(
-                num_parallel=ollama_np, context_length=ollama_ctx, num_batch=ollama_batch, max_queue=ollama_queue,
-                max_queue_applies_to_slot_wait=ollama_queue_slots)))
-    if "llama-cpp" in engines:
-        with st.expander("llama-server", expanded=True):
-            llama_ctx = url_widgets.number("-c / --ctx-size (shared by all slots)", key="sim_llama_ctx", min_value=1,
-                                           value=16384)
-            llama_np = url_widgets.number("-np / --parallel (slots)", key="sim_llama_np", min_value=1, value=4)
-            llama_batch = url_widgets.number("-b / --batch-size", key="sim_llama_batch", min_value=1, value=2048)
-            policies.append((LlamaCppPolicy, dict(ctx_size=llama_ctx, parallel=llama_np, batch_size=llama_batch)))
-    if "vllm" in engines:
-        with st.expander("vLLM", expanded=True):
-            vllm_seqs = url_widgets.number("--max-num-seqs", key="sim_vllm_seqs", min_value=1, value=256)
-            vllm_budget = url_widgets.number("--max-num-batched-tokens", key="sim_vllm_mbt", min_value=1, value=2048)
-            vllm_block = url_widgets.number("--block-size", key="sim_vllm_block", min_value=1, value=16)
-            vllm_chunked = url_widgets.toggle("Chunked prefill", key="sim_vllm_chunked", value=True)
-            vllm_apc = url_widgets.toggle("Automatic prefix caching", key="sim_vllm_apc", value=True)
-            policies.append((VllmPolicy, dict(
-                max_num_seqs=vllm_seqs, max_num_batched_tokens=vllm_budget, block_size=vllm_block,
-                enable_chunked_prefill=vllm_chunked, enable_prefix_caching=vllm_apc)))
-    if "sglang" in engines:
-        with st.expander("SGLang", expanded=True):
-            sglang_running = url_widgets.number("--max-running-requests", key="sim_sglang_mrr", min_value=1, value=2048)
-            sglang_chunk = url_widgets.number(
-                "--chunked-prefill-size", key="sim_sglang_chunk", min_value=1, value=2048,
-                help="Unset, SGLang picks it by GPU memory: 2,048 below 35 GiB (the 24 GB default card here), "
-                "8,192 below 160 GiB, 16,384 above.",
-            )
-            sglang_radix = url_widgets.toggle("Radix prefix cache", key="sim_sglang_radix", value=True)
-            sglang_mixed = url_widgets.toggle(
-                "--enable-mixed-chunk", key="sim_sglang_mixed",
-                help="Off (default): a prefill batch runs alone and running decodes wait for it.",
-            )
-            policies.append((SglangPolicy, dict(
-                max_running_requests=sglang_running, chunked_prefill_size=sglang_chunk,
-                disable_radix_cache=not sglang_radix, enable_mixed_chunk=sglang_mixed)))
+    for engine in ENGINES.values():
+        if engine.id not in engines or engine.scheduler_policy is None:
+            continue
+        fields = engine.scheduler_policy.model_fields
+        values = {}
+        with st.expander(engine.simulator_label, expanded=True):
+            for knob in engine.simulator_knobs:
+                default = fields[knob.field].default
+                if knob.default_for_gpu is not None and gpu is not None:
+                    default = knob.default_for_gpu(gpu.memory_bytes)
+                if isinstance(default, bool):
+                    shown = url_widgets.toggle(knob.label, key=knob.key, value=default != knob.invert, help=knob.help)
+                    values[knob.field] = shown != knob.invert
+                else:
+                    values[knob.field] = url_widgets.number(knob.label, key=knob.key, min_value=knob.min_value,
+                                                            value=default, help=knob.help)
+        policies.append((engine.scheduler_policy, values))
     if "static" in engines:
         with st.expander("Static batching baseline", expanded=True):
             static_batch = url_widgets.number("Batch size", key="sim_static_batch", min_value=1, value=8)

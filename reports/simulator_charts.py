@@ -8,7 +8,8 @@ import io
 import pandas as pd
 import plotly.graph_objects as go
 
-from calculators.simulator import Distribution, SimulationResult, SweepPoint
+from calculators.simulator.results import Distribution, SimulationResult
+from calculators.simulator.sweep import SweepPoint
 
 _LAYOUT = dict(margin=dict(l=10, r=10, t=40, b=10), height=300, legend=dict(orientation="h", y=-0.25))
 

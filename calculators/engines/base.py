@@ -35,6 +35,23 @@ class MemoryKnob:
 
 
 @dataclass(frozen=True)
+class SimulatorKnob:
+    """A scheduler-policy field the concurrency page offers as a widget (its default is the policy's own, or
+    the engine's rule for the chosen GPU)."""
+
+    field: str
+    label: str
+    #: widget key (URL parameter of shared links: keep it stable)
+    key: str
+    help: str | None = None
+    min_value: int = 1
+    #: the widget shows the opposite of the field ("Radix prefix cache" for disable_radix_cache)
+    invert: bool = False
+    #: (GPU memory, bytes) -> what the engine picks on such a GPU when the knob is unset
+    default_for_gpu: Callable[[int], Any] | None = None
+
+
+@dataclass(frozen=True)
 class CapacitySearch:
     """Settings a capacity search plans with instead of the user's, and the GPU margin it then requires."""
 
@@ -116,6 +133,14 @@ class EngineAdapter:
     render_command: Callable[[dict[str, Any], str, Any], tuple[dict[str, str], list[str], list[str]]] | None = None
     #: what a rendered command loads the model from, when not the model reference (llama.cpp: a GGUF file)
     model_file: str | None = None
+    # -- operations (benchmark plan) ------------------------------------------------------------------------
+    #: the model name a benchmark client sends, when not the Hugging Face repo, and what to replace it with
+    bench_served_name: str | None = None
+    bench_served_name_note: str | None = None
+    #: this engine's serving benchmark doubles as a plain OpenAI-compatible client for engines without one
+    generic_bench_client: bool = False
+    #: the operations page plans a benchmark for this engine before anyone picks, at this position (None: not)
+    operations_default: int | None = None
     # -- reconcile ------------------------------------------------------------------------------------------
     log_reader: LogReader | None = None
     #: setting keys a start-up log of this engine can state (the shared setting vocabulary)
@@ -131,6 +156,11 @@ class EngineAdapter:
     # -- simulator ------------------------------------------------------------------------------------------
     #: the scheduler policy model (a pydantic model with an `engine` literal), None = not simulated
     scheduler_policy: type[BaseModel] | None = None
+    #: the concurrency page's widgets for the policy's knobs, and the title of their section
+    simulator_knobs: tuple[SimulatorKnob, ...] = ()
+    simulator_label: str = ""
+    #: the concurrency page compares this engine before anyone picks
+    simulator_default: bool = False
     # -- memory page ----------------------------------------------------------------------------------------
     memory_knobs: tuple[MemoryKnob, ...] = ()
     #: setting key of the tensor-parallel degree, for the engine the "several GPUs" study plans replicas with

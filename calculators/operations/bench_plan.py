@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
 from knowledge.engines import USABLE_STATUSES, BenchTool, Engine, engine_by_id
 
@@ -425,14 +426,15 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
     gpu = kb.gpus.get(request.gpu_id)
     port = engine.network.default_port if engine.network else "unknown"
     base_url = f"http://127.0.0.1:{port}"
-    served_name = "<ollama-model-tag>" if engine.id == "ollama" else model.hf_repo
+    spec = ENGINES.get(engine.id)
+    served_name = (spec.bench_served_name if spec else None) or model.hf_repo
     tool = _serving_tool(engine)
     warnings: list[str] = []
     status = engine.vendor_status(gpu.vendor)
     if status not in USABLE_STATUSES:
         warnings.append(f"{engine.name} has no usable path on {gpu.vendor} hardware in the knowledge base ({status}).")
     generic = tool is None
-    client = tool or _serving_tool(engine_by_id(kb.engines, "vllm"))
+    client = tool or _serving_tool(engine_by_id(kb.engines, next(e.id for e in ENGINES.values() if e.generic_bench_client)))
     commands = [
         Command(
             run_id=run.id,
@@ -444,15 +446,15 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
         for run in runs
     ]
     other_tools = [t for t in (engine.operations.bench_tools if engine.operations else ()) if t is not tool]
-    model_file = "<model.gguf>" if engine.id == "llama-cpp" else served_name
+    model_file = f"<{spec.model_file}>" if spec and spec.model_file else served_name
     commands += _engine_check_commands(other_tools, runs, model_file, request.seed)
     if generic:
         warnings.append(
             f"{engine.name} ships no open-loop serving load tool; the commands use vLLM's benchmark client as a plain "
             "OpenAI-compatible client (pip install vllm on the client machine), or follow the generic recipe."
         )
-    if engine.id == "ollama":
-        warnings.append("Replace <ollama-model-tag> with the tag you pulled (ollama list shows it).")
+    if spec and spec.bench_served_name_note:
+        warnings.append(spec.bench_served_name_note)
     tool_call_setup = ""
     if request.tool_calls and engine.tool_calling is not None:
         calling = engine.tool_calling

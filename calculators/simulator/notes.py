@@ -64,10 +64,8 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
             f"Prefill batches ran on their own for {d.decode_stall_s / s.duration_s:.0%} of the run while other "
             "sequences were waiting to decode: prefill-first scheduling shortens time to first token and "
             "lengthens inter-token latency (SGLang's --enable-mixed-chunk puts both in one step).")))
-    if spec.max_running == 1 and spec.engine == "ollama" and share >= QUEUE_NEGLIGIBLE_SHARE:
-        notes.append(PlanNote(code="ollama_single_slot", message=(
-            "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "
-            "waits its turn.")))
+    if spec.max_running == 1 and spec.single_slot_note is not None and share >= QUEUE_NEGLIGIBLE_SHARE:
+        notes.append(spec.single_slot_note)
     peak_queued = max(result.timeseries.queued, default=0)
     if spec.max_queue_unenforced is not None and peak_queued > spec.max_queue_unenforced:
         notes.append(PlanNote(code="ollama_max_queue_scope", message=(

@@ -6,13 +6,7 @@ from dataclasses import replace
 
 from calculators.simulator.core import _Run
 from calculators.simulator.notes import explain
-from calculators.simulator.policy import (
-    LlamaCppPolicy,
-    OllamaPolicy,
-    SglangPolicy,
-    StaticBatchPolicy,
-    VllmPolicy,
-)
+from calculators.simulator.policy import SchedulerPolicy
 from calculators.simulator.results import SimulationResult, Slo
 from calculators.simulator.roofline import StepCostModel
 from calculators.simulator.workload import RequestSet, WorkloadSpec, draw_requests
@@ -20,7 +14,7 @@ from calculators.simulator.workload import RequestSet, WorkloadSpec, draw_reques
 
 def simulate(
     workload: WorkloadSpec,
-    policy: OllamaPolicy | LlamaCppPolicy | VllmPolicy | SglangPolicy | StaticBatchPolicy,
+    policy: SchedulerPolicy,
     cost: StepCostModel,
     kv_capacity_tokens: int | None = None,
     slo: Slo | None = None,

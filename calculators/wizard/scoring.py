@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from calculators.engines import ENGINE_IDS
 from calculators.wizard.answers import WizardAnswers
 from calculators.wizard.fit_check import FitCheck, check_fit
 
@@ -216,7 +217,8 @@ WEIGHT_FORMAT_COLUMNS: dict[str, tuple[str, ...]] = {
     "fp8": ("fp8",),
     "mlx": ("mlx-safetensors",),
 }
-WIZARD_ENGINES = ("ollama", "llama-cpp", "vllm", "sglang", "mlx-lm")
+#: The engines the wizard ranks: every engine servewise models.
+WIZARD_ENGINES = ENGINE_IDS
 
 
 def _support_statuses(kb, answers: WizardAnswers, engine) -> list[tuple[str, str, str, str]]:

@@ -2,11 +2,13 @@
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp import launch, startup_log, workload
-from calculators.engines.llama_cpp.plan import LlamaCppSettings, plan_llamacpp
+from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.engines.llama_cpp.reconcile import llamacpp_rows
+from calculators.engines.llama_cpp.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy
+from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
-    id="llama-cpp",
+    id=ENGINE_ID,
     display_name="llama.cpp (llama-server)",
     short_key="lcpp",
     colour="#d95f02",
@@ -27,10 +29,15 @@ ADAPTER = EngineAdapter(
     render_command=launch.render,
     switch_values={"flash_attn": "on"},
     model_file="model.gguf",
+    log_setting_keys=SHARED_SETTING_KEYS[ENGINE_ID] | startup_log.LOG_ONLY_SETTING_KEYS,
     log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
     geometry_in_log=True,
     reconcile_rows=llamacpp_rows,
     settle_log_settings=startup_log.settle_settings,
+    scheduler_policy=LlamaCppPolicy,
+    simulator_knobs=SIMULATOR_KNOBS,
+    simulator_label=SIMULATOR_LABEL,
+    operations_default=2,
     memory_knobs=(
         MemoryKnob("n_gpu_layers", "-ngl GPU layers (-1 = all that fit)", "int"),
         MemoryKnob("flash_attn", "-fa flash attention", "choice:auto,on,off"),

@@ -517,3 +517,7 @@ def settle_settings(values: dict) -> dict:
     if values.get("flash_attn") == "auto" and "flash_attn_resolved" in values:
         return {**values, "flash_attn": values["flash_attn_resolved"]}
     return values
+
+
+#: Setting keys this engine's log states beyond its knob keys (what llama.cpp prints beside its flags: the per-slot context, the flash-attention choice -fa auto settled on, the tensor split).
+LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset({"ctx_per_seq", "flash_attn_resolved", "tensor_split"})

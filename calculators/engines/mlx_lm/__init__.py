@@ -2,10 +2,11 @@
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.mlx_lm import launch, startup_log, workload
-from calculators.engines.mlx_lm.plan import MlxLmSettings, plan_mlx_lm
+from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmSettings, plan_mlx_lm
+from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
-    id="mlx-lm",
+    id=ENGINE_ID,
     display_name="MLX LM",
     short_key="mlx",
     colour="#66a61e",
@@ -22,6 +23,7 @@ ADAPTER = EngineAdapter(
     command_start=launch.command_start,
     launch_example=launch.EXAMPLE,
     render_command=launch.render,
+    log_setting_keys=SHARED_SETTING_KEYS[ENGINE_ID] | startup_log.LOG_ONLY_SETTING_KEYS,
     log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
     not_compared_reason=(
         "MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's MLX plan sizes "

@@ -68,3 +68,7 @@ def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
     for line in lines:
         read_mlx_line(line, out)
     return []
+
+
+#: Setting keys this engine's log states beyond its knob keys (none).
+LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset()

@@ -3,11 +3,13 @@
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp.plan import ENGINE_ID as LLAMA_CPP_ID
 from calculators.engines.ollama import launch, startup_log, workload
-from calculators.engines.ollama.plan import OllamaSettings, plan_ollama
+from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
 from calculators.engines.ollama.reconcile import ollama_rows
+from calculators.engines.ollama.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy
+from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
-    id="ollama",
+    id=ENGINE_ID,
     display_name="Ollama",
     short_key="ollama",
     colour="#1b9e77",
@@ -25,10 +27,17 @@ ADAPTER = EngineAdapter(
     command_start=launch.command_start,
     launch_example=launch.EXAMPLE,
     render_command=launch.render,
+    log_setting_keys=SHARED_SETTING_KEYS[ENGINE_ID] | startup_log.LOG_ONLY_SETTING_KEYS,
     log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log, relays=LLAMA_CPP_ID,
                          program_prefix="ollama"),
     geometry_in_log=True,
     reconcile_rows=ollama_rows,
+    scheduler_policy=OllamaPolicy,
+    simulator_knobs=SIMULATOR_KNOBS,
+    simulator_label=SIMULATOR_LABEL,
+    simulator_default=True,
+    bench_served_name="<ollama-model-tag>",
+    bench_served_name_note="Replace <ollama-model-tag> with the tag you pulled (ollama list shows it).",
     memory_knobs=(
         MemoryKnob("num_gpu", "num_gpu layers (-1 = automatic)", "int"),
         MemoryKnob("gpu_overhead", "OLLAMA_GPU_OVERHEAD (bytes)", "int"),

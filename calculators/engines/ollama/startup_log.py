@@ -248,3 +248,7 @@ def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
         reader.feed(line)
     reader.finish()
     return device_names(lines)
+
+
+#: Setting keys this engine's log states beyond its knob keys (the GPU library Ollama's scheduler reports).
+LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset({"library"})

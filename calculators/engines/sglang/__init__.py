@@ -2,11 +2,13 @@
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.sglang import launch, startup_log, workload
-from calculators.engines.sglang.plan import SglangSettings, plan_sglang
+from calculators.engines.sglang.plan import ENGINE_ID, SglangSettings, plan_sglang
 from calculators.engines.sglang.reconcile import sglang_rows
+from calculators.engines.sglang.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy
+from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
-    id="sglang",
+    id=ENGINE_ID,
     display_name="SGLang",
     short_key="sglang",
     colour="#e7298a",
@@ -25,8 +27,13 @@ ADAPTER = EngineAdapter(
     command_start=launch.command_start,
     launch_example=launch.EXAMPLE,
     render_command=launch.render,
+    log_setting_keys=SHARED_SETTING_KEYS[ENGINE_ID] | startup_log.LOG_ONLY_SETTING_KEYS,
     log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
     reconcile_rows=sglang_rows,
+    scheduler_policy=SglangPolicy,
+    simulator_knobs=SIMULATOR_KNOBS,
+    simulator_label=SIMULATOR_LABEL,
+    simulator_default=True,
     memory_knobs=(
         MemoryKnob("mem_fraction_static", "--mem-fraction-static (0 = automatic)", "float0"),
         MemoryKnob("tp_size", "--tp-size", "int"),

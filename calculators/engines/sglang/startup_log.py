@@ -172,3 +172,7 @@ def _mark_auto(text: str, out: Collector) -> None:
     for key in AUTO_KEYS:
         if key not in out.settings and re.search(rf"[ (,]{key}=None\b", text):
             out.settings[key] = "auto"
+
+
+#: Setting keys this engine's log states beyond its knob keys (server_args fields SGLang dumps that the knob table does not list, and the KV dtype it resolved).
+LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset({"cpu_offload_gb", "dtype", "kv_cache_dtype_resolved", "max_prefill_tokens", "model", "pp_size", "quantization"})

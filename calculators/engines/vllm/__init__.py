@@ -2,11 +2,13 @@
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.vllm import launch, startup_log, workload
-from calculators.engines.vllm.plan import VllmSettings, plan_vllm
+from calculators.engines.vllm.plan import ENGINE_ID, VllmSettings, plan_vllm
 from calculators.engines.vllm.reconcile import vllm_rows
+from calculators.engines.vllm.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, VllmPolicy
+from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
-    id="vllm",
+    id=ENGINE_ID,
     display_name="vLLM",
     short_key="vllm",
     colour="#7570b3",
@@ -26,8 +28,15 @@ ADAPTER = EngineAdapter(
     render_command=launch.render,
     positional_model=True,
     replica_study_key="tensor_parallel_size",
+    log_setting_keys=SHARED_SETTING_KEYS[ENGINE_ID] | startup_log.LOG_ONLY_SETTING_KEYS,
     log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
     reconcile_rows=vllm_rows,
+    scheduler_policy=VllmPolicy,
+    simulator_knobs=SIMULATOR_KNOBS,
+    simulator_label=SIMULATOR_LABEL,
+    simulator_default=True,
+    generic_bench_client=True,
+    operations_default=1,
     memory_knobs=(
         MemoryKnob("gpu_memory_utilization", "--gpu-memory-utilization", "float"),
         MemoryKnob("tensor_parallel_size", "--tensor-parallel-size (-tp)", "int"),

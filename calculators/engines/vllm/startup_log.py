@@ -258,3 +258,7 @@ def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
     for index, line in enumerate(lines):
         read_vllm_line(line, out, continuation(lines, index, DUMP_START))
     return []
+
+
+#: Setting keys this engine's log states beyond its knob keys (the model's dtype and repo vLLM's config dump names).
+LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset({"dtype", "model"})

@@ -1,7 +1,7 @@
 """Read an engine's start-up log: engine, version, geometry, settings and every printed memory figure.
 
     parsed = parse_startup_log(text)
-    parsed.engine                                   # 'llama-cpp', 'ollama', 'vllm', 'sglang', 'mlx-lm' or None
+    parsed.engine                                   # a registered engine id (calculators.engines.ENGINE_IDS) or None
     parsed.settings["ctx_size"]                     # shared setting keys (runner_settings for Ollama's runner)
     parsed.geometry.n_kv_heads                      # what the GGUF metadata dump states
     k = parsed.figure("k_bytes", cache="kv_swa")    # a Figure: value in bytes, printed text, unit, line

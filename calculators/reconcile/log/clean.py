@@ -24,7 +24,7 @@ class LogLine:
     number: int  # 1-based line number in the pasted text
     text: str  # the engine's own text, prefixes and colour codes removed, trailing blanks removed
     device: str | None = None  # 'TP0' (SGLang), 'VllmWorkerProcess pid=521' (vLLM worker), ...
-    program: str | None = None  # program named by a syslog/docker/binding prefix: 'ollama', 'llama', ...
+    program: str | None = None  # program named by a syslog/docker/binding prefix (e.g. Ollama's)
 
 
 def _syslog(match: re.Match[str]) -> dict[str, str]:

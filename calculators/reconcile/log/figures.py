@@ -94,9 +94,9 @@ class LogNote(Result):
 class ParsedLog(Result):
     """Everything recognised in one pasted start-up log."""
 
-    engine: str | None = Field(description="engine id ('llama-cpp', 'ollama', 'vllm', 'sglang', 'mlx-lm') or None")
+    engine: str | None = Field(description="engine id (one of calculators.engines.ENGINE_IDS) or None")
     runner: str | None = Field(
-        default=None, description="engine whose lines this engine relays ('llama-cpp' for Ollama)"
+        default=None, description="engine whose lines this engine relays (llama.cpp's for Ollama)"
     )
     version: str | None = None
     geometry: LogGeometry = Field(default_factory=LogGeometry)

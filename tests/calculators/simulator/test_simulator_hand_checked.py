@@ -2,22 +2,15 @@
 
 import pytest
 
+from calculators.engines.ollama.scheduler import OllamaPolicy
+from calculators.engines.sglang.scheduler import SglangPolicy
+from calculators.engines.vllm.scheduler import VllmPolicy
 from calculators.errors import ServewiseInputError
-from calculators.simulator import (
-    ArrivalProcess,
-    Constraint,
-    LengthDistribution,
-    OllamaPolicy,
-    RejectReason,
-    RequestSet,
-    RequestStatus,
-    SglangPolicy,
-    StaticBatchPolicy,
-    StepCostModel,
-    VllmPolicy,
-    WorkloadSpec,
-    simulate,
-)
+from calculators.simulator.policy import StaticBatchPolicy
+from calculators.simulator.results import Constraint, RejectReason, RequestStatus
+from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.run import simulate
+from calculators.simulator.workload import ArrivalProcess, LengthDistribution, RequestSet, WorkloadSpec
 
 # Weights take 1e10 B / 1e12 B/s = 0.01 s to stream; compute is 2 x 1e10 / 1e14 = 2e-4 s per token.
 # So a decode step of a few sequences takes 0.01 s and a prefill of N tokens takes max(0.01, 2e-4 N) s.
@@ -163,7 +156,7 @@ def test_max_queue_not_applied_by_default_as_in_ollama_source():
 
 def test_slot_context_truncates_and_rejects():
     # -c 2048 -np 2: each slot holds 1024 tokens; a 1000-token prompt may generate only 24 tokens
-    from calculators.simulator import LlamaCppPolicy
+    from calculators.engines.llama_cpp.scheduler import LlamaCppPolicy
 
     policy = LlamaCppPolicy(ctx_size=2048, parallel=2)
     result = simulate(burst(1, 1000, 100), policy, COST)

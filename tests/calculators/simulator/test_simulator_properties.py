@@ -4,19 +4,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calculators.simulator import (
-    ArrivalProcess,
-    LengthDistribution,
-    LlamaCppPolicy,
-    OllamaPolicy,
-    RequestStatus,
-    SglangPolicy,
-    StaticBatchPolicy,
-    StepCostModel,
-    VllmPolicy,
-    WorkloadSpec,
-    simulate,
-)
+from calculators.engines.llama_cpp.scheduler import LlamaCppPolicy
+from calculators.engines.ollama.scheduler import OllamaPolicy
+from calculators.engines.sglang.scheduler import SglangPolicy
+from calculators.engines.vllm.scheduler import VllmPolicy
+from calculators.simulator.policy import StaticBatchPolicy
+from calculators.simulator.results import RequestStatus
+from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.run import simulate
+from calculators.simulator.workload import ArrivalProcess, LengthDistribution, WorkloadSpec
 
 COST = StepCostModel(
     memory_bandwidth_bytes_per_s=1e12, flops_per_s=1e14, weights_bytes=5e9, active_params=5e9, kv_bytes_per_token=1e5

@@ -2,16 +2,12 @@
 
 import pytest
 
-from calculators.simulator import (
-    ArrivalProcess,
-    LengthDistribution,
-    OllamaPolicy,
-    StepCostModel,
-    VllmPolicy,
-    WorkloadSpec,
-    simulate,
-    sweep_arrival_rates,
-)
+from calculators.engines.ollama.scheduler import OllamaPolicy
+from calculators.engines.vllm.scheduler import VllmPolicy
+from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.run import simulate
+from calculators.simulator.sweep import sweep_arrival_rates
+from calculators.simulator.workload import ArrivalProcess, LengthDistribution, WorkloadSpec
 
 # 0.01 s per decode step; prefill 2e-4 s per token (see test_simulator_hand_checked.py)
 COST = StepCostModel(
@@ -52,7 +48,7 @@ def test_sweep_shows_saturation():
 
 def test_open_loop_twin_replays_the_closed_loop_rate():
     from calculators.errors import ServewiseInputError
-    from calculators.simulator import open_loop_twin
+    from calculators.simulator.loops import open_loop_twin
 
     closed_spec = WorkloadSpec(n_requests=100, arrival=ArrivalProcess.CLOSED, n_clients=3, **FIXED)
     closed = simulate(closed_spec, OllamaPolicy(), COST)

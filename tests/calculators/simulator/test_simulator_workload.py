@@ -3,7 +3,7 @@
 import pytest
 
 from calculators.errors import ServewiseInputError
-from calculators.simulator import (
+from calculators.simulator.workload import (
     ArrivalProcess,
     LengthDistribution,
     WorkloadSpec,

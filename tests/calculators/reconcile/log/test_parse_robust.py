@@ -111,18 +111,19 @@ def test_corrupted_numbers_never_raise(name, digit, at):
 
 
 def test_every_name_a_real_log_produces_is_in_the_vocabulary():
-    from calculators.reconcile.log.vocabulary import FIGURES, SETTING_KEYS
+    from calculators.engines import ENGINES
+    from calculators.reconcile.log.vocabulary import FIGURES
 
     for name, text in REAL_LOGS.items():
         parsed = parse_startup_log(text)
         for figure in parsed.figures:
             assert figure.name in FIGURES, (name, figure.name)
             assert FIGURES[figure.name].allows(figure.unit), (name, figure.name)
-        assert set(parsed.settings) <= SETTING_KEYS[parsed.engine], (
-            name,
-            set(parsed.settings) - SETTING_KEYS[parsed.engine],
-        )
-        assert set(parsed.runner_settings) <= SETTING_KEYS["llama-cpp"], name
+        spec = ENGINES[parsed.engine]
+        assert set(parsed.settings) <= spec.log_setting_keys, (name, set(parsed.settings) - spec.log_setting_keys)
+        if parsed.runner_settings:
+            runner = ENGINES[spec.log_reader.relays]
+            assert set(parsed.runner_settings) <= runner.log_setting_keys, name
 
 
 def test_every_stored_log_names_its_source():

@@ -1,0 +1,93 @@
+"""Ollama's scheduling knobs for the simulator: slots of their own, a queue limit and its scope."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from calculators.engines.base import SimulatorKnob
+from calculators.engines.ollama.plan import default_context_tokens
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import PlanNote
+from calculators.simulator.policy import (
+    Admission,
+    KvLayout,
+    PrefixReuse,
+    SchedulerPolicy,
+    SchedulerSpec,
+)
+
+
+class OllamaPolicy(SchedulerPolicy):
+    """Ollama's knobs that shape queueing (defaults from ollama/ollama v0.33.0-rc2, envconfig/config.go).
+
+    Ollama starts llama-server with `-c num_ctx*num_parallel -np num_parallel -b num_batch`
+    (llm/llama_server.go), so every slot holds `context_length` tokens of its own. Without context
+    shift a prompt of num_ctx tokens or more is refused (HTTP 400) and generation stops at num_ctx.
+    """
+
+    engine: Literal["ollama"] = "ollama"
+    num_parallel: int = Field(default=1, gt=0, description="OLLAMA_NUM_PARALLEL: slots (default 1)")
+    context_length: int = Field(
+        default=4096,
+        gt=0,
+        description=(
+            "num_ctx per slot. OLLAMA_CONTEXT_LENGTH unset picks it by total VRAM (server/routes.go): 4096 below "
+            "23 GiB, 32768 from 23 GiB, 262144 from 47 GiB, capped at the model's trained context"
+        ),
+    )
+    num_batch: int = Field(default=512, gt=0, description="tokens per llama-server step (api/types.go default 512)")
+    max_queue: int = Field(default=512, ge=0, description="OLLAMA_MAX_QUEUE (default 512); beyond it HTTP 503")
+    max_queue_applies_to_slot_wait: bool = Field(
+        default=False,
+        description=(
+            "v0.33.0-rc2 checks OLLAMA_MAX_QUEUE only while a request waits for the scheduler "
+            "(server/sched.go); with the model loaded, requests wait on the runner's num_parallel "
+            "semaphore (llm/llama_server.go) without a limit. True applies the limit to that wait too."
+        ),
+    )
+
+    def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec:
+        """Rules for Ollama; KV capacity is num_parallel x context_length (the input is not used)."""
+        return SchedulerSpec(
+            engine=self.engine,
+            max_running=self.num_parallel,
+            max_running_knob="num_parallel",
+            step_token_budget=self.num_batch,
+            step_token_budget_knob="num_batch",
+            chunked_prefill=True,
+            kv_layout=KvLayout.SLOTS,
+            kv_capacity_tokens=self.num_parallel * self.context_length,
+            kv_capacity_knob="context_length",
+            slot_context_tokens=self.context_length,
+            admission=Admission.FREE_SLOT,
+            preempt_on_kv_exhaustion=False,
+            prefix_reuse=PrefixReuse.PER_SLOT,
+            max_queue=self.max_queue if self.max_queue_applies_to_slot_wait else None,
+            max_queue_knob="max_queue",
+            max_queue_unenforced=None if self.max_queue_applies_to_slot_wait else self.max_queue,
+            single_slot_note=PlanNote(code="ollama_single_slot", message=(
+                "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "
+                "waits its turn.")),
+        )
+
+
+def _context_on_gpu(gpu_memory_bytes: int) -> int:
+    """num_ctx Ollama picks with OLLAMA_CONTEXT_LENGTH unset on one GPU of this size."""
+    return default_context_tokens(Machine(device_memory_bytes=gpu_memory_bytes))
+
+
+SIMULATOR_LABEL = "Ollama"
+SIMULATOR_KNOBS = (
+    SimulatorKnob("num_parallel", "OLLAMA_NUM_PARALLEL", "sim_ollama_np"),
+    SimulatorKnob("context_length", "Context per slot (num_ctx)", "sim_ollama_ctx", default_for_gpu=_context_on_gpu,
+                  help="Unset, Ollama picks it by total VRAM: 4,096 below 23 GiB, 32,768 from 23 GiB (the 24 GB "
+                  "default card here), 262,144 from 47 GiB; each slot holds this much KV."),
+    SimulatorKnob("num_batch", "num_batch (tokens per step)", "sim_ollama_batch"),
+    SimulatorKnob("max_queue", "OLLAMA_MAX_QUEUE", "sim_ollama_queue", min_value=0),
+    SimulatorKnob("max_queue_applies_to_slot_wait", "Apply OLLAMA_MAX_QUEUE to requests waiting for a slot",
+                  "sim_ollama_queue_slots",
+                  help="Ollama v0.33.0-rc2 checks it only while requests wait for a model load; turn on to see the "
+                  "documented reading (HTTP 503 beyond the limit)."),
+)

@@ -1,0 +1,87 @@
+"""SGLang's scheduling knobs for the simulator: running requests, chunked prefill, the radix cache."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from calculators.engines.base import SimulatorKnob
+from calculators.engines.sglang.plan import auto_chunk_and_graph_sizes
+from calculators.simulator.policy import (
+    Admission,
+    KvLayout,
+    PrefixReuse,
+    SchedulerPolicy,
+    SchedulerSpec,
+    require_capacity,
+)
+from calculators.units import MIB
+
+
+class SglangPolicy(SchedulerPolicy):
+    """SGLang scheduler knobs.
+
+    The scheduler runs a prefill batch whenever one can be formed and decodes only otherwise
+    (get_next_batch_to_run in python/sglang/srt/managers/scheduler.py), unless
+    `--enable-mixed-chunk`; running decodes therefore pause during prefill batches. The chunked prefill
+    size caps the tokens of one prefill batch; decode batches take every running request.
+
+    `init_new_token_ratio` 0.7 is SGLANG_INIT_NEW_TOKEN_RATIO's default (sgl-project/sglang
+    python/sglang/srt/environ.py): the share of each running request's remaining output that
+    admission keeps free. The engine decays it towards 0.7 x 0.14 over 600 decode steps and raises it
+    after a retraction; the simulator keeps it fixed (more conservative admission).
+    """
+
+    engine: Literal["sglang"] = "sglang"
+    max_running_requests: int = Field(default=2048, gt=0)
+    chunked_prefill_size: int = Field(
+        default=8192,
+        gt=0,
+        description="unset, SGLang picks it by GPU memory (server_args.py): 2048 below 35 GiB, 8192 below 160 GiB, "
+        "16384 above",
+    )
+    page_size: int = Field(default=1, gt=0)
+    disable_radix_cache: bool = False
+    enable_mixed_chunk: bool = Field(default=False, description="run prefill chunks together with decodes")
+    context_length: int | None = Field(default=None, gt=0)
+    init_new_token_ratio: float = Field(default=0.7, ge=0, le=1)
+
+    def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec:
+        """Rules for SGLang; `kv_capacity_tokens` is max_total_tokens as the memory model gives it."""
+        capacity = require_capacity(self.engine, kv_capacity_tokens)
+        return SchedulerSpec(
+            engine=self.engine,
+            max_running=self.max_running_requests,
+            max_running_knob="max_running_requests",
+            step_token_budget=self.chunked_prefill_size,
+            step_token_budget_knob="chunked_prefill_size",
+            chunked_prefill=True,
+            mixed_prefill_decode=self.enable_mixed_chunk,
+            kv_layout=KvLayout.POOL,
+            kv_capacity_tokens=capacity,
+            kv_capacity_knob="mem_fraction_static",
+            block_size_tokens=self.page_size,
+            max_request_tokens=self.context_length,
+            admission=Admission.PROMPT_PLUS_RESERVE,
+            output_reserve_ratio=self.init_new_token_ratio,
+            preempt_on_kv_exhaustion=True,
+            prefix_reuse=PrefixReuse.NONE if self.disable_radix_cache else PrefixReuse.SHARED,
+        )
+
+
+def _chunk_on_gpu(gpu_memory_bytes: int) -> int:
+    """chunked_prefill_size SGLang picks with it unset on one GPU of this size."""
+    return auto_chunk_and_graph_sizes(gpu_memory_bytes / MIB, 1)[0]
+
+
+SIMULATOR_LABEL = "SGLang"
+SIMULATOR_KNOBS = (
+    SimulatorKnob("max_running_requests", "--max-running-requests", "sim_sglang_mrr"),
+    SimulatorKnob("chunked_prefill_size", "--chunked-prefill-size", "sim_sglang_chunk", default_for_gpu=_chunk_on_gpu,
+                  help="Unset, SGLang picks it by GPU memory: 2,048 below 35 GiB (the 24 GB default card here), "
+                  "8,192 below 160 GiB, 16,384 above."),
+    SimulatorKnob("disable_radix_cache", "Radix prefix cache", "sim_sglang_radix", invert=True),
+    SimulatorKnob("enable_mixed_chunk", "--enable-mixed-chunk", "sim_sglang_mixed",
+                  help="Off (default): a prefill batch runs alone and running decodes wait for it."),
+)

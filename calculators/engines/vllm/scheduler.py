@@ -1,0 +1,71 @@
+"""vLLM's scheduling knobs for the simulator: max_num_seqs, the token budget, blocks and prefix caching."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from calculators.engines.base import SimulatorKnob
+from calculators.errors import ServewiseInputError
+from calculators.simulator.policy import (
+    Admission,
+    KvLayout,
+    PrefixReuse,
+    SchedulerPolicy,
+    SchedulerSpec,
+    require_capacity,
+)
+
+
+class VllmPolicy(SchedulerPolicy):
+    """vLLM V1 scheduler knobs (defaults for the API server on a < 70 GiB GPU; see research/engines.md).
+
+    Running requests are scheduled first (one token each), then waiting ones within
+    max_num_batched_tokens; when a block cannot be allocated the newest running request is preempted
+    and later recomputed, and no new request is admitted in that step (vllm/v1/core/sched/scheduler.py).
+    The recompute ignores blocks the prefix cache may still hold for it (pessimistic).
+    """
+
+    engine: Literal["vllm"] = "vllm"
+    max_num_seqs: int = Field(default=256, gt=0)
+    max_num_batched_tokens: int = Field(default=2048, gt=0)
+    block_size: int = Field(default=16, gt=0)
+    enable_chunked_prefill: bool = True
+    enable_prefix_caching: bool = True
+    max_model_len: int | None = Field(default=None, gt=0, description="prompt + output limit; None = no limit")
+
+    def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec:
+        """Rules for vLLM; `kv_capacity_tokens` is the 'GPU KV cache size' the memory model gives."""
+        capacity = require_capacity(self.engine, kv_capacity_tokens)
+        if self.max_num_batched_tokens < self.max_num_seqs:
+            raise ServewiseInputError(
+                f"vLLM refuses max_num_batched_tokens ({self.max_num_batched_tokens}) smaller than "
+                f"max_num_seqs ({self.max_num_seqs}); raise the token budget or lower max_num_seqs"
+            )
+        return SchedulerSpec(
+            engine=self.engine,
+            max_running=self.max_num_seqs,
+            max_running_knob="max_num_seqs",
+            step_token_budget=self.max_num_batched_tokens,
+            step_token_budget_knob="max_num_batched_tokens",
+            chunked_prefill=self.enable_chunked_prefill,
+            kv_layout=KvLayout.POOL,
+            kv_capacity_tokens=capacity,
+            kv_capacity_knob="gpu_memory_utilization",
+            block_size_tokens=self.block_size,
+            max_request_tokens=self.max_model_len,
+            admission=Admission.NEXT_CHUNK,
+            preempt_on_kv_exhaustion=True,
+            prefix_reuse=PrefixReuse.SHARED if self.enable_prefix_caching else PrefixReuse.NONE,
+        )
+
+
+SIMULATOR_LABEL = "vLLM"
+SIMULATOR_KNOBS = (
+    SimulatorKnob("max_num_seqs", "--max-num-seqs", "sim_vllm_seqs"),
+    SimulatorKnob("max_num_batched_tokens", "--max-num-batched-tokens", "sim_vllm_mbt"),
+    SimulatorKnob("block_size", "--block-size", "sim_vllm_block"),
+    SimulatorKnob("enable_chunked_prefill", "Chunked prefill", "sim_vllm_chunked"),
+    SimulatorKnob("enable_prefix_caching", "Automatic prefix caching", "sim_vllm_apc"),
+)
