@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.engines.vllm.plan import VllmSettings, plan_vllm
+from calculators.engines.vllm.arg_utils import VllmSettings
+from calculators.engines.vllm.plan import plan_vllm
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import catalog_gpu, machine_for_gpu_id
 from calculators.memory.compare import model_weights

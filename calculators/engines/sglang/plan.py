@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.engines.vllm.plan import pipeline_stage_layer_counts
+from calculators.engines.vllm.distributed_utils import pipeline_stage_layer_counts
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote

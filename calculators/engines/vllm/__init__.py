@@ -2,7 +2,8 @@
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.vllm import launch, startup_log, workload
-from calculators.engines.vllm.plan import ENGINE_ID, VllmSettings, plan_vllm
+from calculators.engines.vllm.arg_utils import VllmSettings
+from calculators.engines.vllm.plan import ENGINE_ID, plan_vllm
 from calculators.engines.vllm.reconcile import vllm_rows
 from calculators.engines.vllm.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, VllmPolicy
 from knowledge.engines import SHARED_SETTING_KEYS

@@ -22,7 +22,7 @@ from calculators.units import GIB
 
 def vllm_rows(run: EngineRun) -> Outcome:
     """vLLM's blocks, token capacity, concurrency and budget against `plan_vllm`, fed the log's printed figures."""
-    from calculators.engines.vllm.plan import VllmOverheads
+    from calculators.engines.vllm.gpu_worker import VllmOverheads
 
     parsed, plan_fn = run.parsed, plan_vllm
     out = Outcome(settings=run.settings)
@@ -109,7 +109,7 @@ def _vllm_estimated_budget(run: EngineRun, settings: BaseModel, machine: Machine
     weights = first_figure(run.parsed, "weights_bytes")
     if weights is None or (run.machine is None and not total_printed):
         return None
-    from calculators.engines.vllm.plan import default_vllm_overheads
+    from calculators.engines.vllm.gpu_worker import default_vllm_overheads
 
     ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
     plan = plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": None}), machine,

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from calculators.engines.vllm.plan import (
-    VllmOverheads,
-    VllmSettings,
-    default_batch_limits,
-    default_vllm_overheads,
-    pipeline_stage_layer_counts,
-    plan_vllm,
-)
+from calculators.engines.vllm.arg_utils import VllmSettings, default_batch_limits
+from calculators.engines.vllm.distributed_utils import pipeline_stage_layer_counts
+from calculators.engines.vllm.gpu_worker import VllmOverheads, default_vllm_overheads
+from calculators.engines.vllm.plan import plan_vllm
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
