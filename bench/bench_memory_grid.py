@@ -2,7 +2,7 @@
 
 Prints, per engine, the milliseconds and the number of plans the search evaluated to fill the grid, i.e. the
 most concurrent sequences (capped at 200) at each of 200 context lengths; the target is well under 1 s.
-Run with `.venv/bin/python bench/bench_memory_grid.py`.
+Run with `.venv/bin/python -m bench.bench_memory_grid`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Median server-side script run per page (Streamlit AppTest), for a typical state of each page.
 
 Prints one line per page: median and p90 milliseconds over repeated reruns of the same session,
-against the 50 ms budget. Run with `make bench` or `.venv/bin/python bench/bench_page_reruns.py`.
+against the 50 ms budget. Run with `make bench` or `.venv/bin/python -m bench.bench_page_reruns`.
 """
 
 from __future__ import annotations

@@ -45,11 +45,6 @@ def ggml_block(type_name: str) -> GgmlBlock:
     return GgmlBlock(type_name=member.name, block_values=block_values, block_bytes=block_bytes)
 
 
-def ggml_bits_per_weight(type_name: str) -> float:
-    """Bits per value of a ggml type (block bytes x 8 / block values), e.g. 4.5 for q4_K."""
-    return float(ggml_block(type_name).bits_per_weight)
-
-
 def ggml_tensor_bytes(type_name: str, n_elements: int) -> int:
     """Exact bytes of a tensor of `n_elements` values stored as `type_name` (whole blocks only, as ggml requires)."""
     if n_elements < 0:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import math
 import struct
-from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 from calculators.errors import ServewiseInputError
 from calculators.model.architecture import ModelArchitecture
-from calculators.model.ggml_types import ggml_block, ggml_tensor_bytes
+from calculators.model.ggml_types import ggml_block
 from knowledge.formats import FormatsSection, Quantization, Scope
 
 #: Bits of the parts a scheme leaves unquantized (the checkpoints' BF16/FP16).
@@ -55,16 +54,6 @@ class WeightsEstimate:
     approximations: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class DeviceWeights:
-    """Weight bytes each device holds when one model instance is split by tensor parallelism."""
-
-    tp_size: int
-    bytes_per_device: int
-    replicated_bytes: int
-    approximations: tuple[str, ...]
-
-
 def scheme_bits_per_weight(quant: Quantization) -> Fraction | None:
     """Exact bits per weight a scheme defines (ggml block size or group layout), or None if it defines none.
 
@@ -93,45 +82,6 @@ def weights_from_file_bytes(n_bytes: int, source: str = "file size") -> WeightsE
         scheme="file",
         basis="bytes read from the file",
         source=source,
-    )
-
-
-def weights_from_ggml_tensors(tensors: Iterable[tuple[str, int]], source: str) -> WeightsEstimate:
-    """Exact tensor-data bytes of a GGUF from its (ggml type name, element count) tensor list.
-
-    This is what a GGUF header describes without loading tensors; metadata and alignment padding are not
-    counted (they are not weights the engine keeps on the device).
-    """
-    total_bytes = 0
-    total_params = 0
-    for type_name, n_elements in tensors:
-        total_bytes += ggml_tensor_bytes(type_name, n_elements)
-        total_params += n_elements
-    if total_params == 0:
-        raise ServewiseInputError("the tensor list is empty: no weights to count")
-    return WeightsEstimate(
-        bytes=total_bytes,
-        bits_per_weight=total_bytes * 8 / total_params,
-        exact=True,
-        scheme="gguf-tensors",
-        basis="sum over tensors of whole ggml blocks x block bytes",
-        source=source,
-        params=total_params,
-    )
-
-
-def weights_from_gguf_file(path: str | Path) -> WeightsEstimate:
-    """Exact tensor-data bytes of a GGUF file, read from its header (tensor data is memory-mapped, not loaded)."""
-    from gguf import GGUFReader  # imported here: only this reader needs numpy's memmap machinery
-
-    try:
-        reader = GGUFReader(str(path))
-    except FileNotFoundError as exc:
-        raise ServewiseInputError(f"{path}: no such file") from exc
-    except (ValueError, IndexError, OSError) as exc:
-        raise ServewiseInputError(f"{path}: not a readable GGUF file ({exc})") from exc
-    return weights_from_ggml_tensors(
-        ((t.tensor_type.name, int(t.n_elements)) for t in reader.tensors), source=f"GGUF header of {Path(path).name}"
     )
 
 
@@ -313,24 +263,3 @@ def moe_expert_params(arch: ModelArchitecture) -> int:
     return moe_layers * moe.n_experts * 3 * arch.hidden_size * moe.expert_intermediate_size
 
 
-def weights_per_device_tp(total_bytes: int, tp_size: int, replicated_bytes: int = 0) -> DeviceWeights:
-    """Weight bytes per device with tensor parallelism: the sharded part divides by TP, replicated parts do not.
-
-    Rounded up per device. Engines pad vocabularies and keep small tensors (norms, sometimes the router or
-    embeddings) on every rank; pass those as `replicated_bytes` when known, otherwise the even split is an
-    approximation.
-    """
-    if tp_size < 1:
-        raise ServewiseInputError("tensor-parallel size must be at least 1")
-    if not 0 <= replicated_bytes <= total_bytes:
-        raise ServewiseInputError("replicated bytes must be between 0 and the total weight bytes")
-    sharded = total_bytes - replicated_bytes
-    approximations = ["vocabulary padding and uneven shards are ignored"]
-    if replicated_bytes == 0 and tp_size > 1:
-        approximations.append("every tensor assumed split across ranks (norms and other replicated tensors ignored)")
-    return DeviceWeights(
-        tp_size=tp_size,
-        bytes_per_device=math.ceil(sharded / tp_size) + replicated_bytes,
-        replicated_bytes=replicated_bytes,
-        approximations=tuple(approximations),
-    )

@@ -22,7 +22,3 @@ def default_policy(engine: str) -> SchedulerPolicy:
         raise ServewiseInputError(f"unknown engine {engine!r}; choose one of {', '.join(SIMULATED_ENGINES)}") from None
 
 
-def policy_type(engine: str) -> type[SchedulerPolicy]:
-    """The policy model of a simulated engine (its fields are the knobs, with the engine's defaults)."""
-    default_policy(engine)
-    return _POLICIES[engine]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from calculators.model.ggml_types import ggml_bits_per_weight
+from calculators.model.ggml_types import ggml_block
 from calculators.model.weights import scheme_bits_per_weight
 from knowledge.common import KnowledgeError
 from knowledge.formats import PRIMARY_ENGINE_IDS, CompatStatus, FormatsSection
@@ -92,8 +92,8 @@ def test_vllm_gguf_note_says_experimental():
 
 def test_microscaling_layouts_match_ggml_block_sizes():
     # The OCP MXFP4 layout (4-bit + E8M0 per 32) and ggml's MXFP4 block (17 bytes / 32) must agree; same for NVFP4.
-    assert float(scheme_bits_per_weight(FORMATS.quantization("mxfp4"))) == ggml_bits_per_weight("MXFP4") == 4.25
-    assert float(scheme_bits_per_weight(FORMATS.quantization("nvfp4"))) == ggml_bits_per_weight("NVFP4") == 4.5
+    assert float(scheme_bits_per_weight(FORMATS.quantization("mxfp4"))) == float(ggml_block("MXFP4").bits_per_weight) == 4.25
+    assert float(scheme_bits_per_weight(FORMATS.quantization("nvfp4"))) == float(ggml_block("NVFP4").bits_per_weight) == 4.5
 
 
 def test_file_mixes_are_at_least_their_main_type():

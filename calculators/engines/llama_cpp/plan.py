@@ -13,7 +13,6 @@ from __future__ import annotations
 from enum import StrEnum
 
 import numpy as np
-from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
@@ -27,6 +26,7 @@ from calculators.memory.plan import (
     Result,
 )
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
+from calculators.model.ggml_types import ggml_block, ggml_tensor_bytes
 from calculators.units import MIB
 
 ENGINE_ID = "llama-cpp"
@@ -131,25 +131,21 @@ def llamacpp_log_mib(n_bytes: int) -> float:
 
 
 def ggml_row_bytes(type_name: str, n_elements: int) -> int:
-    """Bytes of one ggml row of `n_elements` values of a cache type (ggml_row_size: type_size * n / block)."""
-    block, type_size = _quant_sizes(type_name)
-    if n_elements % block:
-        raise ServewiseInputError(
-            f"cache type {type_name} stores blocks of {block} values, which do not divide a row of {n_elements}"
-        )
-    return type_size * n_elements // block
+    """Bytes of one ggml row of `n_elements` values of a cache type (ggml_row_size; the one ggml byte rule,
+    `calculators.model.ggml_types.ggml_tensor_bytes`, for the types -ctk/-ctv accept)."""
+    return ggml_tensor_bytes(_cache_type(type_name), n_elements)
 
 
-def _quant_sizes(type_name: str) -> tuple[int, int]:
+def _cache_type(type_name: str) -> str:
     if type_name not in KV_CACHE_TYPES:
         raise ServewiseInputError(
             f"unknown llama.cpp cache type '{type_name}'; -ctk/-ctv accept {', '.join(KV_CACHE_TYPES)}"
         )
-    return GGML_QUANT_SIZES[GGMLQuantizationType[type_name.upper()]]
+    return type_name
 
 
 def _is_quantized(type_name: str) -> bool:
-    return _quant_sizes(type_name)[0] > 1
+    return ggml_block(_cache_type(type_name)).block_values > 1
 
 
 def _pad(value: int, multiple: int) -> int:
@@ -165,7 +161,7 @@ def _refusal(arch: ModelArchitecture, s: LlamaCppSettings) -> str | None:
         return "quantized V cache requires flash_attn to be enabled"
     if s.flash_attn is not FlashAttn.OFF:
         for index, (type_name, label) in enumerate(((s.cache_type_k, "k"), (s.cache_type_v, "v"))):
-            block = _quant_sizes(type_name)[0]
+            block = ggml_block(_cache_type(type_name)).block_values
             for layer in dict.fromkeys(arch.layers):
                 head = _head_sizes(layer)[index]
                 if head % block:
@@ -439,7 +435,7 @@ def _plan(
 ) -> LlamaCppPlan:
     """plan_llamacpp for settings whose context --fit no longer changes."""
     for type_name in (s.cache_type_k, s.cache_type_v):
-        _quant_sizes(type_name)
+        _cache_type(type_name)
     if s.parallel == 0:
         raise ServewiseInputError("-np 0 is not valid: use -1 for auto or a positive number of slots")
     if weights_bytes is not None and weights_bytes < 0:

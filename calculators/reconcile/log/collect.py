@@ -100,10 +100,3 @@ def to_int(text: str) -> int | None:
         return None
 
 
-def to_float(text: str) -> float | None:
-    """A printed number as float, or None."""
-    try:
-        value = float(text.strip().replace(",", ""))
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None

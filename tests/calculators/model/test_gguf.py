@@ -14,6 +14,7 @@ from gguf.quants import quantize
 
 from calculators.errors import ServewiseInputError
 from calculators.model.architecture import LayerKind
+from calculators.model.ggml_types import ggml_tensor_bytes
 from calculators.model.gguf import read_gguf_header
 
 
@@ -191,3 +192,21 @@ def test_missing_file_and_missing_key(tmp_path):
     path = write_gguf(tmp_path / "nolayers.gguf", "llama", [("add_head_count", 4), ("add_embedding_length", 64)])
     with pytest.raises(ServewiseInputError, match="llama.block_count"):
         read_gguf_header(path)
+
+
+def test_header_bytes_follow_the_ggml_block_rule(tmp_path):
+    # (moved from the second GGUF reader, weights_from_gguf_file, now deleted) 64 x 256 q8_0 values are 512
+    # blocks of 34 bytes, plus 256 F32 = 1,024 bytes
+    weights = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
+    path = write_gguf(
+        tmp_path / "tiny.gguf",
+        "llama",
+        [("add_block_count", 1), ("add_head_count", 2), ("add_head_count_kv", 2), ("add_embedding_length", 256),
+         ("add_context_length", 4096)],
+        [("blk.0.ffn_up.weight", quantize(weights, GGMLQuantizationType.Q8_0), GGMLQuantizationType.Q8_0),
+         ("output_norm.weight", np.ones(256, dtype=np.float32), None)],
+    )  # fmt: skip
+    header = read_gguf_header(path)
+    assert header.weights_bytes == 512 * 34 + 1024 == 18_432
+    assert header.weights_bytes == ggml_tensor_bytes("q8_0", 64 * 256) + ggml_tensor_bytes("f32", 256)
+    assert header.architecture.params_total == 64 * 256 + 256

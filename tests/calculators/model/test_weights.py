@@ -4,17 +4,14 @@ import pytest
 
 from calculators.errors import ServewiseInputError
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
-from calculators.model.ggml_types import ggml_bits_per_weight, ggml_block, ggml_tensor_bytes
+from calculators.model.ggml_types import ggml_block, ggml_tensor_bytes
 from calculators.model.weights import (
     embedding_params,
     estimate_weights,
     moe_expert_params,
     scheme_bits_per_weight,
     weights_from_file_bytes,
-    weights_from_ggml_tensors,
-    weights_from_gguf_file,
     weights_from_safetensors_header,
-    weights_per_device_tp,
 )
 from calculators.units import GIB
 from knowledge.loader import load_knowledge
@@ -49,8 +46,8 @@ def test_ggml_block_sizes(type_name, values, block_bytes):
 
 
 def test_q8_0_is_8_5_bits_not_8():
-    assert ggml_bits_per_weight("q8_0") == 8.5
-    assert ggml_bits_per_weight("q4_k") == 4.5
+    assert float(ggml_block("q8_0").bits_per_weight) == 8.5
+    assert float(ggml_block("q4_k").bits_per_weight) == 4.5
 
 
 def test_ggml_partial_block_is_refused():
@@ -192,51 +189,8 @@ def test_file_size_is_exact():
 
 def test_gguf_tensor_list_is_exact():
     # two q4_K tensors of 4096x4096 and an F32 norm of 4096: 2 x 16,777,216/256 x 144 + 4096 x 4
-    estimate = weights_from_ggml_tensors([("q4_K", 4096 * 4096), ("Q4_K", 4096 * 4096), ("F32", 4096)], "header")
-    assert estimate.bytes == 2 * 65_536 * 144 + 16_384 == 18_890_752
-    assert estimate.exact is True
-    assert estimate.params == 2 * 4096 * 4096 + 4096
-
-
-def test_tensor_parallel_split():
-    assert weights_per_device_tp(16_000_000_000, 4).bytes_per_device == 4_000_000_000
-    with_replica = weights_per_device_tp(16_000_000_000, 4, replicated_bytes=1_000_000_000)
-    assert with_replica.bytes_per_device == 15_000_000_000 // 4 + 1_000_000_000
-    assert weights_per_device_tp(10, 3).bytes_per_device == 4  # rounded up
-    assert any("approximation" in a or "ignored" in a for a in weights_per_device_tp(10, 2).approximations)
-    with pytest.raises(ServewiseInputError):
-        weights_per_device_tp(10, 0)
-
-
-def test_gguf_file_header_gives_exact_bytes(tmp_path):
-    import numpy as np
-    from gguf import GGMLQuantizationType, GGUFWriter
-    from gguf.quants import quantize
-
-    path = tmp_path / "tiny.gguf"
-    writer = GGUFWriter(str(path), "llama")
-    weights = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
-    writer.add_tensor("blk.0.ffn_up.weight", quantize(weights, GGMLQuantizationType.Q8_0),
-                      raw_dtype=GGMLQuantizationType.Q8_0)
-    writer.add_tensor("output_norm.weight", np.ones(256, dtype=np.float32))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    estimate = weights_from_gguf_file(path)
-    # 64 x 256 q8_0 values = 512 blocks x 34 bytes, plus 256 F32 = 1,024 bytes
-    assert estimate.bytes == 512 * 34 + 1024 == 18_432
-    assert estimate.params == 64 * 256 + 256
-    assert estimate.exact is True
-
-
-def test_not_a_gguf_is_a_one_line_error(tmp_path):
-    path = tmp_path / "model.gguf"
-    path.write_bytes(b"PK\x03\x04 definitely a zip")
-    with pytest.raises(ServewiseInputError, match="not a readable GGUF file"):
-        weights_from_gguf_file(path)
-    with pytest.raises(ServewiseInputError, match="no such file"):
-        weights_from_gguf_file(tmp_path / "missing.gguf")
+    tensors = [("q4_K", 4096 * 4096), ("Q4_K", 4096 * 4096), ("F32", 4096)]
+    assert sum(ggml_tensor_bytes(t, n) for t, n in tensors) == 2 * 65_536 * 144 + 16_384 == 18_890_752
 
 
 def _write_safetensors(path, header: dict, data_len: int) -> None:
