@@ -68,12 +68,7 @@ def _sequences_guess(engine: str, plan: MemoryPlan, workload: Workload, machine:
     within any limit the engine adds (Ollama's load headroom).
     """
     spec = adapter(engine)
-    if spec.sequences_guess is not None:
-        return spec.sequences_guess(plan, workload, machine)
-    guess = _free_bytes_guess(workload.sequences, plan, machine)
-    if spec.clamp_sequences_guess is not None:
-        guess = spec.clamp_sequences_guess(guess, plan, workload, machine)
-    return guess
+    return _guess(spec.sequences_guess, spec.clamp_sequences_guess, workload.sequences, plan, workload, machine)
 
 
 def _context_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
@@ -83,12 +78,15 @@ def _context_guess(engine: str, plan: MemoryPlan, workload: Workload, machine: M
     the plan leaves (or misses, when negative) against its cache bytes.
     """
     spec = adapter(engine)
-    if spec.context_guess is not None:
-        return spec.context_guess(plan, workload, machine)
-    guess = _free_bytes_guess(workload.context_tokens, plan, machine)
-    if spec.clamp_context_guess is not None:
-        guess = spec.clamp_context_guess(guess, plan, workload, machine)
-    return guess
+    return _guess(spec.context_guess, spec.clamp_context_guess, workload.context_tokens, plan, workload, machine)
+
+
+def _guess(own, clamp, count: int, plan: MemoryPlan, workload: Workload, machine: Machine) -> int:
+    """The engine's own answer when it has one, else the free-bytes guess within the engine's limit."""
+    if own is not None:
+        return own(plan, workload, machine)
+    guess = _free_bytes_guess(count, plan, machine)
+    return guess if clamp is None else clamp(guess, plan, workload, machine)
 
 
 def _largest_true(holds: Callable[[int], bool], guess: int, low: int, high: int, first_step: int = 1) -> int:

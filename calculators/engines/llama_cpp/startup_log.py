@@ -503,10 +503,16 @@ EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
-    """Feed every line to the llama.cpp reader; returns the accelerator names the log lists."""
-    reader = LlamaCppReader(out=out, settings=out.settings)  # type: ignore[arg-type]
+def read_log(lines: list[LogLine], out: Collector, text: str = "", relay=None) -> list[str]:
+    """Feed every line to the llama.cpp reader; returns the accelerator names the log lists.
+
+    `relay(line, out) -> bool` reads the lines of an engine that relays llama.cpp's (Ollama's own); the
+    llama.cpp settings then go to the runner's settings.
+    """
+    reader = LlamaCppReader(out=out, settings=out.settings if relay is None else out.runner_settings)  # type: ignore[arg-type]
     for line in lines:
+        if relay is not None and relay(line, out):
+            continue
         reader.feed(line)
     reader.finish()
     return device_names(lines)

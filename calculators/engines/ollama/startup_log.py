@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from calculators.engines.llama_cpp.startup_log import LlamaCppReader, device_names
+from calculators.engines.llama_cpp.startup_log import read_log as read_llamacpp_log
 from calculators.reconcile.log import slog
 from calculators.reconcile.log.clean import LogLine
 from calculators.reconcile.log.collect import Collector, to_int
@@ -241,13 +241,7 @@ EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
     """Ollama's own lines, then the llama.cpp lines its runner relays (into the runner's settings)."""
-    reader = LlamaCppReader(out=out, settings=out.runner_settings)  # type: ignore[arg-type]
-    for line in lines:
-        if read_ollama_line(line, out):
-            continue
-        reader.feed(line)
-    reader.finish()
-    return device_names(lines)
+    return read_llamacpp_log(lines, out, text, relay=read_ollama_line)
 
 
 #: Setting keys this engine's log states beyond its knob keys (the GPU library Ollama's scheduler reports).
