@@ -6,9 +6,10 @@ from calculators.errors import ServewiseInputError
 from calculators.wizard.answers import WizardAnswers, parse_answers
 from calculators.wizard.scoring import recommend
 from knowledge import load_knowledge
+from reports.wizard import recommendation_markdown_for
 from ui import url_widgets
 from ui.markdown_text import literal
-from ui.wizard_section import recommendation_markdown, render_recommendation, render_top_choice_plans
+from ui.wizard_section import render_recommendation, render_top_choice_plans
 
 kb = load_knowledge()
 defaults = WizardAnswers()
@@ -139,7 +140,7 @@ render_recommendation(result, kb)
 render_top_choice_plans(result, kb)
 st.download_button(
     "Download as Markdown (for a design document)",
-    recommendation_markdown(result, kb),
+    recommendation_markdown_for(result, kb),
     file_name="servewise-recommendation.md",
     mime="text/markdown",
     icon=":material/download:",

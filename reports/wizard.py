@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from calculators.wizard.answers import WizardAnswers
 from calculators.wizard.scoring import Recommendation
+from knowledge.references import resolve_reference
 
 
 def _answers_table(answers: WizardAnswers) -> list[str]:
@@ -78,3 +79,40 @@ def recommendation_json(result: Recommendation) -> dict:
         ],
         "answers": result.answers.model_dump(),
     }
+
+
+def engine_names(kb) -> dict[str, str]:
+    """Engine id -> display name from the knowledge base."""
+    return {engine.id: engine.name for engine in kb.engines}
+
+
+def fact_label(reference: str, kb) -> str:
+    """'reference — source (version)' for a rule's cited fact, as Markdown with a link where possible."""
+    from knowledge.sources import source_url
+
+    fact = resolve_reference(reference, {e.id: e for e in kb.engines}, kb.formats)
+    source = getattr(fact, "source", None) or getattr(getattr(fact, "license", None), "source", "")
+    verified = getattr(fact, "verified", None) or getattr(getattr(fact, "latest_version_read", None), "verified", None)
+    version = verified.version if verified else ""
+    url = source_url(source, version) if source else None
+    where = f"[{source}]({url})" if url else source
+    return f"`{reference}` — {where} ({version})" if source else f"`{reference}`"
+
+
+def ranking_rows(result: Recommendation, names: dict[str, str]) -> list[dict]:
+    """The ranking as table rows: rank, engine name, score, status and why an engine was excluded."""
+    return [
+        {
+            "rank": index,
+            "engine": names[v.engine],
+            "score": v.score,
+            "status": "excluded" if v.excluded else "eligible",
+            "why excluded": "; ".join(e.reason for e in v.exclusions),
+        }
+        for index, v in enumerate(result.ranking, start=1)
+    ]
+
+
+def recommendation_markdown_for(result: Recommendation, kb) -> str:
+    """The Markdown export, with engine display names from the knowledge base."""
+    return recommendation_markdown(result, engine_names(kb))

@@ -12,28 +12,9 @@ from calculators.units import GIB
 from calculators.wizard.fit_check import FitCheck
 from calculators.wizard.plans import plans_for_top_choices
 from calculators.wizard.scoring import Recommendation
-from knowledge.references import resolve_reference
 from reports.memory_readouts import engine_readout
-from reports.wizard import recommendation_markdown as _markdown
+from reports.wizard import engine_names, fact_label, ranking_rows
 from ui.links import page_link
-
-
-def engine_names(kb) -> dict[str, str]:
-    """Engine id -> display name from the knowledge base."""
-    return {engine.id: engine.name for engine in kb.engines}
-
-
-def _fact_label(reference: str, kb) -> str:
-    """'reference — source (version)' for a rule's cited fact, as Markdown with a link where possible."""
-    from knowledge.sources import source_url
-
-    fact = resolve_reference(reference, {e.id: e for e in kb.engines}, kb.formats)
-    source = getattr(fact, "source", None) or getattr(getattr(fact, "license", None), "source", "")
-    verified = getattr(fact, "verified", None) or getattr(getattr(fact, "latest_version_read", None), "verified", None)
-    version = verified.version if verified else ""
-    url = source_url(source, version) if source else None
-    where = f"[{source}]({url})" if url else source
-    return f"`{reference}` — {where} ({version})" if source else f"`{reference}`"
 
 
 def render_recommendation(result: Recommendation, kb) -> None:
@@ -44,18 +25,7 @@ def render_recommendation(result: Recommendation, kb) -> None:
         st.error("No engine meets the hard constraints of these answers; see the exclusions below.")
     else:
         st.success(f"First candidate: **{names[top.engine]}** (score {top.score:+d})", icon=":material/recommend:")
-    table = pd.DataFrame(
-        [
-            {
-                "rank": index,
-                "engine": names[v.engine],
-                "score": v.score,
-                "status": "excluded" if v.excluded else "eligible",
-                "why excluded": "; ".join(e.reason for e in v.exclusions),
-            }
-            for index, v in enumerate(result.ranking, start=1)
-        ]
-    )
+    table = pd.DataFrame(ranking_rows(result, names))
     st.dataframe(table, hide_index=True, width="stretch")
     if result.fit_check is not None:
         _render_fit_check(result.fit_check)
@@ -67,7 +37,7 @@ def render_recommendation(result: Recommendation, kb) -> None:
                 st.error(exclusion.reason, icon=":material/block:")
             for contribution in verdict.contributions:
                 st.markdown(f"**{contribution.points:+d}** — {contribution.reason}")
-                st.caption("Rests on: " + "; ".join(_fact_label(r, kb) for r in contribution.rests_on))
+                st.caption("Rests on: " + "; ".join(fact_label(r, kb) for r in contribution.rests_on))
             if not verdict.contributions:
                 st.caption("No rule gave or took points for these answers.")
             for caveat in verdict.caveats:
@@ -133,8 +103,3 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
     if not page_link("pages/memory.py", label="Open this model and machine on the memory page",
                      icon=":material/memory:", query_params=first.memory_page_query):
         st.caption("Open the memory page with: ?" + "&".join(f"{k}={v}" for k, v in first.memory_page_query.items()))
-
-
-def recommendation_markdown(result: Recommendation, kb) -> str:
-    """The Markdown export, with engine display names from the knowledge base."""
-    return _markdown(result, engine_names(kb))
