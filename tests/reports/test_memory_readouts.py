@@ -9,7 +9,7 @@ from calculators.memory.capacity import capacity
 from calculators.memory.compare import ComparisonInputs, Workload, compare_engines
 from calculators.units import GIB
 from reports.memory_readouts import arithmetic_markdown, engine_readout, export_data, export_json, export_markdown
-from tests.support.servers_archs import gqa
+from tests.support.models import gqa
 
 BRIEF = gqa(32, 8, 128, 32, 131_072)
 H100 = Machine(device_memory_bytes=80 * GIB)

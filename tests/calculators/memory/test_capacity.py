@@ -8,7 +8,7 @@ from calculators.hardware.machine import Machine
 from calculators.memory.capacity import capacity, capacity_curve, context_grid, most_sequences
 from calculators.memory.compare import ComparisonInputs, Workload
 from calculators.units import GIB, MIB
-from tests.support.servers_archs import gqa
+from tests.support.models import gqa
 
 # The product brief's worked example: 32 layers x 8 KV heads x head dim 128 at 2 bytes = 128 KiB per token.
 BRIEF = gqa(32, 8, 128, 32, 131_072)

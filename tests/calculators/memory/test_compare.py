@@ -17,7 +17,7 @@ from calculators.memory.compare import (
     workload_settings,
 )
 from calculators.units import GIB
-from tests.support.servers_archs import gqa
+from tests.support.models import gqa
 
 # The product brief's worked example: 32 layers x 8 KV heads x head dim 128 at 2 bytes = 128 KiB per token.
 BRIEF = gqa(32, 8, 128, 32, 131_072)

@@ -20,7 +20,7 @@ from calculators.engines.llama_cpp.plan import (
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.units import GIB
-from tests.support.model_geometries import DEEPSEEK_V2_LITE, GEMMA3_27B, LLAMA3_8B
+from tests.support.models import DEEPSEEK_V2_LITE, GEMMA3_27B, LLAMA3_8B
 
 
 def test_server_defaults_give_four_slots_sharing_the_trained_context():

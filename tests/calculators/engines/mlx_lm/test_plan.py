@@ -15,7 +15,7 @@ from calculators.engines.mlx_lm.plan import (
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.units import GIB
-from tests.support.servers_archs import gqa, interleaved, mla
+from tests.support.models import gqa, interleaved, mla
 
 MAC_128 = Machine(device_memory_bytes=128 * GIB, unified_memory=True)
 BRIEF_MODEL = gqa(32, 8, 128, 32, 131072, "brief example")  # 32 layers x 8 KV heads x 128 (128 KiB per token)

@@ -21,7 +21,7 @@ from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.units import GIB, MIB
-from tests.support.model_geometries import LLAMA31_8B
+from tests.support.models import LLAMA31_8B
 
 
 @pytest.mark.parametrize(

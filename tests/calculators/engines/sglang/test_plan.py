@@ -14,7 +14,7 @@ from calculators.engines.sglang.plan import (
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.units import GIB, MIB
-from tests.support.servers_archs import gqa, interleaved, mla
+from tests.support.models import gqa, interleaved, mla
 
 # nvidia-smi totals (MiB), which SGLang reads for its automatic rules (shared/research/hardware.md table)
 H100 = Machine(device_memory_bytes=81559 * MIB)

@@ -12,7 +12,7 @@ from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.units import GIB
-from tests.support.servers_archs import gqa, interleaved, mla
+from tests.support.models import gqa, interleaved, mla
 
 H100 = Machine(device_memory_bytes=int(79.18 * GIB), n_devices=8, gpu_id="h100-sxm")
 
