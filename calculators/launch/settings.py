@@ -1,7 +1,7 @@
 """Turn an engine launch command into that engine's validated Settings, using the knowledge base's flags.
 
-`launch_command` tokenises and matches spellings; this module supplies the vocabulary (engines.yaml
-knobs) and converts the matched strings into the engine module's Settings model, so a bad value is
+`calculators.launch.command` tokenises and matches spellings; this module supplies the vocabulary
+(engines.yaml knobs) and converts the matched strings into the engine's Settings model, so a bad value is
 reported against the flag the user typed.
 """
 

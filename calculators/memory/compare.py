@@ -157,7 +157,7 @@ class ComparisonInputs:
     overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # Equal layers become one object: engine modules key dicts by layer geometry, and a lookup that finds
+        # Equal layers become one object: engine plans key dicts by layer geometry, and a lookup that finds
         # the very same object skips the field-by-field comparison (a third of a llama.cpp plan's time).
         shared: dict[LayerGeometry, LayerGeometry] = {}
         layers = tuple(shared.setdefault(layer, layer) for layer in self.arch.layers)

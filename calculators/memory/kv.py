@@ -1,7 +1,7 @@
 """Engine-independent KV-cache arithmetic: the product brief's worked example, generalised per layer kind.
 
 This is the "raw" figure (every sequence has reached its length, no prefix sharing, no padding or
-allocator granularity); the engine modules in `calculators.engines` add each engine's own rules.
+allocator granularity); each engine's plan in `calculators/engines/<engine>/` adds that engine's own rules.
 """
 
 from __future__ import annotations
