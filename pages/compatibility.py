@@ -11,10 +11,12 @@ from calculators.checks.embeddings import (
     embedding_model_from_files,
 )
 from calculators.checks.tool_calls import check_tool_calls_on_engines, tool_model_from_catalog, tool_model_from_template
+from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
-from calculators.simulator import SIMULATED_ENGINES, LengthDistribution, WorkloadSpec, default_policy
+from calculators.simulator.engines import SIMULATED_ENGINES, default_policy
 from calculators.simulator.ingestion import IngestionBursts, catalog_cost, ingestion_tradeoff
+from calculators.simulator.workload import LengthDistribution, WorkloadSpec
 from knowledge import load_knowledge
 from knowledge.embedding_serving import load_embedding_serving
 from knowledge.engines import PRIMARY_ENGINE_IDS
@@ -144,8 +146,9 @@ def ingestion_section() -> None:
         gpu_id = url_widgets.selectbox(_("GPU"), gpus, key="cmp_ing_gpu",
                                        index=gpus.index("h100-sxm-80gb") if "h100-sxm-80gb" in gpus else 0)
     with c3:
+        reference = next((e.id for e in ENGINES.values() if e.simulator_reference), SIMULATED_ENGINES[0])
         engine = url_widgets.selectbox(_("Engine"), list(SIMULATED_ENGINES), key="cmp_ing_engine",
-                                       index=list(SIMULATED_ENGINES).index("vllm") if "vllm" in SIMULATED_ENGINES else 0)
+                                       index=list(SIMULATED_ENGINES).index(reference))
     d1, d2, d3, d4 = st.columns(4)
     with d1:
         rate = url_widgets.number(_("Chat requests per second"), key="cmp_ing_rate", min_value=0.1, max_value=500.0,

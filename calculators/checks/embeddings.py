@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from calculators.checks.launch_flags import CommandFlags, read_command_flags
-from calculators.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from calculators.errors import ServewiseInputError
+from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from knowledge.embedding_serving import EmbeddingServingFile, EngineEmbedding
 
 EmbeddingVerdict = Literal["will-match", "needs-flags", "will-not-match", "not-served", "unknown"]

@@ -1,6 +1,6 @@
 """The flags of a launch command as written, for checks that look at flags the memory model does not use.
 
-The memory model's parser (calculators.launch_command) maps known setting flags; tool-call and embedding
+The memory model's parser (calculators.launch.command) maps known setting flags; tool-call and embedding
 flags (--tool-call-parser, --pooler-config, --embeddings ...) are not settings, so this reads every
 `--flag value` pair itself, with the engine detected the same way.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from calculators.launch_command import detect_engine, split_command
+from calculators.launch.command import detect_engine, split_command
 
 
 @dataclass(frozen=True)

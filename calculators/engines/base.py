@@ -161,6 +161,9 @@ class EngineAdapter:
     simulator_label: str = ""
     #: the concurrency page compares this engine before anyone picks
     simulator_default: bool = False
+    #: the simulator's catalog-model inputs (KV capacity) are planned with this engine's plan; pages that
+    #: simulate one engine start from it
+    simulator_reference: bool = False
     # -- memory page ----------------------------------------------------------------------------------------
     memory_knobs: tuple[MemoryKnob, ...] = ()
     #: setting key of the tensor-parallel degree, for the engine the "several GPUs" study plans replicas with

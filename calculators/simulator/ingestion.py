@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
-from calculators.hardware import catalog_gpu
+from calculators.hardware.catalog import catalog_gpu
 from calculators.simulator.checked import checked
 from calculators.simulator.core import summarize
+from calculators.simulator.model_inputs import simulator_inputs
 from calculators.simulator.results import SimulationResult, Slo, Summary
 from calculators.simulator.roofline import StepCostModel
 from calculators.simulator.run import simulate
@@ -31,7 +32,6 @@ from calculators.simulator.workload import (
     WorkloadSpec,
     draw_requests,
 )
-from calculators.simulator_model import simulator_inputs
 
 CHAT = "chat"
 INGESTION = "ingestion"

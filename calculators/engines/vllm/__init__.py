@@ -36,6 +36,7 @@ ADAPTER = EngineAdapter(
     simulator_knobs=SIMULATOR_KNOBS,
     simulator_label=SIMULATOR_LABEL,
     simulator_default=True,
+    simulator_reference=True,
     generic_bench_client=True,
     operations_default=1,
     memory_knobs=(

@@ -2,9 +2,11 @@
 
 import pytest
 
+from calculators.engines.vllm.scheduler import VllmPolicy
 from calculators.errors import ServewiseInputError
-from calculators.simulator import ArrivalProcess, LengthDistribution, StepCostModel, VllmPolicy, WorkloadSpec, draw_requests
 from calculators.simulator.ingestion import CHAT, INGESTION, IngestionBursts, ingestion_tradeoff, merge_ingestion
+from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.workload import ArrivalProcess, LengthDistribution, WorkloadSpec, draw_requests
 
 COST = StepCostModel(
     memory_bandwidth_bytes_per_s=1e12, flops_per_s=1e14, weights_bytes=5e9, active_params=5e9, kv_bytes_per_token=1e5

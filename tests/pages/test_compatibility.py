@@ -4,7 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "compatibility.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "compatibility.py")
 
 
 def run_page(**query):

@@ -19,7 +19,7 @@ from reports.compatibility import (
 )
 
 PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TOOLS = load_yaml_file(REPO / "knowledge" / "tool_calling.yaml", ToolCallingFile)
 EMBED = load_yaml_file(REPO / "knowledge" / "embedding_serving.yaml", EmbeddingServingFile)
 
