@@ -113,7 +113,9 @@ def run_memory(args: argparse.Namespace) -> int:
         weights_bytes=args.weights_bytes,
     )
     if args.json:
-        print(json.dumps(result.as_json(), indent=2, default=str))
+        from reports.memory_json import cli_memory_document
+
+        print(json.dumps(cli_memory_document(result), indent=2, default=str))
     else:
         from reports.memory_text import memory_plan_text
 

@@ -20,6 +20,7 @@ from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
 from calculators.memory.plan import MemoryPlan
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.units import GIB, KIB, MIB
+from reports.memory_json import engine_entry, memory_document
 
 #: Raw element size per workload cache type (block scales of q8_0/q4_0 excluded: the engines add them).
 RAW_BYTES_PER_ELEMENT = {"16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.5}
@@ -204,31 +205,24 @@ def offload_rows(row: EngineComparison) -> list[dict[str, Any]]:
 def export_data(model: str, machine_label: str, workload: Workload, weights_bytes: int | None,
                 rows: list[EngineComparison], capacities: list[Capacity],
                 commands: dict[str, str]) -> dict[str, Any]:
-    """The whole plan as plain data (bytes and tokens) for the JSON export."""
+    """The whole plan as plain data (bytes and tokens) for the JSON export: the one memory document
+    (`reports.memory_json`), `weights_bytes` being the whole model's."""
     caps = {c.engine: c for c in capacities}
     engines = []
     for row in rows:
         cap = caps.get(row.engine)
-        engines.append({
-            "engine": row.engine,
-            "not_applicable": row.not_applicable,
-            "error": row.error,
-            "holds_workload": row.holds if row.plan else None,
-            "settings": row.settings.model_dump(mode="json") if row.settings else None,
-            "plan": row.plan.model_dump(mode="json") if row.plan else None,
-            "max_context_tokens_for_sequences": cap.max_context_tokens if cap else None,
-            "max_sequences_at_context": cap.max_sequences if cap else None,
-            "launch_command": commands.get(row.engine),
-        })
-    return {
-        "servewise": "memory & capacity plan (estimates, not measurements)",
-        "model": model,
-        "machine": machine_label,
-        "workload": {"context_tokens_per_sequence": workload.context_tokens, "sequences": workload.sequences,
-                     "kv_cache_type": workload.kv_cache_type},
-        "weights_bytes": weights_bytes,
-        "engines": engines,
-    }
+        engines.append(engine_entry(
+            row.engine, settings=row.settings, plan=row.plan, not_applicable=row.not_applicable, error=row.error,
+            holds_workload=row.holds if row.plan else None,
+            max_context_tokens=cap.max_context_tokens if cap else None,
+            max_sequences=cap.max_sequences if cap else None,
+            launch_command=commands.get(row.engine),
+        ))
+    return memory_document(
+        model=model, engines=engines, machine=machine_label, model_weights_bytes=weights_bytes,
+        workload={"context_tokens_per_sequence": workload.context_tokens, "sequences": workload.sequences,
+                  "kv_cache_type": workload.kv_cache_type},
+    )
 
 
 def export_json(data: dict[str, Any]) -> str:
@@ -239,7 +233,7 @@ def export_json(data: dict[str, Any]) -> str:
 def export_markdown(data: dict[str, Any]) -> str:
     """The export as a Markdown report (GiB = 2^30 bytes)."""
     w = data["workload"]
-    weights = data["weights_bytes"]
+    weights = data["model_weights_bytes"]
     lines = [
         "# servewise memory & capacity plan",
         "",

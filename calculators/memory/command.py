@@ -43,26 +43,8 @@ class MemoryCommandResult:
     machine: Machine | None
     weights_basis: str
     notes: list[str] = field(default_factory=list)
-
-    def as_json(self) -> dict:
-        """The plan's fields plus the inputs' provenance, as JSON-ready data (bytes as integers)."""
-        data = self.plan.model_dump(mode="json")
-        data.update(
-            {
-                "model": self.model.arch.name,
-                "model_source": self.model.source,
-                "weights_basis": self.weights_basis,
-                "settings": self.launch.settings.model_dump(mode="json")
-                if isinstance(self.launch.settings, BaseModel)
-                else {},
-                "unknown_flags": self.launch.unknown_flags,
-                "ignored_settings": self.launch.ignored_keys,
-                "gpu": self.machine.gpu_id if self.machine else None,
-                "n_gpus": self.machine.n_devices if self.machine else None,
-                "notes": [note.model_dump() for note in self.plan.notes] + [{"code": "cli", "message": n} for n in self.notes],
-            }
-        )
-        return data
+    #: weight bytes of the whole model (the plan's weights_bytes is per device); None when unknown
+    model_weights_bytes: int | None = None
 
 
 def resolve_model(
@@ -165,4 +147,5 @@ def plan_from_command(
     notes = []
     if launch.unknown_flags:
         notes.append(f"flags servewise does not model (not ignored silently): {' '.join(launch.unknown_flags)}")
-    return MemoryCommandResult(plan=plan, launch=launch, model=model, machine=machine, weights_basis=basis, notes=notes)
+    return MemoryCommandResult(plan=plan, launch=launch, model=model, machine=machine, weights_basis=basis, notes=notes,
+                               model_weights_bytes=weights)
