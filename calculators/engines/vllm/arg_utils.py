@@ -7,7 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
 
 
@@ -52,3 +54,23 @@ def default_batch_limits(machine: Machine) -> tuple[int, int]:
     if machine.device_memory_bytes >= 70 * GIB and not is_a100:
         return 1024, 8192
     return 256, 2048
+
+
+def resolve_max_model_len(settings: VllmSettings, arch: ModelArchitecture) -> tuple[int, bool, str | None]:
+    """(max_model_len in tokens, whether vLLM auto-fits it, a refusal) as vllm/config/model.py derives it: unset or
+    auto / -1 takes the model's trained context; a longer one than that is refused (VLLM_ALLOW_LONG_MAX_MODEL_LEN)."""
+    model_max_len = arch.max_context_tokens
+    requested_len = settings.max_model_len
+    auto_fit = requested_len == "auto" or requested_len == -1
+    if requested_len is None or auto_fit:
+        if model_max_len is None:
+            raise ServewiseInputError("the model's maximum context is unknown: give max_model_len explicitly")
+        return model_max_len, auto_fit, None
+    if requested_len <= 0:
+        raise ServewiseInputError("max_model_len must be positive, or 'auto' / -1")
+    if model_max_len is not None and requested_len > model_max_len:
+        return requested_len, False, (
+            f"User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "
+            f"({model_max_len}); vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set."
+        )
+    return requested_len, False, None

@@ -3,8 +3,14 @@ and non-torch memory servewise can only estimate."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from calculators.engines.vllm.arg_utils import VllmSettings
+from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import ComponentKind, MemoryComponent, PlanNote
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
 
@@ -45,4 +51,74 @@ def default_vllm_overheads(arch: ModelArchitecture, tensor_parallel_size: int) -
         non_torch_bytes=non_torch,
         basis=f"largest {kind} figure measured by llm-d on H100 with vLLM 0.11 ({_LLMD_SOURCE}); "
         "the real peak grows with max_num_batched_tokens",
+    )
+
+
+@dataclass(frozen=True)
+class KvCacheBudget:
+    """What a worker has for the KV cache (bytes per GPU) and the components it subtracted to get there."""
+
+    available_bytes: int
+    requested_bytes: int | None  # total x gpu_memory_utilization; None when kv_cache_memory_bytes replaces it
+    weights_per_rank: int | None
+    components: tuple[MemoryComponent, ...]
+    notes: tuple[PlanNote, ...]
+
+
+def determine_available_memory(
+    arch: ModelArchitecture, settings: VllmSettings, machine: Machine, weights_bytes: int | None,
+    overheads: VllmOverheads | None = None,
+) -> KvCacheBudget:
+    """The KV budget per GPU as vLLM's worker computes it: requested memory (total x gpu_memory_utilization) minus
+    weights (split over TP x PP ranks, less --cpu-offload-gb), the profiled activation peak and non-torch
+    memory (estimates unless given); kv_cache_memory_bytes replaces the budget exactly."""
+    tp, pp = settings.tensor_parallel_size, settings.pipeline_parallel_size
+    notes: list[PlanNote] = []
+    if weights_bytes is not None and weights_bytes < 0:
+        raise ServewiseInputError("weights_bytes must be zero or positive")
+    # --cpu-offload-gb keeps that many GiB of each GPU's weights in host memory (vllm/config/cache.py)
+    weights_per_rank = None if weights_bytes is None else max(
+        0, weights_bytes // (tp * pp) - int(settings.cpu_offload_gb * GIB))
+    if settings.cpu_offload_gb:
+        notes.append(PlanNote(code="vllm_cpu_offload", message=f"{settings.cpu_offload_gb} GiB of weights per GPU "
+                              "stay in host memory and cross PCIe on every forward pass."))
+    components: list[MemoryComponent] = []
+    total = machine.device_memory_bytes
+    requested: int | None = None
+    if settings.kv_cache_memory_bytes is not None:
+        available = settings.kv_cache_memory_bytes
+        notes.append(PlanNote(
+            code="vllm_kv_cache_memory_bytes",
+            message="kv_cache_memory_bytes replaces the profiled budget; vLLM then ignores gpu_memory_utilization "
+            "for the KV cache (it still checks that the requested fraction is free at start-up).",
+        ))
+        if weights_per_rank is not None:
+            components.append(_weights_component(weights_per_rank, tp * pp))
+    else:
+        requested = int(total * settings.gpu_memory_utilization)
+        est = overheads or default_vllm_overheads(arch, tp)
+        if weights_per_rank is None:
+            raise ServewiseInputError(
+                "the model's weight bytes are unknown: vLLM's KV budget subtracts them (or give kv_cache_memory_bytes)"
+            )
+        available = int(total * settings.gpu_memory_utilization
+                        - (weights_per_rank + est.activation_peak_bytes + est.non_torch_bytes)
+                        - est.cudagraph_bytes)
+        components += [
+            _weights_component(weights_per_rank, tp * pp),
+            MemoryComponent(kind=ComponentKind.ACTIVATIONS, label="profiled activation peak (estimate)",
+                            bytes=est.activation_peak_bytes, exact=False, basis=est.basis),
+            MemoryComponent(kind=ComponentKind.RUNTIME, label="non-torch memory: CUDA context, NCCL (estimate)",
+                            bytes=est.non_torch_bytes, exact=False, basis=est.basis),
+        ]
+        if est.cudagraph_bytes:
+            components.append(MemoryComponent(kind=ComponentKind.RUNTIME, label="CUDA graphs (estimate)",
+                                              bytes=est.cudagraph_bytes, exact=False, basis=est.basis))
+    return KvCacheBudget(available, requested, weights_per_rank, tuple(components), tuple(notes))
+
+
+def _weights_component(weights_per_rank: int, ranks: int) -> MemoryComponent:
+    return MemoryComponent(
+        kind=ComponentKind.WEIGHTS, label="weights on this GPU", bytes=weights_per_rank, exact=ranks == 1,
+        basis="as given" if ranks == 1 else f"model weights / {ranks} ranks (replicated pieces not counted)",
     )

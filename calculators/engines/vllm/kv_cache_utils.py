@@ -8,6 +8,8 @@ from math import ceil
 
 from calculators.engines.vllm.kv_cache_interface import KVCacheSpec
 from calculators.errors import ServewiseInputError
+from calculators.memory.plan import PlanNote
+from calculators.units import GIB
 
 
 @dataclass(frozen=True)
@@ -150,3 +152,53 @@ def get_max_concurrency(groups: list[KVCacheGroup], num_blocks: int, max_model_l
     per_request = layers_per_group * sum(g.max_memory_usage_bytes(max_model_len, in_flight) for g in groups)
     per_block = groups[0].page_bytes() * layers_per_group
     return num_blocks / ceil(per_request / per_block)
+
+
+@dataclass(frozen=True)
+class KvCacheCheck:
+    """The max_model_len vLLM serves after its start-up check, and what it refused or noted on the way."""
+
+    max_model_len: int
+    estimated_max_model_len: int | None
+    refusals: tuple[str, ...]
+    notes: tuple[PlanNote, ...]
+
+
+def check_enough_kv_cache_memory(
+    per_stage_groups: list[list[KVCacheGroup]], available: int, max_model_len: int, in_flight: int, auto_fit: bool
+) -> KvCacheCheck:
+    """vLLM's auto-fit (max_model_len -1 / auto) and check_enough_kv_cache_memory, per pipeline stage: one request
+    of max_model_len tokens must fit the available bytes, else vLLM refuses and names the longest that would."""
+    refusals: list[str] = []
+    notes: list[PlanNote] = []
+    estimated_len: int | None = None
+    if not per_stage_groups:
+        return KvCacheCheck(max_model_len, None, (), ())
+    if auto_fit:
+        fitted = min(estimate_max_model_len(g, available, max_model_len, in_flight) for g in per_stage_groups)
+        if fitted <= 0:
+            refusals.append("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
+                            "single token. Try increasing `gpu_memory_utilization`.")
+        else:
+            if fitted < max_model_len:
+                notes.append(PlanNote(code="vllm_auto_fit",
+                                      message=f"Auto-fit max_model_len: reduced from {max_model_len} to {fitted}."))
+            max_model_len = min(max_model_len, fitted)
+    if available <= 0:
+        refusals.append("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                        "when initializing the engine.")
+    else:
+        for stage_groups in per_stage_groups:
+            needed = request_needed_bytes(stage_groups, max_model_len, in_flight)
+            if needed > available:
+                estimated_len = estimate_max_model_len(stage_groups, available, max_model_len, in_flight)
+                hint = (f"Based on the available memory, the estimated maximum model length is {estimated_len}. "
+                        if estimated_len > 0 else "")
+                refusals.append(
+                    f"To serve at least one request with the models's max seq len ({max_model_len}), "
+                    f"({needed / GIB:.2f} GiB KV cache is needed, which is larger than the available KV cache "
+                    f"memory ({available / GIB:.2f} GiB). {hint}Try increasing `gpu_memory_utilization` or "
+                    "decreasing `max_model_len` when initializing the engine."
+                )
+                break
+    return KvCacheCheck(max_model_len, estimated_len, tuple(refusals), tuple(notes))

@@ -35,27 +35,25 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.engines.vllm.arg_utils import VllmSettings, default_batch_limits
+from calculators.engines.vllm.arg_utils import VllmSettings, default_batch_limits, resolve_max_model_len
 from calculators.engines.vllm.cache_config import default_block_size, resolve_kv_dtype_bytes
 from calculators.engines.vllm.distributed_utils import pipeline_stage_layer_counts
-from calculators.engines.vllm.gpu_worker import VllmOverheads, default_vllm_overheads
+from calculators.engines.vllm.gpu_worker import VllmOverheads, determine_available_memory
 from calculators.engines.vllm.kv_cache_interface import layer_spec
 from calculators.engines.vllm.kv_cache_utils import (
     KVCacheGroup,
-    estimate_max_model_len,
+    check_enough_kv_cache_memory,
     get_max_concurrency,
     get_num_blocks,
     kv_cache_groups,
     num_groups,
     pool_size_bytes,
     project_to_stage,
-    request_needed_bytes,
 )
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
-from calculators.units import GIB
 
 ENGINE_ID = "vllm"
 
@@ -117,22 +115,9 @@ def plan_vllm(
     notes: list[PlanNote] = []
     refusals: list[str] = []
 
-    model_max_len = arch.max_context_tokens
-    requested_len = settings.max_model_len
-    auto_fit = requested_len == "auto" or requested_len == -1
-    if requested_len is None or auto_fit:
-        if model_max_len is None:
-            raise ServewiseInputError("the model's maximum context is unknown: give max_model_len explicitly")
-        max_model_len = model_max_len
-    else:
-        if requested_len <= 0:
-            raise ServewiseInputError("max_model_len must be positive, or 'auto' / -1")
-        max_model_len = requested_len
-        if model_max_len is not None and requested_len > model_max_len:
-            refusals.append(
-                f"User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "
-                f"({model_max_len}); vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set."
-            )
+    max_model_len, auto_fit, refusal = resolve_max_model_len(settings, arch)
+    if refusal:
+        refusals.append(refusal)
 
     if arch.n_heads % tp:
         refusals.append(
@@ -168,78 +153,19 @@ def plan_vllm(
     stages = [set(range(start, start + count)) for start, count in zip(stage_starts, stage_counts, strict=True)]
     per_stage_groups = [[g for g in project_to_stage(groups, stage) if g.layers] if groups else [] for stage in stages]
 
-    # --- the budget ---
-    if weights_bytes is not None and weights_bytes < 0:
-        raise ServewiseInputError("weights_bytes must be zero or positive")
-    # --cpu-offload-gb keeps that many GiB of each GPU's weights in host memory (vllm/config/cache.py)
-    weights_per_rank = None if weights_bytes is None else max(
-        0, weights_bytes // (tp * pp) - int(settings.cpu_offload_gb * GIB))
-    if settings.cpu_offload_gb:
-        notes.append(PlanNote(code="vllm_cpu_offload", message=f"{settings.cpu_offload_gb} GiB of weights per GPU "
-                              "stay in host memory and cross PCIe on every forward pass."))
-    components: list[MemoryComponent] = []
+    # --- the budget (vllm/v1/worker/gpu_worker.py determine_available_memory) ---
+    budget = determine_available_memory(arch, settings, machine, weights_bytes, overheads)
+    available, requested, weights_per_rank = budget.available_bytes, budget.requested_bytes, budget.weights_per_rank
+    components: list[MemoryComponent] = list(budget.components)
+    notes += budget.notes
     total = machine.device_memory_bytes
-    requested: int | None = None
-    if settings.kv_cache_memory_bytes is not None:
-        available = settings.kv_cache_memory_bytes
-        notes.append(PlanNote(
-            code="vllm_kv_cache_memory_bytes",
-            message="kv_cache_memory_bytes replaces the profiled budget; vLLM then ignores gpu_memory_utilization "
-            "for the KV cache (it still checks that the requested fraction is free at start-up).",
-        ))
-        if weights_per_rank is not None:
-            components.append(_weights_component(weights_per_rank, tp * pp))
-    else:
-        requested = int(total * settings.gpu_memory_utilization)
-        est = overheads or default_vllm_overheads(arch, tp)
-        if weights_per_rank is None:
-            raise ServewiseInputError(
-                "the model's weight bytes are unknown: vLLM's KV budget subtracts them (or give kv_cache_memory_bytes)"
-            )
-        available = int(total * settings.gpu_memory_utilization
-                        - (weights_per_rank + est.activation_peak_bytes + est.non_torch_bytes)
-                        - est.cudagraph_bytes)
-        components += [
-            _weights_component(weights_per_rank, tp * pp),
-            MemoryComponent(kind=ComponentKind.ACTIVATIONS, label="profiled activation peak (estimate)",
-                            bytes=est.activation_peak_bytes, exact=False, basis=est.basis),
-            MemoryComponent(kind=ComponentKind.RUNTIME, label="non-torch memory: CUDA context, NCCL (estimate)",
-                            bytes=est.non_torch_bytes, exact=False, basis=est.basis),
-        ]
-        if est.cudagraph_bytes:
-            components.append(MemoryComponent(kind=ComponentKind.RUNTIME, label="CUDA graphs (estimate)",
-                                              bytes=est.cudagraph_bytes, exact=False, basis=est.basis))
 
-    # --- auto-fit and the max-seq-len check, per pipeline stage ---
-    estimated_len: int | None = None
-    if groups:
-        if auto_fit:
-            fitted = min(estimate_max_model_len(g, available, max_model_len, in_flight) for g in per_stage_groups)
-            if fitted <= 0:
-                refusals.append("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
-                                "single token. Try increasing `gpu_memory_utilization`.")
-            else:
-                if fitted < max_model_len:
-                    notes.append(PlanNote(code="vllm_auto_fit",
-                                          message=f"Auto-fit max_model_len: reduced from {max_model_len} to {fitted}."))
-                max_model_len = min(max_model_len, fitted)
-        if available <= 0:
-            refusals.append("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
-                            "when initializing the engine.")
-        else:
-            for stage_groups in per_stage_groups:
-                needed = request_needed_bytes(stage_groups, max_model_len, in_flight)
-                if needed > available:
-                    estimated_len = estimate_max_model_len(stage_groups, available, max_model_len, in_flight)
-                    hint = (f"Based on the available memory, the estimated maximum model length is {estimated_len}. "
-                            if estimated_len > 0 else "")
-                    refusals.append(
-                        f"To serve at least one request with the models's max seq len ({max_model_len}), "
-                        f"({needed / GIB:.2f} GiB KV cache is needed, which is larger than the available KV cache "
-                        f"memory ({available / GIB:.2f} GiB). {hint}Try increasing `gpu_memory_utilization` or "
-                        "decreasing `max_model_len` when initializing the engine."
-                    )
-                    break
+    # --- auto-fit and the max-seq-len check, per pipeline stage (kv_cache_utils.check_enough_kv_cache_memory) ---
+    check = check_enough_kv_cache_memory(per_stage_groups if groups else [], available, max_model_len, in_flight,
+                                         auto_fit)
+    max_model_len, estimated_len = check.max_model_len, check.estimated_max_model_len
+    refusals += check.refusals
+    notes += check.notes
 
     # --- blocks, tokens, concurrency (rank 0 reports) ---
     num_blocks = min(get_num_blocks(g, max(available, 0)) for g in per_stage_groups) if groups else 1
@@ -314,13 +240,6 @@ def plan_vllm(
         max_num_batched_tokens=batched,
         max_in_flight_tokens=in_flight,
         kv_cache_groups=[_describe(g) for g in report_groups],
-    )
-
-
-def _weights_component(weights_per_rank: int, ranks: int) -> MemoryComponent:
-    return MemoryComponent(
-        kind=ComponentKind.WEIGHTS, label="weights on this GPU", bytes=weights_per_rank, exact=ranks == 1,
-        basis="as given" if ranks == 1 else f"model weights / {ranks} ranks (replicated pieces not counted)",
     )
 
 
