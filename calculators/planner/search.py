@@ -1,0 +1,337 @@
+"""Search engine x accelerator x GPUs per instance x weights x KV type x concurrency for the cheapest plan.
+
+Each instance shape is first planned for memory (the engine's own plan must start and, for slot
+engines, hold the longest request in every slot); survivors are simulated and their best rate within
+the SLO found by bisection. The replicas needed follow from the load (requests are assumed spread
+evenly over replicas by a load balancer), and the cost from the GPUs they take. Shapes whose cheapest
+possible cost (at the throughput upper bound) cannot beat an engine's current best are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from calculators.catalog import architecture_from_catalog
+from calculators.compare import (
+    ENGINES,
+    ComparisonInputs,
+    Workload,
+    compare_engine,
+    model_weights,
+    valid_tensor_parallel_sizes,
+)
+from calculators.errors import ServewiseInputError
+from calculators.hardware import catalog_gpu, machine_for_gpu
+from calculators.kv import raw_kv_estimate
+from calculators.machine import Machine
+from calculators.plan import MemoryPlan
+from calculators.planner.cost import CostBreakdown, cost_of, on_premises_usd_per_gpu_hour
+from calculators.planner.engine_hooks import PlannerHooks, hooks_for
+from calculators.planner.rate_search import RatePoint, search_max_rate, throughput_upper_bound_per_s
+from calculators.planner.spec import CostBasis, HardwareOption, PlannerSpec
+from calculators.planner.weights_options import engine_accepts
+from calculators.simulator.roofline import StepCostModel
+from knowledge.formats import CompatStatus
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One instance of one engine: which GPU, how many per instance, weights and KV cache type."""
+
+    engine: str
+    gpu_id: str
+    gpus_per_instance: int
+    weights: str
+    kv_cache_type: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A shape at one concurrency setting that fits in memory, with its best rate and what it costs."""
+
+    shape: Shape
+    concurrency: int
+    concurrency_setting: str
+    settings: BaseModel
+    plan: MemoryPlan
+    weights_bytes: int
+    kv_capacity_tokens: int | None
+    max_rate_per_instance: float
+    at_max_rate: RatePoint | None
+    probes: tuple[RatePoint, ...]
+    replicas: int | None  # None when no rate meets the SLO
+    hosts: int | None
+    cost: CostBreakdown | None
+    meets_load: bool
+    users_per_instance: float | None  # users the instance serves at its best rate (think time + mean e2e)
+    reason: str | None = None  # why it does not meet the load
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A configuration the planner did not keep, at which stage and why."""
+
+    engine: str
+    stage: str  # engine | weights | hardware | memory | slo | limit | price | pruned
+    reason: str
+    gpu_id: str | None = None
+    gpus_per_instance: int | None = None
+    weights: str | None = None
+    kv_cache_type: str | None = None
+    concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class PlannerResult:
+    """Everything the search found: winners, every evaluated candidate, every rejection (estimates)."""
+
+    spec: PlannerSpec
+    model_name: str
+    load_rate_per_s: float
+    context_tokens: int
+    mean_output_tokens: float
+    candidates: tuple[Candidate, ...]
+    rejections: tuple[Rejection, ...]
+    best_by_engine: dict[str, Candidate]
+    best: Candidate | None
+    n_simulations: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass
+class _Prices:
+    """The price per GPU-hour for each hardware option, with whose price it is (None: cannot be priced)."""
+
+    by_gpu: dict[str, tuple[float, str, float | None, float | None] | str]
+
+
+def _prices(spec: PlannerSpec, kb) -> _Prices:
+    by_gpu: dict[str, tuple[float, str, float | None, float | None] | str] = {}
+    for option in spec.hardware:
+        gpu = catalog_gpu(kb, option.gpu_id)
+        if spec.cost_basis is CostBasis.ON_PREMISES:
+            assert spec.on_premises is not None
+            if not isinstance(gpu.tdp_watts, (int, float)):
+                by_gpu[gpu.id] = f"{gpu.name}: the catalog has no board power (TDP), so power cannot be priced"
+                continue
+            amortisation, power = on_premises_usd_per_gpu_hour(spec.on_premises, gpu.tdp_watts)
+            by_gpu[gpu.id] = (amortisation + power, "your purchase price, period and tariff", amortisation, power)
+        elif option.usd_per_gpu_hour is not None:
+            by_gpu[gpu.id] = (option.usd_per_gpu_hour, "your price", None, None)
+        else:
+            listed = kb.prices.cloud_prices_for(gpu.id)
+            if not listed:
+                by_gpu[gpu.id] = f"{gpu.name}: no example price in the knowledge base; enter your price per GPU-hour"
+                continue
+            cheapest = listed[0]
+            source = f"{cheapest.provider} list price, read {cheapest.verified.version} ({cheapest.source})"
+            by_gpu[gpu.id] = (cheapest.usd_per_gpu_hour, source, None, None)
+    return _Prices(by_gpu)
+
+
+def _gpu_counts(hooks: PlannerHooks, arch, option: HardwareOption, machine_one: Machine) -> list[int]:
+    """GPUs per instance the engine can use: TP degrees that divide the heads, all counts for layer splits."""
+    if hooks.split == "single" or machine_one.unified_memory:
+        return [1]
+    if hooks.split == "tensor":
+        return valid_tensor_parallel_sizes(arch, option.max_gpus_per_host)
+    return list(range(1, option.max_gpus_per_host + 1))
+
+
+def _step_cost(machine: Machine, hooks: PlannerHooks, gpus: int, weights_bytes: int, arch) -> StepCostModel | str:
+    """The roofline step-time model of one instance, or why it cannot be built from the catalog."""
+    if machine.memory_bandwidth_bytes_per_s is None or machine.dense_bf16_flops_per_s is None:
+        return "the catalog lacks this GPU's memory bandwidth or dense BF16 throughput"
+    parallel = gpus if hooks.split == "tensor" else 1
+    per_token = raw_kv_estimate(arch, 1, 1, 2).bytes_per_token_unbounded_layers
+    return StepCostModel(
+        memory_bandwidth_bytes_per_s=machine.memory_bandwidth_bytes_per_s * parallel,
+        flops_per_s=machine.dense_bf16_flops_per_s * parallel,
+        weights_bytes=weights_bytes,
+        active_params=arch.params_active or arch.params_total,
+        kv_bytes_per_token=per_token,
+    )
+
+
+def _context_tokens(spec: PlannerSpec) -> tuple[int, float]:
+    """(longest prompt + output among the drawn requests, mean output tokens) of the spec's workload."""
+    rng = random.Random(spec.seed)
+    longest, outputs = 0, 0
+    for _ in range(spec.requests_per_simulation):
+        prompt, output = spec.prompt.sample(rng), spec.output.sample(rng)
+        longest = max(longest, prompt + output)
+        outputs += output
+    return longest, outputs / spec.requests_per_simulation
+
+
+def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
+    """The cheapest configuration meeting `spec.slo` at `spec.load`, per engine and overall (US dollars)."""
+    arch = architecture_from_catalog(spec.model_id, kb)
+    if not arch.params_total:
+        raise ServewiseInputError(f"{arch.name}: the parameter count is unknown, so weights cannot be sized")
+    engines = spec.engines or ENGINES
+    unknown = [e for e in engines if e not in ENGINES]
+    if unknown:
+        raise ServewiseInputError(f"unknown engine(s) {', '.join(unknown)}; use {', '.join(ENGINES)}")
+    load = spec.load.rate_per_s
+    context, mean_output = _context_tokens(spec)
+    prices = _prices(spec, kb)
+    rejections: list[Rejection] = []
+    candidates: list[Candidate] = []
+    best_by_engine: dict[str, Candidate] = {}
+    simulations = 0
+    notes = [
+        "Replicas are assumed to share the load evenly (a load balancer in front); each instance runs on one host.",
+        "Step times come from a roofline of the GPU's bandwidth and dense BF16 throughput; tensor-parallel "
+        "communication is not modelled, so TP instances are estimated optimistic.",
+    ]
+    if spec.load.users is not None:
+        notes.append(f"{spec.load.users:,} users pausing {spec.load.think_time_s:g} s between requests are planned as "
+                     f"{load:.3g} requests/s, the most they could send: answers take time, so real demand is lower.")
+
+    for engine in engines:
+        hooks = hooks_for(engine)
+        if hooks.policy is None:
+            rejections.append(Rejection(engine, "engine", "servewise has no scheduler model for this engine's server "
+                                        "yet, so its latency under load cannot be simulated"))
+            continue
+        for option in spec.hardware:
+            gpu = catalog_gpu(kb, option.gpu_id)
+            price = prices.by_gpu[gpu.id]
+            if isinstance(price, str):
+                rejections.append(Rejection(engine, "price", price, gpu_id=gpu.id))
+                continue
+            machine_one = machine_for_gpu(gpu, 1, working_set=kb.gpus.apple_working_set)
+            for weights in spec.weights:
+                accepted = engine_accepts(kb.formats, engine, weights)
+                if accepted.status is not CompatStatus.NATIVE:
+                    rejections.append(Rejection(engine, "weights", accepted.reason, gpu_id=gpu.id, weights=weights))
+                    continue
+                weights_bytes = model_weights(kb.formats, arch, weights).bytes
+                for kv_type in spec.kv_cache_types:
+                    shape_found = _search_shape(
+                        spec, kb, arch, hooks, option, gpu, machine_one, weights, weights_bytes, kv_type, context,
+                        mean_output, load, price, best_by_engine, rejections, candidates)
+                    simulations += shape_found
+    best = min(best_by_engine.values(), key=_cost_key, default=None)
+    return PlannerResult(
+        spec=spec, model_name=arch.name, load_rate_per_s=load, context_tokens=context, mean_output_tokens=mean_output,
+        candidates=tuple(candidates), rejections=tuple(rejections), best_by_engine=best_by_engine, best=best,
+        n_simulations=simulations, notes=tuple(notes),
+    )
+
+
+def _cost_key(candidate: Candidate) -> tuple[float, float]:
+    assert candidate.cost is not None
+    return candidate.cost.usd_per_hour, -candidate.max_rate_per_instance
+
+
+def _search_shape(spec, kb, arch, hooks, option, gpu, machine_one, weights, weights_bytes, kv_type, context,
+                  mean_output, load, price, best_by_engine, rejections, candidates) -> int:
+    """Plan and simulate one engine x GPU x weights x KV type over GPU counts and concurrency; return sims run."""
+    usd_per_gpu_hour, price_source, amortisation, power = price
+    engine = hooks.engine
+    simulations = 0
+    fitted_layer_split = False
+    for gpus in _gpu_counts(hooks, arch, option, machine_one):
+        if hooks.split == "layer" and fitted_layer_split:
+            break  # more GPUs only add cost to a layer split that already fits
+        machine = machine_for_gpu(gpu, gpus, working_set=kb.gpus.apple_working_set)
+        cost_model = _step_cost(machine, hooks, gpus, weights_bytes, arch)
+        where = {"gpu_id": gpu.id, "gpus_per_instance": gpus, "weights": weights, "kv_cache_type": kv_type}
+        if isinstance(cost_model, str):
+            rejections.append(Rejection(engine, "hardware", cost_model, **where))
+            break
+        instances_per_host = option.max_gpus_per_host // gpus
+        for concurrency in spec.concurrency_options:
+            where_n = {**where, "concurrency": concurrency}
+            overrides = {hooks.parallel_setting: gpus} if hooks.parallel_setting else {}
+            inputs = ComparisonInputs(arch=arch, machine=machine, weights_bytes=weights_bytes,
+                                      overrides={engine: overrides})
+            comparison = compare_engine(inputs, engine, Workload(context, concurrency, kv_type))
+            if comparison.not_applicable or comparison.error:
+                rejections.append(Rejection(engine, "engine", comparison.not_applicable or comparison.error or "",
+                                            **where_n))
+                return simulations
+            plan = comparison.plan
+            assert plan is not None and comparison.settings is not None
+            if plan.refusal is not None or (hooks.split != "tensor" and not comparison.holds):
+                from calculators.compare import why_not_held
+                rejections.append(Rejection(engine, "memory", why_not_held(engine, plan, Workload(
+                    context, concurrency, kv_type), machine) or plan.refusal or "does not fit", **where_n))
+                continue
+            fitted_layer_split = True
+            policy, kv_tokens = hooks.policy(comparison.settings, plan)
+            scheduler = policy.scheduler_spec(kv_tokens)
+            if scheduler.kv_capacity_tokens < context:
+                rejections.append(Rejection(engine, "memory", f"the KV cache holds {scheduler.kv_capacity_tokens:,} "
+                                            f"tokens, less than one {context:,}-token request", **where_n))
+                continue
+            bound = throughput_upper_bound_per_s(cost_model, scheduler.max_running, mean_output)
+            floor_replicas = math.ceil(load / bound) if bound > 0 else math.inf
+            floor_cost = floor_replicas * gpus * usd_per_gpu_hour
+            incumbent = best_by_engine.get(engine)
+            if incumbent is not None and incumbent.cost is not None and floor_cost >= incumbent.cost.usd_per_hour:
+                rejections.append(Rejection(engine, "pruned", f"cannot cost less than the ${incumbent.cost.usd_per_hour:.2f}"
+                                            "/h already found, even at its throughput upper bound", **where_n))
+                continue
+            found = search_max_rate(policy, cost_model, kv_tokens, spec.slo, spec.prompt, spec.output,
+                                    spec.shared_prefix_fraction, spec.requests_per_simulation, spec.seed,
+                                    scheduler.max_running, mean_output)
+            simulations += len(found.probes)
+            candidate = _candidate(spec, hooks, Shape(engine, gpu.id, gpus, weights, kv_type), concurrency,
+                                   comparison.settings, plan, weights_bytes, kv_tokens, found, load,
+                                   instances_per_host, usd_per_gpu_hour, price_source, amortisation, power,
+                                   mean_output)
+            candidates.append(candidate)
+            if not candidate.meets_load:
+                rejections.append(Rejection(engine, "slo" if candidate.replicas is None else "limit",
+                                            candidate.reason or "", **where_n))
+                continue
+            if incumbent is None or _cost_key(candidate) < _cost_key(incumbent):
+                best_by_engine[engine] = candidate
+    return simulations
+
+
+def _candidate(spec, hooks, shape, concurrency, settings, plan, weights_bytes, kv_tokens, found, load,
+               instances_per_host, usd_per_gpu_hour, price_source, amortisation, power, mean_output) -> Candidate:
+    """Replicas, hosts and cost for one simulated shape (or why it cannot meet the load)."""
+    rate = found.max_rate_per_s
+    common = dict(shape=shape, concurrency=concurrency, concurrency_setting=hooks.concurrency_setting,
+                  settings=settings, plan=plan, weights_bytes=weights_bytes, kv_capacity_tokens=kv_tokens,
+                  max_rate_per_instance=rate, at_max_rate=found.best, probes=found.probes)
+    if rate <= 0 or found.best is None:
+        worst = found.probes[0]
+        return Candidate(**common, replicas=None, hosts=None, cost=None, meets_load=False, users_per_instance=None,
+                         reason=_slo_miss(spec, worst))
+    replicas = max(1, math.ceil(load / rate - 1e-9))
+    hosts = math.ceil(replicas / instances_per_host)
+    total_gpus = replicas * shape.gpus_per_instance
+    cost = cost_of(total_gpus, usd_per_gpu_hour, price_source, load * mean_output, spec.cost_basis, amortisation, power)
+    e2e = found.best.mean_e2e_s or 0.0
+    users = rate * (spec.load.think_time_s + e2e)
+    if hosts > spec.max_hosts:
+        return Candidate(**common, replicas=replicas, hosts=hosts, cost=cost, meets_load=False,
+                         users_per_instance=users,
+                         reason=f"needs {replicas} instances ({total_gpus} GPUs on {hosts} hosts), more than the "
+                         f"{spec.max_hosts} host(s) allowed")
+    return Candidate(**common, replicas=replicas, hosts=hosts, cost=cost, meets_load=True, users_per_instance=users)
+
+
+def _slo_miss(spec: PlannerSpec, point: RatePoint) -> str:
+    """Why even the lowest simulated rate misses the SLO, in the SLO's own terms."""
+    slo = spec.slo
+    if point.ttft_s is None or point.ttft_s > slo.ttft_s:
+        shown = "no first token" if point.ttft_s is None else f"{point.ttft_s:.3g} s"
+        return (f"p{slo.ttft_percentile:g} time to first token is {shown} even at {point.rate_per_s:.3g} "
+                f"requests/s (target {slo.ttft_s:g} s)")
+    if point.itl_s is not None and point.itl_s > slo.itl_s:
+        return (f"p{slo.itl_percentile:g} inter-token latency is {point.itl_s * 1000:.3g} ms even at "
+                f"{point.rate_per_s:.3g} requests/s (target {slo.itl_s * 1000:g} ms)")
+    if point.failed_share > slo.max_failed_share:
+        return f"{point.failed_share:.1%} of requests fail even at {point.rate_per_s:.3g} requests/s"
+    return f"the queue keeps growing even at {point.rate_per_s:.3g} requests/s"

@@ -1,0 +1,143 @@
+"""The capacity planner behaves as a team expects: more load, tighter targets and bigger models cost more."""
+
+import pytest
+from pydantic import ValidationError
+
+from calculators.errors import ServewiseInputError
+from calculators.planner import CostBasis, HardwareOption, LoadSpec, OnPremisesCost, PlannerSpec, SloSpec, plan_capacity
+from calculators.planner.cost import cost_of, on_premises_usd_per_gpu_hour
+from calculators.planner.rate_search import percentile
+from calculators.planner.weights_options import engine_accepts
+from knowledge.formats import CompatStatus
+from knowledge.loader import load_knowledge
+
+KB = load_knowledge()
+H100 = HardwareOption(gpu_id="h100-sxm-80gb", max_gpus_per_host=8)
+L4 = HardwareOption(gpu_id="l4-24gb", max_gpus_per_host=8)
+
+
+def spec(**changes) -> PlannerSpec:
+    base = dict(model_id="llama-3.1-8b", hardware=(H100, L4), engines=("vllm", "llama-cpp"),
+                load=LoadSpec(arrival_rate_per_s=4.0), slo=SloSpec(ttft_s=1.0, itl_s=0.05),
+                concurrency_options=(8, 64), requests_per_simulation=120)
+    return PlannerSpec(**(base | changes))
+
+
+def gpus_of(result) -> int:
+    assert result.best is not None and result.best.cost is not None
+    return result.best.cost.gpus
+
+
+def test_a_winner_is_explained_by_its_memory_rates_and_cost_arithmetic():
+    result = plan_capacity(spec(), KB)
+    best = result.best
+    assert best is not None and best.meets_load
+    assert best.at_max_rate is not None and best.at_max_rate.meets
+    assert best.at_max_rate.ttft_s <= 1.0 and best.at_max_rate.itl_s <= 0.05
+    assert best.replicas * best.max_rate_per_instance >= result.load_rate_per_s
+    cost = best.cost
+    assert cost.usd_per_hour == pytest.approx(cost.gpus * cost.usd_per_gpu_hour)
+    assert cost.usd_per_month == pytest.approx(cost.usd_per_hour * 730.5)
+    tokens_per_hour = result.load_rate_per_s * result.mean_output_tokens * 3600
+    assert cost.usd_per_million_output_tokens == pytest.approx(cost.usd_per_hour / tokens_per_hour * 1e6)
+    assert "list price" in cost.price_source and "2026-05-07" in cost.price_source
+    assert set(result.best_by_engine) <= {"vllm", "llama-cpp"}
+    assert best is min(result.best_by_engine.values(), key=lambda c: c.cost.usd_per_hour)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "llama-cpp"])
+def test_more_load_never_needs_fewer_gpus_and_never_costs_less(engine):
+    previous_gpus, previous_cost = 0, 0.0
+    for rate in (0.5, 4.0, 16.0, 40.0):
+        result = plan_capacity(spec(engines=(engine,), hardware=(H100,), load=LoadSpec(arrival_rate_per_s=rate)), KB)
+        assert gpus_of(result) >= previous_gpus
+        assert result.best.cost.usd_per_hour >= previous_cost
+        previous_gpus, previous_cost = gpus_of(result), result.best.cost.usd_per_hour
+    assert previous_gpus > 1, "40 requests/s of 8B must need more than one H100 in this model"
+
+
+def test_a_tighter_slo_never_gets_cheaper():
+    costs = []
+    for ttft, itl in ((4.0, 0.2), (1.0, 0.05), (0.4, 0.012), (0.2, 0.009)):
+        result = plan_capacity(spec(slo=SloSpec(ttft_s=ttft, itl_s=itl), load=LoadSpec(arrival_rate_per_s=8.0)), KB)
+        costs.append(result.best.cost.usd_per_hour if result.best else float("inf"))
+    assert costs == sorted(costs)
+    assert costs[0] < costs[-1]
+
+
+def test_a_model_that_fits_no_candidate_says_so():
+    result = plan_capacity(spec(model_id="llama-3.1-405b", hardware=(L4.model_copy(update={"max_gpus_per_host": 2}),)),
+                           KB)
+    assert result.best is None and not result.best_by_engine
+    memory = [r for r in result.rejections if r.stage == "memory"]
+    assert memory and all(r.gpu_id == "l4-24gb" for r in memory)
+    assert all(r.reason for r in result.rejections)
+
+
+def test_an_unreachable_slo_names_the_latency_that_misses():
+    result = plan_capacity(spec(engines=("vllm",), hardware=(L4,), slo=SloSpec(ttft_s=0.01, itl_s=0.05)), KB)
+    assert result.best is None
+    slo = [r for r in result.rejections if r.stage == "slo"]
+    assert slo and all("time to first token" in r.reason and "target 0.01 s" in r.reason for r in slo)
+
+
+def test_engines_that_cannot_run_or_be_simulated_here_are_excluded_with_the_reason():
+    result = plan_capacity(spec(engines=("mlx-lm", "vllm"), hardware=(H100,)), KB)
+    mlx = [r for r in result.rejections if r.engine == "mlx-lm"]
+    assert mlx and mlx[0].stage == "engine" and "scheduler model" in mlx[0].reason
+    assert "mlx-lm" not in result.best_by_engine and "vllm" in result.best_by_engine
+
+
+def test_weights_an_engine_does_not_load_natively_are_excluded_with_the_matrix_reason():
+    result = plan_capacity(spec(engines=("vllm", "llama-cpp"), hardware=(H100,), weights=("q4_k_m",)), KB)
+    vllm = [r for r in result.rejections if r.engine == "vllm" and r.stage == "weights"]
+    assert vllm and "Q4_K_M" in vllm[0].reason
+    assert "llama-cpp" in result.best_by_engine
+    assert engine_accepts(KB.formats, "llama-cpp", "q4_k_m").status is CompatStatus.NATIVE
+
+
+def test_a_gpu_without_a_price_asks_for_one_and_a_typed_price_wins():
+    unpriced = HardwareOption(gpu_id="rtx-4090-24gb")
+    result = plan_capacity(spec(hardware=(unpriced,), engines=("llama-cpp",)), KB)
+    assert result.best is None
+    assert any(r.stage == "price" and "enter your price" in r.reason for r in result.rejections)
+    priced = plan_capacity(spec(hardware=(unpriced.model_copy(update={"usd_per_gpu_hour": 0.5}),),
+                                engines=("llama-cpp",)), KB)
+    assert priced.best is not None and priced.best.cost.usd_per_gpu_hour == 0.5
+    assert priced.best.cost.price_source == "your price"
+
+
+def test_on_premises_cost_is_amortisation_plus_power_at_the_pue():
+    owned = OnPremisesCost(purchase_usd_per_gpu=30_000, amortisation_months=36, energy_usd_per_kwh=0.12, pue=1.5)
+    amortisation, power = on_premises_usd_per_gpu_hour(owned, tdp_watts=700)
+    assert amortisation == pytest.approx(30_000 / (36 * 730.5))
+    assert power == pytest.approx(0.7 * 1.5 * 0.12)
+    result = plan_capacity(spec(cost_basis=CostBasis.ON_PREMISES, on_premises=owned, hardware=(H100,),
+                                engines=("vllm",)), KB)
+    assert result.best.cost.usd_per_gpu_hour == pytest.approx(amortisation + power)
+    with pytest.raises(ValidationError, match="on-premises costs need"):
+        spec(cost_basis=CostBasis.ON_PREMISES)
+
+
+def test_users_are_planned_as_the_most_they_could_send_and_said_so():
+    result = plan_capacity(spec(load=LoadSpec(users=200, think_time_s=50.0)), KB)
+    assert result.load_rate_per_s == pytest.approx(4.0)
+    assert any("200 users" in note for note in result.notes)
+    assert result.best.users_per_instance > 0
+
+
+def test_bad_specs_get_messages_not_tracebacks():
+    with pytest.raises(ValidationError, match="either an arrival rate or a number of users"):
+        LoadSpec()
+    with pytest.raises(ServewiseInputError, match="unknown engine"):
+        plan_capacity(spec(engines=("tgi-9000",)), KB)
+    with pytest.raises(ServewiseInputError):
+        plan_capacity(spec(model_id="no-such-model"), KB)
+
+
+def test_cost_and_percentile_arithmetic():
+    assert percentile([], 95) is None
+    assert percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert percentile(list(range(1, 101)), 95) == 95
+    free = cost_of(2, 1.0, "x", output_tokens_per_s=0.0)
+    assert free.usd_per_million_output_tokens is None
