@@ -128,7 +128,7 @@ def _prices(spec: PlannerSpec, kb) -> _Prices:
                 by_gpu[gpu.id] = f"{gpu.name}: no example price in the knowledge base; enter your price per GPU-hour"
                 continue
             cheapest = listed[0]
-            source = f"{cheapest.provider} list price, read {cheapest.verified.version} ({cheapest.source})"
+            source = f"{cheapest.provider} list price: {cheapest.verified.version}; {cheapest.source}"
             by_gpu[gpu.id] = (cheapest.usd_per_gpu_hour, source, None, None)
     return _Prices(by_gpu)
 

@@ -1,0 +1,109 @@
+"""The capacity planner's answer as Markdown (for a design document) and as JSON data (for scripts)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from calculators.i18n import _
+from calculators.planner.search import Candidate, PlannerResult
+
+
+def _name(names: Mapping[str, str], slug: str) -> str:
+    return names.get(slug, slug)
+
+
+def _money(value: float | None) -> str:
+    return "—" if value is None else f"${value:,.2f}"
+
+
+def _configuration(c: Candidate, engines: Mapping[str, str], gpus: Mapping[str, str]) -> str:
+    return _("{replicas} × {per} {gpu}, {weights}, KV {kv}, {knob} {n}").format(
+        replicas=c.replicas or "—", per=c.shape.gpus_per_instance,
+        gpu=_name(gpus, c.shape.gpu_id), weights=c.shape.weights, kv=c.shape.kv_cache_type,
+        knob=c.concurrency_setting, n=c.concurrency)
+
+
+def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str]) -> str:
+    """Winner per engine and overall, the arithmetic behind the winner, and every rejected configuration."""
+    spec = result.spec
+    lines = [
+        "# " + _("servewise capacity plan"), "",
+        _("Model {model}; load {rate:.3g} requests/s; target p{tp:g} TTFT ≤ {ttft:g} s and p{ip:g} inter-token "
+          "latency ≤ {itl:g} ms, at most {fail:.1%} failed.").format(
+            model=result.model_name, rate=result.load_rate_per_s, tp=spec.slo.ttft_percentile, ttft=spec.slo.ttft_s,
+            ip=spec.slo.itl_percentile, itl=spec.slo.itl_s * 1000, fail=spec.slo.max_failed_share), "",
+        _("Every figure is an estimate from servewise's memory plans and scheduler simulation: a hypothesis to "
+          "verify with the benchmark plan before buying."), "",
+    ]
+    lines += ["## " + _("Cheapest per engine"), "",
+              "| " + " | ".join([_("engine"), _("configuration"), _("best rate per instance"), _("per hour"),
+                                 _("per month"), _("per million output tokens")]) + " |",
+              "|---|---|---|---|---|---|"]
+    for engine, c in result.best_by_engine.items():
+        assert c.cost is not None
+        lines.append(f"| {_name(engines, engine)} | {_configuration(c, engines, gpus)} | "
+                     f"{c.max_rate_per_instance:.3g}/s | {_money(c.cost.usd_per_hour)} | "
+                     f"{_money(c.cost.usd_per_month)} | {_money(c.cost.usd_per_million_output_tokens)} |")
+    if not result.best_by_engine:
+        lines.append("| — | " + _("no configuration meets the target; see the rejections below") + " | | | | |")
+    best = result.best
+    if best is not None and best.cost is not None and best.at_max_rate is not None:
+        point = best.at_max_rate
+        lines += ["", "## " + _("Why this configuration"), "",
+                  "- " + _("Memory: {engine}'s own plan keeps {kv} KV tokens per instance for requests of up to "
+                           "{ctx:,} tokens.").format(engine=_name(engines, best.shape.engine),
+                                                     kv=f"{best.kv_capacity_tokens:,}" if best.kv_capacity_tokens
+                                                     else _("its slots'"), ctx=result.context_tokens),
+                  "- " + _("Latency: at {rate:.3g} requests/s per instance the simulation gives p{tp:g} TTFT "
+                           "{ttft:.3g} s and p{ip:g} inter-token latency {itl:.3g} ms; {fail:.1%} failed.").format(
+                      rate=point.rate_per_s, tp=spec.slo.ttft_percentile, ttft=point.ttft_s or 0.0,
+                      ip=spec.slo.itl_percentile, itl=(point.itl_s or 0.0) * 1000, fail=point.failed_share),
+                  "- " + _("Replicas: {load:.3g} ÷ {rate:.3g} rounded up = {replicas} instance(s) on {hosts} "
+                           "host(s).").format(load=result.load_rate_per_s, rate=best.max_rate_per_instance,
+                                              replicas=best.replicas, hosts=best.hosts),
+                  "- " + _("Cost: {gpus} GPU(s) × {price}/GPU-hour = {hour}/h; × 730.5 h = {month}/month "
+                           "({source}).").format(gpus=best.cost.gpus, price=_money(best.cost.usd_per_gpu_hour),
+                                                 hour=_money(best.cost.usd_per_hour),
+                                                 month=_money(best.cost.usd_per_month), source=best.cost.price_source)]
+    lines += ["", "## " + _("Assumptions"), ""] + [f"- {note}" for note in result.notes]
+    lines += ["", "## " + _("Rejected configurations"), "",
+              "| " + " | ".join([_("engine"), _("GPU"), _("GPUs/instance"), _("weights"), _("KV"),
+                                 _("concurrency"), _("stage"), _("reason")]) + " |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in result.rejections:
+        lines.append(f"| {_name(engines, r.engine)} | {_name(gpus, r.gpu_id) if r.gpu_id else '—'} | "
+                     f"{r.gpus_per_instance or '—'} | {r.weights or '—'} | {r.kv_cache_type or '—'} | "
+                     f"{r.concurrency or '—'} | {r.stage} | {r.reason.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready data from dataclasses, pydantic models, enums, tuples and dicts."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def planner_json(result: PlannerResult, include_probes: bool = False) -> dict[str, Any]:
+    """The whole planner result as JSON data (the simulated probes only when asked: they are many)."""
+    data = _plain(result)
+    if not include_probes:
+        for candidate in data["candidates"]:
+            candidate.pop("probes", None)
+        for candidate in data["best_by_engine"].values():
+            candidate.pop("probes", None)
+    data["best"] = None if result.best is None else data["best_by_engine"][result.best.shape.engine]
+    return data
