@@ -1,0 +1,37 @@
+"""The planner's Markdown shows the winner's arithmetic and every rejection; its JSON is plain data."""
+
+import json
+
+from calculators.planner import HardwareOption, LoadSpec, PlannerSpec, plan_capacity
+from knowledge.loader import load_knowledge
+from reports.planner_report import planner_json, planner_markdown
+
+KB = load_knowledge()
+ENGINES = {e.id: e.name for e in KB.engines}
+GPUS = {g.id: g.name for g in KB.gpus.gpus}
+RESULT = plan_capacity(PlannerSpec(model_id="llama-3.1-8b", hardware=(HardwareOption(gpu_id="h100-sxm-80gb"),),
+                                   engines=("vllm", "mlx-lm"), load=LoadSpec(arrival_rate_per_s=3.0),
+                                   concurrency_options=(16,), requests_per_simulation=100), KB)
+
+
+def test_markdown_names_the_winner_its_arithmetic_and_the_rejections():
+    text = planner_markdown(RESULT, ENGINES, GPUS)
+    best = RESULT.best
+    assert best is not None
+    assert "| vLLM | 1 × 1 NVIDIA H100 SXM5 80 GB, bf16, KV 16-bit, max_num_seqs 16 |" in text
+    assert f"= {best.cost.gpus} GPU(s)" not in text  # the sentence reads "N GPU(s) × $x/GPU-hour"
+    assert f"{best.cost.gpus} GPU(s) × ${best.cost.usd_per_gpu_hour:,.2f}/GPU-hour" in text
+    assert "Lambda list price" in text and "2026-05-07" in text
+    assert "| MLX LM | — |" in text and "scheduler model" in text  # rejected engine with its reason
+    assert "h100-sxm-80gb" not in text  # people read names, not slugs
+
+
+def test_json_is_plain_data_with_the_best_configuration():
+    data = json.loads(json.dumps(planner_json(RESULT)))
+    assert data["best"]["shape"]["engine"] == "vllm"
+    assert data["best"]["cost"]["basis"] == "cloud"
+    assert "probes" not in data["best"]
+    assert any(r["engine"] == "mlx-lm" and r["stage"] == "engine" for r in data["rejections"])
+    with_probes = planner_json(RESULT, include_probes=True)
+    assert with_probes["best"]["probes"]
+
