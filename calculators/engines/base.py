@@ -164,6 +164,19 @@ class EngineAdapter:
     #: the simulator's catalog-model inputs (KV capacity) are planned with this engine's plan; pages that
     #: simulate one engine start from it
     simulator_reference: bool = False
+    # -- capacity planner -----------------------------------------------------------------------------------
+    #: how one instance uses several GPUs: "tensor" (every step runs on all of them: tensor parallel),
+    #: "layer" (layers spread over GPUs that take turns: memory grows, speed does not), "single" (one device)
+    multi_gpu_split: Literal["tensor", "layer", "single"] = "single"
+    #: setting key of the tensor-parallel degree the planner writes (tensor split only)
+    tensor_parallel_key: str | None = None
+    #: setting key of the concurrency knob the planner varies (slots, max running sequences...)
+    concurrency_key: str | None = None
+    #: True: one KV pool shared by all running requests (a plan need only start); False: fixed slots, each of
+    #: which must hold the longest request
+    pooled_kv_cache: bool = False
+    #: (settings, the plan for them) -> (the scheduler policy they run, KV tokens the policy needs or None)
+    policy_from_plan: Callable[[BaseModel, MemoryPlan], tuple[BaseModel, int | None]] | None = None
     # -- memory page ----------------------------------------------------------------------------------------
     memory_knobs: tuple[MemoryKnob, ...] = ()
     #: setting key of the tensor-parallel degree, for the engine the "several GPUs" study plans replicas with

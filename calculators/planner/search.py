@@ -15,22 +15,23 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from calculators.catalog import architecture_from_catalog
-from calculators.compare import (
-    ENGINES,
+from calculators.engines import ENGINE_IDS, adapter
+from calculators.engines.base import EngineAdapter
+from calculators.errors import ServewiseInputError
+from calculators.hardware.catalog import catalog_gpu, machine_for_gpu
+from calculators.hardware.machine import Machine
+from calculators.memory.compare import (
     ComparisonInputs,
     Workload,
     compare_engine,
     model_weights,
     valid_tensor_parallel_sizes,
+    why_not_held,
 )
-from calculators.errors import ServewiseInputError
-from calculators.hardware import catalog_gpu, machine_for_gpu
-from calculators.kv import raw_kv_estimate
-from calculators.machine import Machine
-from calculators.plan import MemoryPlan
+from calculators.memory.kv import raw_kv_estimate
+from calculators.memory.plan import MemoryPlan
+from calculators.model.catalog import architecture_from_catalog
 from calculators.planner.cost import CostBreakdown, cost_of, on_premises_usd_per_gpu_hour
-from calculators.planner.engine_hooks import PlannerHooks, hooks_for
 from calculators.planner.rate_search import RatePoint, search_max_rate, throughput_upper_bound_per_s
 from calculators.planner.spec import CostBasis, HardwareOption, PlannerSpec
 from calculators.planner.weights_options import engine_accepts
@@ -133,20 +134,20 @@ def _prices(spec: PlannerSpec, kb) -> _Prices:
     return _Prices(by_gpu)
 
 
-def _gpu_counts(hooks: PlannerHooks, arch, option: HardwareOption, machine_one: Machine) -> list[int]:
+def _gpu_counts(engine: EngineAdapter, arch, option: HardwareOption, machine_one: Machine) -> list[int]:
     """GPUs per instance the engine can use: TP degrees that divide the heads, all counts for layer splits."""
-    if hooks.split == "single" or machine_one.unified_memory:
+    if engine.multi_gpu_split == "single" or machine_one.unified_memory:
         return [1]
-    if hooks.split == "tensor":
+    if engine.multi_gpu_split == "tensor":
         return valid_tensor_parallel_sizes(arch, option.max_gpus_per_host)
     return list(range(1, option.max_gpus_per_host + 1))
 
 
-def _step_cost(machine: Machine, hooks: PlannerHooks, gpus: int, weights_bytes: int, arch) -> StepCostModel | str:
+def _step_cost(machine: Machine, engine: EngineAdapter, gpus: int, weights_bytes: int, arch) -> StepCostModel | str:
     """The roofline step-time model of one instance, or why it cannot be built from the catalog."""
     if machine.memory_bandwidth_bytes_per_s is None or machine.dense_bf16_flops_per_s is None:
         return "the catalog lacks this GPU's memory bandwidth or dense BF16 throughput"
-    parallel = gpus if hooks.split == "tensor" else 1
+    parallel = gpus if engine.multi_gpu_split == "tensor" else 1
     per_token = raw_kv_estimate(arch, 1, 1, 2).bytes_per_token_unbounded_layers
     return StepCostModel(
         memory_bandwidth_bytes_per_s=machine.memory_bandwidth_bytes_per_s * parallel,
@@ -173,10 +174,10 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
     arch = architecture_from_catalog(spec.model_id, kb)
     if not arch.params_total:
         raise ServewiseInputError(f"{arch.name}: the parameter count is unknown, so weights cannot be sized")
-    engines = spec.engines or ENGINES
-    unknown = [e for e in engines if e not in ENGINES]
+    engines = spec.engines or ENGINE_IDS
+    unknown = [e for e in engines if e not in ENGINE_IDS]
     if unknown:
-        raise ServewiseInputError(f"unknown engine(s) {', '.join(unknown)}; use {', '.join(ENGINES)}")
+        raise ServewiseInputError(f"unknown engine(s) {', '.join(unknown)}; use {', '.join(ENGINE_IDS)}")
     load = spec.load.rate_per_s
     context, mean_output = _context_tokens(spec)
     prices = _prices(spec, kb)
@@ -194,8 +195,8 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
                      f"{load:.3g} requests/s, the most they could send: answers take time, so real demand is lower.")
 
     for engine in engines:
-        hooks = hooks_for(engine)
-        if hooks.policy is None:
+        engine_adapter = adapter(engine)
+        if engine_adapter.policy_from_plan is None:
             rejections.append(Rejection(engine, "engine", "servewise has no scheduler model for this engine's server "
                                         "yet, so its latency under load cannot be simulated"))
             continue
@@ -214,7 +215,8 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
                 weights_bytes = model_weights(kb.formats, arch, weights).bytes
                 for kv_type in spec.kv_cache_types:
                     shape_found = _search_shape(
-                        spec, kb, arch, hooks, option, gpu, machine_one, weights, weights_bytes, kv_type, context,
+                        spec, kb, arch, engine_adapter, option, gpu, machine_one, weights, weights_bytes, kv_type,
+                        context,
                         mean_output, load, price, best_by_engine, rejections, candidates)
                     simulations += shape_found
     best = min(best_by_engine.values(), key=_cost_key, default=None)
@@ -230,18 +232,18 @@ def _cost_key(candidate: Candidate) -> tuple[float, float]:
     return candidate.cost.usd_per_hour, -candidate.max_rate_per_instance
 
 
-def _search_shape(spec, kb, arch, hooks, option, gpu, machine_one, weights, weights_bytes, kv_type, context,
+def _search_shape(spec, kb, arch, engine_adapter, option, gpu, machine_one, weights, weights_bytes, kv_type, context,
                   mean_output, load, price, best_by_engine, rejections, candidates) -> int:
     """Plan and simulate one engine x GPU x weights x KV type over GPU counts and concurrency; return sims run."""
     usd_per_gpu_hour, price_source, amortisation, power = price
-    engine = hooks.engine
+    engine = engine_adapter.id
     simulations = 0
     fitted_layer_split = False
-    for gpus in _gpu_counts(hooks, arch, option, machine_one):
-        if hooks.split == "layer" and fitted_layer_split:
+    for gpus in _gpu_counts(engine_adapter, arch, option, machine_one):
+        if engine_adapter.multi_gpu_split == "layer" and fitted_layer_split:
             break  # more GPUs only add cost to a layer split that already fits
         machine = machine_for_gpu(gpu, gpus, working_set=kb.gpus.apple_working_set)
-        cost_model = _step_cost(machine, hooks, gpus, weights_bytes, arch)
+        cost_model = _step_cost(machine, engine_adapter, gpus, weights_bytes, arch)
         where = {"gpu_id": gpu.id, "gpus_per_instance": gpus, "weights": weights, "kv_cache_type": kv_type}
         if isinstance(cost_model, str):
             rejections.append(Rejection(engine, "hardware", cost_model, **where))
@@ -249,7 +251,7 @@ def _search_shape(spec, kb, arch, hooks, option, gpu, machine_one, weights, weig
         instances_per_host = option.max_gpus_per_host // gpus
         for concurrency in spec.concurrency_options:
             where_n = {**where, "concurrency": concurrency}
-            overrides = {hooks.parallel_setting: gpus} if hooks.parallel_setting else {}
+            overrides = {engine_adapter.tensor_parallel_key: gpus} if engine_adapter.tensor_parallel_key else {}
             inputs = ComparisonInputs(arch=arch, machine=machine, weights_bytes=weights_bytes,
                                       overrides={engine: overrides})
             comparison = compare_engine(inputs, engine, Workload(context, concurrency, kv_type))
@@ -259,13 +261,13 @@ def _search_shape(spec, kb, arch, hooks, option, gpu, machine_one, weights, weig
                 return simulations
             plan = comparison.plan
             assert plan is not None and comparison.settings is not None
-            if plan.refusal is not None or (hooks.split != "tensor" and not comparison.holds):
-                from calculators.compare import why_not_held
+            if plan.refusal is not None or (not engine_adapter.pooled_kv_cache and not comparison.holds):
                 rejections.append(Rejection(engine, "memory", why_not_held(engine, plan, Workload(
                     context, concurrency, kv_type), machine) or plan.refusal or "does not fit", **where_n))
                 continue
             fitted_layer_split = True
-            policy, kv_tokens = hooks.policy(comparison.settings, plan)
+            assert engine_adapter.policy_from_plan is not None
+            policy, kv_tokens = engine_adapter.policy_from_plan(comparison.settings, plan)
             scheduler = policy.scheduler_spec(kv_tokens)
             if scheduler.kv_capacity_tokens < context:
                 rejections.append(Rejection(engine, "memory", f"the KV cache holds {scheduler.kv_capacity_tokens:,} "
@@ -276,14 +278,15 @@ def _search_shape(spec, kb, arch, hooks, option, gpu, machine_one, weights, weig
             floor_cost = floor_replicas * gpus * usd_per_gpu_hour
             incumbent = best_by_engine.get(engine)
             if incumbent is not None and incumbent.cost is not None and floor_cost >= incumbent.cost.usd_per_hour:
-                rejections.append(Rejection(engine, "pruned", f"cannot cost less than the ${incumbent.cost.usd_per_hour:.2f}"
-                                            "/h already found, even at its throughput upper bound", **where_n))
+                floor = f"${incumbent.cost.usd_per_hour:.2f}/h"
+                rejections.append(Rejection(engine, "pruned", f"cannot cost less than the {floor} already found, "
+                                            "even at its throughput upper bound", **where_n))
                 continue
             found = search_max_rate(policy, cost_model, kv_tokens, spec.slo, spec.prompt, spec.output,
                                     spec.shared_prefix_fraction, spec.requests_per_simulation, spec.seed,
                                     scheduler.max_running, mean_output)
             simulations += len(found.probes)
-            candidate = _candidate(spec, hooks, Shape(engine, gpu.id, gpus, weights, kv_type), concurrency,
+            candidate = _candidate(spec, engine_adapter, Shape(engine, gpu.id, gpus, weights, kv_type), concurrency,
                                    comparison.settings, plan, weights_bytes, kv_tokens, found, load,
                                    instances_per_host, usd_per_gpu_hour, price_source, amortisation, power,
                                    mean_output)
@@ -297,13 +300,13 @@ def _search_shape(spec, kb, arch, hooks, option, gpu, machine_one, weights, weig
     return simulations
 
 
-def _candidate(spec, hooks, shape, concurrency, settings, plan, weights_bytes, kv_tokens, found, load,
+def _candidate(spec, engine_adapter, shape, concurrency, settings, plan, weights_bytes, kv_tokens, found, load,
                instances_per_host, usd_per_gpu_hour, price_source, amortisation, power, mean_output) -> Candidate:
     """Replicas, hosts and cost for one simulated shape (or why it cannot meet the load)."""
     rate = found.max_rate_per_s
-    common = dict(shape=shape, concurrency=concurrency, concurrency_setting=hooks.concurrency_setting,
-                  settings=settings, plan=plan, weights_bytes=weights_bytes, kv_capacity_tokens=kv_tokens,
-                  max_rate_per_instance=rate, at_max_rate=found.best, probes=found.probes)
+    common = {"shape": shape, "concurrency": concurrency, "concurrency_setting": engine_adapter.concurrency_key or "",
+                  "settings": settings, "plan": plan, "weights_bytes": weights_bytes, "kv_capacity_tokens": kv_tokens,
+                  "max_rate_per_instance": rate, "at_max_rate": found.best, "probes": found.probes}
     if rate <= 0 or found.best is None:
         worst = found.probes[0]
         return Candidate(**common, replicas=None, hosts=None, cost=None, meets_load=False, users_per_instance=None,

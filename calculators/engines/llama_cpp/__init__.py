@@ -4,7 +4,7 @@ from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp import launch, startup_log, workload
 from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.engines.llama_cpp.reconcile import llamacpp_rows
-from calculators.engines.llama_cpp.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy
+from calculators.engines.llama_cpp.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -43,4 +43,8 @@ ADAPTER = EngineAdapter(
         MemoryKnob("flash_attn", "-fa flash attention", "choice:auto,on,off"),
         MemoryKnob("kv_unified", "-kvu one KV buffer shared by all slots", "choice:auto,on,off"),
     ),
+    multi_gpu_split="layer",
+    concurrency_key="parallel",
+    pooled_kv_cache=False,
+    policy_from_plan=policy_from_plan,
 )

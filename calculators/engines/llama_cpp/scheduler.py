@@ -58,3 +58,8 @@ SIMULATOR_KNOBS = (
     SimulatorKnob("parallel", "-np / --parallel (slots)", "sim_llama_np"),
     SimulatorKnob("batch_size", "-b / --batch-size", "sim_llama_batch"),
 )
+
+
+def policy_from_plan(settings, plan) -> tuple[LlamaCppPolicy, None]:
+    """The scheduler a llama-server plan runs with: its -np slots sharing -c, -b tokens per step."""
+    return LlamaCppPolicy(ctx_size=plan.n_ctx, parallel=plan.n_seq, batch_size=plan.n_batch), None

@@ -5,7 +5,7 @@ from calculators.engines.llama_cpp.plan import ENGINE_ID as LLAMA_CPP_ID
 from calculators.engines.ollama import launch, startup_log, workload
 from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
 from calculators.engines.ollama.reconcile import ollama_rows
-from calculators.engines.ollama.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy
+from calculators.engines.ollama.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -42,4 +42,8 @@ ADAPTER = EngineAdapter(
         MemoryKnob("num_gpu", "num_gpu layers (-1 = automatic)", "int"),
         MemoryKnob("gpu_overhead", "OLLAMA_GPU_OVERHEAD (bytes)", "int"),
     ),
+    multi_gpu_split="layer",
+    concurrency_key="num_parallel",
+    pooled_kv_cache=False,
+    policy_from_plan=policy_from_plan,
 )

@@ -91,3 +91,11 @@ SIMULATOR_KNOBS = (
                   help="Ollama v0.33.0-rc2 checks it only while requests wait for a model load; turn on to see the "
                   "documented reading (HTTP 503 beyond the limit)."),
 )
+
+
+def policy_from_plan(settings, plan) -> tuple[OllamaPolicy, None]:
+    """The scheduler an Ollama plan runs with: its slots of num_ctx tokens each and its queue limit."""
+    slots = max(plan.effective_parallel, 1)
+    policy = OllamaPolicy(num_parallel=slots, context_length=plan.effective_ctx_size // slots,
+                          num_batch=plan.num_batch, max_queue=settings.max_queue)
+    return policy, None

@@ -4,7 +4,7 @@ from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.sglang import launch, startup_log, workload
 from calculators.engines.sglang.plan import ENGINE_ID, SglangSettings, plan_sglang
 from calculators.engines.sglang.reconcile import sglang_rows
-from calculators.engines.sglang.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy
+from calculators.engines.sglang.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -39,4 +39,9 @@ ADAPTER = EngineAdapter(
         MemoryKnob("tp_size", "--tp-size", "int"),
         MemoryKnob("page_size", "--page-size", "int"),
     ),
+    multi_gpu_split="tensor",
+    tensor_parallel_key="tp_size",
+    concurrency_key="max_running_requests",
+    pooled_kv_cache=True,
+    policy_from_plan=policy_from_plan,
 )

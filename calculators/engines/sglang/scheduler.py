@@ -85,3 +85,13 @@ SIMULATOR_KNOBS = (
     SimulatorKnob("enable_mixed_chunk", "--enable-mixed-chunk", "sim_sglang_mixed",
                   help="Off (default): a prefill batch runs alone and running decodes wait for it."),
 )
+
+
+def policy_from_plan(settings, plan) -> tuple[SglangPolicy, int]:
+    """The scheduler an SGLang plan runs with (running requests, chunked prefill, pages) and its token pool."""
+    policy = SglangPolicy(
+        max_running_requests=plan.max_running_requests, chunked_prefill_size=plan.chunked_prefill_size,
+        page_size=plan.page_size, disable_radix_cache=bool(settings.disable_radix_cache),
+        context_length=plan.context_len,
+    )
+    return policy, plan.max_total_num_tokens

@@ -5,7 +5,7 @@ from calculators.engines.vllm import launch, startup_log, workload
 from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.plan import ENGINE_ID, plan_vllm
 from calculators.engines.vllm.reconcile import vllm_rows
-from calculators.engines.vllm.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, VllmPolicy
+from calculators.engines.vllm.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, VllmPolicy
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -46,4 +46,9 @@ ADAPTER = EngineAdapter(
         MemoryKnob("block_size", "--block-size (0 = engine default)", "int0"),
         MemoryKnob("max_num_batched_tokens", "--max-num-batched-tokens (0 = engine default)", "int0"),
     ),
+    multi_gpu_split="tensor",
+    tensor_parallel_key="tensor_parallel_size",
+    concurrency_key="max_num_seqs",
+    pooled_kv_cache=True,
+    policy_from_plan=policy_from_plan,
 )

@@ -69,3 +69,13 @@ SIMULATOR_KNOBS = (
     SimulatorKnob("enable_chunked_prefill", "Chunked prefill", "sim_vllm_chunked"),
     SimulatorKnob("enable_prefix_caching", "Automatic prefix caching", "sim_vllm_apc"),
 )
+
+
+def policy_from_plan(settings, plan) -> tuple[VllmPolicy, int]:
+    """The scheduler a vLLM plan runs with (its max_num_seqs, token budget, block size) and its KV tokens."""
+    policy = VllmPolicy(
+        max_num_seqs=plan.max_num_seqs, max_num_batched_tokens=plan.max_num_batched_tokens,
+        block_size=plan.block_size, enable_prefix_caching=settings.enable_prefix_caching is not False,
+        enable_chunked_prefill=settings.enable_chunked_prefill is not False, max_model_len=plan.max_model_len,
+    )
+    return policy, plan.kv_tokens

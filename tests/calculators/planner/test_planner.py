@@ -17,9 +17,9 @@ L4 = HardwareOption(gpu_id="l4-24gb", max_gpus_per_host=8)
 
 
 def spec(**changes) -> PlannerSpec:
-    base = dict(model_id="llama-3.1-8b", hardware=(H100, L4), engines=("vllm", "llama-cpp"),
-                load=LoadSpec(arrival_rate_per_s=4.0), slo=SloSpec(ttft_s=1.0, itl_s=0.05),
-                concurrency_options=(8, 64), requests_per_simulation=120)
+    base = {"model_id": "llama-3.1-8b", "hardware": (H100, L4), "engines": ("vllm", "llama-cpp"),
+                "load": LoadSpec(arrival_rate_per_s=4.0), "slo": SloSpec(ttft_s=1.0, itl_s=0.05),
+                "concurrency_options": (8, 64), "requests_per_simulation": 120}
     return PlannerSpec(**(base | changes))
 
 
