@@ -1,13 +1,16 @@
 """servewise's command line: memory plans, recommendations and start-up log checks for scripts and CI.
 
 Exit status: 0 plan printed; 2 input servewise cannot use (one line on stderr); 3 the engine itself
-would refuse to start with these settings (the plan is still printed, with a `refusal` field).
+would refuse to start with these settings (the plan is still printed, with a `refusal` field); 4 `plan`
+found no configuration that meets the target (the rejections are still printed); 141 the reader of the
+output went away (`| head`): the rest is dropped quietly, as a Unix tool killed by SIGPIPE would.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -16,7 +19,7 @@ from pathlib import Path
 from calculators.errors import ServewiseInputError
 from knowledge.common import KnowledgeError
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED = 0, 2, 3
+EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_NO_PLAN, EXIT_PIPE_CLOSED = 0, 2, 3, 4, 141
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,6 +81,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     recommend.add_argument("--answers", required=True, metavar="FILE.json")
     recommend.add_argument("--json", action="store_true", help="print one JSON object")
+
+    plan = commands.add_parser(
+        "plan",
+        help="cheapest configuration that meets a latency target, per engine, with its cost",
+        description="Search engines x GPUs x parallelism x weights x KV type x concurrency for the cheapest "
+        "configuration meeting the SLO in a YAML/JSON spec (fields: see README, 'Capacity planner').",
+        epilog="example: python -m calculators plan --spec plan.yaml --json",
+    )
+    plan.add_argument("--spec", required=True, metavar="FILE", help="planner spec, YAML or JSON")
+    plan.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
@@ -172,12 +185,65 @@ def run_reconcile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _read_spec_file(path: str) -> object:
+    """A YAML or JSON planner spec (JSON is YAML) read with the safe loader."""
+    import yaml
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ServewiseInputError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ServewiseInputError(f"{path} is not a UTF-8 text file; expected a YAML or JSON planner spec") from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "cannot be parsed"
+        raise ServewiseInputError(f"{path} is not valid YAML or JSON ({where}{problem})") from exc
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """Print the capacity plan for a spec file; return the exit status (4 when nothing meets the target)."""
+    from pydantic import ValidationError
+
+    from calculators.planner.search import plan_capacity
+    from calculators.planner.spec import PlannerSpec
+    from knowledge import load_knowledge
+    from reports.planner_report import planner_json, planner_markdown
+
+    data = _read_spec_file(args.spec)
+    try:
+        spec = PlannerSpec.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "spec"
+        raise ServewiseInputError(f"{args.spec}: {where}: {first['msg']}") from exc
+    kb = load_knowledge()
+    result = plan_capacity(spec, kb)
+    if args.json:
+        print(json.dumps(planner_json(result), indent=2, default=str))
+    else:
+        print(planner_markdown(result, {e.id: e.name for e in kb.engines}, {g.id: g.name for g in kb.gpus.gpus}))
+    return EXIT_OK if result.best is not None else EXIT_NO_PLAN
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; bad input is one line on stderr with status 2, never a traceback."""
     try:
         args = build_parser().parse_args(argv)
-        handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile}[args.command]
-        return handler(args)
+        handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile,
+                   "plan": run_plan}[args.command]
+        status = handler(args)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader closed the pipe (`| head`): point stdout at /dev/null so the interpreter's final flush
+        # does not raise again, and leave without a message.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
     except ServewiseInputError as exc:
         print(f"servewise: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
