@@ -15,7 +15,12 @@ Config = Mapping[str, Any]
 
 #: Multimodal wrappers whose language model sits under `text_config`, and the text model_type
 #: transformers assumes when `text_config` has none (Gemma3Config / Mistral3Config sub-configs).
-WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "mistral3": "mistral"}
+WRAPPERS: dict[str, str] = {
+    "gemma3": "gemma3_text",
+    "mistral3": "mistral",
+    "qwen3_5": "qwen3_5_text",
+    "qwen3_5_moe": "qwen3_5_moe_text",
+}
 
 #: HF defaults: transformers' Gemma3TextConfig (configuration_gemma3.py @008f5c8c) fills these when a
 #: Gemma 3 config.json omits them, as google/gemma-3-4b-it's does for heads, head_dim and vocabulary.

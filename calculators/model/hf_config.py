@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
-from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
+from calculators.model.architecture import (
+    LayerGeometry,
+    LayerKind,
+    ModelArchitecture,
+    MoEGeometry,
+    RecurrentGeometry,
+)
 from calculators.model.config_fields import (
     WRAPPERS,
     Config,
@@ -340,30 +346,34 @@ def _deepseek(cfg: Config, family: str) -> ModelArchitecture:
             expert_intermediate_size=int_field(cfg, "moe_intermediate_size", family),
             n_dense_layers=n_dense,
         )
-    notes = ()
-    if cfg.get("num_nextn_predict_layers"):
-        notes = (
-            f"{cfg['num_nextn_predict_layers']} multi-token-prediction layer(s) are not counted as transformer blocks",
-        )
-    return _arch(cfg, family, (layer,) * n_layers, n_heads, moe=moe, notes=notes)
+    return _arch(cfg, family, (layer,) * n_layers, n_heads, moe=moe, **_mtp(cfg))
 
 
-def linear_attention_state_elements(cfg: Config, family: str) -> tuple[int, int]:
-    """Per-sequence (conv, state) elements of one Gated DeltaNet layer, as llama.cpp sizes them.
+def recurrent_layer(geometry: RecurrentGeometry) -> LayerGeometry:
+    """A recurrent layer whose per-sequence element counts come from its state shapes."""
+    return LayerGeometry(
+        kind=LayerKind.RECURRENT,
+        recurrent_conv_elements=geometry.conv_elements,
+        recurrent_state_elements=geometry.state_elements,
+        recurrent=geometry,
+    )
 
-    llama.cpp (ggml-org/llama.cpp src/llama-hparams.cpp @01b77b57, n_embd_r / n_embd_s; allocated per
-    layer and cell as the cache_r_l / cache_s_l tensors in src/llama-memory-recurrent.cpp) keeps
-    (d_conv - 1) x (d_inner + 2 x n_group x d_state) conv elements and d_state x d_inner state
-    elements per recurrent layer;
-    its converter (convert_hf_to_gguf.py, Qwen3NextModel) maps d_conv = linear_conv_kernel_dim,
-    d_state = linear_key_head_dim, n_group = linear_num_key_heads, d_inner = linear_value_head_dim x
-    linear_num_value_heads.
+
+def gated_deltanet_geometry(cfg: Config, family: str) -> RecurrentGeometry:
+    """One Gated DeltaNet layer (Qwen3-Next, Qwen3.5): conv over q, k, v; state (v_heads, v_dim, k_dim).
+
+    vllm/model_executor/layers/mamba/mamba_utils.py gated_delta_net_state_shape and llama.cpp's
+    n_embd_r / n_embd_s (src/llama-hparams.cpp; its converter maps d_inner = v_dim x v_heads,
+    n_group = k_heads, d_state = k_dim) count the same elements.
     """
-    d_conv = int_field(cfg, "linear_conv_kernel_dim", family)
-    d_state = int_field(cfg, "linear_key_head_dim", family)
-    n_group = int_field(cfg, "linear_num_key_heads", family)
-    d_inner = int_field(cfg, "linear_value_head_dim", family) * int_field(cfg, "linear_num_value_heads", family)
-    return (d_conv - 1) * (d_inner + 2 * n_group * d_state), d_state * d_inner
+    k_heads = int_field(cfg, "linear_num_key_heads", family)
+    v_heads = int_field(cfg, "linear_num_value_heads", family)
+    k_dim = int_field(cfg, "linear_key_head_dim", family)
+    v_dim = int_field(cfg, "linear_value_head_dim", family)
+    return RecurrentGeometry(
+        mixer="gated_deltanet", conv_kernel=int_field(cfg, "linear_conv_kernel_dim", family),
+        inner=v_heads * v_dim, n_groups=k_heads, group_dim=k_dim, heads=v_heads, head_dim=v_dim, state_dim=k_dim,
+    )
 
 
 def mamba_state_elements(d_conv: int, d_state: int, d_inner: int, n_group: int = 0) -> tuple[int, int]:
@@ -371,27 +381,71 @@ def mamba_state_elements(d_conv: int, d_state: int, d_inner: int, n_group: int =
     return (d_conv - 1) * (d_inner + 2 * n_group * d_state) if d_conv > 0 else 0, d_state * d_inner
 
 
-def _qwen3_next(cfg: Config, family: str) -> ModelArchitecture:
-    """Qwen3-Next: full attention every `full_attention_interval` layers, Gated DeltaNet elsewhere; MoE."""
-    n_layers = int_field(cfg, "num_hidden_layers", family)
-    n_heads, n_kv = attention_heads(cfg, family)
-    head_dim = int_field(cfg, "head_dim", family)
+def mamba1_geometry(d_conv: int, d_state: int, d_inner: int) -> RecurrentGeometry:
+    """One Mamba (v1) layer: conv over d_inner, state (d_inner, d_state) (vLLM mamba1_state_shape)."""
+    return RecurrentGeometry(
+        mixer="mamba1", conv_kernel=d_conv, inner=d_inner, n_groups=0, group_dim=0, heads=d_inner, head_dim=1,
+        state_dim=d_state,
+    )
+
+
+def mamba2_geometry(
+    d_conv: int, d_state: int, d_inner: int, n_groups: int, n_heads: int, head_dim: int
+) -> RecurrentGeometry:
+    """One Mamba2 layer: conv over d_inner + 2 x n_groups x d_state, state (heads, head_dim, d_state)."""
+    return RecurrentGeometry(
+        mixer="mamba2", conv_kernel=d_conv, inner=d_inner, n_groups=n_groups, group_dim=d_state, heads=n_heads,
+        head_dim=head_dim, state_dim=d_state,
+    )
+
+
+def _linear_attention_stack(
+    cfg: Config, family: str, n_layers: int, attention: LayerGeometry
+) -> tuple[LayerGeometry, ...]:
+    """Qwen3-Next / Qwen3.5 layers: `layer_types`, or full attention every `full_attention_interval` layers."""
     types = _layers_from_types(cfg, family, n_layers)
     if types is None:
         interval = int_field(cfg, "full_attention_interval", family)
         types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers)]
-    conv, state = linear_attention_state_elements(cfg, family)
-    recurrent = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
+    recurrent = recurrent_layer(gated_deltanet_geometry(cfg, family))
     layers = []
     for layer_type in types:
         if layer_type == "linear_attention":
             layers.append(recurrent)
         elif layer_type == "full_attention":
-            layers.append(_attention_layer(LayerKind.FULL, n_kv, head_dim))
+            layers.append(attention)
         else:
             raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
-    moe = _qwen_moe(cfg, family, n_layers)
-    return _arch(cfg, family, tuple(layers), n_heads, moe=moe)
+    return tuple(layers)
+
+
+def _qwen3_next(cfg: Config, family: str) -> ModelArchitecture:
+    """Qwen3-Next and Qwen3.5: full attention every `full_attention_interval` layers, Gated DeltaNet elsewhere.
+
+    Qwen3.5 (qwen3_5_text / qwen3_5_moe_text) keeps Qwen3-Next's keys; its dense variant has no experts.
+    """
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
+    layers = _linear_attention_stack(cfg, family, n_layers, _attention_layer(LayerKind.FULL, n_kv, head_dim))
+    moe = _qwen_moe(cfg, family, n_layers) if cfg.get("num_experts") else None
+    return _arch(cfg, family, layers, n_heads, moe=moe, mamba_ssm_dtype=_ssm_dtype(cfg, "mamba_ssm_dtype"), **_mtp(cfg))
+
+
+def _ssm_dtype(cfg: Config, key: str) -> str | None:
+    value = cfg.get(key)
+    return str(value) if value is not None else None
+
+
+def _mtp(cfg: Config) -> dict[str, Any]:
+    """The checkpoint's multi-token-prediction layers (Qwen3-Next/3.5 `mtp_num_hidden_layers`, DeepSeek and
+    Nemotron-H `num_nextn_predict_layers`) with a note; engines run them only as a speculative drafter."""
+    layers = int(cfg.get("mtp_num_hidden_layers") or cfg.get("num_nextn_predict_layers") or 0)
+    if not layers:
+        return {}
+    return {"mtp_layers": layers, "notes": (
+        f"{layers} multi-token-prediction layer(s) ship with the model and are not counted as transformer "
+        "blocks: engines add them (and their KV) only when speculative decoding uses them",)}
 
 
 def _mamba_inner(cfg: Config, family: str, expand_key: str) -> int:
@@ -405,10 +459,9 @@ def _mamba(cfg: Config, family: str) -> ModelArchitecture:
     """Pure Mamba (v1): every layer a state-space layer with a fixed per-sequence state."""
     n_layers = int_field(cfg, "num_hidden_layers", family)
     d_inner = _mamba_inner(cfg, family, "expand")
-    conv, state = mamba_state_elements(
+    layer = recurrent_layer(mamba1_geometry(
         int_field(cfg, "conv_kernel", family), int_field(cfg, "state_size", family), d_inner
-    )
-    layer = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
+    ))
     arch = ModelArchitecture(
         name=family,
         family=family,
@@ -431,10 +484,9 @@ def _jamba(cfg: Config, family: str) -> ModelArchitecture:
     period = int_field(cfg, "attn_layer_period", family)
     offset = int_field(cfg, "attn_layer_offset", family)
     d_inner = _mamba_inner(cfg, family, "mamba_expand")
-    conv, state = mamba_state_elements(
+    recurrent = recurrent_layer(mamba1_geometry(
         int_field(cfg, "mamba_d_conv", family), int_field(cfg, "mamba_d_state", family), d_inner
-    )
-    recurrent = LayerGeometry(kind=LayerKind.RECURRENT, recurrent_conv_elements=conv, recurrent_state_elements=state)
+    ))
     layers = tuple(
         _attention_layer(LayerKind.FULL, n_kv, head_dim) if i % period == offset else recurrent for i in range(n_layers)
     )
@@ -450,6 +502,65 @@ def _jamba(cfg: Config, family: str) -> ModelArchitecture:
             n_dense_layers=sum(1 for i in range(n_layers) if i % e_period != e_offset),
         )
     return _arch(cfg, family, layers, n_heads, moe=moe)
+
+
+#: Nemotron-H's hybrid_override_pattern letters (transformers configuration_nemotron_h.py): Mamba2 mixer,
+#: attention, MLP-only block, mixture-of-experts block (the last two keep nothing between tokens).
+_NEMOTRON_BLOCKS = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
+
+
+def _nemotron_h(cfg: Config, family: str) -> ModelArchitecture:
+    """Nemotron-H (Nano 9B v2, Nemotron 3): one block type per layer from `hybrid_override_pattern`."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    pattern = cfg.get("hybrid_override_pattern")
+    if not isinstance(pattern, str) or len(pattern) != n_layers or set(pattern) - set(_NEMOTRON_BLOCKS):
+        raise ServewiseInputError(
+            f"config.json for a '{family}' model needs hybrid_override_pattern with one of "
+            f"{''.join(_NEMOTRON_BLOCKS)} per layer ({n_layers})"
+        )
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = head_dim_of(cfg, family, n_heads, derive=True)
+    heads = int_field(cfg, "mamba_num_heads", family)
+    mamba_head_dim = int_field(cfg, "mamba_head_dim", family)
+    mamba = recurrent_layer(mamba2_geometry(
+        int_field(cfg, "conv_kernel", family), int_field(cfg, "ssm_state_size", family), heads * mamba_head_dim,
+        int_field(cfg, "n_groups", family), heads, mamba_head_dim,
+    ))
+    attention = _attention_layer(LayerKind.FULL, n_kv, head_dim)
+    stateless = LayerGeometry(kind=LayerKind.NONE)
+    layers = tuple(mamba if c == "M" else attention if c == "*" else stateless for c in pattern)
+    return _arch(cfg, family, layers, n_heads, mamba_ssm_dtype=_ssm_dtype(cfg, "mamba_ssm_cache_dtype"), **_mtp(cfg))
+
+
+def _granite_hybrid(cfg: Config, family: str) -> ModelArchitecture:
+    """Granite 4.0-H (granitemoehybrid): `layer_types` of mamba / attention; Mamba2 mixers; MoE on every layer."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "hidden_size", family) // n_heads  # GraniteMoeHybridConfig has no head_dim
+    types = _layers_from_types(cfg, family, n_layers)
+    if types is None:
+        raise ConfigFieldMissing("layer_types", family)
+    heads = int_field(cfg, "mamba_n_heads", family)
+    mamba = recurrent_layer(mamba2_geometry(
+        int_field(cfg, "mamba_d_conv", family), int_field(cfg, "mamba_d_state", family),
+        int_field(cfg, "mamba_expand", family) * int_field(cfg, "hidden_size", family),
+        int_field(cfg, "mamba_n_groups", family), heads, int_field(cfg, "mamba_d_head", family),
+    ))
+    attention = _attention_layer(LayerKind.FULL, n_kv, head_dim)
+    layers = []
+    for layer_type in types:
+        if layer_type not in ("mamba", "attention"):
+            raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
+        layers.append(mamba if layer_type == "mamba" else attention)
+    moe = None
+    n_experts = int_or_hf_default(cfg, "num_local_experts", family, 0) or 0
+    if n_experts > 0:
+        moe = MoEGeometry(
+            n_experts=n_experts, n_active=int_field(cfg, "num_experts_per_tok", family),
+            n_shared=1 if (cfg.get("shared_intermediate_size") or 0) > 0 else 0,
+            expert_intermediate_size=int_field(cfg, "intermediate_size", family),
+        )
+    return _arch(cfg, family, tuple(layers), n_heads, moe=moe)
 
 
 def _encoder(cfg: Config, family: str) -> ModelArchitecture:
@@ -481,6 +592,10 @@ _BUILDERS: dict[str, Callable[[Config, str], ModelArchitecture]] = {
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,
     "qwen3_next": _qwen3_next,
+    "qwen3_5_text": _qwen3_next,
+    "qwen3_5_moe_text": _qwen3_next,
+    "nemotron_h": _nemotron_h,
+    "granitemoehybrid": _granite_hybrid,
     "mamba": _mamba,
     "falcon_mamba": _mamba,
     "jamba": _jamba,

@@ -146,7 +146,8 @@ def _gated_deltanet(cfg: Config, family: str, hidden: int) -> int:
 
 
 def _qwen3_next(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
-    """Qwen3-Next: gated full attention (q doubled for the output gate) or Gated DeltaNet, then MoE."""
+    """Qwen3-Next / Qwen3.5: gated full attention (q doubled for the output gate) or Gated DeltaNet, then MoE
+    (or, for dense Qwen3.5, a gated MLP)."""
     hidden = int_field(cfg, "hidden_size", family)
     n_layers = int_field(cfg, "num_hidden_layers", family)
     n_heads, n_kv = attention_heads(cfg, family)
@@ -158,7 +159,72 @@ def _qwen3_next(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int
         interval = int_field(cfg, "full_attention_interval", family)
         types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers)]
     attention = [full if t == "full_attention" else linear for t in types]
+    if not cfg.get("num_experts"):  # Qwen3.5 dense: a gated MLP on every layer
+        mlp = _gated_mlp(hidden, int_field(cfg, "intermediate_size", family))
+        return [_LayerCounts(dense=a + 2 * hidden + mlp) for a in attention], False, hidden
     return _qwen_moe_layers(cfg, family, attention, 2 * hidden), False, hidden
+
+
+def _mamba2_mixer(
+    hidden: int, inner: int, n_groups: int, d_state: int, n_heads: int, d_conv: int, *, proj_bias: bool,
+    conv_bias: bool
+) -> int:
+    """One Mamba2 mixer (transformers Mamba2/Bamba/NemotronH/GraniteMoeHybrid): in_proj to z, x, B, C, dt;
+    depthwise conv over x, B, C; dt_bias, A_log, D per head; gated RMSNorm over the inner width; out_proj."""
+    conv_dim = inner + 2 * n_groups * d_state
+    in_out = inner + conv_dim + n_heads
+    count = hidden * in_out + (in_out if proj_bias else 0) + inner * hidden + (hidden if proj_bias else 0)
+    count += conv_dim * d_conv + (conv_dim if conv_bias else 0)
+    return count + 3 * n_heads + inner
+
+
+def _nemotron_h(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
+    """Nemotron-H: per `hybrid_override_pattern` a Mamba2 mixer, attention or a squared-ReLU MLP, one norm each."""
+    hidden = int_field(cfg, "hidden_size", family)
+    heads = int_field(cfg, "mamba_num_heads", family)
+    inner = heads * int_field(cfg, "mamba_head_dim", family)
+    mixer = _mamba2_mixer(
+        hidden, inner, int_field(cfg, "n_groups", family), int_field(cfg, "ssm_state_size", family), heads,
+        int_field(cfg, "conv_kernel", family),
+        proj_bias=bool(cfg.get("use_bias", False)),  # HF default (NemotronHConfig): False
+        conv_bias=bool(cfg.get("use_conv_bias", True)),  # HF default (NemotronHConfig): True
+    )
+    bias = bool(cfg.get("attention_bias", False))  # HF default (NemotronHConfig): False
+    attention = _gqa_attention(cfg, family, hidden, qkv_bias=bias, o_bias=bias, qk_norm=False)
+    inter = int_field(cfg, "intermediate_size", family)
+    mlp = 2 * hidden * inter + ((inter + hidden) if cfg.get("mlp_bias") else 0)  # up + down, no gate
+    blocks = {"M": mixer, "*": attention, "-": mlp}
+    pattern = str(require(cfg, "hybrid_override_pattern", family))
+    if set(pattern) - set(blocks):
+        raise ServewiseInputError(f"servewise cannot count parameters of '{family}' blocks other than M, * and -")
+    return [_LayerCounts(dense=blocks[c] + hidden) for c in pattern], False, hidden
+
+
+def _granite_hybrid(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
+    """Granite 4.0-H: a Mamba2 mixer or attention per `layer_types`, then routed experts (+ shared MLP) or a
+    shared MLP alone; two norms per layer. GraniteMoeHybridConfig ties the output head by default."""
+    hidden = int_field(cfg, "hidden_size", family)
+    heads = int_field(cfg, "mamba_n_heads", family)
+    mixer = _mamba2_mixer(
+        hidden, int_field(cfg, "mamba_expand", family) * hidden, int_field(cfg, "mamba_n_groups", family),
+        int_field(cfg, "mamba_d_state", family), heads, int_field(cfg, "mamba_d_conv", family),
+        proj_bias=bool(cfg.get("mamba_proj_bias", False)),  # HF default (GraniteMoeHybridConfig): False
+        conv_bias=bool(cfg.get("mamba_conv_bias", True)),  # HF default (GraniteMoeHybridConfig): True
+    )
+    bias = bool(cfg.get("attention_bias", False))
+    attention = _gqa_attention(cfg, family, hidden, qkv_bias=bias, o_bias=bias, qk_norm=False)
+    shared_inter = cfg.get("shared_intermediate_size") or 0
+    shared = 3 * hidden * shared_inter  # shared_mlp: input_linear (hidden -> 2 x inter) + output_linear
+    n_experts = int_or_hf_default(cfg, "num_local_experts", family, 0) or 0
+    expert = 3 * hidden * int_field(cfg, "intermediate_size", family)
+    k = int_field(cfg, "num_experts_per_tok", family) if n_experts else 0
+    layers = []
+    for layer_type in require(cfg, "layer_types", family):
+        mix = mixer if layer_type == "mamba" else attention
+        router = hidden * n_experts
+        layers.append(_LayerCounts(dense=mix + shared + router + 2 * hidden, experts_total=n_experts * expert,
+                                   experts_active=k * expert))
+    return layers, True, hidden
 
 
 def _mixtral(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
@@ -328,6 +394,10 @@ _COUNTERS: dict[str, Callable[[Config, str], tuple[list[_LayerCounts], bool, int
     "gemma3_text": _dense_family,
     "qwen3_moe": _qwen3_moe,
     "qwen3_next": _qwen3_next,
+    "qwen3_5_text": _qwen3_next,
+    "qwen3_5_moe_text": _qwen3_next,
+    "nemotron_h": _nemotron_h,
+    "granitemoehybrid": _granite_hybrid,
     "mixtral": _mixtral,
     "gpt_oss": _gpt_oss,
     "deepseek_v2": _deepseek,

@@ -31,6 +31,8 @@ class Rule(StrEnum):
     ESTIMATE = "estimate"  # servewise estimates a figure the engine measured (profiled peaks)
     PER_RANK = "per_rank"  # with several ranks the engine keeps the smallest rank's pool
     DEVICE_SPLIT = "device_split"  # the engine shared layers out by each device's free memory, unknown here
+    MAMBA_CACHE_MODE = "mamba_cache_mode"  # a hybrid's state pages per request: vLLM's 'none' vs 'align' mode
+    DRAFT_LAYERS = "draft_layers"  # a speculative drafter's layers share the target's KV pool
 
 
 class Prediction(Result):

@@ -10,10 +10,11 @@ All sizes are bytes; contexts and cells are tokens.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import StrEnum
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
@@ -43,6 +44,15 @@ SERVER_AUTO_PARALLEL = 4  # tools/server/server.cpp:156-160: -np -1 -> 4 slots a
 FIT_MIN_CTX_TOKENS = 4096  # common/common.h:480 fit_params_min_ctx
 FIT_MARGIN_BYTES = 1024 * 1024 * 1024  # common/common.h:483 fit_params_target, per device
 RECURRENT_STATE_TYPE = "f32"  # src/llama-model.cpp:2673-2674 (GGML_TYPE_F32 for R and S)
+# common/common.h need_n_rs_seq: these speculative types keep --spec-draft-n-max extra recurrent-state rows
+# per sequence (src/llama-memory-recurrent.cpp:101 n_rows = mem_size x (1 + n_rs_seq)) ...
+RS_ROLLBACK_SPEC_TYPES = frozenset({"draft-mtp", "draft-eagle3", "draft-dflash", "draft-dspark"})
+# ... on the architectures that support partial rollback (src/llama-arch.cpp llm_arch_supports_rs_rollback),
+# by GGUF name and Hugging Face model_type; src/llama-context.cpp clamps n_rs_seq to 0 elsewhere.
+RS_ROLLBACK_FAMILIES = frozenset({
+    "kimi_k3", "qwen35", "qwen35moe", "qwen3_5_text", "qwen3_5_moe_text", "qwen4exp", "deepseek4", "glm5_next",
+    "nemotron_h", "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3",
+})
 # Families whose llama.cpp implementation can give sliding layers their own smaller cache: the
 # src/models/*.cpp files that set swa_type (GGUF architecture names, plus Hugging Face model_type
 # spellings). Any other family keeps every token on every layer, e.g. Mistral-7B-v0.1 (llama) or
@@ -97,6 +107,20 @@ class LlamaCppSettings(BaseModel):
     api_key: str | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)
+    # speculative decoding (common/arg.cpp --spec-*; defaults common/common.h common_params_speculative_draft)
+    spec_type: tuple[str, ...] = Field(default=(), description="--spec-type names, e.g. draft-mtp, draft-eagle3")
+    spec_draft_model: str | None = Field(default=None, description="-md / --spec-draft-model")
+    spec_draft_n_max: int = Field(default=3, ge=0, description="--spec-draft-n-max")
+    spec_draft_type_k: str = Field(default="f16", description="-ctkd / --spec-draft-type-k")
+    spec_draft_type_v: str = Field(default="f16", description="-ctvd / --spec-draft-type-v")
+
+    @field_validator("spec_type", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        """--spec-type takes a comma-separated list (common/arg.cpp)."""
+        if isinstance(value, str):
+            return tuple(v.strip() for v in value.split(",") if v.strip())
+        return value
 
 
 class DeviceShare(Result):
@@ -276,16 +300,23 @@ def _kv_cache(
     return cache, [(k + v) * cells * n_stream for k, v in rows]
 
 
+def rs_snapshot_rows(family: str, s: LlamaCppSettings) -> int:
+    """n_rs_seq: extra recurrent-state rows per sequence for speculative rollback (0 without such drafting)."""
+    if family in RS_ROLLBACK_FAMILIES and RS_ROLLBACK_SPEC_TYPES.intersection(s.spec_type):
+        return s.spec_draft_n_max
+    return 0
+
+
 def _recurrent_cache(
-    layers: tuple[LayerGeometry, ...], n_seq: int, n_layer_model: int
+    layers: tuple[LayerGeometry, ...], n_seq: int, n_layer_model: int, n_rs_seq: int = 0
 ) -> tuple[CacheAllocation, list[int]]:
     """llama_memory_recurrent: R and S rows of f32 per sequence slot (src/llama-memory-recurrent.cpp:101-103).
 
     `layers` reports the model's whole layer count, as llama.cpp's log line does (its n_layer,
     src/llama-memory-recurrent.cpp:29 and :133), even when only some layers hold state.
     """
-    cells = max(1, n_seq)  # src/llama-model.cpp:2675 (rs_size = max(1, n_seq_max)); n_rs_seq = 0 without MTP
-    row = ggml_row_bytes(RECURRENT_STATE_TYPE, 1)
+    cells = max(1, n_seq)  # src/llama-model.cpp:2675 (rs_size = max(1, n_seq_max))
+    row = ggml_row_bytes(RECURRENT_STATE_TYPE, 1) * (1 + n_rs_seq)  # rows x (1 + n_rs_seq), :101
     r = [layer.recurrent_conv_elements * row * cells for layer in layers]
     st = [layer.recurrent_state_elements * row * cells for layer in layers]
     cache = CacheAllocation(
@@ -574,7 +605,12 @@ def _caches(
         caches.append(cache)
         layer_bytes.update({i: b for (i, _), b in zip(members, per_layer, strict=True)})
     if recurrent:
-        cache, per_layer = _recurrent_cache(tuple(layer for _, layer in recurrent), n_seq, arch.n_layers)
+        n_rs_seq = rs_snapshot_rows(arch.family, s)
+        cache, per_layer = _recurrent_cache(tuple(layer for _, layer in recurrent), n_seq, arch.n_layers, n_rs_seq)
+        if n_rs_seq:
+            notes.append(PlanNote(code="llamacpp_rs_seq", message=(
+                f"speculative decoding keeps {n_rs_seq} extra recurrent-state snapshots per sequence (n_rs_seq = "
+                "--spec-draft-n-max), so the state can be rolled back to the last accepted draft token")))
         caches.append(cache)
         layer_bytes.update({i: b for (i, _), b in zip(recurrent, per_layer, strict=True)})
         if len(recurrent) < arch.n_layers:
@@ -688,3 +724,34 @@ def _fit_notes(devices: list[DeviceShare], machine: Machine, s: LlamaCppSettings
     else:
         message = f"{', '.join(over)} would keep under 1 GiB free and -c/-ngl are set, so --fit cannot help"
     return [PlanNote(code="llamacpp_fit_would_reduce", message=message)]
+
+
+def mtp_draft_architecture(arch: ModelArchitecture) -> ModelArchitecture:
+    """The layers an MTP drafting context caches: the model's nextn layers, as plain attention layers.
+
+    src/llama-model.cpp create_memory: a LLAMA_CONTEXT_TYPE_MTP context on Qwen3-Next / Qwen3.5 / Nemotron-H
+    keeps a plain KV cache filtered to il >= n_layer (the MTP blocks), not the hybrid memory.
+    """
+    if arch.mtp_layers <= 0:
+        raise ServewiseInputError("--spec-type draft-mtp needs a model whose GGUF has MTP (nextn) layers")
+    attention = arch.layers_of(LayerKind.FULL, LayerKind.MLA)
+    if not attention:
+        raise ServewiseInputError("the model has no attention layer for its MTP layers to copy")
+    return replace(arch, name=f"{arch.name} MTP", layers=(attention[0],) * arch.mtp_layers, mtp_layers=0, moe=None)
+
+
+def plan_llamacpp_draft(
+    draft_arch: ModelArchitecture, settings: LlamaCppSettings, weights_bytes: int | None = None
+) -> LlamaCppPlan:
+    """The drafter's own context next to the target's (tools/server/server-context.cpp load_model).
+
+    common/speculative.cpp common_base_params_to_speculative copies the target's parameters (context size,
+    slots, unified KV) and swaps in the draft model, its -ngld and its cache types (-ctkd/-ctvd, f16 by
+    default); common/common.cpp sets n_rs_seq = 0 for it. An MTP context runs on the target's weights
+    (pass `mtp_draft_architecture(arch)` and no weights).
+    """
+    draft_settings = settings.model_copy(update={
+        "cache_type_k": settings.spec_draft_type_k, "cache_type_v": settings.spec_draft_type_v,
+        "spec_type": (), "fit": False,
+    })
+    return _plan(draft_arch, draft_settings, None, weights_bytes)

@@ -57,6 +57,8 @@ class MlxLmSettings(BaseModel):
     prompt_concurrency: int = Field(default=8, gt=0)  # server.py --prompt-concurrency
     prompt_cache_size: int = Field(default=10, gt=0)  # server.py --prompt-cache-size
     prompt_cache_bytes: int | None = Field(default=None, gt=0)  # server.py --prompt-cache-bytes
+    draft_model: str | None = None  # server.py / generate.py --draft-model (see mlx_lm_speculative.py)
+    num_draft_tokens: int = Field(default=3, ge=0)  # --num-draft-tokens
     host: str = "127.0.0.1"
     port: int = 8080
 

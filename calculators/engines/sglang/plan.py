@@ -22,13 +22,15 @@ time; servewise estimates it (`SglangOverheads`) and marks it `exact=False`.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.engines.vllm.distributed_utils import pipeline_stage_layer_counts
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
-from calculators.model.architecture import LayerKind, ModelArchitecture
+from calculators.model.architecture import LayerKind, ModelArchitecture, RecurrentGeometry
 from calculators.units import GIB, MIB
 
 ENGINE_ID = "sglang"
@@ -59,6 +61,16 @@ class SglangSettings(BaseModel):
     speculative_algorithm: str | None = None
     swa_full_tokens_ratio: float = Field(default=0.8, gt=0)  # hybrid sliding-window pools
     disable_radix_cache: bool = False
+    # hybrid (Mamba / linear-attention) models: the state pool (arg_groups/fields/schedule.py, exec_.py)
+    max_mamba_cache_size: int | None = Field(default=None, gt=0)
+    mamba_full_memory_ratio: float = Field(default=0.9, gt=0)  # Arg(fallback=0.9)
+    mamba_ssm_dtype: str | None = None  # None = config.json's mamba_ssm_dtype, else float32
+    mamba_radix_cache_strategy: str = "auto"  # auto / no_buffer / extra_buffer / extra_buffer_lazy
+    disable_overlap_schedule: bool = False
+    speculative_num_draft_tokens: int | None = Field(default=None, gt=0)
+    speculative_draft_model_path: str | None = None
+    speculative_num_steps: int | None = Field(default=None, gt=0)
+    speculative_eagle_topk: int | None = Field(default=None, gt=0)
     enable_metrics: bool = False
     api_key: str | None = None
     host: str = "127.0.0.1"  # server_args.py ServerArgs.host (unchanged since sgl-project/sglang@469c63e5)
@@ -110,6 +122,34 @@ class SglangPlan(MemoryPlan):
     v_bytes: int = Field(description="the V size SGLang prints; MLA prints one 'KV size' = k_bytes")
     swa_max_total_num_tokens: int | None = None
     rest_memory_bytes: int = Field(description="pool budget: free after loading - free before x (1 - fraction)")
+    mamba: SglangMambaPool | None = None
+    draft_kv_layers: int = Field(default=0, description="drafter layers whose KV shares each token's cell")
+    draft_weights_bytes: int | None = None
+
+
+class SglangMambaPool(BaseModel):
+    """The recurrent-state pool of a hybrid model (mem_cache/memory_pool.py MambaPool), per rank."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    layers: int
+    conv_shape: tuple[int, int]
+    ssm_shape: tuple[int, int, int]
+    conv_dtype: str
+    ssm_dtype: str
+    bytes_per_request: int = Field(description="mamba_cache_per_req: one slot over all state layers")
+    max_mamba_cache_size: int = Field(description="state slots; the pool holds one more (padding slot)")
+    sizing: Literal["max_mamba_cache_size", "max_running_requests", "mamba_full_memory_ratio"]
+    slots_per_request: int = Field(description="_calculate_mamba_ratio: slots each running request needs")
+    strategy: str
+    conv_state_bytes: int
+    ssm_state_bytes: int
+    intermediate_bytes: int = Field(description="speculative verify scratch (intermediate SSM + conv windows)")
+    caps_running_requests: bool
+
+    @property
+    def total_bytes(self) -> int:
+        return self.conv_state_bytes + self.ssm_state_bytes + self.intermediate_bytes
 
 
 def auto_chunk_and_graph_sizes(gpu_mem_mib: float, tp_size: int) -> tuple[int, int]:
@@ -173,6 +213,8 @@ def plan_sglang(
     *,
     overheads: SglangOverheads | None = None,
     free_before_load_bytes: int | None = None,
+    draft: ModelArchitecture | None = None,
+    draft_weights_bytes: int | None = None,
 ) -> SglangPlan:
     """SGLang's memory plan per GPU (bytes, tokens); `weights_bytes` is the whole model as loaded on GPUs.
 
@@ -206,10 +248,11 @@ def plan_sglang(
     mla = [layer for layer in stage_layers if layer.kind is LayerKind.MLA]
     full = [layer for layer in stage_layers if layer.kind is LayerKind.FULL]
     sliding = [layer for layer in stage_layers if layer.kind is LayerKind.SLIDING]
-    if any(layer.kind is LayerKind.RECURRENT for layer in arch.layers):
-        notes.append(PlanNote(code="sglang_mamba_pool_unmodelled", message="SGLang splits the budget between a "
-                              "Mamba state pool and the KV pool (mamba_full_memory_ratio); servewise plans the "
-                              "KV layers as if they had the whole budget."))
+    state_layers = [layer for layer in stage_layers if layer.recurrent is not None]
+    if any(layer.kind is LayerKind.RECURRENT for layer in arch.layers) and not state_layers:
+        notes.append(PlanNote(code="sglang_mamba_pool_unmodelled", message="this architecture's recurrent layers "
+                              "come without state shapes (a GGUF header gives only element counts); servewise plans "
+                              "the KV layers as if they had the whole budget."))
     if arch.n_heads % tp:
         notes.append(PlanNote(code="sglang_tp_heads", message=f"{arch.n_heads} attention heads do not split "
                               f"evenly over tp_size {tp}; SGLang is expected to refuse this model at load."))
@@ -231,19 +274,37 @@ def plan_sglang(
                               "cutlass_mla and trtllm_mla run with larger pages (64 or 128 tokens); pass the "
                               "page_size the server logs to match its pool exactly."))
 
+    # model_executor/pool_configurator.py DefaultPoolConfigurator: EAGLE / EAGLE3 / NEXTN / STANDALONE drafters get
+    # KV in the same token slots, sized as the target's cell x draft layers / target layers
+    draft_layers = _draft_kv_layers(settings, arch, draft)
     full_cell = sum(heads(layer) * (layer.head_dim_k + layer.head_dim_v) for layer in full) * dtype_bytes
     swa_cell = sum(heads(layer) * (layer.head_dim_k + layer.head_dim_v) for layer in sliding) * dtype_bytes
     cell_size = (sum(per_layer_k) + sum(per_layer_v)) * dtype_bytes
+    if draft_layers and layers_for_pool:
+        cell_size += int(cell_size * draft_layers / len(layers_for_pool))
+        notes.append(PlanNote(code="sglang_draft_kv", message=(
+            f"{settings.speculative_algorithm}: the drafter's {draft_layers} layer(s) keep KV for every token slot "
+            "too, so each token costs that much more and the pool holds fewer tokens")))
 
     # --- the budget ---
     if weights_bytes is None:
         raise ServewiseInputError("the model's weight bytes are unknown: SGLang's pool is what remains after them")
     weights_per_rank = weights_bytes // (tp * pp)
+    if draft_weights_bytes is not None:
+        weights_per_rank += draft_weights_bytes // tp  # "If using speculative decoding, draft weights are now counted"
     free_before = free_before_load_bytes if free_before_load_bytes is not None else (
         total - overheads.runtime_context_bytes)
     free_after = free_before - weights_per_rank
     rest_bytes = int((free_after / GIB - free_before / GIB * (1 - fraction)) * GIB)
     page = settings.page_size
+
+    mamba_pool: SglangMambaPool | None = None
+    if state_layers:
+        mamba_pool, rest_bytes = _mamba_pool(arch, state_layers, settings, rest_bytes)
+        notes.append(PlanNote(code="sglang_mamba_pool", message=(
+            f"The recurrent state takes a pool of its own: {mamba_pool.max_mamba_cache_size} + 1 slots of "
+            f"{mamba_pool.bytes_per_request:,} bytes ({mamba_pool.sizing}); only what is left goes to the KV pool, "
+            f"and each running request holds {mamba_pool.slots_per_request} slot(s)")))
 
     swa_tokens: int | None = None
     if hybrid_swa:
@@ -268,6 +329,16 @@ def plan_sglang(
         refusals.append("Not enough memory. Please try to increase --mem-fraction-static.")
 
     running = max_running_requests_for(tokens, context_len, settings.max_running_requests, settings.dp_size)
+    if mamba_pool is not None:
+        cap = mamba_pool.max_mamba_cache_size // mamba_pool.slots_per_request
+        if cap < running:
+            running = cap
+            mamba_pool = mamba_pool.model_copy(update={"caps_running_requests": True})
+            notes.append(PlanNote(code="sglang_mamba_caps_requests", message=(
+                f"max_running_requests is capped to {cap} by the mamba state cache (max_mamba_cache_size="
+                f"{mamba_pool.max_mamba_cache_size}, {mamba_pool.slots_per_request} state slots per request)")))
+        if running <= 0:
+            refusals.append("Hybrid (mamba/linear-attention) state cache is too small to serve any requests.")
 
     # --- the buffers SGLang allocates (page 0 is padding: size + page_size rows per layer) ---
     if hybrid_swa:
@@ -290,9 +361,13 @@ def plan_sglang(
                         exact=tp * pp == 1, basis="as given" if tp * pp == 1 else f"model weights / {tp * pp} ranks"),
         MemoryComponent(kind=ComponentKind.KV_CACHE, label=f"KV pool: {tokens} tokens", bytes=kv_bytes, exact=True,
                         basis="memory_pool.py buffers of (size + page_size) rows per layer"),
+        *([MemoryComponent(kind=ComponentKind.RECURRENT_STATE, label=f"Mamba state pool: "
+                           f"{mamba_pool.max_mamba_cache_size} + 1 slots", bytes=mamba_pool.total_bytes, exact=True,
+                           basis="mem_cache/memory_pool.py MambaPool conv + temporal (+ speculative scratch)")]
+          if mamba_pool else []),
         MemoryComponent(kind=ComponentKind.ACTIVATIONS, label="left for activations and CUDA graphs "
                         "(1 - mem_fraction_static of the free memory)", bytes=max(0, total - (total - free_before)
-                        - weights_per_rank - kv_bytes), exact=False,
+                        - weights_per_rank - kv_bytes - (mamba_pool.total_bytes if mamba_pool else 0)), exact=False,
                         basis="what the static pool leaves; SGLang does not reserve it explicitly"),
     ]
 
@@ -335,5 +410,119 @@ def plan_sglang(
         v_bytes=v_bytes,
         swa_max_total_num_tokens=swa_tokens,
         rest_memory_bytes=rest_bytes,
+        mamba=mamba_pool,
+        draft_kv_layers=draft_layers,
+        draft_weights_bytes=draft_weights_bytes,
     )
+
+
+#: --speculative-algorithm values whose drafter keeps KV in the target's token slots
+_DRAFT_KV_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE")
+
+
+def _draft_kv_layers(settings: SglangSettings, arch: ModelArchitecture, draft: ModelArchitecture | None) -> int:
+    """eagle_draft_num_layers (model_runner_components/spec_aux_hidden_state.py): the drafter's
+    num_nextn_predict_layers, else its KV layer count; NEXTN without a draft path runs the target's MTP layers."""
+    algorithm = (settings.speculative_algorithm or "").upper()
+    if algorithm not in _DRAFT_KV_ALGORITHMS:
+        return 0
+    if draft is not None:
+        return draft.mtp_layers or len(draft.layers_of(LayerKind.FULL, LayerKind.SLIDING, LayerKind.MLA))
+    if (algorithm == "NEXTN" or settings.speculative_draft_model_path is None) and arch.mtp_layers:
+        return arch.mtp_layers
+    if algorithm in ("EAGLE", "EAGLE3"):
+        return 1  # published EAGLE heads: one decoder layer (its config.json was not given)
+    raise ServewiseInputError(f"--speculative-algorithm {algorithm} needs the draft model's config.json to size its KV")
+
+
+_STATE_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+
+
+def mamba_slots_per_request(settings: SglangSettings) -> tuple[int, str]:
+    """(_calculate_mamba_ratio, the resolved mamba_radix_cache_strategy) for CUDA with the triton backend.
+
+    mem_cache/kv_cache_configurator.py: 1 slot without the radix cache; else 3 plus the extra buffer's
+    tracking slots (2 with the overlap scheduler, 1 without or lazy). arg_groups/overrides.py resolves "auto"
+    to extra_buffer when the overlap scheduler or paging is on (every hybrid family servewise reads supports
+    it), else no_buffer (which also turns the overlap scheduler off).
+    """
+    if settings.disable_radix_cache:
+        return 1, "none (radix cache disabled)"
+    strategy = settings.mamba_radix_cache_strategy
+    overlap = not settings.disable_overlap_schedule
+    if strategy == "auto":
+        strategy = "extra_buffer" if (overlap or settings.page_size > 1) else "no_buffer"
+    if strategy == "no_buffer":
+        return 3, strategy
+    if strategy == "extra_buffer_lazy":
+        return 4, strategy
+    if strategy == "extra_buffer":
+        return 3 + (2 if overlap else 1), strategy
+    raise ServewiseInputError(f"unknown SGLang --mamba-radix-cache-strategy '{strategy}'")
+
+
+def _state_shapes(geometry: RecurrentGeometry, tp: int) -> tuple[tuple[int, int], tuple[int, int, int]]:
+    """configs/mamba_utils.py Mamba2StateShape: conv (channels / tp, conv_kernel - 1), temporal (heads / tp, ...)."""
+    return (geometry.conv_channels(tp), geometry.conv_kernel - 1), geometry.ssm_shape(tp)
+
+
+def _mamba_pool(
+    arch: ModelArchitecture, layers: list, settings: SglangSettings, rest_bytes: int
+) -> tuple[SglangMambaPool, int]:
+    """Size the state pool out of the pool budget; returns it and the budget left for the KV pool (bytes).
+
+    mem_cache/kv_cache_configurator.py _handle_max_mamba_cache, in GB = 2^30 floats as SGLang computes it.
+    """
+    geometries = {layer.recurrent for layer in layers}
+    if len(geometries) > 1:
+        raise ServewiseInputError("the model's recurrent layers have different state shapes; servewise plans one")
+    geometry = geometries.pop()
+    conv_shape, ssm_shape = _state_shapes(geometry, settings.tp_size)
+    ssm_dtype = settings.mamba_ssm_dtype or arch.mamba_ssm_dtype or "float32"  # configs/mamba_utils.py
+    if ssm_dtype not in _STATE_DTYPE_BYTES:
+        raise ServewiseInputError(f"SGLang --mamba-ssm-dtype takes float32, bfloat16 or float16, not '{ssm_dtype}'")
+    conv_dtype = "bfloat16"  # SGLANG_MAMBA_CONV_DTYPE default (environ.py)
+    conv_elems = conv_shape[0] * conv_shape[1]
+    ssm_elems = ssm_shape[0] * ssm_shape[1] * ssm_shape[2]
+    n = len(layers)
+    per_req = (conv_elems * _STATE_DTYPE_BYTES[conv_dtype] + ssm_elems * _STATE_DTYPE_BYTES[ssm_dtype]) * n
+    ratio, strategy = mamba_slots_per_request(settings)
+    draft_tokens = settings.speculative_num_draft_tokens if settings.speculative_algorithm else None
+    rest_gb = rest_bytes / GIB
+    intermediate_gb = 0.0
+    if settings.max_mamba_cache_size is not None:
+        size, sizing = settings.max_mamba_cache_size // settings.dp_size, "max_mamba_cache_size"
+        if draft_tokens:
+            capped = min(max(1, (settings.max_running_requests or size) // settings.dp_size), size // ratio)
+            intermediate_gb = per_req * (capped + 1) * draft_tokens / GIB
+    elif settings.disable_radix_cache and settings.max_running_requests is not None:
+        size, sizing = max(1, settings.max_running_requests // settings.dp_size), "max_running_requests"
+        if draft_tokens:
+            intermediate_gb = per_req * (size + 1) * draft_tokens / GIB
+    else:
+        sizing = "mamba_full_memory_ratio"
+        r = settings.mamba_full_memory_ratio
+        budget = rest_gb * r / (1 + r) * GIB
+        if draft_tokens:
+            size = int((budget - per_req * (1 + draft_tokens)) // (per_req * (1 + draft_tokens / ratio)))
+            capped = min(max(1, (settings.max_running_requests or size) // settings.dp_size), size // ratio)
+            intermediate_gb = per_req * (capped + 1) * draft_tokens / GIB
+        else:
+            size = int((budget - per_req) // per_req)
+    if size <= 0:
+        raise ServewiseInputError(
+            "Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
+            f"max_mamba_cache_size={size} "
+            f"(mamba_cache_per_req={per_req / (1 << 20):.2f} MB); SGLang refuses to start."
+        )
+    left_gb = rest_gb - intermediate_gb - (size + 1) * per_req / GIB
+    pool = SglangMambaPool(
+        layers=n, conv_shape=conv_shape, ssm_shape=ssm_shape, conv_dtype=conv_dtype, ssm_dtype=ssm_dtype,
+        bytes_per_request=per_req, max_mamba_cache_size=size, sizing=sizing, slots_per_request=ratio,
+        strategy=strategy,
+        conv_state_bytes=n * (size + 1) * conv_elems * _STATE_DTYPE_BYTES[conv_dtype],
+        ssm_state_bytes=n * (size + 1) * ssm_elems * _STATE_DTYPE_BYTES[ssm_dtype],
+        intermediate_bytes=int(intermediate_gb * GIB), caps_running_requests=False,
+    )
+    return pool, int(left_gb * GIB)
 

@@ -49,6 +49,7 @@ def sglang_rows(run: EngineRun) -> Outcome:
                                   point(getattr(plan, attribute), f"plan_sglang .{attribute} with the printed "
                                          "#tokens as max_total_tokens"),
                                   _sglang_alternatives(name, run, pool, machine, plan)))
+    used.extend(_sglang_mamba_rows(run, settings, machine, out))
     budget = _sglang_budget(run, settings, machine, out)
     if budget is not None and tokens is not None:
         prediction, inputs, alternatives = budget
@@ -56,6 +57,28 @@ def sglang_rows(run: EngineRun) -> Outcome:
         out.rows.append(judge(tokens, "KV pool size in tokens", prediction, alternatives))
     out.not_compared = unused_figures(parsed, used)
     return out
+
+
+def _sglang_mamba_rows(run: EngineRun, settings: BaseModel, machine: Machine, out: Outcome) -> list[Figure]:
+    """The state pool a hybrid model's log prints (slots, conv and temporal bytes) against plan_sglang."""
+    slots = first_figure(run.parsed, "mamba_cache_slots")
+    if slots is None or not any(layer.recurrent for layer in run.arch.layers):
+        return []
+    fixed = settings.model_copy(update={"max_mamba_cache_size": int(slots.value) * settings.dp_size,
+                                        "mem_fraction_static": settings.mem_fraction_static or 0.9})
+    plan = plan_sglang(run.arch, fixed, machine, 0, free_before_load_bytes=1 << 50)
+    used = [slots]
+    for name, label, attribute in (("mamba_conv_state_bytes", "Mamba conv state", "conv_state_bytes"),
+                                   ("mamba_ssm_state_bytes", "Mamba temporal (SSM) state", "ssm_state_bytes")):
+        figure = first_figure(run.parsed, name)
+        if figure is None or plan.mamba is None:
+            continue
+        used.append(figure)
+        out.rows.append(judge(figure, f"{label} for {int(slots.value)} + 1 slots", point(
+            getattr(plan.mamba, attribute), f"plan_sglang .mamba.{attribute} with the printed max_mamba_cache_size "
+            f"({plan.mamba.layers} layers x conv {plan.mamba.conv_shape} {plan.mamba.conv_dtype}, state "
+            f"{plan.mamba.ssm_shape} {plan.mamba.ssm_dtype})")))
+    return used
 
 
 def _sglang_alternatives(name: str, run: EngineRun, pool: BaseModel, machine: Machine, plan) -> tuple[Alternative, ...]:

@@ -24,6 +24,11 @@ _KV_ALLOC = re.compile(
     r"KV Cache is allocated\.(?: dtype: (?P<dtype>[\w.]+),)? #tokens: (?P<tokens>\d+), "
     r"(?:K(?: size)?:? (?P<k>[\d.]+) ?GB, V(?: size)?:? (?P<v>[\d.]+) ?GB|KV size: (?P<kv>[\d.]+) ?GB)"
 )
+# mem_cache/memory_pool.py MambaPool (v0.5.23): sizes of the conv and temporal state tensors, in GB = 2**30
+_MAMBA_ALLOC = re.compile(
+    r"Mamba Cache is allocated\. max_mamba_cache_size: (?P<size>\d+), conv_state size: (?P<conv>[\d.]+) ?GB, "
+    r"ssm_state size: (?P<ssm>[\d.]+) ?GB"
+)
 _POOL_END = re.compile(r"Memory pool end\. avail mem=" + _N + r" GB")
 _GRAPH_END = re.compile(r"Capture (?:cuda|npu) graph end\..*?mem usage=" + _N + r" GB\. avail mem=" + _N + r" GB")
 _SUMMARY_KEYS = re.compile(
@@ -63,7 +68,8 @@ _SUMMARY_UNITS = {
 
 #: Lines only SGLang prints.
 MARKERS = re.compile(
-    r"(?:server_args=ServerArgs\(|KV Cache is allocated\. |Load weight (?:begin|end)\.|max_total_num_tokens=|"
+    r"(?:server_args=ServerArgs\(|KV Cache is allocated\. |Mamba Cache is allocated\. |"
+    r"Load weight (?:begin|end)\.|max_total_num_tokens=|"
     r"Capture (?:cuda|npu) graph (?:begin|end)|Memory pool end\.|fired up and ready to roll|sglang|"
     r"--mem-fraction-static)"
 )
@@ -114,6 +120,12 @@ def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> b
             _gib(out, "k_bytes", match.group("kv"), line, "MLA: one 'KV size' (latent + rope key), no separate V")
         if match.group("dtype"):
             out.settings.setdefault("kv_cache_dtype_resolved", match.group("dtype").removeprefix("torch."))
+        return True
+    if match := _MAMBA_ALLOC.search(text):
+        out.count("mamba_cache_slots", match.group("size"), line, "sequences", device=line.device,
+                  basis="max_mamba_cache_size (the pool holds one more padding slot)")
+        _gib(out, "mamba_conv_state_bytes", match.group("conv"), line, "conv state of every Mamba layer and slot")
+        _gib(out, "mamba_ssm_state_bytes", match.group("ssm"), line, "temporal state of every Mamba layer and slot")
         return True
     if match := _POOL_END.search(text):
         _gib(out, "avail_after_pool_bytes", match.group(1), line, "free device memory after the KV pool")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from calculators.engines.vllm.speculative import VllmSpeculativeConfig, parse_speculative_config
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import ModelArchitecture
@@ -36,12 +37,26 @@ class VllmSettings(BaseModel):
     enable_prefix_caching: bool | None = None
     enable_chunked_prefill: bool | None = None  # v1 turns it on for generative models (arg_utils.py)
     disable_hybrid_kv_cache_manager: bool = False
+    # vllm/config/cache.py: Mamba / linear-attention state dtypes ("auto" = model dtype; see mamba.py)
+    mamba_cache_dtype: str = "auto"
+    mamba_ssm_cache_dtype: str = "auto"
+    mamba_block_size: int | None = Field(default=None, gt=0)
+    speculative_config: VllmSpeculativeConfig | None = None  # --speculative-config (speculative.py)
     async_scheduling: bool = True  # two batches in flight (vllm/config/vllm.py max_concurrent_batches)
     cpu_offload_gb: float = Field(default=0, ge=0)
     quantization: str | None = None
     api_key: str | None = None
     host: str | None = None  # vllm/entrypoints/openai/cli_args.py FrontendArgs: None = all interfaces
     port: int = 8000  # FrontendArgs.port
+    # the platform: "cpu" is vLLM's CPU build (kernel blocks of 32; see mamba.py), "cuda" the GPU build
+    device: Literal["cuda", "cpu"] = "cuda"
+    cpu_avx512_bf16: bool = False  # CPU build on a host with AVX-512 BF16: SSM state reset to float32
+
+    @field_validator("speculative_config", mode="before")
+    @classmethod
+    def _speculative_json(cls, value: object) -> object:
+        """--speculative-config takes a JSON object on the command line."""
+        return parse_speculative_config(value)
 
 
 def default_batch_limits(machine: Machine) -> tuple[int, int]:

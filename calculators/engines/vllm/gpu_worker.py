@@ -67,18 +67,19 @@ class KvCacheBudget:
 
 def determine_available_memory(
     arch: ModelArchitecture, settings: VllmSettings, machine: Machine, weights_bytes: int | None,
-    overheads: VllmOverheads | None = None,
+    overheads: VllmOverheads | None = None, extra_weights_per_rank: int = 0,
 ) -> KvCacheBudget:
     """The KV budget per GPU as vLLM's worker computes it: requested memory (total x gpu_memory_utilization) minus
     weights (split over TP x PP ranks, less --cpu-offload-gb), the profiled activation peak and non-torch
-    memory (estimates unless given); kv_cache_memory_bytes replaces the budget exactly."""
+    memory (estimates unless given); kv_cache_memory_bytes replaces the budget exactly. `extra_weights_per_rank`
+    is a speculative drafter's weights on each rank (spec_decode.draft_weights_per_rank)."""
     tp, pp = settings.tensor_parallel_size, settings.pipeline_parallel_size
     notes: list[PlanNote] = []
     if weights_bytes is not None and weights_bytes < 0:
         raise ServewiseInputError("weights_bytes must be zero or positive")
     # --cpu-offload-gb keeps that many GiB of each GPU's weights in host memory (vllm/config/cache.py)
     weights_per_rank = None if weights_bytes is None else max(
-        0, weights_bytes // (tp * pp) - int(settings.cpu_offload_gb * GIB))
+        0, weights_bytes // (tp * pp) - int(settings.cpu_offload_gb * GIB)) + extra_weights_per_rank
     if settings.cpu_offload_gb:
         notes.append(PlanNote(code="vllm_cpu_offload", message=f"{settings.cpu_offload_gb} GiB of weights per GPU "
                               "stay in host memory and cross PCIe on every forward pass."))

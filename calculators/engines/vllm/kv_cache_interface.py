@@ -1,9 +1,9 @@
-"""One KV spec per layer as vllm/v1/kv_cache_interface.py defines them: full attention, sliding window and
-MLA pages, each answering its own page size and a request's maximum memory."""
+"""One KV spec per layer as vllm/v1/kv_cache_interface.py defines them: full attention, sliding window, MLA
+and Mamba (recurrent state) pages, each answering its own page size and a request's maximum memory."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import ceil
 from typing import Literal
 
@@ -17,7 +17,7 @@ FP8_DS_MLA_BYTES_PER_TOKEN = 656
 class KVCacheSpec:
     """A layer's KV spec; equality follows vLLM's (same kind, shape, dtype, window, block size)."""
 
-    kind: Literal["full", "sliding", "mla"]
+    kind: Literal["full", "sliding", "mla", "mamba"]
     block_size: int
     kv_heads: int
     head_size_k: int
@@ -25,10 +25,15 @@ class KVCacheSpec:
     dtype_bytes: int
     sliding_window: int | None = None
     fixed_bytes_per_token: int | None = None  # fp8_ds_mla
+    mamba_page_bytes: int = 0  # mamba: the state page, padded to the shared page (MambaSpec.page_size_padded)
+    mamba_blocks: int = 0  # mamba: pages one request holds (MambaSpec.max_memory_usage_bytes / page)
+    is_draft: bool = field(default=False, compare=False)  # KVCacheSpec.is_draft: never affects grouping
 
     @property
     def page_bytes(self) -> int:
-        """Bytes of one block of this layer (real page size; vLLM adds no padding for attention layers)."""
+        """Bytes of one block of this layer (attention: real page; Mamba: the state padded to the shared page)."""
+        if self.kind == "mamba":
+            return self.mamba_page_bytes
         if self.fixed_bytes_per_token is not None:
             return self.block_size * self.fixed_bytes_per_token
         if self.kind == "mla":
@@ -37,6 +42,8 @@ class KVCacheSpec:
 
     def max_memory_usage_bytes(self, max_model_len: int, in_flight_tokens: int) -> int:
         """Bytes one request of max_model_len tokens can occupy in this layer (vLLM's max_memory_usage_bytes)."""
+        if self.kind == "mamba":
+            return self.mamba_blocks * self.page_bytes
         if self.kind == "sliding":
             assert self.sliding_window is not None
             tokens = min(self.sliding_window - 1 + in_flight_tokens, max_model_len)
@@ -47,8 +54,8 @@ class KVCacheSpec:
 def layer_spec(
     layer: LayerGeometry, tp: int, block_size: int, dtype_bytes: int, kv_cache_dtype: str, hybrid_manager: bool
 ) -> KVCacheSpec | None:
-    """The spec vLLM gives one layer on one tensor-parallel rank (None: the layer has no KV cache)."""
-    if layer.kind is LayerKind.RECURRENT:
+    """The spec vLLM gives one layer on one tensor-parallel rank (None: no KV; Mamba specs come from mamba.py)."""
+    if layer.kind in (LayerKind.RECURRENT, LayerKind.NONE):
         return None
     if layer.kind is LayerKind.MLA:
         fixed = FP8_DS_MLA_BYTES_PER_TOKEN if kv_cache_dtype == "fp8_ds_mla" else None

@@ -63,7 +63,9 @@ def kv_cache_groups(specs: dict[int, KVCacheSpec]) -> list[KVCacheGroup]:
     max_page = max(s.page_bytes for s in values)
     unified: dict[int, KVCacheSpec] = {}
     for index, spec in specs.items():
-        if spec.page_bytes != max_page:
+        if spec.kind == "mamba" and spec.page_bytes != max_page:
+            spec = replace(spec, mamba_page_bytes=max_page)  # a state page is padded, never re-blocked
+        elif spec.page_bytes != max_page:
             if max_page % spec.page_bytes:
                 raise ServewiseInputError(
                     "vLLM cannot unify this model's KV page sizes (not divisible); servewise cannot plan it"

@@ -23,6 +23,9 @@ Sources read (vllm-project/vllm, through the code index; commit per file):
   (CUTLASS MLA) when the user leaves --block-size unset.
 - vllm/config/cache.py - block size 16 (DEFAULT_BLOCK_SIZE) and gpu_memory_utilization 0.92, as rendered
   from the source at https://docs.vllm.ai/en/stable/api/vllm/config/cache/ (0.9 before ~v0.25).
+- Hybrid (Mamba / linear-attention) models and speculative drafters, read in the v0.33.0 wheel: see mamba.py
+  (state pages, block-size alignment, padding) and speculative.py / spec_decode.py (drafter layers in the pool,
+  lookahead slots); the CPU build (platforms/cpu.py) defaults to 128-token blocks.
 
 The activation peak and non-torch memory come from vLLM's own profile run and cannot be derived from first
 principles: they are estimates (`VllmOverheads`) and are marked `exact=False`. Everything computed from the
@@ -31,6 +34,7 @@ resulting budget (blocks, tokens, concurrency, refusal) follows vLLM's integer a
 
 from __future__ import annotations
 
+from math import ceil
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,8 +54,12 @@ from calculators.engines.vllm.kv_cache_utils import (
     pool_size_bytes,
     project_to_stage,
 )
+from calculators.engines.vllm.mamba import MambaLayout, mamba_layout, state_page_bytes
+from calculators.engines.vllm.spec_decode import VllmDraft, draft_specs, draft_weights_per_rank, speculative_note
+from calculators.engines.vllm.speculative import num_lookahead_tokens
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
@@ -63,11 +71,33 @@ class VllmCacheGroup(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    kind: Literal["full", "sliding", "mla"]
+    kind: Literal["full", "sliding", "mla", "mamba"]
     layers: int = Field(description="layers of this group on the reporting rank (incl. padding slots)")
     block_size: int
     page_bytes: int = Field(description="bytes of one block of one layer")
     sliding_window_tokens: int | None = None
+    blocks_per_request: int = Field(description="blocks one max_model_len request holds in this group")
+    draft_layers: int = Field(default=0, description="of `layers`, how many belong to the speculative drafter")
+
+
+class VllmMambaState(BaseModel):
+    """The recurrent (Mamba / linear-attention) state of a hybrid model as vLLM pages it, per rank."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    layers: int
+    conv_shape: tuple[int, ...]
+    ssm_shape: tuple[int, ...]
+    conv_dtype: str
+    ssm_dtype: str
+    state_bytes_per_layer: int = Field(description="one sequence's state in one layer (MambaSpec real page)")
+    padded_page_bytes: int = Field(description="the page it occupies: block_size x attention bytes per token")
+    cache_mode: Literal["none", "align"]
+    blocks_per_request_per_layer: int
+    block_size_raised_from: int | None = Field(description="block size before vLLM raised it to hold a state")
+    padding_percent: float = Field(description="vLLM's 'Padding mamba page size by X%' figure")
+    state_share_at_max_concurrency: float = Field(
+        description="fraction of the pool's blocks holding state when Maximum concurrency requests all run")
 
 
 class VllmPlan(MemoryPlan):
@@ -90,6 +120,10 @@ class VllmPlan(MemoryPlan):
     max_num_batched_tokens: int
     max_in_flight_tokens: int
     kv_cache_groups: list[VllmCacheGroup]
+    mamba_state: VllmMambaState | None = None
+    num_speculative_tokens: int = 0
+    num_lookahead_tokens: int = 0
+    draft_weights_bytes: int | None = None
 
 
 def plan_vllm(
@@ -99,8 +133,13 @@ def plan_vllm(
     weights_bytes: int | None,
     *,
     overheads: VllmOverheads | None = None,
+    draft: VllmDraft | None = None,
 ) -> VllmPlan:
     """vLLM's memory plan per GPU (bytes, tokens); `weights_bytes` is the whole model as loaded on GPUs.
+
+    `draft` is the drafter's checkpoint when --speculative-config names one (draft model, EAGLE head): its
+    attention layers join the target's KV pool and its weights join the weights. MTP drafting uses the
+    target's own MTP layers (`arch.mtp_layers`).
 
     The budget is requested memory minus weights (split over TP x PP ranks), the profiled activation peak and
     non-torch memory (estimates unless given); `kv_cache_memory_bytes` replaces the budget as vLLM does.
@@ -108,7 +147,8 @@ def plan_vllm(
     tp, pp = settings.tensor_parallel_size, settings.pipeline_parallel_size
     if pp > arch.n_layers:
         raise ServewiseInputError(f"pipeline_parallel_size {pp} is larger than the model's {arch.n_layers} layers")
-    block_size = settings.block_size or default_block_size(arch, machine)
+    # platforms/cpu.py: the CPU build's default block is 128 tokens
+    block_size = settings.block_size or (128 if settings.device == "cpu" else default_block_size(arch, machine))
     kv_dtype_name, dtype_bytes = resolve_kv_dtype_bytes(settings)
     if settings.kv_cache_dtype == "fp8_ds_mla" and not arch.layers_of(LayerKind.MLA):
         raise ServewiseInputError("--kv-cache-dtype fp8_ds_mla only applies to MLA models (DeepSeek V3.2 family)")
@@ -136,25 +176,51 @@ def plan_vllm(
     in_flight = concurrent_batches * batched
 
     hybrid_manager = not settings.disable_hybrid_kv_cache_manager
+    spec_cfg = settings.speculative_config
+    num_spec = spec_cfg.num_speculative_tokens if spec_cfg else 0
+    lookahead = num_lookahead_tokens(spec_cfg)
+    if spec_cfg is not None and batched <= lookahead:
+        refusals.append(
+            "VllmConfig does not have enough slots to schedule a token and support the speculative decoding "
+            f"settings. Got max_num_batched_tokens={batched} and num_lookahead_tokens={lookahead}."
+        )
+    mamba = mamba_layout(arch, settings, machine, block_size, dtype_bytes, num_spec, max_model_len)
+    if mamba is not None:
+        block_size = mamba.block_size
+        notes.extend(mamba.notes)
+        has_attention = bool(arch.layers_of(LayerKind.FULL, LayerKind.SLIDING, LayerKind.MLA))
+        if settings.disable_hybrid_kv_cache_manager and has_attention:
+            # kv_cache_planning.py unify_hybrid_kv_cache_specs: Mamba and attention specs cannot share one type
+            refusals.append("Failed to promote local KV cache specs to one unified type.")
     specs = {
         i: spec
         for i, layer in enumerate(arch.layers)
         if (spec := layer_spec(layer, tp, block_size, dtype_bytes, settings.kv_cache_dtype, hybrid_manager))
     }
-    if arch.layers_of(LayerKind.RECURRENT):
+    if mamba is not None:
+        specs.update({i: mamba.spec for i, layer in enumerate(arch.layers) if layer.recurrent is not None})
+        specs = dict(sorted(specs.items()))
+    elif arch.layers_of(LayerKind.RECURRENT):
         notes.append(PlanNote(
             code="vllm_recurrent_state_unmodelled",
-            message="vLLM keeps recurrent (Mamba / linear-attention) state in pages padded to the attention page "
-            "and may enlarge the block size to match; servewise plans the attention layers only here.",
+            message=_("this architecture's recurrent layers come without state shapes (a GGUF header gives only "
+                      "element counts); servewise plans the attention layers only here."),
         ))
+    drafter = draft_specs(spec_cfg, arch, draft, settings, block_size, hybrid_manager)
+    specs.update({arch.n_layers + j: d for j, d in enumerate(drafter)})
+    if spec_cfg is not None:
+        notes.append(speculative_note(spec_cfg, draft, len(drafter), lookahead))
     groups = kv_cache_groups(specs)
     stage_counts = pipeline_stage_layer_counts(arch.n_layers, pp)
     stage_starts = [sum(stage_counts[:i]) for i in range(pp)]
     stages = [set(range(start, start + count)) for start, count in zip(stage_starts, stage_counts, strict=True)]
+    stages[-1] |= set(range(arch.n_layers, arch.n_layers + len(drafter)))  # the drafter runs on the last stage
     per_stage_groups = [[g for g in project_to_stage(groups, stage) if g.layers] if groups else [] for stage in stages]
 
     # --- the budget (vllm/v1/worker/gpu_worker.py determine_available_memory) ---
-    budget = determine_available_memory(arch, settings, machine, weights_bytes, overheads)
+    drafter_weights = draft_weights_per_rank(spec_cfg, draft, tp)
+    budget = determine_available_memory(arch, settings, machine, weights_bytes, overheads,
+                                        extra_weights_per_rank=drafter_weights or 0)
     available, requested, weights_per_rank = budget.available_bytes, budget.requested_bytes, budget.weights_per_rank
     components: list[MemoryComponent] = list(budget.components)
     notes += budget.notes
@@ -196,7 +262,7 @@ def plan_vllm(
         components.append(MemoryComponent(kind=ComponentKind.FREE, label="free", bytes=total - used, exact=False,
                                           basis="device memory not assigned above"))
 
-    first_stage_layers = [arch.layers[i] for i in sorted(stages[0])]
+    first_stage_layers = [arch.layers[i] for i in sorted(stages[0]) if i < arch.n_layers]
     plan_caches = []
     if report_groups:
         name = "kv_mla" if all(g.layers and _group_kind(g) == "mla" for g in report_groups) else (
@@ -213,6 +279,7 @@ def plan_vllm(
             "and max_num_seqs caps the running batch separately.",
         ))
 
+    described = [_describe(g, specs, max_model_len, in_flight) for g in report_groups]
     return VllmPlan(
         engine=ENGINE_ID,
         kv_bytes_per_token=_bytes_per_token(first_stage_layers, tp, dtype_bytes, settings.kv_cache_dtype),
@@ -239,7 +306,11 @@ def plan_vllm(
         max_num_seqs=max_num_seqs,
         max_num_batched_tokens=batched,
         max_in_flight_tokens=in_flight,
-        kv_cache_groups=[_describe(g) for g in report_groups],
+        kv_cache_groups=described,
+        mamba_state=_mamba_state(mamba, described, concurrency),
+        num_speculative_tokens=num_spec,
+        num_lookahead_tokens=lookahead,
+        draft_weights_bytes=drafter_weights if spec_cfg is not None else None,
     )
 
 
@@ -247,10 +318,34 @@ def _group_kind(group: KVCacheGroup) -> str:
     return group.layer_specs[0].kind if group.is_uniform_type else group.spec.kind
 
 
-def _describe(group: KVCacheGroup) -> VllmCacheGroup:
+def _describe(group: KVCacheGroup, specs: dict, max_model_len: int, in_flight: int) -> VllmCacheGroup:
     spec = group.layer_specs[0] if group.is_uniform_type else group.spec
-    return VllmCacheGroup(kind=spec.kind, layers=len(group.layers), block_size=group.block_size,
-                          page_bytes=group.page_bytes(), sliding_window_tokens=spec.sliding_window)
+    return VllmCacheGroup(
+        kind=spec.kind, layers=len(group.layers), block_size=group.block_size, page_bytes=group.page_bytes(),
+        sliding_window_tokens=spec.sliding_window,
+        blocks_per_request=ceil(group.max_memory_usage_bytes(max_model_len, in_flight) / group.page_bytes()),
+        draft_layers=sum(1 for i in group.layers if specs[i].is_draft),
+    )
+
+
+def _mamba_state(layout: MambaLayout | None, groups: list[VllmCacheGroup], concurrency: float) -> VllmMambaState | None:
+    """What the memory page shows about the recurrent state: shapes, dtypes, pages and their share of the pool."""
+    if layout is None:
+        return None
+    state_blocks = sum(g.blocks_per_request for g in groups if g.kind == "mamba")
+    all_blocks = sum(g.blocks_per_request for g in groups)
+    raised = layout.alignment is not None and layout.alignment.block_size_raised
+    return VllmMambaState(
+        layers=sum(g.layers for g in groups if g.kind == "mamba"),
+        conv_shape=layout.shapes[0], ssm_shape=layout.shapes[1],
+        conv_dtype=layout.dtypes.conv, ssm_dtype=layout.dtypes.ssm,
+        state_bytes_per_layer=state_page_bytes(layout.shapes, layout.dtypes),
+        padded_page_bytes=layout.spec.mamba_page_bytes,
+        cache_mode=layout.mode, blocks_per_request_per_layer=layout.spec.mamba_blocks,
+        block_size_raised_from=layout.requested_block_size if raised else None,
+        padding_percent=layout.alignment.padding_percent if layout.alignment else 0.0,
+        state_share_at_max_concurrency=state_blocks / all_blocks if all_blocks and concurrency else 0.0,
+    )
 
 
 def _split_k_v(groups: list[KVCacheGroup], total_bytes: int) -> tuple[int, int]:

@@ -5,14 +5,17 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from calculators.engines.vllm.plan import plan_vllm
+from calculators.engines.vllm.speculative import VllmSpeculativeConfig
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.model.architecture import LayerKind
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Alternative, Prediction, Rule, judge
 from calculators.reconcile.rows import (
     EngineRun,
     Outcome,
     first_figure,
+    point,
     run_machine,
     setting_from_figure,
     unused_figures,
@@ -67,13 +70,15 @@ def vllm_rows(run: EngineRun) -> Outcome:
             prediction = Prediction(low=min(values), high=max(values), basis=f"plan_vllm .{attribute} with "
                                     f"kv_cache_memory_bytes = {source}", rounded_inputs=rounded)
             workers = len({f.device for f in parsed.figures_named("available_kv_cache_bytes")}) or 1
-            out.rows.append(judge(figure, label, prediction, _vllm_alternatives(name, plans, settings, workers)))
+            out.rows.append(judge(figure, label, prediction, _vllm_alternatives(name, plans, settings, workers)
+                                  + _vllm_hybrid_alternatives(name, run, settings, machine, plans)))
             if name == "num_gpu_blocks" and available is not None:
                 # the printed block count pins the pool exactly: the figures derived from it need no rounding range
                 exact = settings.model_copy(update={"kv_cache_memory_bytes": _pool_budget_bytes(run, settings,
                                                                                                  machine, figure)})
                 plans, rounded, source = [plan_fn(run.arch, exact, machine, None)] * 2, (), "the printed GPU blocks"
         used.append(available or pool)
+        used.extend(_vllm_hybrid_rows(run, plans[0], out))
     else:
         out.plan_notes.append("the log does not print 'Available KV cache memory', so vLLM's block arithmetic "
                               "cannot be checked")
@@ -165,6 +170,49 @@ def _vllm_alternatives(name: str, plans: list, settings: BaseModel, workers: int
             f"the log shows the available memory of {workers} of them; a worker with up to "
             f"{_PER_RANK_TOLERANCE:.0%} less memory gives the printed value (not verifiable from this log)"))
     return tuple(alternatives)
+
+
+def _vllm_hybrid_rows(run: EngineRun, plan, out: Outcome) -> list[Figure]:
+    """The raised block size and the state page's padding a hybrid model's log prints, against the plan."""
+    used = []
+    block = first_figure(run.parsed, "hybrid_block_size")
+    if block is not None:
+        used.append(block)
+        out.rows.append(judge(block, "attention block size raised for the Mamba state page",
+                              point(plan.block_size, "plan_vllm .block_size (mamba.align_hybrid_block_size)")))
+    padding = first_figure(run.parsed, "mamba_page_padding_percent")
+    if padding is not None and plan.mamba_state is not None:
+        used.append(padding)
+        out.rows.append(judge(padding, "Mamba page padding (percent)", point(
+            round(plan.mamba_state.padding_percent, 2), "plan_vllm .mamba_state.padding_percent")))
+    return used
+
+
+def _vllm_hybrid_alternatives(name: str, run: EngineRun, settings: BaseModel, machine: Machine,
+                              plans: list) -> tuple[Alternative, ...]:
+    """Rules for hybrid and speculative runs that make vLLM print another token count or concurrency."""
+    if name not in ("kv_tokens", "max_concurrency") or not plans:
+        return ()
+    out: list[Alternative] = []
+    budgets = [p.available_kv_cache_bytes for p in plans]
+    if plans[0].mamba_state is not None:
+        other = "none" if plans[0].mamba_state.cache_mode == "align" else "align"
+        flipped = settings.model_copy(update={"enable_prefix_caching": other == "align"})
+        values = [getattr(plan_vllm(run.arch, flipped.model_copy(update={"kv_cache_memory_bytes": max(1, b)}),
+                                    machine, None), name) for b in budgets]
+        out.append(Alternative(rule=Rule.MAMBA_CACHE_MODE, low=min(values), high=max(values), explanation=(
+            f"with mamba_cache_mode '{other}' a request holds {'2 (+1 checkpoint)' if other == 'align' else '1'} "
+            "state page(s) per state group instead: vLLM before prefix caching for hybrids (and runs with it "
+            f"{'on' if other == 'align' else 'off'}) gives this value")))
+    if getattr(settings, "speculative_config", None) is None and run.arch.layers_of(LayerKind.FULL, LayerKind.MLA):
+        eagle = VllmSpeculativeConfig(method="eagle3", num_speculative_tokens=3)
+        values = [getattr(plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": max(1, b),
+                                                                             "speculative_config": eagle}),
+                                    machine, None), name) for b in budgets]
+        out.append(Alternative(rule=Rule.DRAFT_LAYERS, low=min(values), high=max(values), explanation=(
+            "the run had a speculative drafter (an EAGLE-style head of one layer like the model's own) whose KV "
+            "shares the pool; the log's settings do not show it")))
+    return tuple(out)
 
 
 def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, overheads_type: type):

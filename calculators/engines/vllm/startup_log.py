@@ -58,6 +58,11 @@ _KEY_WORDS = re.compile(
 )
 
 _ESTIMATED_LEN = re.compile(r"estimated maximum model length is (\d+)")
+# vllm/platforms/interface.py _align_hybrid_block_size; vllm/model_executor/models/config.py (v0.33.0)
+_HYBRID_BLOCK = re.compile(r"Setting attention block size to (\d+) tokens to ensure that attention page size")
+_MAMBA_PADDING = re.compile(r"Padding mamba page size by (\d+(?:\.\d+)?)% to ensure")
+_MAMBA_SSM_DTYPE = re.compile(r"Updating mamba_ssm_cache_dtype to '(\w+)'")
+_SPECULATIVE = re.compile(r"speculative_config=SpeculativeConfig\(method='([\w-]+)'.*?num_spec_tokens=(\d+)")
 
 _TABLE_NAMES = {
     "total_gpu_memory": "device_total_bytes",
@@ -103,7 +108,7 @@ MARKERS = re.compile(
     r"(?:LLM engine \(v|GPU KV cache size:|# GPU blocks:|Maximum concurrency for [\d,]+ tokens per request|"
     r"Available KV cache memory:|Memory profiling|model weights take|Loading model weights took|Model loading took|"
     r"non-default args: \{|vllm|kv_cache_utils\.py|gpu_worker\.py|EngineCore|VllmWorker|Using max model len|"
-    r"larger than the available KV cache memory|tokens that can be stored in KV cache)"
+    r"larger than the available KV cache memory|tokens that can be stored in KV cache|Padding mamba page size)"
 )
 
 
@@ -117,7 +122,7 @@ def settings_from(values: dict[str, object], out: Collector, *, overwrite: bool)
     """Copy known vLLM settings from a parsed dump into the shared vocabulary (None = left to vLLM)."""
     for key, value in values.items():
         name = _SETTING_KEYS.get(key)
-        if name is None or value is None or isinstance(value, str) and value == "":
+        if name is None or value is None or (isinstance(value, str) and value == ""):
             continue
         if overwrite or name not in out.settings:
             out.settings[name] = value  # type: ignore[assignment]
@@ -134,7 +139,10 @@ def read_vllm_line(line: LogLine, out: Collector, continuation: str = "") -> boo
     if match := _NON_DEFAULT.search(text):
         settings_from(pydump.dict_items(match.group(1)), out, overwrite=True)
         return True
-    for handler in (_figures, _profile, _refusals):
+    if match := _SPECULATIVE.search(text):
+        out.settings.setdefault("speculative_config",  # type: ignore[arg-type]
+                                {"method": match.group(1), "num_speculative_tokens": int(match.group(2))})
+    for handler in (_figures, _hybrid, _profile, _refusals):
         if handler(text, line, out):
             return True
     if _KEY_WORDS.search(text):
@@ -186,6 +194,23 @@ def _figures(text: str, line: LogLine, out: Collector) -> bool:
     if match := _BATCHED.search(text):
         out.settings.setdefault("max_num_batched_tokens", int(match.group(1)))
         out.settings.setdefault("enable_chunked_prefill", True)
+        return True
+    return False
+
+
+def _hybrid(text: str, line: LogLine, out: Collector) -> bool:
+    """Hybrid (Mamba / linear-attention) models: the raised block size and the state page's padding."""
+    if match := _HYBRID_BLOCK.search(text):
+        out.count("hybrid_block_size", match.group(1), line, "tokens",
+                  basis="attention block raised for the state page")
+        out.settings.setdefault("block_size", int(match.group(1)))
+        return True
+    if match := _MAMBA_PADDING.search(text):
+        out.add("mamba_page_padding_percent", match.group(1), line, unit="ratio", printed_unit="%", unit_size=None,
+                basis="Mamba page padded to the attention page")
+        return True
+    if match := _MAMBA_SSM_DTYPE.search(text):
+        out.settings.setdefault("mamba_ssm_cache_dtype", match.group(1))
         return True
     return False
 

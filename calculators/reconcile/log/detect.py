@@ -32,7 +32,7 @@ def detect(lines: list[LogLine]) -> Detection:
     """Score every engine by its marker lines; an engine that relays another's lines (Ollama, llama.cpp's
     runner) wins when its own lines accompany them."""
     readers = {engine.id: engine.log_reader for engine in ENGINES.values() if engine.log_reader}
-    scores = {name: 0 for name in readers}
+    scores = dict.fromkeys(readers, 0)
     for line in lines:
         if not line.text and not line.program:
             continue

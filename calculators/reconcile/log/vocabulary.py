@@ -109,6 +109,22 @@ FIGURES: dict[str, FigureSpec] = {
         "VllmPlan.kv_tokens; SglangPlan.max_total_num_tokens",
     ),
     "num_gpu_blocks": FigureSpec("blocks", "worker", "vLLM KV blocks on the GPU", "num_gpu_blocks"),
+    "hybrid_block_size": FigureSpec(
+        "tokens", "log", "vLLM's attention block size raised to hold one Mamba state page", "block_size (VllmPlan)"
+    ),
+    "mamba_page_padding_percent": FigureSpec(
+        "ratio", "log", "vLLM's padding of the Mamba state page to the attention page, in percent",
+        "mamba_state.padding_percent (VllmPlan)",
+    ),
+    "mamba_cache_slots": FigureSpec(
+        "sequences", "worker", "SGLang's max_mamba_cache_size: recurrent-state slots", "mamba.max_mamba_cache_size"
+    ),
+    "mamba_conv_state_bytes": FigureSpec(
+        "bytes", "worker", "SGLang's Mamba conv-state pool", "mamba.conv_state_bytes (SglangPlan)"
+    ),
+    "mamba_ssm_state_bytes": FigureSpec(
+        "bytes", "worker", "SGLang's Mamba temporal-state pool", "mamba.ssm_state_bytes (SglangPlan)"
+    ),
     "num_cpu_blocks": FigureSpec("blocks", "worker", "vLLM swap blocks on the host"),
     "max_concurrency": FigureSpec("ratio", "worker", "KV capacity / tokens per request", "max_concurrency"),
     "concurrency_request_tokens": FigureSpec("tokens", "worker", "request length max_concurrency is computed for"),

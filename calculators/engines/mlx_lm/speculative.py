@@ -1,0 +1,88 @@
+"""MLX LM with --draft-model: the draft model's weights and cache next to the target's, and what changes.
+
+Read from mlx-lm v0.32.2 (PyPI wheel):
+- mlx_lm/generate.py speculative_generate_step: the draft model gets its own prompt cache
+  (make_prompt_cache(draft_model)); every step feeds the target num_draft_tokens + 1 tokens and then trims both
+  caches back to the accepted length (trim_prompt_cache); a target whose cache cannot be trimmed is refused:
+  "Speculative decoding requires a trimmable prompt cache" - ArraysCache (the state of Mamba / Gated
+  DeltaNet layers) is never trimmable, so hybrid models cannot use a draft model; a RotatingKVCache only
+  while it has not wrapped (offset < max_size).
+- mlx_lm/generate.py and mlx_lm/server.py: --num-draft-tokens defaults to 3.
+- mlx_lm/server.py ModelProvider._load: `is_batchable = draft_model is None`, so a server started with
+  --draft-model serves one request at a time instead of batching up to --decode-concurrency.
+- mlx_lm/models/cache.py: trimming only lowers the offset; the buffers KVCache grew in 256-token steps stay, so
+  each cache keeps the slots of the longest chunk it saw: prompt + generated + num_draft_tokens at most.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from calculators.engines.mlx_lm.plan import MlxLmPlan, MlxLmSettings, plan_mlx_lm
+from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import PlanNote, Result
+from calculators.model.architecture import LayerKind, ModelArchitecture
+
+DEFAULT_NUM_DRAFT_TOKENS = 3  # generate.py / server.py --num-draft-tokens
+
+
+class MlxLmSpeculativePlan(Result):
+    """The target's and the draft model's plans for one speculative mlx_lm run, side by side (bytes)."""
+
+    target: MlxLmPlan
+    draft: MlxLmPlan
+    num_draft_tokens: int
+    batching: bool = Field(description="False: mlx_lm.server does not batch requests when a draft model is loaded")
+    notes: list[PlanNote]
+
+    @property
+    def total_bytes(self) -> int:
+        """Weights and caches of both models."""
+        return self.target.used_bytes + self.draft.used_bytes
+
+
+def plan_mlx_lm_speculative(
+    target: ModelArchitecture,
+    draft: ModelArchitecture,
+    settings: MlxLmSettings,
+    machine: Machine,
+    target_weights_bytes: int | None,
+    draft_weights_bytes: int | None,
+    *,
+    prompt_tokens: int,
+    generated_tokens: int = 0,
+    num_draft_tokens: int = DEFAULT_NUM_DRAFT_TOKENS,
+    kv_dtype_bytes: int = 2,
+) -> MlxLmSpeculativePlan:
+    """Both models' memory for one sequence generated with --draft-model (see the module docstring).
+
+    Each cache is sized for prompt + generated + num_draft_tokens tokens: the verify step appends the drafts
+    before trimming, and a trimmed KVCache keeps its buffer.
+    """
+    if num_draft_tokens < 0:
+        raise ServewiseInputError("--num-draft-tokens must be zero or more")
+    notes: list[PlanNote] = []
+    for arch, role in ((target, "model"), (draft, "draft model")):
+        if arch.layers_of(LayerKind.RECURRENT):
+            raise ServewiseInputError(
+                f"mlx_lm refuses speculative decoding here: the {role}'s recurrent layers keep their state in "
+                "ArraysCache, which cannot be trimmed ('Speculative decoding requires a trimmable prompt cache')"
+            )
+        windows = [x.sliding_window_tokens for x in arch.layers_of(LayerKind.SLIDING) if x.sliding_window_tokens]
+        if windows and prompt_tokens + generated_tokens + num_draft_tokens >= min(windows):
+            notes.append(PlanNote(code="mlx_draft_rotating_wrap", message=(
+                f"the {role}'s sliding-window cache wraps at {min(windows)} tokens; a RotatingKVCache past its size "
+                "cannot be trimmed, so mlx_lm stops with 'requires a trimmable prompt cache' there")))
+    kwargs = {"prompt_tokens": prompt_tokens, "generated_tokens": generated_tokens + num_draft_tokens,
+              "n_sequences": 1, "kv_dtype_bytes": kv_dtype_bytes}
+    target_plan = plan_mlx_lm(target, settings, machine, target_weights_bytes, **kwargs)
+    draft_plan = plan_mlx_lm(draft, settings, machine, draft_weights_bytes, **kwargs)
+    notes += [
+        PlanNote(code="mlx_draft_no_batching", message="mlx_lm.server does not batch requests while a draft model "
+                 "is loaded (is_batchable = draft_model is None): requests run one at a time."),
+        PlanNote(code="mlx_draft_cache", message=f"Both caches hold up to {num_draft_tokens} drafted tokens beyond "
+                 "the accepted ones before each trim; trimming keeps the grown buffers."),
+    ]
+    return MlxLmSpeculativePlan(target=target_plan, draft=draft_plan, num_draft_tokens=num_draft_tokens,
+                                batching=False, notes=notes)
