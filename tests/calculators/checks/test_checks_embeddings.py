@@ -105,3 +105,12 @@ def test_llama_server_normalisation_flag_is_read() -> None:
     result = check_embeddings(stella, "llama-cpp", cmd, KB)
     assert result.normalised is False
     assert "normalisation-matches" in [r.code for r in result.reasons]
+
+
+def test_a_sentence_transformers_directory_is_read_whole() -> None:
+    from calculators.checks.inputs import embedding_model_from_directory
+
+    model = embedding_model_from_directory(DATA / "stella_en_1.5B_v5")
+    assert (model.architecture, model.hidden_size, model.output_dimension) == ("Qwen2ForCausalLM", 1536, 8192)
+    with pytest.raises(ServewiseInputError, match="does not exist"):
+        embedding_model_from_directory(DATA)

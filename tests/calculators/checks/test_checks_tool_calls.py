@@ -148,3 +148,15 @@ def test_a_command_for_another_engine_is_refused() -> None:
     model = tool_model_from_catalog("qwen3-8b", KB)
     with pytest.raises(ServewiseInputError, match="starts vllm"):
         check_tool_calls(model, "sglang", read_command_flags("vllm serve Qwen/Qwen3-8B"), KB)
+
+
+def test_a_template_file_is_a_model(tmp_path) -> None:
+    from calculators.checks.inputs import tool_model_from_file
+
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"chat_template": _template("openai-gpt-oss-120b.jinja")}), encoding="utf-8")
+    model = tool_model_from_file(config, KB)
+    assert model.call_format == "harmony"
+    assert check_tool_calls(model, "vllm", None, KB).flags_to_add[-1] == "--tool-call-parser openai"
+    with pytest.raises(ServewiseInputError, match="cannot be read"):
+        tool_model_from_file(tmp_path / "missing.jinja", KB)

@@ -1,0 +1,55 @@
+"""The checks' model inputs from files a user has: a chat template file, a sentence-transformers directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from calculators.checks.chat_template import read_template_file
+from calculators.checks.embeddings import EmbeddingModel, embedding_model_from_files
+from calculators.checks.tool_calls import ToolModel, tool_model_from_template
+from calculators.errors import ServewiseInputError
+from knowledge.tool_calling import ToolCallingFile
+
+
+def tool_model_from_file(path: str | Path, kb: ToolCallingFile) -> ToolModel:
+    """A model known by its chat template: tokenizer_config.json, a .jinja file, or any text file holding one."""
+    file = Path(path)
+    return tool_model_from_template(read_template_file(file), kb, file.name, str(file))
+
+
+def _json_file(path: Path, required: bool = False) -> Any:
+    if not path.is_file():
+        if required:
+            raise ServewiseInputError(f"{path} does not exist")
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ServewiseInputError(f"{path} cannot be read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ServewiseInputError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def embedding_model_from_directory(path: str | Path) -> EmbeddingModel:
+    """The reference pipeline from a sentence-transformers model directory (modules.json and the files it names)."""
+    root = Path(path)
+    if not root.is_dir():
+        raise ServewiseInputError(f"{root} is not a directory; give the model's sentence-transformers folder")
+    modules = _json_file(root / "modules.json")
+    if modules is not None and not isinstance(modules, list):
+        raise ServewiseInputError(f"{root / 'modules.json'} must hold a list of modules")
+    entries = [m for m in modules or [] if isinstance(m, dict)]
+    pooling_dir = next((m.get("path") for m in entries if str(m.get("type", "")).endswith(".Pooling")), "1_Pooling")
+    dense_dirs = [m.get("path") for m in entries if str(m.get("type", "")).endswith(".Dense")]
+    dense = _json_file(root / str(dense_dirs[-1]) / "config.json") if dense_dirs else None
+    return embedding_model_from_files(
+        root.name,
+        str(root),
+        _json_file(root / str(pooling_dir) / "config.json", required=True),
+        entries if modules is not None else None,
+        _json_file(root / "config.json"),
+        dense,
+        _json_file(root / "sentence_bert_config.json"),
+    )
