@@ -31,6 +31,7 @@ _TOOL_REASONS = {
     "template-renders-calls": N_("The template renders tool calls, so the engine builds a {call_format} parser from it."),
     "package-not-read": N_("The model package decides; check its tools capability with {check}."),
     "package-no-tools-capability": N_("The template does not mention tools: requests with tools are refused."),
+    "engine-not-modelled": N_("servewise does not model this engine's tool calling."),
     "package-tools-capability": N_(
         "The template mentions tools (tools capability) and {call_format} calls are parsed; a library package may ship "
         "its own template instead: {check} shows its capabilities."

@@ -1,7 +1,7 @@
 """Memory of an embedding server: the weights plus one batch's activations, and no KV cache that grows.
 
 An embedding request is one forward pass over its input; nothing is generated, so no KV cache grows with
-the conversation. llama.cpp gives embedding models no KV cache (calculators/engines/llamacpp.py, "embedding
+the conversation. llama.cpp gives embedding models no KV cache (calculators/engines/llama_cpp/plan.py, "embedding
 models get no KV cache"), and vLLM's encoder-only attention layers need none (EncoderOnlyAttentionSpec in
 vllm/v1/kv_cache_interface.py @v0.33.0 reserves 0 bytes). The working set that remains is the batch's
 activations. servewise bounds it by the largest tensors one layer holds at once per token: the residual
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.architecture import ModelArchitecture
+from calculators.model.architecture import ModelArchitecture
 from calculators.errors import ServewiseInputError
 
 ACTIVATION_BYTES = 2  # BF16/FP16 activations

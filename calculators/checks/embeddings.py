@@ -2,16 +2,15 @@
 
 The index's vectors came from the model's sentence-transformers pipeline: its Pooling mode, any Dense
 projection, a Normalize module or not, inputs cut at max_seq_length. An engine must reproduce each
-step. Engines take their pooling from one of three places (knowledge/embedding_serving.yaml
-`pooling_source`): the sentence-transformers files themselves (vLLM), the model class (SGLang), or the
-GGUF's pooling type (llama-server, Ollama); one rule function per source lives here and every flag
-spelling comes from the engine's knowledge entry.
+step. Where an engine takes its pooling and normalisation from is that engine's rule
+(`EngineAdapter.embedding_rule`, in engines/<engine>/embeddings.py); the rule the GGUF engines share is
+`gguf_pooling_rule` here. Every flag spelling comes from the engine's knowledge entry.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -125,7 +124,7 @@ def embedding_model_from_files(
 
 
 @dataclass
-class _Draft:
+class EmbeddingDraft:
     """The check's working state while one rule decides."""
 
     engine_id: str
@@ -156,13 +155,13 @@ class _Draft:
         self.say(code, **values)
 
 
-def _reference_pooling(model: EmbeddingModel) -> str | None:
+def reference_pooling(model: EmbeddingModel) -> str | None:
     """The reference's single pooling mode; None when unknown or when several modes are concatenated."""
     return model.pooling[0] if model.pooling and len(model.pooling) == 1 else None
 
 
-def _compare_pooling(draft: _Draft, served: str | None, flag: str | None) -> None:
-    reference = _reference_pooling(draft.model)
+def compare_pooling(draft: EmbeddingDraft, served: str | None, flag: str | None) -> None:
+    reference = reference_pooling(draft.model)
     draft.pooling = served
     if reference is None or served is None:
         draft.unknown = True
@@ -188,7 +187,7 @@ def _pooling_flag(engine: EngineEmbedding, value: str) -> str | None:
     return f"{spelled} {value}"
 
 
-def _compare_normalisation(draft: _Draft, served: bool | None, flag_on: str | None, flag_off: str | None) -> None:
+def compare_normalisation(draft: EmbeddingDraft, served: bool | None, flag_on: str | None, flag_off: str | None) -> None:
     reference = draft.model.normalized
     draft.normalised = served
     if reference is None or served is None:
@@ -200,7 +199,7 @@ def _compare_normalisation(draft: _Draft, served: bool | None, flag_on: str | No
         draft.say("normalisation-matches", normalised=served)
 
 
-def _compare_dimension(draft: _Draft, served: int | None) -> None:
+def compare_dimension(draft: EmbeddingDraft, served: int | None) -> None:
     reference = draft.model.output_dimension
     draft.dimension = served
     if reference is None or served is None:
@@ -212,7 +211,7 @@ def _compare_dimension(draft: _Draft, served: int | None) -> None:
         draft.say("dimension-matches", dimension=served)
 
 
-def _serving(draft: _Draft) -> bool:
+def _serving(draft: EmbeddingDraft) -> bool:
     """False (and a reason) when the engine as launched does not serve embeddings at all."""
     engine = draft.engine
     if engine.serves == "no":
@@ -225,55 +224,14 @@ def _serving(draft: _Draft) -> bool:
     return True
 
 
-def _st_rule(draft: _Draft) -> None:
-    """Pooling from the model's sentence-transformers files, else the architecture (vLLM)."""
-    engine, model, command = draft.engine, draft.model, draft.command
-    runner = engine.flags.runner
-    causal = (model.architecture or "").endswith("ForCausalLM")
-    if runner and causal and model.pooling is None and not command.has(runner.split(" ")[0]):
-        draft.add.append(runner)
-        draft.say("runner-flag-missing", flag=runner)
-    pooler = _json_flag(command, engine.flags.pooling)
-    reference = _reference_pooling(model)
-    if "pooling_type" in pooler:
-        served = _slug_from_value(engine, str(pooler["pooling_type"]))
-    elif model.pooling is not None and reference is not None:
-        mapped = engine.pooling_mapping.get(reference, reference)  # type: ignore[arg-type]
-        served = _architecture_default(engine, model) if mapped == "architecture-default" else mapped
-        if mapped != reference:
-            draft.say("pooling-mapped", reference=reference, served=mapped, note=engine.pooling_mapping_note or "")
-    else:
-        served = _architecture_default(engine, model)
-    _compare_pooling(draft, served if served != "unsupported" else None, engine.flags.pooling)
-    if "use_activation" in pooler:
-        normalised: bool | None = bool(pooler["use_activation"])
-    else:
-        normalised = model.normalized if model.normalized is not None else True
-    _compare_normalisation(draft, normalised, engine.flags.normalise_on, engine.flags.normalise_off)
-    _compare_dimension(draft, model.output_dimension)
-    draft.max_tokens = model.max_seq_length_tokens
-    draft.over_length = "rejected"
-    draft.say("over-length-rejected", limit=model.max_seq_length_tokens or "max_model_len")
-
-
-def _architecture_rule(draft: _Draft) -> None:
-    """Pooling and normalisation fixed by the engine's model class (SGLang)."""
-    engine, model = draft.engine, draft.model
-    served = _architecture_default(engine, model)
-    _compare_pooling(draft, None if served == "unknown" else served, None)
-    normalised = {"yes": True, "no": False}.get(engine.normalises_by_default)
-    _compare_normalisation(draft, normalised, None, None)
-    _compare_dimension(draft, model.hidden_size)
-
-
-def _gguf_rule(draft: _Draft) -> None:
+def gguf_pooling_rule(draft: EmbeddingDraft) -> None:
     """Pooling from the GGUF's pooling type, normalisation by the server (llama-server, Ollama)."""
     engine, model, command = draft.engine, draft.model, draft.command
     flag = engine.flags.pooling
     given = command.value(flag) if flag else None
-    reference = _reference_pooling(model)
+    reference = reference_pooling(model)
     if isinstance(given, str):
-        served = _slug_from_value(engine, given)
+        served = slug_from_value(engine, given)
     elif model.gguf_pooling is not None:
         served = model.gguf_pooling
     elif reference in engine.pooling_modes:
@@ -281,14 +239,14 @@ def _gguf_rule(draft: _Draft) -> None:
         draft.say("pooling-from-conversion", pooling=reference)
     else:
         served = None
-    _compare_pooling(draft, served, flag)
+    compare_pooling(draft, served, flag)
     normalised = {"yes": True, "no": False}.get(engine.normalises_by_default)
     norm_flag = (engine.flags.normalise_on or "").split(" ")[0]
     norm_value = command.value(norm_flag) if norm_flag else None
     if isinstance(norm_value, str):
         normalised = norm_value.strip() == (engine.flags.normalise_on or "").split(" ")[-1]  # only the L2 setting
-    _compare_normalisation(draft, normalised, engine.flags.normalise_on, engine.flags.normalise_off)
-    _compare_dimension(draft, model.hidden_size if model.dense else model.output_dimension)
+    compare_normalisation(draft, normalised, engine.flags.normalise_on, engine.flags.normalise_off)
+    compare_dimension(draft, model.hidden_size if model.dense else model.output_dimension)
     if engine.truncates_by_default is True:
         draft.over_length = "truncated"
         draft.say("over-length-truncated", how=engine.max_input)
@@ -304,25 +262,18 @@ def _gguf_rule(draft: _Draft) -> None:
             draft.mismatch("batch-too-small", fix, limit=limit, needed=need, note=engine.over_batch_note or "")
 
 
-_RULES: dict[str, Callable[[_Draft], None]] = {
-    "sentence-transformers": _st_rule,
-    "architecture": _architecture_rule,
-    "gguf": _gguf_rule,
-}
-
-
-def _architecture_default(engine: EngineEmbedding, model: EmbeddingModel) -> str:
+def architecture_default(engine: EngineEmbedding, model: EmbeddingModel) -> str:
     defaults = engine.architecture_defaults
     return defaults.get(model.architecture or "", defaults.get("default", "unknown"))
 
 
-def _slug_from_value(engine: EngineEmbedding, value: str) -> str | None:
+def slug_from_value(engine: EngineEmbedding, value: str) -> str | None:
     """The pooling slug an engine's flag value means (MEAN -> mean, last -> last_token)."""
     reverse = {v.lower(): slug for slug, v in engine.pooling_flag_values.items()}
     return reverse.get(value.strip().lower())
 
 
-def _json_flag(command: CommandFlags, spelled: str | None) -> dict[str, Any]:
+def json_flag(command: CommandFlags, spelled: str | None) -> dict[str, Any]:
     """The JSON object a flag such as --pooler-config carries on the command line (empty when absent)."""
     if not spelled or "{" not in spelled:
         return {}
@@ -347,13 +298,19 @@ def check_embeddings(
         raise ServewiseInputError(f"no embedding knowledge for engine {engine_id!r}")
     if command is not None and command.engine != engine_id:
         raise ServewiseInputError(f"the launch command starts {command.engine}, not {engine_id}")
-    draft = _Draft(engine_id, engine, model, command or CommandFlags(engine=engine_id, model=None))
+    from calculators.engines import adapter  # the registry imports every engine's embeddings.py, which imports this
+
+    rule = adapter(engine_id).embedding_rule
+    draft = EmbeddingDraft(engine_id, engine, model, command or CommandFlags(engine=engine_id, model=None))
     if model.matryoshka_range and engine.matryoshka_request == "only-if-config" and not model.matryoshka_in_config:
         draft.say("matryoshka-needs-config", flag=engine.flags.matryoshka or "", range=model.matryoshka_range)
-    if not _serving(draft):
+    if rule is None:
+        draft.say("not-served", how=engine.how)
         verdict: EmbeddingVerdict = "not-served"
+    elif not _serving(draft):
+        verdict = "not-served"
     else:
-        _RULES[engine.pooling_source](draft)
+        rule(draft)
         if draft.differs:
             verdict = "needs-flags" if draft.fixable else "will-not-match"
         elif draft.unknown:
@@ -366,7 +323,7 @@ def check_embeddings(
         model=model.label,
         verdict=verdict,
         pooling=draft.pooling,
-        reference_pooling=_reference_pooling(model),
+        reference_pooling=reference_pooling(model),
         normalised=draft.normalised,
         reference_normalised=model.normalized,
         output_dimension=draft.dimension,

@@ -1,16 +1,15 @@
 """Will a model's tool calls parse on an engine started with a given command?
 
 A call parses when the model emits a syntax (its chat template says which) that the parser the engine
-picks can read. Engines pick their parser three ways (knowledge/tool_calling.yaml `selection`): a launch
-flag (vLLM, SGLang), the chat template itself (llama-server's Jinja autoparser, MLX LM's inference
-from template markers), or the model package (Ollama). Each way has one rule function here; which
-rule an engine follows and every name it uses come from its knowledge entry. The result is data:
-a verdict, the parser, the flags to add, and coded reasons with the source each one rests on.
+picks can read. How an engine picks its parser is that engine's rule (`EngineAdapter.tool_call_rule`,
+in engines/<engine>/tools.py); the rule every launch-flag engine shares is `flag_parser_rule` here.
+Every name a rule uses comes from the engine's entry in knowledge/tool_calling.yaml. The result is
+data: a verdict, the parser, the flags to add, and coded reasons with the source each one rests on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -87,17 +86,17 @@ def tool_model_from_catalog(model_id: str, kb: ToolCallingFile) -> ToolModel:
     )
 
 
-def _recommended(engine: EngineToolCalling, call_format: str) -> str | None:
+def recommended_parser(engine: EngineToolCalling, call_format: str) -> str | None:
     """The first parser of this engine that reads `call_format`, as the knowledge file lists them."""
     return next((p.name for p in engine.parsers if call_format in p.formats), None)
 
 
-def _reads(engine: EngineToolCalling, parser: str | None, call_format: str) -> bool:
+def parser_reads(engine: EngineToolCalling, parser: str | None, call_format: str) -> bool:
     """True when the named parser of this engine reads `call_format`."""
     return any(p.name == parser and call_format in p.formats for p in engine.parsers)
 
 
-def _auto_parser(engine: EngineToolCalling, text: str) -> str | None:
+def auto_parser(engine: EngineToolCalling, text: str) -> str | None:
     """What the engine's automatic choice picks from the template: the first auto rule that matches."""
     return next((rule.parser for rule in engine.auto_rules if markers_match(rule, text)), None)
 
@@ -109,8 +108,8 @@ def _tool_choice(engine: EngineToolCalling, parser_ready: bool) -> dict[str, boo
 
 
 @dataclass
-class _Draft:
-    """The check's working state while one rule decides."""
+class ToolDraft:
+    """The check's working state while an engine's rule decides: reasons, flags, the parser chosen."""
 
     engine_id: str
     engine: EngineToolCalling
@@ -124,7 +123,7 @@ class _Draft:
         self.reasons.append(Reason(code, source or self.engine.source, dict(values)))
 
     def done(self, verdict: Verdict, parser_ready: bool) -> ToolCallCheck:
-        recommended = _recommended(self.engine, self.model.call_format)
+        recommended = recommended_parser(self.engine, self.model.call_format)
         sources = tuple(dict.fromkeys([self.model.source, self.engine.source, *self.engine.see_also, *(r.source for r in self.reasons)]))
         return ToolCallCheck(
             engine=self.engine_id,
@@ -142,7 +141,7 @@ class _Draft:
         )
 
 
-def _model_gate(draft: _Draft) -> ToolCallCheck | None:
+def _model_gate(draft: ToolDraft) -> ToolCallCheck | None:
     """Verdicts that follow from the model alone: no tool syntax, or nothing known about it."""
     model = draft.model
     if model.call_format == "none":
@@ -152,16 +151,16 @@ def _model_gate(draft: _Draft) -> ToolCallCheck | None:
     if model.call_format == "unknown":
         draft.say("format-unknown", model.source, template=model.template_of or model.label)
         return draft.done("unknown", parser_ready=False)
-    if _recommended(draft.engine, model.call_format) is None:
+    if recommended_parser(draft.engine, model.call_format) is None:
         draft.say("no-parser-for-format", call_format=model.call_format)
         return draft.done("will-not-parse", parser_ready=False)
     return None
 
 
-def _flag_rule(draft: _Draft, command: CommandFlags) -> ToolCallCheck:
+def flag_parser_rule(draft: ToolDraft, command: CommandFlags) -> ToolCallCheck:
     """Engines whose parser is named on the command line (vLLM, SGLang), optionally 'auto'."""
     engine, model = draft.engine, draft.model
-    wanted = _recommended(engine, model.call_format)
+    wanted = recommended_parser(engine, model.call_format)
     given = command.value(engine.parser_flag) if engine.parser_flag else None
     missing_enable = [flag for flag in engine.enable_flags if not command.has(flag)]
     if given is None or given is True:
@@ -172,7 +171,7 @@ def _flag_rule(draft: _Draft, command: CommandFlags) -> ToolCallCheck:
         if model.template_text is None:
             draft.say("auto-needs-template", value=str(given))
             return draft.done("unknown", parser_ready=False)
-        given = _auto_parser(engine, model.template_text)
+        given = auto_parser(engine, model.template_text)
         if given is None:
             draft.say("auto-not-detected", flag=engine.parser_flag or "", parser=wanted or "")
             draft.add.append(f"{engine.parser_flag} {wanted}")
@@ -185,7 +184,7 @@ def _flag_rule(draft: _Draft, command: CommandFlags) -> ToolCallCheck:
         draft.remove.append(f"{engine.parser_flag} {draft.parser}")
         draft.add.append(f"{engine.parser_flag} {wanted}")
         return draft.done("will-not-parse", parser_ready=False)
-    if not _reads(engine, draft.parser, model.call_format):
+    if not parser_reads(engine, draft.parser, model.call_format):
         draft.say("parser-wrong-format", parser=draft.parser, call_format=model.call_format, wanted=wanted or "")
         draft.remove.append(f"{engine.parser_flag} {draft.parser}")
         draft.add.append(f"{engine.parser_flag} {wanted}")
@@ -198,53 +197,6 @@ def _flag_rule(draft: _Draft, command: CommandFlags) -> ToolCallCheck:
     return draft.done("works", parser_ready=True)
 
 
-def _template_rule(draft: _Draft, command: CommandFlags) -> ToolCallCheck:
-    """Engines that read calls through the chat template (llama-server's Jinja path, MLX LM's inference)."""
-    engine, model = draft.engine, draft.model
-    disabled = [flag for flag in engine.disable_flags if command.has(flag)]
-    if disabled:
-        draft.say("template-engine-disabled", flags=" ".join(disabled))
-        draft.remove.extend(disabled)
-        return draft.done("needs-flags", parser_ready=False)
-    if model.template_text is None or model.template is None:
-        draft.say("template-not-read", model.source, template=model.template_of or model.label)
-        return draft.done("unknown", parser_ready=False)
-    if engine.auto_rules:
-        draft.parser = _auto_parser(engine, model.template_text)
-        if draft.parser is None or not _reads(engine, draft.parser, model.call_format):
-            draft.say("template-parser-not-inferred", call_format=model.call_format, parser=draft.parser or "")
-            return draft.done("will-not-parse", parser_ready=False)
-        draft.say("template-parser-inferred", parser=draft.parser, call_format=model.call_format)
-        return draft.done("works", parser_ready=True)
-    if not model.template.renders_tool_calls:
-        draft.say("template-no-calls", model.source)
-        return draft.done("will-not-parse", parser_ready=False)
-    draft.parser = engine.parsers[0].name
-    draft.say("template-renders-calls", call_format=model.call_format)
-    return draft.done("works", parser_ready=True)
-
-
-def _package_rule(draft: _Draft, command: CommandFlags) -> ToolCallCheck:
-    """Engines whose model package decides (Ollama): the template's tools capability, parsed natively."""
-    engine, model = draft.engine, draft.model
-    if model.template_text is None or model.template is None:
-        draft.say("package-not-read", check=engine.check_command or "")
-        return draft.done("unknown", parser_ready=False)
-    if not (model.template.renders_tools or "tool_call" in model.template_text):
-        draft.say("package-no-tools-capability", model.source)
-        return draft.done("will-not-parse", parser_ready=False)
-    draft.parser = engine.parsers[0].name
-    draft.say("package-tools-capability", call_format=model.call_format, check=engine.check_command or "")
-    return draft.done("works", parser_ready=True)
-
-
-_RULES: dict[str, Callable[[_Draft, CommandFlags], ToolCallCheck]] = {
-    "launch-flag": _flag_rule,
-    "chat-template": _template_rule,
-    "model-package": _package_rule,
-}
-
-
 def check_tool_calls(model: ToolModel, engine_id: str, command: CommandFlags | None, kb: ToolCallingFile) -> ToolCallCheck:
     """Verdict, parser and flags for `model`'s tool calls on `engine_id` launched with `command`.
 
@@ -255,12 +207,17 @@ def check_tool_calls(model: ToolModel, engine_id: str, command: CommandFlags | N
         raise ServewiseInputError(f"no tool-calling knowledge for engine {engine_id!r}")
     if command is not None and command.engine != engine_id:
         raise ServewiseInputError(f"the launch command starts {command.engine}, not {engine_id}")
-    draft = _Draft(engine_id, engine, model)
+    from calculators.engines import adapter  # the registry imports every engine's tools.py, which imports this
+
+    rule = adapter(engine_id).tool_call_rule
+    draft = ToolDraft(engine_id, engine, model)
     gated = _model_gate(draft)
     if gated is not None:
         return gated
-    flags = command or CommandFlags(engine=engine_id, model=None)
-    return _RULES[engine.selection](draft, flags)
+    if rule is None:
+        draft.say("engine-not-modelled")
+        return draft.done("unknown", parser_ready=False)
+    return rule(draft, command or CommandFlags(engine=engine_id, model=None))
 
 
 def check_tool_calls_on_engines(

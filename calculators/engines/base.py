@@ -177,6 +177,13 @@ class EngineAdapter:
     pooled_kv_cache: bool = False
     #: (settings, the plan for them) -> (the scheduler policy they run, KV tokens the policy needs or None)
     policy_from_plan: Callable[[BaseModel, MemoryPlan], tuple[BaseModel, int | None]] | None = None
+    # -- compatibility checks (calculators/checks) -----------------------------------------------------------
+    #: how the engine picks a tool-call parser: (ToolDraft, CommandFlags) -> ToolCallCheck, from
+    #: engines/<engine>/tools.py; None = tool calling not modelled (verdict unknown)
+    tool_call_rule: Callable[..., Any] | None = None
+    #: how the engine pools and normalises embeddings: (EmbeddingDraft) -> None, from engines/<engine>/embeddings.py;
+    #: None = the engine serves no embeddings
+    embedding_rule: Callable[..., Any] | None = None
     # -- memory page ----------------------------------------------------------------------------------------
     memory_knobs: tuple[MemoryKnob, ...] = ()
     #: setting key of the tensor-parallel degree, for the engine the "several GPUs" study plans replicas with

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import open_page, wait_for_app
+from tests.support.browser import open_page, wait_for_app
 
 pytestmark = pytest.mark.browser
 

@@ -1,7 +1,7 @@
 """llama.cpp's llama-server: settings, memory plan, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
-from calculators.engines.llama_cpp import launch, startup_log, workload
+from calculators.engines.llama_cpp import embeddings, launch, startup_log, tools, workload
 from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.engines.llama_cpp.reconcile import llamacpp_rows
 from calculators.engines.llama_cpp.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy
@@ -47,4 +47,6 @@ ADAPTER = EngineAdapter(
     concurrency_key="parallel",
     pooled_kv_cache=False,
     policy_from_plan=policy_from_plan,
+    tool_call_rule=tools.tool_call_rule,
+    embedding_rule=embeddings.EMBEDDING_RULE,
 )

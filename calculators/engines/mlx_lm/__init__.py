@@ -1,7 +1,7 @@
 """MLX LM: settings, memory plan, launch flags, start-up-log reader."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
-from calculators.engines.mlx_lm import launch, startup_log, workload
+from calculators.engines.mlx_lm import launch, startup_log, tools, workload
 from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmSettings, plan_mlx_lm
 from knowledge.engines import SHARED_SETTING_KEYS
 
@@ -33,4 +33,5 @@ ADAPTER = EngineAdapter(
         MemoryKnob("max_kv_size", "--max-kv-size (0 = unbounded)", "int0"),
         MemoryKnob("kv_group_size", "--kv-group-size", "int"),
     ),
+    tool_call_rule=tools.tool_call_rule,
 )

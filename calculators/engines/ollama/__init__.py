@@ -2,7 +2,7 @@
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp.plan import ENGINE_ID as LLAMA_CPP_ID
-from calculators.engines.ollama import launch, startup_log, workload
+from calculators.engines.ollama import embeddings, launch, startup_log, tools, workload
 from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
 from calculators.engines.ollama.reconcile import ollama_rows
 from calculators.engines.ollama.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy
@@ -46,4 +46,6 @@ ADAPTER = EngineAdapter(
     concurrency_key="num_parallel",
     pooled_kv_cache=False,
     policy_from_plan=policy_from_plan,
+    tool_call_rule=tools.tool_call_rule,
+    embedding_rule=embeddings.EMBEDDING_RULE,
 )

@@ -1,7 +1,7 @@
 """SGLang: settings, memory pool plan, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
-from calculators.engines.sglang import launch, startup_log, workload
+from calculators.engines.sglang import embeddings, launch, startup_log, tools, workload
 from calculators.engines.sglang.plan import ENGINE_ID, SglangSettings, plan_sglang
 from calculators.engines.sglang.reconcile import sglang_rows
 from calculators.engines.sglang.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy
@@ -44,4 +44,6 @@ ADAPTER = EngineAdapter(
     concurrency_key="max_running_requests",
     pooled_kv_cache=True,
     policy_from_plan=policy_from_plan,
+    tool_call_rule=tools.TOOL_CALL_RULE,
+    embedding_rule=embeddings.embedding_rule,
 )

@@ -1,7 +1,7 @@
 """vLLM (v1 engine): settings, memory plan split like vLLM's source, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
-from calculators.engines.vllm import launch, startup_log, workload
+from calculators.engines.vllm import embeddings, launch, startup_log, tools, workload
 from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.plan import ENGINE_ID, plan_vllm
 from calculators.engines.vllm.reconcile import vllm_rows
@@ -51,4 +51,6 @@ ADAPTER = EngineAdapter(
     concurrency_key="max_num_seqs",
     pooled_kv_cache=True,
     policy_from_plan=policy_from_plan,
+    tool_call_rule=tools.TOOL_CALL_RULE,
+    embedding_rule=embeddings.embedding_rule,
 )

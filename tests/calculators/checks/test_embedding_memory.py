@@ -2,7 +2,7 @@
 
 import pytest
 
-from calculators.catalog import architecture_from_catalog
+from calculators.model.catalog import architecture_from_catalog
 from calculators.checks.embedding_memory import embedding_server_memory
 from calculators.errors import ServewiseInputError
 from knowledge.loader import load_knowledge
