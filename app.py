@@ -12,6 +12,7 @@ pages = [
     st.Page("pages/wizard.py", title="Engine wizard", icon=":material/assistant:"),
     st.Page("pages/simulator.py", title="Concurrency & queueing", icon=":material/queue:"),
     st.Page("pages/operations.py", title="Operations", icon=":material/monitoring:"),
+    st.Page("pages/compatibility.py", title="Tool calls & embeddings", icon=":material/handyman:"),
     st.Page(
         "pages/reconcile.py", title="Check against your engine", icon=":material/fact_check:", url_path="check_log"
     ),

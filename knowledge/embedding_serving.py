@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
 from typing import Literal
+
+from pydantic import Field
 
 from knowledge.common import Frozen, Sourced
 
@@ -31,10 +31,10 @@ class EngineEmbedding(Sourced):
     how: str
     pooling_source: Literal["sentence-transformers", "architecture", "gguf", "none"]
     pooling_modes: tuple[PoolingSlug, ...] = ()
-    pooling_mapping: dict[PoolingSlug, str] = {}
+    pooling_mapping: dict[PoolingSlug, str] = Field(default_factory=dict)
     pooling_mapping_note: str | None = None
     pooling_note: str | None = None
-    architecture_defaults: dict[str, str] = {}
+    architecture_defaults: dict[str, str] = Field(default_factory=dict)
     normalisation: str
     normalises_by_default: Literal["yes", "no", "from-model", "not-applicable"]
     dense: str
@@ -47,7 +47,7 @@ class EngineEmbedding(Sourced):
     over_batch_note: str | None = None
     batch_flags: tuple[str, ...] = ()  # flags that set that batch on the command line
     flags: EmbeddingFlags
-    pooling_flag_values: dict[PoolingSlug, str] = {}
+    pooling_flag_values: dict[PoolingSlug, str] = Field(default_factory=dict)
     see_also: tuple[str, ...] = ()
 
 
@@ -68,11 +68,3 @@ class EmbeddingServingFile(Frozen):
     engines: dict[str, EngineEmbedding]
     sentence_transformers: SentenceTransformersReference
 
-
-@functools.lru_cache(maxsize=4)
-def load_embedding_serving(directory: str | None = None) -> EmbeddingServingFile:
-    """knowledge/embedding_serving.yaml, validated, once per process (`directory` defaults to this package)."""
-    from knowledge.loader import KNOWLEDGE_DIR, load_yaml_file
-
-    root = Path(directory) if directory else KNOWLEDGE_DIR
-    return load_yaml_file(root / "embedding_serving.yaml", EmbeddingServingFile)

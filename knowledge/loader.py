@@ -10,12 +10,14 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from knowledge.common import Frozen, KnowledgeError
+from knowledge.embedding_serving import EmbeddingServingFile
 from knowledge.engines import Engine, EnginesFile
 from knowledge.formats import FormatsSection
 from knowledge.gpus import GpuCatalog
 from knowledge.models import ModelCatalog
 from knowledge.prices import PricesFile
 from knowledge.references import check_wizard_references
+from knowledge.tool_calling import ToolCallingFile
 from knowledge.wizard import WizardRules
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
@@ -70,6 +72,8 @@ class KnowledgeBase(Frozen):
     wizard: WizardRules
     models: ModelCatalog
     prices: PricesFile
+    tool_calling: ToolCallingFile
+    embedding_serving: EmbeddingServingFile
 
 
 @functools.lru_cache(maxsize=4)
@@ -84,10 +88,35 @@ def load_knowledge(directory: str | None = None) -> KnowledgeBase:
         wizard=load_yaml_file(root / "wizard.yaml", WizardRules),
         models=load_yaml_file(root / "models.yaml", ModelCatalog),
         prices=load_yaml_file(root / "prices.yaml", PricesFile),
+        tool_calling=load_yaml_file(root / "tool_calling.yaml", ToolCallingFile),
+        embedding_serving=load_yaml_file(root / "embedding_serving.yaml", EmbeddingServingFile),
     )
     check_wizard_references(kb.wizard, kb.engines, kb.formats)
     _check_priced_gpus_exist(kb)
+    _check_compatibility_entries(kb)
     return kb
+
+
+def _check_compatibility_entries(kb: KnowledgeBase) -> None:
+    """Raise KnowledgeError when tool_calling.yaml or embedding_serving.yaml names an unknown model or engine."""
+    engines = {engine.id for engine in kb.engines}
+    models = {model.id: model for model in kb.models.models}
+    for name, section in (("tool_calling.yaml", kb.tool_calling.engines), ("embedding_serving.yaml",
+                                                                           kb.embedding_serving.engines)):
+        unknown = set(section) - engines
+        if unknown:
+            raise KnowledgeError(f"{name}: engines {sorted(unknown)} are not in engines.yaml")
+    for entry in kb.tool_calling.catalog_models:
+        model = models.get(entry.model)
+        if model is None:
+            raise KnowledgeError(f"tool_calling.yaml: catalog model {entry.model!r} is not in models.yaml")
+        if model.embedding is not None:
+            raise KnowledgeError(f"tool_calling.yaml: {entry.model!r} is an embedding model, not a chat model")
+        if entry.template is not None and not (Path(kb.directory) / "chat_templates" / entry.template).is_file():
+            raise KnowledgeError(
+                f"tool_calling.yaml: {entry.model!r}: template {entry.template!r} is not in chat_templates/"
+            )
+
 
 
 def _check_priced_gpus_exist(kb: KnowledgeBase) -> None:

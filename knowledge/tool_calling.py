@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Literal
 
@@ -11,6 +10,9 @@ from pydantic import Field, model_validator
 from knowledge.common import Frozen, KnowledgeError, Sourced
 
 Support = Literal["yes", "no", "needs-parser"]
+
+#: The real chat templates catalog entries name (knowledge/chat_templates/SOURCES.md says where each was read).
+TEMPLATES_DIR = Path(__file__).resolve().parent / "chat_templates"
 
 
 class Markers(Frozen):
@@ -123,11 +125,3 @@ class ToolCallingFile(Frozen):
         """The tool-call entry of a catalog model, or None when the catalog model has none."""
         return next((e for e in self.catalog_models if e.model == model_id), None)
 
-
-@functools.lru_cache(maxsize=4)
-def load_tool_calling(directory: str | None = None) -> ToolCallingFile:
-    """knowledge/tool_calling.yaml, validated, once per process (`directory` defaults to this package)."""
-    from knowledge.loader import KNOWLEDGE_DIR, load_yaml_file
-
-    root = Path(directory) if directory else KNOWLEDGE_DIR
-    return load_yaml_file(root / "tool_calling.yaml", ToolCallingFile)

@@ -18,19 +18,20 @@ from calculators.simulator.engines import SIMULATED_ENGINES, default_policy
 from calculators.simulator.ingestion import IngestionBursts, catalog_cost, ingestion_tradeoff
 from calculators.simulator.workload import LengthDistribution, WorkloadSpec
 from knowledge import load_knowledge
-from knowledge.embedding_serving import load_embedding_serving
 from knowledge.engines import PRIMARY_ENGINE_IDS
-from knowledge.tool_calling import load_tool_calling
 from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
 from ui import url_widgets
 from ui.compatibility_view import embedding_checks_table, show_embedding_reasons, show_tool_reasons, tool_checks_table
 
 kb = load_knowledge()
-tools_kb = load_tool_calling()
-embed_kb = load_embedding_serving()
+tools_kb = kb.tool_calling
+embed_kb = kb.embedding_serving
 chat_models = [m.id for m in kb.models.models if m.embedding is None]
 embedding_models = [m.id for m in kb.models.models if m.embedding is not None]
 models_by_id = {m.id: m for m in kb.models.models}
+INGESTION_MODEL = "llama-3.1-8b"
+TOOL_COMMAND_EXAMPLE = "vllm serve Qwen/Qwen3-8B --enable-auto-tool-choice --tool-call-parser hermes"
+ST_FILES = ("1_Pooling/config.json", "modules.json", "config.json", "2_Dense/config.json")
 
 st.title(_("Tool calls and embeddings"))
 st.markdown(_(
@@ -68,7 +69,8 @@ def tool_calls_section() -> None:
         engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_tool_engines",
                                           default=list(PRIMARY_ENGINE_IDS))
         command = url_widgets.text(_("Launch command (optional; checked for the engine it starts)"), key="cmp_tool_cmd",
-                                   max_chars=1000, placeholder="vllm serve Qwen/Qwen3-8B --enable-auto-tool-choice --tool-call-parser hermes")
+                                   max_chars=1000,
+                                   placeholder=TOOL_COMMAND_EXAMPLE)
         checks = check_tool_calls_on_engines(model, engines, command, tools_kb)
     except ServewiseInputError as exc:
         st.error(str(exc), icon=":material/error:")
@@ -93,7 +95,7 @@ def embeddings_section() -> None:
             cols = st.columns(4)
             uploads = {
                 name: cols[i].file_uploader(name, type=["json"], key=f"cmp_emb_{i}")
-                for i, name in enumerate(("1_Pooling/config.json", "modules.json", "config.json", "2_Dense/config.json"))
+                for i, name in enumerate(ST_FILES)
             }
             if uploads["1_Pooling/config.json"] is None:
                 st.info(_("Upload at least 1_Pooling/config.json."), icon=":material/upload_file:")
@@ -141,7 +143,7 @@ def ingestion_section() -> None:
     c1, c2, c3 = st.columns(3)
     with c1:
         model_id = url_widgets.selectbox(_("Chat model"), chat_models, key="cmp_ing_model",
-                                         index=chat_models.index("llama-3.1-8b") if "llama-3.1-8b" in chat_models else 0)
+                                         index=chat_models.index(INGESTION_MODEL))
     with c2:
         gpu_id = url_widgets.selectbox(_("GPU"), gpus, key="cmp_ing_gpu",
                                        index=gpus.index("h100-sxm-80gb") if "h100-sxm-80gb" in gpus else 0)
@@ -154,7 +156,8 @@ def ingestion_section() -> None:
         rate = url_widgets.number(_("Chat requests per second"), key="cmp_ing_rate", min_value=0.1, max_value=500.0,
                                   value=5.0)
     with d2:
-        docs = url_widgets.number(_("Documents per burst"), key="cmp_ing_docs", min_value=1, max_value=20_000, value=500)
+        docs = url_widgets.number(_("Documents per burst"), key="cmp_ing_docs", min_value=1, max_value=20_000,
+                                  value=500)
     with d3:
         doc_tokens = url_widgets.number(_("Tokens per document"), key="cmp_ing_doc_tokens", min_value=1,
                                         max_value=32_768, value=512)

@@ -12,23 +12,35 @@ from calculators.i18n import N_, _
 
 #: Reason code -> sentence with {placeholders} filled from the reason's values (English source text).
 _TOOL_REASONS = {
-    "template-no-tools": N_("The chat template ({template}) has no tool syntax: the model was not given tools to call."),
+    "template-no-tools": N_(
+        "The chat template ({template}) has no tool syntax: the model was not given "
+        "tools to call."
+    ),
     "format-unknown": N_("The chat template was not read ({template}); which call syntax the model emits is unknown."),
     "no-parser-for-format": N_("No parser of this engine at the pinned version reads the {call_format} call syntax."),
     "parser-missing": N_("No tool-call parser is chosen; add {flag} {parser}."),
     "auto-needs-template": N_("'{value}' detects the parser from the chat template, which was not read."),
     "auto-not-detected": N_("Automatic detection finds no parser for this template; name it with {flag} {parser}."),
     "auto-detected": N_("Automatic detection picks the {parser} parser from the template."),
-    "parser-not-registered": N_("The parser '{parser}' is not registered at the pinned version; the server will not start."),
+    "parser-not-registered": N_(
+        "The parser '{parser}' is not registered at the pinned version; the server will "
+        "not start."
+    ),
     "parser-wrong-format": N_("The {parser} parser does not read {call_format} calls; use {wanted}."),
     "enable-flag-missing": N_("The parser is named but {flags} is missing, so tool_choice 'auto' is refused."),
     "parser-reads-format": N_("The {parser} parser reads the model's {call_format} calls."),
     "template-engine-disabled": N_("{flags} turns the Jinja template engine off; requests with tools are refused."),
     "template-not-read": N_("This engine parses through the chat template, which was not read ({template})."),
-    "template-parser-not-inferred": N_("No tool parser is inferred from this template, so {call_format} calls stay in the text."),
+    "template-parser-not-inferred": N_(
+        "No tool parser is inferred from this template, so {call_format} calls stay in "
+        "the text."
+    ),
     "template-parser-inferred": N_("The {parser} parser is inferred from the template and reads {call_format} calls."),
     "template-no-calls": N_("The template never renders an assistant's tool calls; calls come back as plain text."),
-    "template-renders-calls": N_("The template renders tool calls, so the engine builds a {call_format} parser from it."),
+    "template-renders-calls": N_(
+        "The template renders tool calls, so the engine builds a {call_format} parser "
+        "from it."
+    ),
     "package-not-read": N_("The model package decides; check its tools capability with {check}."),
     "package-no-tools-capability": N_("The template does not mention tools: requests with tools are refused."),
     "engine-not-modelled": N_("servewise does not model this engine's tool calling."),
@@ -45,7 +57,10 @@ _EMBEDDING_REASONS = {
     "pooling-differs": N_("The engine pools with {served}; the index used {reference}."),
     "pooling-matches": N_("Pooling matches ({pooling})."),
     "pooling-mapped": N_("The engine reads the {reference} pooling setting as {served}: {note}"),
-    "pooling-from-conversion": N_("The GGUF converter writes the {pooling} pooling of the sentence-transformers files."),
+    "pooling-from-conversion": N_(
+        "The GGUF converter writes the {pooling} pooling of the sentence-transformers "
+        "files."
+    ),
     "normalisation-unknown": N_("Whether the reference normalises is unknown (no modules.json was read)."),
     "normalisation-differs": N_("The engine's vectors are {served_text}; the index's are {reference_text}."),
     "normalisation-matches": N_("Normalisation matches."),

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calculators.model.architecture import ModelArchitecture
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import ModelArchitecture
 
 ACTIVATION_BYTES = 2  # BF16/FP16 activations
 

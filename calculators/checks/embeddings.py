@@ -187,7 +187,9 @@ def _pooling_flag(engine: EngineEmbedding, value: str) -> str | None:
     return f"{spelled} {value}"
 
 
-def compare_normalisation(draft: EmbeddingDraft, served: bool | None, flag_on: str | None, flag_off: str | None) -> None:
+def compare_normalisation(
+    draft: EmbeddingDraft, served: bool | None, flag_on: str | None, flag_off: str | None
+) -> None:
     reference = draft.model.normalized
     draft.normalised = served
     if reference is None or served is None:

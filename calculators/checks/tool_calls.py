@@ -11,18 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from calculators.checks.chat_template import TemplateToolSupport, analyse_template, markers_match
 from calculators.checks.launch_flags import CommandFlags, read_command_flags
 from calculators.errors import ServewiseInputError
-from knowledge.tool_calling import EngineToolCalling, ToolCallingFile
+from knowledge.tool_calling import TEMPLATES_DIR, EngineToolCalling, ToolCallingFile
 
 Verdict = Literal["works", "needs-flags", "will-not-parse", "unknown"]
-
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "knowledge" / "chat_templates"
-
 
 @dataclass(frozen=True)
 class Reason:
@@ -76,7 +72,9 @@ def tool_model_from_catalog(model_id: str, kb: ToolCallingFile) -> ToolModel:
     if entry is None:
         return ToolModel(model_id, "unknown", source="knowledge/tool_calling.yaml (no entry for this model)")
     if entry.template is None:
-        return ToolModel(model_id, entry.call_format, template_of=entry.template_of, source="knowledge/tool_calling.yaml")
+        return ToolModel(
+            model_id, entry.call_format, template_of=entry.template_of, source="knowledge/tool_calling.yaml"
+        )
     path = TEMPLATES_DIR / entry.template
     text = path.read_text(encoding="utf-8")
     support = analyse_template(text, kb.call_formats)
@@ -124,7 +122,8 @@ class ToolDraft:
 
     def done(self, verdict: Verdict, parser_ready: bool) -> ToolCallCheck:
         recommended = recommended_parser(self.engine, self.model.call_format)
-        sources = tuple(dict.fromkeys([self.model.source, self.engine.source, *self.engine.see_also, *(r.source for r in self.reasons)]))
+        cited = [self.model.source, self.engine.source, *self.engine.see_also, *(r.source for r in self.reasons)]
+        sources = tuple(dict.fromkeys(cited))
         return ToolCallCheck(
             engine=self.engine_id,
             model=self.model.label,
@@ -197,7 +196,9 @@ def flag_parser_rule(draft: ToolDraft, command: CommandFlags) -> ToolCallCheck:
     return draft.done("works", parser_ready=True)
 
 
-def check_tool_calls(model: ToolModel, engine_id: str, command: CommandFlags | None, kb: ToolCallingFile) -> ToolCallCheck:
+def check_tool_calls(
+    model: ToolModel, engine_id: str, command: CommandFlags | None, kb: ToolCallingFile
+) -> ToolCallCheck:
     """Verdict, parser and flags for `model`'s tool calls on `engine_id` launched with `command`.
 
     `command` None means the engine's defaults (a launch command with no tool flags).

@@ -78,7 +78,9 @@ def merge_ingestion(chat: RequestSet, bursts: IngestionBursts) -> MixedRequests:
             t = start + (rng.uniform(0, bursts.burst_spread_s) if bursts.burst_spread_s else 0.0)
             rows.append((t, INGESTION, bursts.prompt.sample(rng), bursts.output_tokens, 0))
     if len(rows) > MAX_REQUESTS:
-        raise ServewiseInputError(f"chat plus ingestion is {len(rows):,} requests; the simulator takes at most {MAX_REQUESTS:,}")
+        raise ServewiseInputError(
+            f"chat plus ingestion is {len(rows):,} requests; the simulator takes at most {MAX_REQUESTS:,}"
+        )
     rows.sort(key=lambda row: row[0])
     merged = RequestSet(
         prompt_tokens=[r[2] for r in rows],

@@ -1,13 +1,10 @@
 """Every reason the checks can give has a sentence, with its placeholders filled."""
 
 import re
-from pathlib import Path
 
 from calculators.checks.embeddings import check_embeddings, embedding_model_from_catalog
 from calculators.checks.tool_calls import check_tool_calls, tool_model_from_catalog
-from knowledge.embedding_serving import EmbeddingServingFile
-from knowledge.loader import load_knowledge, load_yaml_file
-from knowledge.tool_calling import ToolCallingFile
+from knowledge.loader import load_knowledge
 from reports.compatibility import (
     _EMBEDDING_REASONS,
     _TOOL_REASONS,
@@ -19,9 +16,8 @@ from reports.compatibility import (
 )
 
 PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
-REPO = Path(__file__).resolve().parents[2]
-TOOLS = load_yaml_file(REPO / "knowledge" / "tool_calling.yaml", ToolCallingFile)
-EMBED = load_yaml_file(REPO / "knowledge" / "embedding_serving.yaml", EmbeddingServingFile)
+TOOLS = load_knowledge().tool_calling
+EMBED = load_knowledge().embedding_serving
 
 
 def test_every_catalog_verdict_renders_without_unfilled_placeholders() -> None:

@@ -6,7 +6,13 @@ the Gemma 3 embedding class reads modules.json), so a Dense projection is not ap
 the hidden size.
 """
 
-from calculators.checks.embeddings import EmbeddingDraft, architecture_default, compare_dimension, compare_normalisation, compare_pooling
+from calculators.checks.embeddings import (
+    EmbeddingDraft,
+    architecture_default,
+    compare_dimension,
+    compare_normalisation,
+    compare_pooling,
+)
 
 
 def embedding_rule(draft: EmbeddingDraft) -> None:

@@ -2,9 +2,9 @@
 
 import pytest
 
-from calculators.model.catalog import architecture_from_catalog
 from calculators.checks.embedding_memory import embedding_server_memory
 from calculators.errors import ServewiseInputError
+from calculators.model.catalog import architecture_from_catalog
 from knowledge.loader import load_knowledge
 
 

@@ -10,11 +10,10 @@ import pytest
 from calculators.checks.embeddings import check_embeddings, embedding_model_from_catalog, embedding_model_from_files
 from calculators.checks.launch_flags import read_command_flags
 from calculators.errors import ServewiseInputError
-from knowledge.embedding_serving import EmbeddingServingFile
-from knowledge.loader import load_knowledge, load_yaml_file
+from knowledge.loader import load_knowledge
 
 REPO = Path(__file__).resolve().parents[3]
-KB = load_yaml_file(REPO / "knowledge" / "embedding_serving.yaml", EmbeddingServingFile)
+KB = load_knowledge().embedding_serving
 DATA = REPO / "tests" / "data" / "sentence_transformers"
 ENGINES = ("vllm", "sglang", "llama-cpp", "ollama", "mlx-lm")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,11 +15,9 @@ from calculators.checks.tool_calls import (
     tool_model_from_template,
 )
 from calculators.errors import ServewiseInputError
-from knowledge.loader import load_knowledge, load_yaml_file
-from knowledge.tool_calling import ToolCallingFile
+from knowledge.loader import load_knowledge
 
-REPO = Path(__file__).resolve().parents[3]
-KB = load_yaml_file(REPO / "knowledge" / "tool_calling.yaml", ToolCallingFile)
+KB = load_knowledge().tool_calling
 ENGINES = ("vllm", "sglang", "llama-cpp", "ollama", "mlx-lm")
 
 
@@ -136,7 +133,8 @@ def test_models_whose_template_was_not_read_are_unknown_not_guessed() -> None:
 def test_tokenizer_config_forms_and_errors() -> None:
     text = _template("Qwen-Qwen2.5-7B-Instruct.jinja")
     assert chat_template_from_tokenizer_config(json.dumps({"chat_template": text})) == text
-    listed = json.dumps({"chat_template": [{"name": "tool_use", "template": "x"}, {"name": "default", "template": text}]})
+    entries = [{"name": "tool_use", "template": "x"}, {"name": "default", "template": text}]
+    listed = json.dumps({"chat_template": entries})
     assert chat_template_from_tokenizer_config(listed) == text
     with pytest.raises(ServewiseInputError, match="no chat_template"):
         chat_template_from_tokenizer_config("{}")
