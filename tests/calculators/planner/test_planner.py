@@ -141,3 +141,26 @@ def test_cost_and_percentile_arithmetic():
     assert percentile(list(range(1, 101)), 95) == 95
     free = cost_of(2, 1.0, "x", output_tokens_per_s=0.0)
     assert free.usd_per_million_output_tokens is None
+
+
+def test_the_winners_launch_command_round_trips_and_its_benchmark_uses_the_same_workload():
+    from calculators.launch.settings import settings_from_command
+    from calculators.operations.bench_plan import build_bench_plan
+    from calculators.planner.verify import bench_request, launch_command
+
+    result = plan_capacity(spec(), KB)
+    for candidate in result.best_by_engine.values():
+        command = launch_command(result, candidate, KB)
+        typed = " ".join([*(f"{k}={v}" for k, v in command.env.items()), *command.words])
+        parsed = settings_from_command(typed, KB)
+        assert parsed.engine == candidate.shape.engine
+        from calculators.engines import adapter
+
+        tp_key = adapter(candidate.shape.engine).tensor_parallel_key
+        for key in (candidate.concurrency_setting, *([tp_key] if tp_key else [])):
+            assert getattr(parsed.settings, key) == getattr(candidate.settings, key), (typed, key)
+        request = bench_request(result, candidate)
+        plan = build_bench_plan(request, KB)
+        assert request.short_input_tokens == 1024 and request.short_output_tokens == 256
+        assert max(request.request_rates_per_s) == pytest.approx(candidate.max_rate_per_instance, rel=1e-3)
+        assert plan.engines[0].commands, "the winner's engine gets runnable benchmark commands"
