@@ -7,6 +7,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
 from pydantic import BaseModel
 
 from calculators.i18n import _
@@ -28,10 +29,41 @@ def _configuration(c: Candidate, engines: Mapping[str, str], gpus: Mapping[str, 
         knob=c.concurrency_setting, n=c.concurrency)
 
 
-def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str]) -> str:
+SECTIONS = ("summary", "winners", "why", "assumptions", "rejections")
+
+
+def winners_table(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str]) -> pd.DataFrame:
+    """One row per engine: its cheapest configuration meeting the target, rate, replicas and costs."""
+    rows = []
+    for engine, c in result.best_by_engine.items():
+        assert c.cost is not None
+        rows.append({
+            _("engine"): _name(engines, engine), _("configuration"): _configuration(c, engines, gpus),
+            _("best rate per instance (req/s)"): round(c.max_rate_per_instance, 3),
+            _("users per instance"): round(c.users_per_instance or 0.0),
+            _("US$ per hour"): round(c.cost.usd_per_hour, 2), _("US$ per month"): round(c.cost.usd_per_month),
+            _("US$ per million output tokens"): None if c.cost.usd_per_million_output_tokens is None
+            else round(c.cost.usd_per_million_output_tokens, 3),
+        })
+    return pd.DataFrame(rows)
+
+
+def rejections_table(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str]) -> pd.DataFrame:
+    """Every configuration the planner turned down: where in the search, and why."""
+    return pd.DataFrame([{
+        _("engine"): _name(engines, r.engine), _("GPU"): _name(gpus, r.gpu_id) if r.gpu_id else "",
+        _("GPUs per instance"): r.gpus_per_instance, _("weights"): r.weights or "", _("KV"): r.kv_cache_type or "",
+        _("concurrency"): r.concurrency, _("stage"): r.stage, _("reason"): r.reason,
+    } for r in result.rejections])
+
+
+def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str],
+                     sections: tuple[str, ...] = SECTIONS) -> str:
     """Winner per engine and overall, the arithmetic behind the winner, and every rejected configuration."""
     spec = result.spec
-    lines = [
+    parts: dict[str, list[str]] = {}
+    lines = parts.setdefault("summary", [])
+    lines += [
         "# " + _("servewise capacity plan"), "",
         _("Model {model}; load {rate:.3g} requests/s; target p{tp:g} TTFT ≤ {ttft:g} s and p{ip:g} inter-token "
           "latency ≤ {itl:g} ms, at most {fail:.1%} failed.").format(
@@ -40,6 +72,7 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
         _("Every figure is an estimate from servewise's memory plans and scheduler simulation: a hypothesis to "
           "verify with the benchmark plan before buying."), "",
     ]
+    lines = parts.setdefault("winners", [])
     lines += ["## " + _("Cheapest per engine"), "",
               "| " + " | ".join([_("engine"), _("configuration"), _("best rate per instance"), _("per hour"),
                                  _("per month"), _("per million output tokens")]) + " |",
@@ -54,6 +87,7 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
     best = result.best
     if best is not None and best.cost is not None and best.at_max_rate is not None:
         point = best.at_max_rate
+        lines = parts.setdefault("why", [])
         lines += ["", "## " + _("Why this configuration"), "",
                   "- " + _("Memory: {engine}'s own plan keeps {kv} KV tokens per instance for requests of up to "
                            "{ctx:,} tokens.").format(engine=_name(engines, best.shape.engine),
@@ -70,7 +104,8 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
                            "({source}).").format(gpus=best.cost.gpus, price=_money(best.cost.usd_per_gpu_hour),
                                                  hour=_money(best.cost.usd_per_hour),
                                                  month=_money(best.cost.usd_per_month), source=best.cost.price_source)]
-    lines += ["", "## " + _("Assumptions"), ""] + [f"- {note}" for note in result.notes]
+    parts["assumptions"] = ["", "## " + _("Assumptions"), ""] + [f"- {note}" for note in result.notes]
+    lines = parts.setdefault("rejections", [])
     lines += ["", "## " + _("Rejected configurations"), "",
               "| " + " | ".join([_("engine"), _("GPU"), _("GPUs/instance"), _("weights"), _("KV"),
                                  _("concurrency"), _("stage"), _("reason")]) + " |",
@@ -79,7 +114,8 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
         lines.append(f"| {_name(engines, r.engine)} | {_name(gpus, r.gpu_id) if r.gpu_id else '—'} | "
                      f"{r.gpus_per_instance or '—'} | {r.weights or '—'} | {r.kv_cache_type or '—'} | "
                      f"{r.concurrency or '—'} | {r.stage} | {r.reason.replace('|', '/')} |")
-    return "\n".join(lines) + "\n"
+    chosen = [line for name in sections for line in parts.get(name, [])]
+    return "\n".join(chosen).strip("\n") + "\n"
 
 
 def _plain(value: Any) -> Any:

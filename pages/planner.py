@@ -1,0 +1,126 @@
+"""What does it take to serve this load within this latency target, and what does it cost, per engine?"""
+
+import json
+from dataclasses import dataclass
+
+import streamlit as st
+
+from calculators.engines import ENGINES
+from calculators.errors import ServewiseInputError
+from calculators.i18n import _, current_language
+from calculators.operations.bench_plan import build_bench_plan
+from calculators.planner.search import PlannerResult, plan_capacity
+from calculators.planner.spec import PlannerSpec
+from calculators.planner.verify import bench_request, launch_command
+from knowledge import load_knowledge
+from reports.bench_plan import plan_markdown
+from reports.planner_figures import latency_figure, pareto_figure
+from reports.planner_report import planner_json, planner_markdown, rejections_table, winners_table
+from ui import url_widgets
+from ui.markdown_text import literal
+from ui.planner_inputs import read_spec
+
+
+@dataclass(frozen=True)
+class PlannerView:
+    """Everything the page draws for one spec, built once: searching and rendering take seconds."""
+
+    result: PlannerResult
+    winners: object
+    rejections: object
+    pareto: object
+    latency: object
+    why_markdown: str
+    full_markdown: str
+    json_text: str
+    command: str
+    command_remarks: tuple[str, ...]
+    bench_markdown: str | None
+    bench_error: str | None
+
+
+# Memoised per spec and language (the text is translated); results and figures are never mutated.
+@st.cache_resource(max_entries=16, show_spinner=False)
+def planner_view(spec_json: str, language: str) -> PlannerView:
+    """Search one spec (the JSON text of a PlannerSpec) and render every table, figure and text of the page."""
+    kb = load_knowledge()
+    names = {engine.id: engine.display_name for engine in ENGINES.values()}
+    colours = {engine.id: engine.colour for engine in ENGINES.values()}
+    gpus = {gpu.id: gpu.name for gpu in kb.gpus.all_gpus}
+    result = plan_capacity(PlannerSpec.model_validate_json(spec_json), kb)
+    command, remarks, bench_md, bench_error = "", (), None, None
+    if result.best is not None:
+        launch = launch_command(result, result.best, kb)
+        command = " ".join([*(f"{k}={v}" for k, v in launch.env.items()), *launch.words])
+        remarks = tuple(launch.remarks)
+        try:
+            bench_md = plan_markdown(build_bench_plan(bench_request(result, result.best), kb))
+        except ServewiseInputError as exc:
+            bench_error = str(exc)
+    return PlannerView(
+        result=result, winners=winners_table(result, names, gpus), rejections=rejections_table(result, names, gpus),
+        pareto=pareto_figure(result, names, colours, gpus), latency=latency_figure(result, names, colours),
+        why_markdown=planner_markdown(result, names, gpus, sections=("why", "assumptions")),
+        full_markdown=planner_markdown(result, names, gpus),
+        json_text=json.dumps(planner_json(result), indent=2, default=str),
+        command=command, command_remarks=remarks, bench_markdown=bench_md, bench_error=bench_error,
+    )
+
+
+kb = load_knowledge()
+names = {engine.id: engine.display_name for engine in ENGINES.values()}
+gpu_names = {gpu.id: gpu.name for gpu in kb.gpus.all_gpus}
+
+st.title(_("Capacity planner"))
+st.caption(_("The cheapest configuration per engine that meets your latency target at your load, with what it "
+             "costs. Memory comes from each engine's own plan, latency from servewise's scheduler simulation on a "
+             "roofline of the GPU: **every figure is an estimate to verify with the benchmark below before "
+             "buying.** Prices change: each one says whose it is and when it was read; type your own."))
+spec = read_spec(kb)
+url_widgets.show_url_notes(prefix="plan_")
+if isinstance(spec, str):
+    st.error(literal(spec))
+    st.stop()
+with st.spinner(_("Searching engines, GPUs, parallelism and concurrency…")):
+    try:
+        view = planner_view(spec.model_dump_json(), current_language())
+    except ServewiseInputError as exc:
+        st.error(literal(str(exc)))
+        st.stop()
+
+result = view.result
+best = result.best
+if best is None or best.cost is None:
+    st.warning(_("No configuration meets this target with the hardware allowed. The table below says why each one "
+                 "was turned down."))
+else:
+    st.success(_("Cheapest: **{engine}** on {replicas} × {per} {gpu} — ${hour:,.2f}/h, ${month:,.0f}/month, "
+                 "${mtok:,.2f} per million output tokens at {rate:.3g} requests/s.").format(
+        engine=names[best.shape.engine], replicas=best.replicas, per=best.shape.gpus_per_instance,
+        gpu=gpu_names[best.shape.gpu_id], hour=best.cost.usd_per_hour, month=best.cost.usd_per_month,
+        mtok=best.cost.usd_per_million_output_tokens or 0.0, rate=result.load_rate_per_s))
+st.dataframe(view.winners, hide_index=True, width="stretch")
+
+left, right = st.columns(2)
+left.plotly_chart(view.pareto, width="stretch")
+right.plotly_chart(view.latency, width="stretch")
+
+if best is not None:
+    st.subheader(_("Why this configuration, step by step"))
+    st.markdown(view.why_markdown)
+    st.subheader(_("Verify it before buying"))
+    st.code(view.command, language="bash")
+    for remark in view.command_remarks:
+        st.caption(literal(remark))
+    if view.bench_markdown is not None:
+        with st.expander(_("Benchmark plan at the planned workload and rates")):
+            st.markdown(view.bench_markdown)
+    elif view.bench_error:
+        st.info(literal(view.bench_error))
+
+with st.expander(_("Rejected configurations ({count})").format(count=len(result.rejections))):
+    st.dataframe(view.rejections, hide_index=True, width="stretch")
+st.caption(_("{sims} simulations searched.").format(sims=result.n_simulations))
+a, b = st.columns(2)
+a.download_button(_("Download the plan (Markdown)"), view.full_markdown, "servewise-capacity-plan.md", "text/markdown")
+b.download_button(_("Download the plan (JSON)"), view.json_text, "servewise-capacity-plan.json", "application/json")

@@ -1,0 +1,54 @@
+"""Plotly figures of the capacity planner: cost against the rate each configuration sustains within the SLO,
+and the latency each engine's best configuration shows as the rate grows (estimates)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import plotly.graph_objects as go
+
+from calculators.i18n import _
+from calculators.planner.search import PlannerResult
+
+# Legends sit above the plot area, clear of the axis titles at every width.
+_LAYOUT = {"margin": {"l": 10, "r": 10, "t": 70, "b": 10}, "height": 360,
+           "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}}
+
+
+def pareto_figure(result: PlannerResult, names: Mapping[str, str], colours: Mapping[str, str],
+                  gpus: Mapping[str, str]) -> go.Figure:
+    """Cost per hour (US dollars) against requests/s sustained within the SLO, one point per priced candidate."""
+    figure = go.Figure()
+    for engine in dict.fromkeys(c.shape.engine for c in result.candidates):
+        points = [c for c in result.candidates if c.shape.engine == engine and c.cost is not None and c.replicas]
+        if not points:
+            continue
+        figure.add_trace(go.Scatter(
+            x=[c.replicas * c.max_rate_per_instance for c in points],
+            y=[c.cost.usd_per_hour for c in points],
+            mode="markers", name=names.get(engine, engine), marker={"color": colours.get(engine), "size": 9},
+            text=[f"{c.replicas} × {c.shape.gpus_per_instance} {gpus.get(c.shape.gpu_id, c.shape.gpu_id)}, "
+                  f"{c.shape.weights}, {c.concurrency_setting} {c.concurrency}" for c in points],
+            hovertemplate="%{text}<br>%{x:.3g} req/s · $%{y:.2f}/h<extra></extra>",
+        ))
+    figure.add_vline(x=result.load_rate_per_s, line_dash="dot", annotation_text=_("your load"))
+    figure.update_layout(title=_("Cost against the rate sustained within the SLO (estimate)"),
+                         xaxis_title=_("requests/s within the SLO"), yaxis_title=_("US dollars per hour"),
+                         **_LAYOUT)
+    return figure
+
+
+def latency_figure(result: PlannerResult, names: Mapping[str, str], colours: Mapping[str, str]) -> go.Figure:
+    """Simulated TTFT at the SLO's percentile against the rate per instance, for each engine's cheapest candidate."""
+    figure = go.Figure()
+    for engine, best in result.best_by_engine.items():
+        probes = sorted((p for p in best.probes if p.ttft_s is not None), key=lambda p: p.rate_per_s)
+        figure.add_trace(go.Scatter(
+            x=[p.rate_per_s for p in probes], y=[p.ttft_s for p in probes], mode="lines+markers",
+            name=names.get(engine, engine), line={"color": colours.get(engine)},
+        ))
+    figure.add_hline(y=result.spec.slo.ttft_s, line_dash="dot", annotation_text=_("target"))
+    figure.update_layout(title=_("p{pct:g} time to first token against the rate per instance (estimate)").format(
+                         pct=result.spec.slo.ttft_percentile), xaxis_title=_("requests/s per instance"),
+                         yaxis_title=_("seconds"), yaxis_type="log", **_LAYOUT)
+    return figure

@@ -1,0 +1,58 @@
+"""The capacity planner page: a shared link reproduces the plan; bad links and impossible targets are explained."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "planner.py")
+#: A small search keeps each test run short: two engines, two GPUs, one concurrency setting.
+SMALL = {"plan_engines": ["vllm", "llama-cpp"], "plan_gpus": ["h100-sxm-80gb", "l4-24gb"], "plan_conc": ["16"]}
+
+
+def run_page(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    for key, value in {**SMALL, **(query or {})}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_shared_link_reproduces_the_plan_with_its_cost_and_commands():
+    at = run_page({"plan_rate": "3", "plan_ttft": "0.8"})
+    assert not at.error
+    headline = at.success[0].value
+    assert "Cheapest:" in headline and "/h" in headline and "3 requests/s" in headline
+    winners = at.dataframe[0].value
+    assert set(winners["engine"]) <= {"vLLM", "llama.cpp (llama-server)"} and len(winners) >= 1
+    assert (winners["US$ per hour"] > 0).all()
+    code = at.code[0].value
+    assert code.startswith(("vllm serve", "llama-server"))
+    assert any("Why this configuration" in m.value or "Replicas:" in m.value for m in at.markdown)
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_users_and_think_time_are_planned_as_a_rate_and_said_so():
+    at = run_page({"plan_load": "users", "plan_users": "600", "plan_think": "120"})
+    assert "at 5 requests/s" in at.success[0].value
+    assert any("600 users" in m.value for m in at.markdown)
+
+
+def test_an_impossible_target_is_a_warning_with_every_rejection_listed():
+    at = run_page({"plan_ttft": "0.001"})
+    assert at.warning and "No configuration meets this target" in at.warning[0].value
+    rejected = at.dataframe[-1].value
+    assert (rejected["stage"] == "slo").any()
+
+
+def test_a_bad_link_value_gets_a_note_and_the_default():
+    at = run_page({"plan_rate": "lots", "plan_model": "gpt-17"})
+    notes = " ".join(w.value for w in at.warning)
+    assert "plan_rate" in notes and "plan_model" in notes
+    assert at.success, "the defaults still give a plan"
+
+
+def test_on_premises_costs_use_the_typed_purchase_price_and_tariff():
+    at = run_page({"plan_basis": "on-premises", "plan_buy": "20000", "plan_months": "36", "plan_kwh": "0.2"})
+    assert not at.error
+    assert "your purchase price" in " ".join(m.value for m in at.markdown)
