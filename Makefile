@@ -41,7 +41,21 @@ chromium:
 		exit 1; \
 	fi
 
-test: $(VENV)/.test-installed chromium
+# One venv per engine the live conformance tests run (tests marked `live` find .venv-<engine>/bin/python):
+# .venv-<engine> is rebuilt from requirements-<engine>.txt only when that file changes. An engine that needs
+# a step after pip install defines POST_INSTALL_<engine>.
+ENGINE_PYTHON ?= python3.11
+ENGINES := mlx
+
+.venv-%/.installed: requirements-%.txt
+	rm -rf .venv-$*
+	$(ENGINE_PYTHON) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-$*/bin/python -m pip install --quiet -r $<
+	$(POST_INSTALL_$*)
+	touch $@
+
+test: $(VENV)/.test-installed chromium $(ENGINES:%=.venv-%/.installed)
 	$(PY) -m pytest
 
 # Static checks: ruff's lint rules (pyproject.toml) over the tree, mypy over calculators/ and knowledge/.

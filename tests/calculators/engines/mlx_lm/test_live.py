@@ -1,0 +1,43 @@
+"""The recordings still hold: re-run mlx-lm (the pinned version, in .venv-mlx) on every case and compare.
+
+`make test` installs .venv-mlx from requirements-mlx.txt first. Every layer's class, offset, nbytes, largest
+nbytes and buffer shapes must equal the recording, and so must every refusal; the peak memory is not compared
+(it varies by a few percent from process to process). After an intended engine upgrade, re-record with
+`.venv-mlx/bin/python -m tests.support.mlx_conformance.runner tests/data/conformance/mlx_lm/recordings.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests.support.mlx_conformance import RECORDINGS
+from tests.support.paths import REPO_ROOT
+
+pytestmark = pytest.mark.live
+
+MLX_PYTHON = REPO_ROOT / ".venv-mlx" / "bin" / "python"
+VARYING = ("peak_memory_bytes", "printed_peak_memory_gb")  # allocator state: differs between processes
+
+
+def _stable(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k not in VARYING}
+
+
+@pytest.mark.timeout(1800)
+def test_mlx_lm_still_allocates_what_was_recorded(tmp_path):
+    if not MLX_PYTHON.exists():
+        pytest.fail(f"{MLX_PYTHON} is missing: `make .venv-mlx/.installed` (or `make test`) installs mlx-lm from "
+                    "requirements-mlx.txt")
+    out = tmp_path / "recordings.json"
+    run = subprocess.run([str(MLX_PYTHON), "-m", "tests.support.mlx_conformance.runner", str(out)],
+                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=1700)
+    assert run.returncode == 0, run.stderr[-4000:]
+    fresh, recorded = json.loads(out.read_text()), json.loads(RECORDINGS.read_text())
+    assert fresh["engine"] == recorded["engine"]
+    assert fresh["models"] == recorded["models"]
+    changed = [r["case"] for r, f in zip(recorded["results"], fresh["results"], strict=True)
+               if _stable(r) != _stable(f)]
+    assert not changed, f"mlx-lm no longer allocates what was recorded for {len(changed)} case(s): {changed}"
