@@ -161,6 +161,7 @@ class ModelArchitecture:
     # mamba_ssm_dtype); engines read it when their own setting is "auto"
     mamba_ssm_dtype: str | None = None
     source: str = ""  # where this geometry was read: catalog id, config path, repo id, GGUF file
+    wrapper_model_type: str | None = None  # config.json's own model_type when a wrapper holds the text model
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property

@@ -95,7 +95,8 @@ def architecture_from_config(
         arch = builder(text, model_type)
     display = name or _name_from(config) or model_type
     embedding = model_type in _ENCODER_FAMILIES if is_embedding_model is None else is_embedding_model
-    arch = replace(arch, name=display, source=source, is_embedding_model=embedding)
+    wrapper = config["model_type"] if text is not config else None
+    arch = replace(arch, name=display, source=source, is_embedding_model=embedding, wrapper_model_type=wrapper)
     from calculators.model.params import count_parameters  # params reads the same config; import here avoids a cycle
 
     try:

@@ -1,21 +1,11 @@
-"""MLX LM: KV caches that grow in 256-token steps, rotating caches, quantized caches, and the GPU's share of RAM.
+"""MLX LM's memory plan: every layer's cache as mlx-lm builds and grows it, for a workload, and the GPU's share of RAM.
 
-Source read: ml-explore/mlx-lm @ d78bf58e217c (v0.31.3-43, 2026-08-22):
-- mlx_lm/models/cache.py: `KVCache.step = 256`; when a chunk of n tokens does not fit, the buffer grows by
-  ceil(n / 256) x 256 tokens (after trimming to the used length if that was not a multiple of 256).
-  `RotatingKVCache(max_size, keep)`: grows by min(256, max_size - offset) per decode step and is trimmed to
-  max_size; a multi-token chunk is concatenated first, so the buffer briefly holds up to
-  min(len, max_size - 1) + chunk tokens. `make_prompt_cache` uses RotatingKVCache(max_kv_size, keep=4) for
-  every layer, unless the model defines its own `make_cache` (sliding-window and hybrid models do; then
-  max_kv_size is ignored). `QuantizedKVCache`: per head and token, dim x bits / 8 bytes of packed uint32 plus
-  dim / group_size scales and as many biases in the activation dtype; `KVCache.to_quantized` quantizes the
-  whole allocated buffer.
-- mlx_lm/generate.py: the prompt except its last token is processed in chunks of prefill_step_size (2048);
-  the cache is quantized once its offset reaches quantized_kv_start (CLI default 5000). --max-kv-size,
-  --kv-bits, --kv-group-size (64) and --quantized-kv-start are mlx_lm.generate flags.
-- mlx_lm/server.py: --decode-concurrency 32, --prompt-concurrency 8, --prefill-step-size 2048,
-  --prompt-cache-size 10, host 127.0.0.1, port 8080; at start it sets the wired limit to Metal's
-  max_recommended_working_set_size. This server has no --max-kv-size or --kv-bits flag.
+Source read: ml-explore/mlx-lm v0.32.2 (the version servewise's live check runs, tests/data/conformance/mlx_lm/):
+cache growth in cache.py, the chunking and quantization in generate.py, which cache each model file builds in
+models.py (servewise's mirror of mlx_lm/models/<type>.py make_cache). Flags: --max-kv-size, --kv-bits,
+--kv-group-size (64) and --quantized-kv-start (5000) are mlx_lm.generate's; mlx_lm/server.py adds
+--decode-concurrency 32, --prompt-concurrency 8, --prefill-step-size 2048, --prompt-cache-size 10, host
+127.0.0.1, port 8080, and at start sets the wired limit to Metal's max_recommended_working_set_size.
 
 The GPU may use Metal's recommended working set, not all of RAM. Its value is an input (`working_set_bytes`,
 or `wired_limit_mb` after `sudo sysctl iogpu.wired_limit_mb=N`); wiring memory needs macOS 15 or later.
@@ -25,22 +15,30 @@ iogpu.wired_limit_mb=114688 (antirez/ds4 PR #893, https://github.com/antirez/ds4
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from calculators.engines.mlx_lm.cache import (
+    QUANTIZE_BITS,
+    ROTATING_KEEP_TOKENS,
+    STEP_TOKENS,
+    CacheClass,
+    CacheGrowth,
+    kv_cache_growth,
+    quantized_bytes_per_vector,
+    rotating_cache_growth,
+)
+from calculators.engines.mlx_lm.generate import generation_chunks, quantization_reached
+from calculators.engines.mlx_lm.models import ModelFile, model_file
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
+from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote, Result
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.units import MIB
 
 ENGINE_ID = "mlx-lm"
-
-STEP_TOKENS = 256  # mlx_lm/models/cache.py KVCache.step / RotatingKVCache.step / QuantizedKVCache.step
-ROTATING_KEEP_TOKENS = 4  # make_prompt_cache: RotatingKVCache(max_size=max_kv_size, keep=4)
-_MLX_BITS = (2, 3, 4, 5, 6, 8)  # bit widths mx.quantize accepts for affine quantization
+_ATTENTION = (LayerKind.FULL, LayerKind.SLIDING, LayerKind.MLA)
 
 
 class MlxLmSettings(BaseModel):
@@ -63,16 +61,34 @@ class MlxLmSettings(BaseModel):
     port: int = 8080
 
 
+class MlxLayerCache(Result):
+    """One layer's cache after the workload, as mlx-lm's cache object reports it (`type(c).__name__`, `c.nbytes`)."""
+
+    layer: int = Field(description="index in the model's layers")
+    cache_class: CacheClass
+    tokens: int = Field(default=0, description="token slots of the K/V buffers (0: recurrent only)")
+    peak_tokens: int = Field(default=0, description="most token slots held after any update")
+    max_size: int | None = Field(default=None, description="RotatingKVCache max_size")
+    keep: int | None = Field(default=None, description="RotatingKVCache keep")
+    k_bytes_per_token: int = 0
+    v_bytes_per_token: int = 0
+    state_bytes: int = Field(default=0, description="ArraysCache arrays (conv and recurrent state), per sequence")
+    bytes: int = Field(description="cache.nbytes for one sequence")
+    peak_bytes: int = Field(description="largest cache.nbytes after any update, one sequence")
+
+
 class MlxLmPlan(MemoryPlan):
     """MLX LM's cache for `n_sequences` sequences of `retained_tokens` each, on Apple silicon's unified memory."""
 
+    model_file: str = Field(description="mlx_lm/models/<model_file>.py runs the model")
+    layer_caches: list[MlxLayerCache]
     prompt_tokens: int
     generated_tokens: int
     retained_tokens: int = Field(description="tokens the cache has seen: prompt + generated")
     n_sequences: int
     step_tokens: int
-    allocated_tokens: int = Field(description="token slots allocated per full-attention layer and sequence")
-    peak_allocated_tokens: int = Field(description="largest buffer during prompt processing (rotating caches)")
+    allocated_tokens: int = Field(description="token slots per full-context layer and sequence (0: none)")
+    peak_allocated_tokens: int = Field(description="largest buffer of any layer during the run, in token slots")
     max_kv_size_behaviour: Literal["unbounded", "rotating", "ignored_by_model_cache"]
     rotating_keep_tokens: int | None
     kv_bits: int | None
@@ -80,76 +96,6 @@ class MlxLmPlan(MemoryPlan):
     quantized: bool = Field(description="True when the cache was converted to QuantizedKVCache")
     working_set_bytes: int | None
     working_set_basis: str
-
-
-@dataclass(frozen=True)
-class CacheGrowth:
-    """Token slots of one layer's buffer: after the last chunk and at its largest."""
-
-    final_tokens: int
-    peak_tokens: int
-
-
-def generation_chunks(prompt_tokens: int, generated_tokens: int, prefill_step_size: int) -> list[int]:
-    """Token counts mlx_lm.generate feeds the cache: prompt chunks, then one token per step (generate_step)."""
-    chunks = []
-    remaining = prompt_tokens
-    while remaining > 1:
-        n = min(prefill_step_size, remaining - 1)
-        chunks.append(n)
-        remaining -= n
-    chunks.extend([1] * (remaining + generated_tokens))
-    return chunks
-
-
-def kv_cache_growth(chunks: list[int], step: int = STEP_TOKENS) -> CacheGrowth:
-    """Slots a KVCache (or QuantizedKVCache) has after the chunks: grows by whole steps, as cache.py does."""
-    capacity = offset = 0
-    for n in chunks:
-        if capacity == 0 or offset + n > capacity:
-            if capacity and offset % step:
-                capacity = offset
-            capacity += (step + n - 1) // step * step
-        offset += n
-    return CacheGrowth(capacity, capacity)
-
-
-def rotating_cache_growth(chunks: list[int], max_size: int, keep: int, step: int = STEP_TOKENS) -> CacheGrowth:
-    """Slots a RotatingKVCache holds after the chunks, and the most it held (concatenation before a trim).
-
-    Mirrors cache.py: multi-token chunks are concatenated after trimming to max_size - 1 valid tokens; single
-    tokens grow the buffer by min(step, max_size - offset) until it reaches max_size, then rotate in place.
-    """
-    length = offset = idx = peak = 0
-    for n in chunks:
-        if n > 1:  # _update_concat
-            if length == 0:
-                length = n
-            else:
-                valid = length if idx in (length,) or idx < offset else idx
-                length = min(valid, max_size - 1) + n
-            offset += n
-            idx = length
-        else:  # _update_in_place
-            if length == 0 or (offset >= length and length < max_size):
-                length += max(0, min(step, max_size - offset))
-                idx = offset
-            if length > max_size:
-                length = idx = max_size
-            if idx == max_size:
-                idx = keep
-            offset += 1
-            idx += 1
-        peak = max(peak, length)
-    return CacheGrowth(length, peak)
-
-
-def quantized_bytes_per_vector(dim: int, bits: int, group_size: int, scale_bytes: int) -> int:
-    """Bytes MLX stores for one quantized vector of `dim` values: packed uint32 words + scales + biases."""
-    if dim % group_size:
-        raise ServewiseInputError(f"kv_group_size {group_size} does not divide the head dimension {dim}")
-    values_per_word = 32 // bits
-    return dim // values_per_word * 4 + 2 * (dim // group_size) * scale_bytes
 
 
 def _vector_bytes(dim: int, dtype_bytes: int, bits: int | None, group_size: int) -> int:
@@ -160,19 +106,41 @@ def _vector_bytes(dim: int, dtype_bytes: int, bits: int | None, group_size: int)
     return quantized_bytes_per_vector(dim, bits, group_size, dtype_bytes)
 
 
-def _k_v_per_token(layer: LayerGeometry, dtype_bytes: int, bits: int | None, group_size: int) -> tuple[int, int]:
-    """K and V bytes one token costs in one layer (MLA: the latent is stored as 'keys', the rope key as 'values')."""
-    if layer.kind is LayerKind.MLA:
+def _k_v_per_token(layer: LayerGeometry, file: ModelFile, dtype_bytes: int, bits: int | None,
+                   group_size: int) -> tuple[int, int]:
+    """K and V bytes one token costs in one layer, as the model file stores it (see models.py for MLA)."""
+    if layer.kind is LayerKind.MLA and not file.expanded_mla:
         return (_vector_bytes(layer.kv_lora_rank, dtype_bytes, bits, group_size),
                 _vector_bytes(layer.qk_rope_head_dim, dtype_bytes, bits, group_size))
     return (layer.n_kv_heads * _vector_bytes(layer.head_dim_k, dtype_bytes, bits, group_size),
             layer.n_kv_heads * _vector_bytes(layer.head_dim_v, dtype_bytes, bits, group_size))
 
 
+def _built_cache(layer: LayerGeometry, file: ModelFile, max_kv_size: int | None) -> tuple[CacheClass, int | None, int]:
+    """(class, max_size, keep) make_prompt_cache gives one layer: the model's make_cache or the default."""
+    if file.cache_list:
+        return CacheClass.CACHE_LIST, None, 0
+    if layer.kind is LayerKind.RECURRENT:
+        return CacheClass.ARRAYS, None, 0
+    if file.has_make_cache:
+        if layer.kind is LayerKind.SLIDING and file.keeps_windows:
+            return CacheClass.ROTATING, layer.sliding_window_tokens, 0
+        return CacheClass.KV, None, 0
+    if max_kv_size is not None:
+        return CacheClass.ROTATING, max_kv_size, ROTATING_KEEP_TOKENS
+    return CacheClass.KV, None, 0
+
+
+def _state_bytes(layer: LayerGeometry, file: ModelFile, dtype_bytes: int) -> int:
+    """A recurrent layer's ArraysCache: conv state in the activation dtype, the state as the model file keeps it."""
+    state_dtype = 4 if file.float32_state else dtype_bytes
+    return layer.recurrent_conv_elements * dtype_bytes + layer.recurrent_state_elements * state_dtype
+
+
 def plan_mlx_lm(
     arch: ModelArchitecture,
     settings: MlxLmSettings,
-    machine: Machine,
+    machine: Machine | None,
     weights_bytes: int | None,
     *,
     prompt_tokens: int | None = None,
@@ -182,12 +150,13 @@ def plan_mlx_lm(
     working_set_bytes: int | None = None,
     wired_limit_mb: int | None = None,
 ) -> MlxLmPlan:
-    """MLX LM's KV memory for n sequences that each processed `prompt_tokens` and produced `generated_tokens`.
+    """MLX LM's cache bytes for n sequences that each processed `prompt_tokens` and produced `generated_tokens`.
 
-    Bytes; the cache follows mlx_lm.generate's chunking (prompt in prefill_step_size chunks, then one token per
-    step). The GPU budget is `working_set_bytes` (Metal's recommended working set) or `wired_limit_mb` MiB.
-    Without `prompt_tokens` the plan is one sequence filling the model's trained context (MLX LM has no
-    context setting of its own).
+    Layer by layer as mlx-lm builds and grows it (cache.py, generate.py, models.py here); bytes. The GPU
+    budget is `working_set_bytes` (Metal's recommended working set) or `wired_limit_mb` MiB; the cache does not
+    depend on the machine (None is allowed). Without
+    `prompt_tokens` the plan is one sequence filling the model's trained context (MLX LM has no context
+    setting of its own). `kv_dtype_bytes` is the activation dtype the cache takes from the weights.
     """
     if prompt_tokens is None:
         if arch.max_context_tokens is None:
@@ -195,79 +164,91 @@ def plan_mlx_lm(
         prompt_tokens = arch.max_context_tokens - generated_tokens
     if prompt_tokens < 1 or generated_tokens < 0 or n_sequences < 1:
         raise ServewiseInputError("prompt tokens and sequences must be at least 1, generated tokens at least 0")
-    if settings.kv_bits is not None and settings.kv_bits not in _MLX_BITS:
-        raise ServewiseInputError(f"kv_bits must be one of {list(_MLX_BITS)} (MLX affine quantization)")
+    if settings.kv_bits is not None and settings.kv_bits not in QUANTIZE_BITS:
+        raise ServewiseInputError(f"kv_bits must be one of {list(QUANTIZE_BITS)} (MLX affine quantization)")
     if kv_dtype_bytes not in (2, 4):
         raise ServewiseInputError("MLX keeps the KV cache in the activation dtype: 2 (float16/bfloat16) or 4 bytes")
+    file = model_file(arch.family, arch.wrapper_model_type)
     notes: list[PlanNote] = []
+    refusal: str | None = None
     retained = prompt_tokens + generated_tokens
     chunks = generation_chunks(prompt_tokens, generated_tokens, settings.prefill_step_size)
+    if not file.read:
+        notes.append(PlanNote(code="mlx_model_file_unread", message=f"servewise has not read mlx_lm/models/"
+                              f"{file.name}.py; the plan assumes it has no make_cache (KVCache on every layer)."))
 
-    model_has_own_cache = bool(arch.layers_of(LayerKind.SLIDING, LayerKind.RECURRENT))
     if settings.max_kv_size is None:
         behaviour = "unbounded"
-    elif model_has_own_cache:
+    elif file.has_make_cache:
         behaviour = "ignored_by_model_cache"
-        notes.append(PlanNote(code="mlx_max_kv_size_ignored", message="This model builds its own caches "
-                              "(make_cache: sliding-window or recurrent layers), so mlx_lm ignores --max-kv-size."))
+        notes.append(PlanNote(code="mlx_max_kv_size_ignored", message=f"mlx_lm/models/{file.name}.py builds its own "
+                              "caches (make_cache), so mlx_lm ignores --max-kv-size for this model."))
     else:
         behaviour = "rotating"
         notes.append(PlanNote(code="mlx_rotating", message=f"--max-kv-size {settings.max_kv_size}: each layer keeps "
                               f"the first {ROTATING_KEEP_TOKENS} tokens and the most recent ones; older context is "
                               "dropped, so answers no longer see the whole conversation."))
+    if arch.layers_of(LayerKind.SLIDING) and not file.keeps_windows:
+        notes.append(PlanNote(code="mlx_window_not_kept", message=f"mlx_lm/models/{file.name}.py keeps a full "
+                              "KVCache on the sliding-window layers (no RotatingKVCache for the window), so they "
+                              "hold every token like the others."))
 
-    quantized = settings.kv_bits is not None and any(
-        offset >= settings.quantized_kv_start for offset in _offsets(chunks))
+    quantized = settings.kv_bits is not None and quantization_reached(chunks, settings.quantized_kv_start)
     if settings.kv_bits is not None and not quantized:
         notes.append(PlanNote(code="mlx_not_yet_quantized", message=f"The cache stays unquantized until it holds "
                               f"quantized_kv_start ({settings.quantized_kv_start}) tokens."))
-    bits = settings.kv_bits if quantized else None
 
-    full_growth = (rotating_cache_growth(chunks, settings.max_kv_size, ROTATING_KEEP_TOKENS)
-                   if behaviour == "rotating" else kv_cache_growth(chunks))
-    caches: list[CacheAllocation] = []
-    per_sequence_bytes = 0
-    bytes_per_token = 0
-    by_kind: dict[str, tuple[list[LayerGeometry], CacheGrowth]] = {}
-    for layer in arch.layers:
-        if layer.kind in (LayerKind.FULL, LayerKind.MLA):
-            by_kind.setdefault(layer.kind.value, ([], full_growth))[0].append(layer)
-        elif layer.kind is LayerKind.SLIDING:
-            window = layer.sliding_window_tokens or retained
-            key = f"sliding_{window}"
-            growth = rotating_cache_growth(chunks, window, 0)
-            by_kind.setdefault(key, ([], growth))[0].append(layer)
-    type_name = (f"q{settings.kv_bits} (group {settings.kv_group_size})" if bits else
-                 ("float16/bfloat16" if kv_dtype_bytes == 2 else "float32"))
-    for key, (layers, growth) in by_kind.items():
-        k_tok = v_tok = 0
-        for layer in layers:
-            k, v = _k_v_per_token(layer, kv_dtype_bytes, bits, settings.kv_group_size)
-            k_tok, v_tok = k_tok + k, v_tok + v
-        bytes_per_token += k_tok + v_tok
-        cells = growth.final_tokens
-        caches.append(CacheAllocation(
-            name={"full": "kv", "mla": "kv_mla"}.get(key, "kv_swa"), layers=len(layers), cells=cells,
-            seqs=n_sequences, type_k=type_name, type_v=type_name, k_bytes=k_tok * cells * n_sequences,
-            v_bytes=v_tok * cells * n_sequences))
-        per_sequence_bytes += (k_tok + v_tok) * cells
-    recurrent = arch.layers_of(LayerKind.RECURRENT)
-    recurrent_bytes = sum((x.recurrent_conv_elements + x.recurrent_state_elements) for x in recurrent) * kv_dtype_bytes
-    if recurrent:
-        notes.append(PlanNote(code="mlx_recurrent_dtype", message="Recurrent state is counted in the activation "
-                              "dtype; some MLX models keep parts of it in float32."))
+    growth: dict[tuple[CacheClass, int | None, int], CacheGrowth] = {}
+    layer_caches: list[MlxLayerCache] = []
+    for index, layer in enumerate(arch.layers):
+        if layer.kind not in (*_ATTENTION, LayerKind.RECURRENT):
+            continue  # no cache (nemotron_h's MLP-only blocks)
+        built, max_size, keep = _built_cache(layer, file, settings.max_kv_size)
+        cache_class = built
+        if quantized and built is CacheClass.KV:
+            cache_class = CacheClass.QUANTIZED
+        elif quantized and built is CacheClass.ROTATING and refusal is None:
+            refusal = (f"mlx_lm stops with NotImplementedError (RotatingKVCache Quantization NYI) once the cache "
+                       f"reaches --quantized-kv-start {settings.quantized_kv_start}: layer {index} keeps a "
+                       "RotatingKVCache (--max-kv-size, or the model's sliding window), which cannot be quantized.")
+        bits = settings.kv_bits if cache_class is CacheClass.QUANTIZED else None
+        k_tok = v_tok = state = 0
+        if layer.kind in _ATTENTION:
+            k_tok, v_tok = _k_v_per_token(layer, file, kv_dtype_bytes, bits, settings.kv_group_size)
+        if layer.kind is LayerKind.RECURRENT:
+            state = _state_bytes(layer, file, kv_dtype_bytes)
+        tokens = peak = 0
+        if k_tok + v_tok:
+            key = (built, max_size, keep)
+            if key not in growth:
+                growth[key] = (rotating_cache_growth(chunks, max_size, keep) if built is CacheClass.ROTATING
+                               else kv_cache_growth(chunks))
+            tokens, peak = growth[key].final_tokens, growth[key].peak_tokens
+        per_token = k_tok + v_tok
+        layer_caches.append(MlxLayerCache(
+            layer=index, cache_class=cache_class, tokens=tokens, peak_tokens=peak, max_size=max_size,
+            keep=keep if built is CacheClass.ROTATING else None, k_bytes_per_token=k_tok, v_bytes_per_token=v_tok,
+            state_bytes=state,
+            bytes=per_token * tokens + state, peak_bytes=per_token * peak + state))
+    if quantized and not file.reads_quantized_cache and refusal is None:
+        refusal = (f"mlx_lm/models/{file.name}.py cannot attend over a quantized cache (AttributeError: 'list' "
+                   "object has no attribute 'swapaxes'): --kv-bits fails once the cache is quantized.")
 
-    kv_bytes = per_sequence_bytes * n_sequences
+    caches = _allocations(layer_caches, n_sequences, settings, kv_dtype_bytes)
+    kv_bytes = sum(c.bytes - c.state_bytes for c in layer_caches) * n_sequences
+    recurrent_bytes = sum(c.state_bytes for c in layer_caches) * n_sequences
     components: list[MemoryComponent] = []
     if weights_bytes is not None:
         components.append(MemoryComponent(kind=ComponentKind.WEIGHTS, label="weights", bytes=weights_bytes,
                                           exact=True, basis="as given"))
     components.append(MemoryComponent(kind=ComponentKind.KV_CACHE, label=f"KV cache, {n_sequences} sequence(s)",
-                                      bytes=kv_bytes, exact=True, basis="mlx_lm/models/cache.py growth in 256-token steps"))
-    if recurrent:
-        components.append(MemoryComponent(kind=ComponentKind.RECURRENT_STATE, label="recurrent state",
-                                          bytes=recurrent_bytes * n_sequences, exact=False,
-                                          basis="conv + state elements x activation dtype"))
+                                      bytes=kv_bytes, exact=file.read,
+                                      basis="mlx_lm/models/cache.py growth in 256-token steps"))
+    if recurrent_bytes:
+        components.append(MemoryComponent(
+            kind=ComponentKind.RECURRENT_STATE, label="recurrent state", bytes=recurrent_bytes, exact=file.read,
+            basis=f"ArraysCache: conv state in the activation dtype, state in "
+                  f"{'float32' if file.float32_state else 'the activation dtype'} (mlx_lm/models/{file.name}.py)"))
 
     if wired_limit_mb is not None:
         working_set, basis = wired_limit_mb * MIB, "iogpu.wired_limit_mb (Metal then reports exactly this limit)"
@@ -278,12 +259,16 @@ def plan_mlx_lm(
         notes.append(PlanNote(code="mlx_working_set_unknown", message="The GPU may use Metal's recommended working "
                               "set, not all of RAM (for example 107.52 GiB of a 128 GB Mac under macOS 26); give it "
                               "to check the fit."))
-    if not machine.unified_memory:
+    if machine is not None and not machine.unified_memory:
         notes.append(PlanNote(code="mlx_not_unified", message="MLX LM's Metal path runs on Apple silicon with "
                               "unified memory; this machine is not marked unified."))
     if n_sequences > 1:
         notes.append(PlanNote(code="mlx_batch_padding", message="mlx_lm.server batches up to decode_concurrency "
-                              "sequences; a batch pads shorter prompts to the longest, so real use can exceed this."))
+                              "sequences in one BatchKVCache per layer, padded to the longest prompt: sequences of "
+                              "different lengths each take the longest one's slots."))
+    notes.append(PlanNote(code="mlx_peak_not_modelled", message="Not counted: the activations of a prefill chunk "
+                          "(attention over prefill_step_size tokens at a time), which mlx_lm.generate's 'Peak "
+                          "memory' includes, and mlx_lm.server's cache of up to prompt_cache_size earlier prompts."))
     if working_set is not None:
         used = sum(c.bytes for c in components)
         if used < working_set:
@@ -293,23 +278,26 @@ def plan_mlx_lm(
             notes.append(PlanNote(code="mlx_over_working_set", message="Weights and cache exceed the GPU working "
                                   "set: MLX will page or fail; raise the wired limit (macOS 15+) or shrink the cache."))
 
+    full = [c for c in layer_caches if c.tokens and c.max_size is None]
     return MlxLmPlan(
         engine=ENGINE_ID,
-        kv_bytes_per_token=bytes_per_token,
+        kv_bytes_per_token=sum(c.k_bytes_per_token + c.v_bytes_per_token for c in layer_caches),
         kv_cache_bytes=kv_bytes,
         weights_bytes=weights_bytes,
         caches=caches,
         components=components,
         device_capacity_bytes=working_set,
-        refusal=None,
+        refusal=refusal,
         notes=notes,
+        model_file=file.name,
+        layer_caches=layer_caches,
         prompt_tokens=prompt_tokens,
         generated_tokens=generated_tokens,
         retained_tokens=retained,
         n_sequences=n_sequences,
         step_tokens=STEP_TOKENS,
-        allocated_tokens=full_growth.final_tokens,
-        peak_allocated_tokens=full_growth.peak_tokens,
+        allocated_tokens=max((c.tokens for c in full), default=max((c.tokens for c in layer_caches), default=0)),
+        peak_allocated_tokens=max((c.peak_tokens for c in layer_caches), default=0),
         max_kv_size_behaviour=behaviour,
         rotating_keep_tokens=ROTATING_KEEP_TOKENS if behaviour == "rotating" else None,
         kv_bits=settings.kv_bits,
@@ -320,9 +308,23 @@ def plan_mlx_lm(
     )
 
 
-def _offsets(chunks: list[int]) -> list[int]:
-    total, out = 0, []
-    for n in chunks:
-        total += n
-        out.append(total)
-    return out
+_ALLOCATION_NAMES = {CacheClass.KV: "kv", CacheClass.QUANTIZED: "kv", CacheClass.ROTATING: "kv_swa",
+                     CacheClass.ARRAYS: "recurrent", CacheClass.CACHE_LIST: "kv"}
+
+
+def _allocations(layers: list[MlxLayerCache], n_sequences: int, settings: MlxLmSettings,
+                 dtype_bytes: int) -> list[CacheAllocation]:
+    """Layers with the same cache class and size, summed: the readout's table of buffers."""
+    groups: dict[tuple[CacheClass, int], list[MlxLayerCache]] = {}
+    for cache in layers:
+        if cache.tokens:
+            groups.setdefault((cache.cache_class, cache.tokens), []).append(cache)
+    dtype = "float16/bfloat16" if dtype_bytes == 2 else "float32"
+    allocations = []
+    for (cache_class, tokens), members in groups.items():
+        kind = f"q{settings.kv_bits} (group {settings.kv_group_size})" if cache_class is CacheClass.QUANTIZED else dtype
+        allocations.append(CacheAllocation(
+            name=_ALLOCATION_NAMES[cache_class], layers=len(members), cells=tokens, seqs=n_sequences, type_k=kind,
+            type_v=kind, k_bytes=sum(c.k_bytes_per_token for c in members) * tokens * n_sequences,
+            v_bytes=sum(c.v_bytes_per_token for c in members) * tokens * n_sequences))
+    return allocations

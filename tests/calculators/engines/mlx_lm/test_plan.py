@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from calculators.engines.mlx_lm.plan import (
-    MlxLmSettings,
-    generation_chunks,
-    kv_cache_growth,
-    plan_mlx_lm,
-    quantized_bytes_per_vector,
-    rotating_cache_growth,
-)
+from dataclasses import replace
+
+from calculators.engines.mlx_lm.cache import kv_cache_growth, quantized_bytes_per_vector, rotating_cache_growth
+from calculators.engines.mlx_lm.generate import generation_chunks
+from calculators.engines.mlx_lm.plan import MlxLmSettings, plan_mlx_lm
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.units import GIB
@@ -53,6 +50,8 @@ def test_quantized_vector_layout():
     # 4 bits, group 64, fp16 scales/biases: 128 values -> 16 uint32 words (64 B) + 2 x 2 x 2 B = 72 B
     assert quantized_bytes_per_vector(128, 4, 64, 2) == 72
     assert quantized_bytes_per_vector(128, 8, 64, 2) == 136
+    # mx.quantize packs 128 x 5 bits into 20 words (not 128 // (32 // 5) = 21): live QuantizedKVCache nbytes
+    assert quantized_bytes_per_vector(128, 5, 64, 2) == 20 * 4 + 8
     with pytest.raises(ServewiseInputError):
         quantized_bytes_per_vector(80, 4, 64, 2)
 
@@ -74,10 +73,15 @@ def test_rotating_cache_with_max_kv_size():
     # short prompt, long answer: grows by min(256, max_size - offset) up to max_size
     assert rotating_cache_growth(generation_chunks(100, 10, 2048), 512, 4).final_tokens == 99 + 256
     assert rotating_cache_growth(generation_chunks(10, 1000, 2048), 512, 4).final_tokens == 512
-    plan = plan_mlx_lm(BRIEF_MODEL, MlxLmSettings(max_kv_size=512), MAC_128, None, prompt_tokens=3000,
-                       generated_tokens=10)
+    # mlx_lm/models/qwen3.py has no make_cache: make_prompt_cache gives every layer RotatingKVCache(512, keep=4)
+    qwen3 = replace(BRIEF_MODEL, family="qwen3")
+    plan = plan_mlx_lm(qwen3, MlxLmSettings(max_kv_size=512), MAC_128, None, prompt_tokens=3000, generated_tokens=10)
     assert plan.max_kv_size_behaviour == "rotating" and plan.rotating_keep_tokens == 4
     assert plan.allocated_tokens == 512 and plan.kv_cache_bytes == 512 * 131072
+    # mlx_lm/models/llama.py defines make_cache, so make_prompt_cache never sees max_kv_size (live: 3 x KVCache)
+    llama = plan_mlx_lm(BRIEF_MODEL, MlxLmSettings(max_kv_size=512), MAC_128, None, prompt_tokens=3000,
+                        generated_tokens=10)
+    assert llama.max_kv_size_behaviour == "ignored_by_model_cache" and llama.allocated_tokens == 3072
 
 
 def test_models_with_their_own_caches_ignore_max_kv_size():
