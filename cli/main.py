@@ -55,6 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
     weights = memory.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="QUANT", help="quantization id for estimated weight bytes (e.g. bf16)")
     weights.add_argument("--weights-bytes", type=int, metavar="N", help="exact weight bytes per model")
+    work = memory.add_argument_group(
+        "workload", "for engines whose cache grows with the work (MLX LM): what each sequence processes"
+    )
+    work.add_argument("--prompt-tokens", type=int, metavar="N", help="prompt tokens per sequence "
+                      "(default: the model's trained context)")
+    work.add_argument("--generated-tokens", type=int, metavar="M", help="tokens generated per sequence (default 0)")
+    work.add_argument("--sequences", type=int, metavar="S", help="sequences served at once (default 1)")
     memory.add_argument("--json", action="store_true", help="print one JSON object")
     memory.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
 
@@ -124,6 +131,9 @@ def run_memory(args: argparse.Namespace) -> int:
         n_gpus=args.gpus,
         weights_scheme=args.weights,
         weights_bytes=args.weights_bytes,
+        prompt_tokens=args.prompt_tokens,
+        generated_tokens=args.generated_tokens,
+        sequences=args.sequences,
     )
     if args.json:
         from reports.memory_json import cli_memory_document

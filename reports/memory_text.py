@@ -17,6 +17,9 @@ ENGINE_FIGURES = (
     ("max_model_len", "max_model_len (tokens)"),
     ("max_total_num_tokens", "max_total_num_tokens"),
     ("max_running_requests", "max_running_requests"),
+    ("model_file", "mlx_lm/models/<file>.py running the model"),
+    ("retained_tokens", "tokens per sequence (prompt + generated)"),
+    ("n_sequences", "sequences"),
     ("allocated_tokens", "allocated tokens per sequence (step-rounded)"),
 )
 

@@ -101,6 +101,12 @@ class EngineAdapter:
     why_not_held: Callable[[MemoryPlan, Workload, Machine], str | None]
     #: plan for the comparison (default: plan(arch, settings, machine, weights_bytes))
     run_plan: Callable[[ModelArchitecture, BaseModel, Machine, int | None, Workload], MemoryPlan] | None = None
+    #: plan for a workload whose length the cache grows with (prompt tokens, generated tokens, sequences):
+    #: workload_plan(arch, settings, machine, weights_bytes, prompt_tokens=, generated_tokens=, sequences=);
+    #: None = the engine sizes its cache before any request arrives, so the work does not change its plan
+    workload_plan: Callable[..., MemoryPlan] | None = None
+    #: settings the engine reads that change its memory but the plan does not model (the CLI lists them)
+    unmodelled_settings: frozenset[str] = frozenset()
     #: the engine sizes its cache from GPU memory, so the CLI needs --gpu
     needs_machine: bool = True
     #: GPUs one instance spans by its own parallelism settings

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from calculators.engines import adapter
+from calculators.engines import ENGINES, adapter
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu_id
 from calculators.hardware.machine import Machine
+from calculators.launch.flags import flag_spelling
 from calculators.launch.settings import LaunchSettings, settings_from_command
 from calculators.memory.plan import ComponentKind, MemoryPlan
 from calculators.model.architecture import ModelArchitecture
@@ -133,19 +134,41 @@ def plan_from_command(
     n_gpus: int | None = None,
     weights_scheme: str | None = None,
     weights_bytes: int | None = None,
+    prompt_tokens: int | None = None,
+    generated_tokens: int | None = None,
+    sequences: int | None = None,
 ) -> MemoryCommandResult:
-    """Parse the command, resolve model, machine and weights, and run the engine's memory plan."""
+    """Parse the command, resolve model, machine and weights, and run the engine's memory plan.
+
+    `prompt_tokens`, `generated_tokens` and `sequences` describe the work, for engines whose cache grows with it
+    (an engine that sizes its cache up front refuses them with a ServewiseInputError).
+    """
     launch = settings_from_command(command, kb)
     model = resolve_model(
         kb, hf_config=hf_config, hf_model=hf_model, gguf=gguf, catalog_id=catalog_id, command_model=launch.model
     )
     machine = resolve_machine(kb, launch.engine, launch.settings, gpu_id, n_gpus)
     weights, basis, exact = resolve_weights(kb, model, weights_scheme, weights_bytes)
-    plan = _mark_weights_exactness(
-        adapter(launch.engine).plan(model.arch, launch.settings, machine, weights), exact, basis
-    )
+    engine = adapter(launch.engine)
+    if (prompt_tokens, generated_tokens, sequences) == (None, None, None):
+        plan = engine.plan(model.arch, launch.settings, machine, weights)
+    elif engine.workload_plan is None:
+        growing = ", ".join(a.display_name for a in ENGINES.values() if a.workload_plan is not None)
+        raise ServewiseInputError(
+            f"{engine.display_name} sizes its cache before any request arrives, so --prompt-tokens, "
+            f"--generated-tokens and --sequences do not change its plan (they are for {growing})"
+        )
+    else:
+        plan = engine.workload_plan(model.arch, launch.settings, machine, weights, prompt_tokens=prompt_tokens,
+                                    generated_tokens=generated_tokens or 0, sequences=sequences or 1)
+    plan = _mark_weights_exactness(plan, exact, basis)
     notes = []
     if launch.unknown_flags:
         notes.append(f"flags servewise does not model (not ignored silently): {' '.join(launch.unknown_flags)}")
+    unmodelled = [k for k in launch.settings.model_fields_set if k in engine.unmodelled_settings]
+    if unmodelled:
+        spelling = flag_spelling(kb, launch.engine)
+        flags = " ".join(sorted(spelling.flags.get(k, k) for k in unmodelled))
+        notes.append(f"flags servewise reads but does not model (the memory they take is not in the plan): {flags}")
     return MemoryCommandResult(plan=plan, launch=launch, model=model, machine=machine, weights_basis=basis, notes=notes,
                                model_weights_bytes=weights)

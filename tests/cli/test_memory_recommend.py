@@ -128,3 +128,30 @@ def test_gguf_header_gives_exact_weight_bytes(tmp_path):
     plan = json.loads(done.stdout)
     assert plan["weights_basis"].startswith("exact")
     assert plan["kv_bytes_per_token"] == 2 * 2 * 8 * 128 * 2  # 2 layers, K+V, 8 KV heads, head 128, f16
+
+
+def test_mlx_workload_options_size_the_cache_that_grows_with_the_work():
+    # 1,000 prompt + 25 generated tokens: the prompt's 999-token chunk takes 1,024 slots, the 1,025th token a
+    # fifth 256-token step (the live mlx-lm recording of llama 1000 + 30 shows the same 1,280 slots)
+    done = cli("memory", "--model", "llama-3.1-8b", "--prompt-tokens", "1000", "--generated-tokens", "25",
+               "--sequences", "3", "--json", "--", "mlx_lm.server", "--model", "mlx-community/Llama-3.1-8B")
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    assert (plan["retained_tokens"], plan["allocated_tokens"], plan["n_sequences"]) == (1025, 1280, 3)
+    assert plan["kv_cache_bytes"] == 3 * 1280 * 131_072  # 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes
+    assert plan["model_file"] == "llama"
+
+
+def test_workload_options_are_refused_by_engines_that_size_their_cache_up_front():
+    done = cli("memory", "--model", "qwen3-8b", "--gpu", "h100-sxm-80gb", "--sequences", "3", "--",
+               "vllm", "serve", "Qwen/Qwen3-8B")
+    assert done.returncode == 2
+    assert "vLLM sizes its cache before any request arrives" in done.stderr and "MLX LM" in done.stderr
+
+
+def test_mlx_flags_read_but_not_modelled_are_listed():
+    done = cli("memory", "--model", "qwen3-8b", "--prompt-tokens", "512", "--", "mlx_lm.server", "--model",
+               "Qwen/Qwen3-8B", "--prompt-cache-size", "4")
+    assert done.returncode == 0, done.stderr
+    assert "flags servewise reads but does not model (the memory they take is not in the plan): --prompt-cache-size" \
+        in done.stdout

@@ -18,6 +18,10 @@ ADAPTER = EngineAdapter(
     not_applicable=workload.not_applicable,
     why_not_held=workload.why_not_held,
     run_plan=workload.run_plan,
+    workload_plan=workload.plan_for_work,
+    # mlx_lm.server's cache of earlier prompts, and the batch a prompt-processing step pads to
+    unmodelled_settings=frozenset({"prompt_cache_size", "prompt_cache_bytes", "prompt_concurrency"}),
+    needs_machine=False,  # the cache grows with the work, not with device memory
     # free bytes over a per-sequence cache that does not change with the sequence count (as llama.cpp's)
     sequences_guess_quality="trusted",
     command_start=launch.command_start,

@@ -37,3 +37,10 @@ def run_plan(arch, settings, machine: Machine, weights_bytes: int | None, worklo
     """MLX LM's plan also needs the workload's lengths and the machine's working set."""
     return plan_mlx_lm(arch, settings, machine, weights_bytes, prompt_tokens=workload.context_tokens,
                 n_sequences=workload.sequences, working_set_bytes=machine.device_memory_bytes)
+
+
+def plan_for_work(arch, settings, machine: Machine | None, weights_bytes: int | None, *, prompt_tokens: int | None,
+                  generated_tokens: int, sequences: int) -> MemoryPlan:
+    """MLX LM's plan for `sequences` runs of `prompt_tokens` in and `generated_tokens` out (None: the trained context)."""
+    return plan_mlx_lm(arch, settings, machine, weights_bytes, prompt_tokens=prompt_tokens,
+                       generated_tokens=generated_tokens, n_sequences=sequences)
