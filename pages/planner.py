@@ -106,7 +106,6 @@ left.plotly_chart(view.pareto, width="stretch")
 right.plotly_chart(view.latency, width="stretch")
 
 if best is not None:
-    st.subheader(_("Why this configuration, step by step"))
     st.markdown(view.why_markdown)
     st.subheader(_("Verify it before buying"))
     st.code(view.command, language="bash")

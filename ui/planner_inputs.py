@@ -30,18 +30,19 @@ def read_spec(kb) -> PlannerSpec | str:
     defaults = default_spec()
     model_ids = list(kb.models.ids)
     gpu_ids = [gpu.id for gpu in kb.gpus.all_gpus]
-    model_col, load_col, slo_col = st.columns(3)
+    model_col, load_col, slo_col, hw_col = st.columns(4)
     with model_col:
-        st.subheader(_("Model and weights"))
         model_id = url_widgets.selectbox(_("Model"), model_ids, key="plan_model",
                                          index=model_ids.index(defaults.model_id))
-        weights = url_widgets.multiselect(_("Weights to consider"), list(WEIGHT_OPTIONS), key="plan_weights",
-                                          default=list(defaults.weights))
-        kv_types = url_widgets.multiselect(_("KV cache types"), list(KV_CACHE_TYPES), key="plan_kv",
-                                           default=list(defaults.kv_cache_types))
         engines = url_widgets.multiselect(_("Engines"), list(ENGINE_IDS), key="plan_engines", default=list(ENGINE_IDS))
+        with st.expander(_("Weights, KV cache, concurrency")):
+            weights = url_widgets.multiselect(_("Weights to consider"), list(WEIGHT_OPTIONS), key="plan_weights",
+                                              default=list(defaults.weights))
+            kv_types = url_widgets.multiselect(_("KV cache types"), list(KV_CACHE_TYPES), key="plan_kv",
+                                               default=list(defaults.kv_cache_types))
+            concurrency = url_widgets.multiselect(_("Concurrency settings to try"), list(CONCURRENCY_OPTIONS),
+                                                  key="plan_conc", default=list(defaults.concurrency_options))
     with load_col:
-        st.subheader(_("Workload"))
         kind = url_widgets.radio(_("Demand"), ["rate", "users"], key="plan_load", horizontal=True,
                                  help=_("An arrival rate, or people who pause between requests (think time)."))
         if kind == "users":
@@ -53,55 +54,55 @@ def read_spec(kb) -> PlannerSpec | str:
             rate = url_widgets.number(_("Arrival rate (requests/s)"), key="plan_rate", min_value=0.01,
                                       max_value=100_000.0, value=5.0)
             load = {"arrival_rate_per_s": rate}
-        shape = url_widgets.radio(_("Lengths"), ["fixed", "lognormal"], key="plan_shape", horizontal=True)
-        prompt = url_widgets.number(_("Prompt tokens (median)"), key="plan_prompt", min_value=1, max_value=1_000_000,
-                                    value=1024)
-        output = url_widgets.number(_("Output tokens (median)"), key="plan_output", min_value=1, max_value=100_000,
-                                    value=256)
-        prefix = url_widgets.number(_("Shared prefix share"), key="plan_prefix", min_value=0.0, max_value=1.0,
-                                    value=0.0, step=0.05)
+        with st.expander(_("Request lengths")):
+            shape = url_widgets.radio(_("Lengths"), ["fixed", "lognormal"], key="plan_shape", horizontal=True)
+            prompt = url_widgets.number(_("Prompt tokens (median)"), key="plan_prompt", min_value=1,
+                                        max_value=1_000_000, value=1024)
+            output = url_widgets.number(_("Output tokens (median)"), key="plan_output", min_value=1,
+                                        max_value=100_000, value=256)
+            prefix = url_widgets.number(_("Shared prefix share"), key="plan_prefix", min_value=0.0, max_value=1.0,
+                                        value=0.0, step=0.05)
     with slo_col:
-        st.subheader(_("Target (SLO)"))
-        ttft_pct = url_widgets.number(_("TTFT percentile"), key="plan_ttft_pct", min_value=50.0, max_value=99.9,
-                                      value=95.0)
         ttft = url_widgets.number(_("TTFT bound (s)"), key="plan_ttft", min_value=0.001, max_value=3600.0, value=1.0)
-        itl_pct = url_widgets.number(_("Inter-token latency percentile"), key="plan_itl_pct", min_value=50.0,
-                                     max_value=99.9, value=95.0)
         itl_ms = url_widgets.number(_("Inter-token latency bound (ms)"), key="plan_itl", min_value=0.1,
                                     max_value=60_000.0, value=50.0)
-        failed = url_widgets.number(_("Most failed or rejected (%)"), key="plan_failed", min_value=0.0,
-                                    max_value=100.0, value=1.0)
-    hw_col, cost_col = st.columns(2)
+        with st.expander(_("Percentiles and failures")):
+            ttft_pct = url_widgets.number(_("TTFT percentile"), key="plan_ttft_pct", min_value=50.0,
+                                          max_value=99.9, value=95.0)
+            itl_pct = url_widgets.number(_("Inter-token latency percentile"), key="plan_itl_pct", min_value=50.0,
+                                         max_value=99.9, value=95.0)
+            failed = url_widgets.number(_("Most failed or rejected (%)"), key="plan_failed", min_value=0.0,
+                                        max_value=100.0, value=1.0)
     with hw_col:
-        st.subheader(_("Hardware that may be used"))
-        chosen = url_widgets.multiselect(_("GPUs"), gpu_ids, key="plan_gpus",
+        chosen = url_widgets.multiselect(_("GPUs that may be used"), gpu_ids, key="plan_gpus",
                                          default=[o.gpu_id for o in defaults.hardware])
-        per_host = url_widgets.number(_("GPUs per host"), key="plan_per_host", min_value=1, max_value=72, value=8)
-        hosts = url_widgets.number(_("Hosts at most"), key="plan_hosts", min_value=1, max_value=64, value=1)
-        concurrency = url_widgets.multiselect(_("Concurrency settings to try"), list(CONCURRENCY_OPTIONS),
-                                              key="plan_conc", default=list(defaults.concurrency_options))
-    with cost_col:
-        st.subheader(_("Prices"))
-        basis = url_widgets.radio(_("Cost basis"), [b.value for b in CostBasis], key="plan_basis", horizontal=True)
-        prices: dict[str, float | None] = {}
-        on_premises = None
-        if basis == CostBasis.CLOUD.value:
-            st.caption(_("0 = the knowledge base's example list price (whose and when is shown with the result)."))
-            for gpu_id in chosen:
-                typed = url_widgets.number(_("{gpu}: US$ per GPU-hour").format(gpu=kb.gpus.get(gpu_id).name),
-                                           key=f"plan_price_{gpu_id}", min_value=0.0, max_value=10_000.0, value=0.0)
-                prices[gpu_id] = typed or None
-        else:
-            purchase = url_widgets.number(_("Purchase price per GPU (US$)"), key="plan_buy", min_value=1.0,
-                                          max_value=10_000_000.0, value=30_000.0)
-            months = url_widgets.number(_("Amortisation (months)"), key="plan_months", min_value=1.0,
-                                        max_value=240.0, value=36.0)
-            tariff = url_widgets.number(_("Energy price (US$ per kWh)"), key="plan_kwh", min_value=0.001,
-                                        max_value=10.0, value=0.15)
-            pue = url_widgets.number(_("PUE"), key="plan_pue", min_value=1.0, max_value=5.0,
-                                     value=float(kb.prices.factor("pue").value))
-            on_premises = {"purchase_usd_per_gpu": purchase, "amortisation_months": months,
-                           "energy_usd_per_kwh": tariff, "pue": pue}
+        with st.expander(_("Hosts and prices")):
+            per_host = url_widgets.number(_("GPUs per host"), key="plan_per_host", min_value=1, max_value=72,
+                                          value=8)
+            hosts = url_widgets.number(_("Hosts at most"), key="plan_hosts", min_value=1, max_value=64, value=1)
+            basis = url_widgets.radio(_("Cost basis"), [b.value for b in CostBasis], key="plan_basis",
+                                      horizontal=True)
+            prices: dict[str, float | None] = {}
+            on_premises = None
+            if basis == CostBasis.CLOUD.value:
+                st.caption(_("0 = the knowledge base's example list price (whose and when is shown with the "
+                             "result)."))
+                for gpu_id in chosen:
+                    typed = url_widgets.number(_("{gpu}: US$ per GPU-hour").format(gpu=kb.gpus.get(gpu_id).name),
+                                               key=f"plan_price_{gpu_id}", min_value=0.0, max_value=10_000.0,
+                                               value=0.0)
+                    prices[gpu_id] = typed or None
+            else:
+                purchase = url_widgets.number(_("Purchase price per GPU (US$)"), key="plan_buy", min_value=1.0,
+                                              max_value=10_000_000.0, value=30_000.0)
+                months = url_widgets.number(_("Amortisation (months)"), key="plan_months", min_value=1.0,
+                                            max_value=240.0, value=36.0)
+                tariff = url_widgets.number(_("Energy price (US$ per kWh)"), key="plan_kwh", min_value=0.001,
+                                            max_value=10.0, value=0.15)
+                pue = url_widgets.number(_("PUE"), key="plan_pue", min_value=1.0, max_value=5.0,
+                                         value=float(kb.prices.factor("pue").value))
+                on_premises = {"purchase_usd_per_gpu": purchase, "amortisation_months": months,
+                               "energy_usd_per_kwh": tariff, "pue": pue}
     if not chosen:
         return _("Pick at least one GPU.")
     if not engines or not weights or not kv_types or not concurrency:
