@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from calculators.memory.compare import Workload
     from calculators.memory.plan import MemoryPlan
     from calculators.model.architecture import ModelArchitecture
+    from calculators.simulator.policy import SchedulerPolicy
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class EngineAdapter:
     #: why the engine cannot run on this machine (None: it can)
     not_applicable: Callable[[Machine], str | None]
     #: why this plan does not hold the workload, in the engine's terms (None: it does); refusal checked before
-    why_not_held: Callable[[MemoryPlan, Workload, Machine], str | None]
+    why_not_held: Callable[..., str | None]
     #: plan for the comparison (default: plan(arch, settings, machine, weights_bytes))
     run_plan: Callable[[ModelArchitecture, BaseModel, Machine, int | None, Workload], MemoryPlan] | None = None
     #: plan for a workload whose length the cache grows with (prompt tokens, generated tokens, sequences):
@@ -114,11 +115,11 @@ class EngineAdapter:
     # -- memory.capacity ------------------------------------------------------------------------------------
     #: the engine's own answer to most sequences / longest context from one plan (None: the shared guess from
     #: the bytes the plan leaves free)
-    sequences_guess: Callable[[MemoryPlan, Workload, Machine], int] | None = None
-    context_guess: Callable[[MemoryPlan, Workload, Machine], int] | None = None
+    sequences_guess: Callable[..., int] | None = None
+    context_guess: Callable[..., int] | None = None
     #: a limit the engine puts on the shared guess: (guess, plan, workload, machine) -> guess
-    clamp_sequences_guess: Callable[[int, MemoryPlan, Workload, Machine], int] | None = None
-    clamp_context_guess: Callable[[int, MemoryPlan, Workload, Machine], int] | None = None
+    clamp_sequences_guess: Callable[..., int] | None = None
+    clamp_context_guess: Callable[..., int] | None = None
     #: "exact": the first guess is the engine's own answer; "trusted": a guess that holds is checked once and
     #: searched around only if it does not hold (one that holds but is low would under-report by the
     #: difference; none was seen); "searched": searched around
@@ -161,7 +162,7 @@ class EngineAdapter:
     settle_log_settings: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     # -- simulator ------------------------------------------------------------------------------------------
     #: the scheduler policy model (a pydantic model with an `engine` literal), None = not simulated
-    scheduler_policy: type[BaseModel] | None = None
+    scheduler_policy: type[SchedulerPolicy] | None = None
     #: the concurrency page's widgets for the policy's knobs, and the title of their section
     simulator_knobs: tuple[SimulatorKnob, ...] = ()
     simulator_label: str = ""

@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from calculators.engines.base import CapacitySearch
-from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES, LlamaCppSettings
+from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES, LlamaCppPlan, LlamaCppSettings
 from calculators.hardware.machine import Machine
-from calculators.memory.plan import MemoryPlan
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
 
@@ -33,7 +32,7 @@ def not_applicable(machine: Machine) -> str | None:
     return None
 
 
-def slots_hold(plan: MemoryPlan, sequences: int, context_tokens: int, machine: Machine) -> str | None:
+def slots_hold(plan: LlamaCppPlan, sequences: int, context_tokens: int, machine: Machine) -> str | None:
     """Why the slots cannot hold `sequences` x `context_tokens` (None when they can)."""
     n, ctx = sequences, context_tokens
     if plan.n_seq < n or plan.n_ctx_slot < ctx:
@@ -41,7 +40,7 @@ def slots_hold(plan: MemoryPlan, sequences: int, context_tokens: int, machine: M
     return None
 
 
-def devices_hold(plan: MemoryPlan, machine: Machine) -> str | None:
+def devices_hold(plan: LlamaCppPlan, machine: Machine) -> str | None:
     """Why a device (GPU or host RAM) cannot hold what the plan puts on it (None when every device can)."""
     for device in plan.devices:
         used = device.kv_cache_bytes + (device.weights_bytes or 0)
@@ -57,7 +56,7 @@ def devices_hold(plan: MemoryPlan, machine: Machine) -> str | None:
     return None
 
 
-def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
+def why_not_held(plan: LlamaCppPlan, workload, machine: Machine) -> str | None:
     """Every sequence needs a slot of its context, and every device must hold its layers and cache."""
     return (slots_hold(plan, workload.sequences, workload.context_tokens, machine)
             or devices_hold(plan, machine))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from calculators.engines.mlx_lm.plan import plan_mlx_lm
+from calculators.engines.mlx_lm.plan import MlxLmPlan, plan_mlx_lm
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import MemoryPlan
 from calculators.units import GIB
@@ -25,7 +25,7 @@ def not_applicable(machine: Machine) -> str | None:
     return None
 
 
-def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
+def why_not_held(plan: MlxLmPlan, workload, machine: Machine) -> str | None:
     """Weights and cache must fit the GPU's working set."""
     capacity = plan.device_capacity_bytes
     if capacity is not None and plan.used_bytes > capacity:

@@ -8,9 +8,8 @@ from typing import Any
 from calculators.engines.base import CapacitySearch
 from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES
 from calculators.engines.llama_cpp.workload import devices_hold, slots_hold
-from calculators.engines.ollama.plan import LOAD_HEADROOM_PERCENT, OllamaSettings
+from calculators.engines.ollama.plan import LOAD_HEADROOM_PERCENT, OllamaPlan, OllamaSettings
 from calculators.hardware.machine import Machine
-from calculators.memory.plan import MemoryPlan
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
 
@@ -33,7 +32,7 @@ def not_applicable(machine: Machine) -> str | None:
     return None
 
 
-def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
+def why_not_held(plan: OllamaPlan, workload, machine: Machine) -> str | None:
     """llama.cpp's slots, then Ollama's own load check, then every device's memory."""
     reason = slots_hold(plan, workload.sequences, workload.context_tokens, machine)
     if reason is None and not plan.fits_preflight:
@@ -42,7 +41,7 @@ def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
     return reason or devices_hold(plan, machine)
 
 
-def _load_room(plan: MemoryPlan, machine: Machine) -> tuple[int, int]:
+def _load_room(plan: OllamaPlan, machine: Machine) -> tuple[int, int]:
     """(an f16 KV guess, bytes left within the load headroom): Ollama's pre-flight estimate (file + that guess)
     must stay within its headroom; Ollama spreads a model over every GPU once it no longer fits one."""
     kv_guess = max(plan.predicted_vram_bytes - (plan.weights_bytes or 0), 1)
@@ -50,14 +49,14 @@ def _load_room(plan: MemoryPlan, machine: Machine) -> tuple[int, int]:
     return kv_guess, room
 
 
-def clamp_sequences_guess(guess: int, plan: MemoryPlan, workload, machine: Machine) -> int:
+def clamp_sequences_guess(guess: int, plan: OllamaPlan, workload, machine: Machine) -> int:
     """The free-bytes guess, no higher than the sequences Ollama's own estimate lets it load."""
     kv_guess, room = _load_room(plan, machine)
     n = workload.sequences
     return min(guess, n + room * n // kv_guess)
 
 
-def clamp_context_guess(guess: int, plan: MemoryPlan, workload, machine: Machine) -> int:
+def clamp_context_guess(guess: int, plan: OllamaPlan, workload, machine: Machine) -> int:
     """The free-bytes guess, no longer than the context Ollama's own estimate lets it load."""
     kv_guess, room = _load_room(plan, machine)
     return min(guess, plan.per_request_context + room * plan.per_request_context // kv_guess)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from calculators.engines.sglang.plan import SglangPlan
 from calculators.hardware.machine import Machine
-from calculators.memory.plan import MemoryPlan
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
     "16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8_e4m3"}, "4-bit": None,
@@ -25,7 +25,7 @@ def not_applicable(machine: Machine) -> str | None:
     return None
 
 
-def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
+def why_not_held(plan: SglangPlan, workload, machine: Machine) -> str | None:
     """The token pool must hold every sequence's context, and max_running_requests must admit them."""
     n, ctx = workload.sequences, workload.context_tokens
     if plan.max_total_num_tokens < n * ctx:
@@ -35,12 +35,12 @@ def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
     return None
 
 
-def sequences_guess(plan: MemoryPlan, workload, machine: Machine) -> int:
+def sequences_guess(plan: SglangPlan, workload, machine: Machine) -> int:
     """SGLang's own pool divided by the context."""
     return plan.max_total_num_tokens // workload.context_tokens
 
 
-def context_guess(plan: MemoryPlan, workload, machine: Machine) -> int:
+def context_guess(plan: SglangPlan, workload, machine: Machine) -> int:
     """SGLang's own pool divided by the sequences."""
     return plan.max_total_num_tokens // workload.sequences
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from math import floor
 from typing import Any
 
+from calculators.engines.vllm.plan import VllmPlan
 from calculators.hardware.machine import Machine
-from calculators.memory.plan import MemoryPlan
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
     "16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8"}, "4-bit": None,
@@ -26,7 +26,7 @@ def not_applicable(machine: Machine) -> str | None:
     return None
 
 
-def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
+def why_not_held(plan: VllmPlan, workload, machine: Machine) -> str | None:
     """max_num_seqs must run every sequence and the KV cache must hold that many max_model_len requests."""
     n = workload.sequences
     if plan.max_num_seqs < n:
@@ -37,13 +37,13 @@ def why_not_held(plan: MemoryPlan, workload, machine: Machine) -> str | None:
     return None
 
 
-def sequences_guess(plan: MemoryPlan, workload, machine: Machine) -> int:
+def sequences_guess(plan: VllmPlan, workload, machine: Machine) -> int:
     """vLLM's "Maximum concurrency" depends on the context only (max_num_seqs, which the search sets to the
     sequence count, changes no block), so it is the answer itself."""
     return floor(plan.max_concurrency)
 
 
-def context_guess(plan: MemoryPlan, workload, machine: Machine) -> int:
+def context_guess(plan: VllmPlan, workload, machine: Machine) -> int:
     """The KV tokens (or vLLM's own estimate of the longest max_model_len when it refuses) per sequence."""
     n = workload.sequences
     return plan.kv_tokens // n if plan.refusal is None else (plan.estimated_max_model_len or 1) // n
