@@ -67,11 +67,9 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
     if spec.max_running == 1 and spec.single_slot_note is not None and share >= QUEUE_NEGLIGIBLE_SHARE:
         notes.append(spec.single_slot_note)
     peak_queued = max(result.timeseries.queued, default=0)
-    if spec.max_queue_unenforced is not None and peak_queued > spec.max_queue_unenforced:
-        notes.append(PlanNote(code="ollama_max_queue_scope", message=(
-            f"Up to {peak_queued} requests waited, more than OLLAMA_MAX_QUEUE={spec.max_queue_unenforced}, and "
-            "none was refused: in the Ollama source read (v0.33.0-rc2) the limit only bounds requests waiting "
-            "for a model to load, not for a slot. Raising it creates no replicas either.")))
+    if spec.max_queue_unenforced is not None and peak_queued > spec.max_queue_unenforced and spec.max_queue_scope_note:
+        code, message = spec.max_queue_scope_note
+        notes.append(PlanNote(code=code, message=message.format(peak=peak_queued, limit=spec.max_queue_unenforced)))
     reasons = [r.reject_reason for r in result.records if r.status is RequestStatus.REJECTED]
     for reason, text in (
         (RejectReason.QUEUE_FULL, "rejected because the queue was full (max_queue; Ollama answers HTTP 503)"),

@@ -76,6 +76,9 @@ class SchedulerSpec(BaseModel):
     single_slot_note: PlanNote | None = Field(
         default=None, description="what to tell a team whose requests queue behind one slot (the engine's default)"
     )
+    max_queue_scope_note: tuple[str, str] | None = Field(
+        default=None, description="(code, message with {peak} and {limit}) when more waited than an unenforced limit"
+    )
     max_queue_unenforced: int | None = Field(
         default=None, ge=0, description="a configured queue limit the engine does not apply to this wait"
     )

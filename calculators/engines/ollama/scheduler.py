@@ -67,6 +67,10 @@ class OllamaPolicy(SchedulerPolicy):
             max_queue=self.max_queue if self.max_queue_applies_to_slot_wait else None,
             max_queue_knob="max_queue",
             max_queue_unenforced=None if self.max_queue_applies_to_slot_wait else self.max_queue,
+            max_queue_scope_note=("ollama_max_queue_scope", (
+                "Up to {peak} requests waited, more than OLLAMA_MAX_QUEUE={limit}, and none was refused: in the "
+                "Ollama source read (v0.33.0-rc2) the limit only bounds requests waiting for a model to load, not "
+                "for a slot. Raising it creates no replicas either.")),
             single_slot_note=PlanNote(code="ollama_single_slot", message=(
                 "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "
                 "waits its turn.")),
