@@ -1,0 +1,241 @@
+"""Least-squares fit of the speed model's efficiencies to the public measurements (knowledge/speed_measurements.yaml).
+
+Decode: seconds per token y = x / memory_efficiency + decode_overhead_s, where x is the bytes a step
+reads divided by peak bandwidth. Prefill: seconds y = f / compute_efficiency + prefill_overhead_s, where f
+is the prefill's FLOPs divided by peak flop/s (only hardware whose flop/s are known). Both are fitted by
+weighted least squares on relative error (rows divided by y), per engine family and hardware class, with
+the efficiency capped at 1 and overheads at >= 0. Bands come from leave-one-out residuals of each group,
+so they describe how well the group predicts a measurement it has not seen.
+
+numpy is used for the small least-squares solves (it is already installed as a pandas dependency).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from calculators.speed.families import speed_family
+from calculators.speed.model import Accelerator, Band, ModelShape, SpeedBasis, SpeedParams
+from knowledge.speed import FIT_FILE, SpeedHardware, SpeedMeasurementSet, SpeedModelArtefact, SpeedPoint, load_speed_measurements
+
+#: A group needs this many measurements to get its own parameters; smaller groups borrow (see `lookup`).
+MIN_POINTS = 3
+#: Used when no measurement at all constrains prefill for a group: stated as assumed, never as fitted.
+ASSUMED_COMPUTE_EFFICIENCY = 0.5
+DECODE_METRICS = ("decode_tokens_per_s", "tpot_ms")
+PREFILL_METRICS = ("prefill_tokens_per_s", "ttft_ms")
+
+
+def accelerator_of(hw: SpeedHardware) -> Accelerator:
+    """The speed model's view of a measurement's hardware entry."""
+    flops = hw.dense_fp16_tflops
+    return Accelerator(
+        hardware_class=hw.hardware_class,
+        memory_bandwidth_bytes_per_s=hw.memory_bandwidth_gb_per_s * 1e9,
+        flops_per_s=flops * 1e12 if isinstance(flops, (int, float)) else None,
+        label=hw.name,
+    )
+
+
+def shape_of(model: SpeedModelArtefact) -> ModelShape:
+    """The speed model's view of a measured model artefact."""
+    return ModelShape(
+        weights_read_bytes=model.weights_read_bytes,
+        params_active=model.params_active,
+        n_layers=model.n_layers,
+        attention_q_dim=model.attention_q_dim,
+        kv_bytes_per_token=model.kv_bytes_per_token,
+        label=model.name,
+    )
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One measurement turned into (feature seconds, measured seconds) for one fit."""
+
+    point: SpeedPoint
+    hardware_class: str
+    family: str
+    x_s: float  # bytes / peak bandwidth (decode) or FLOPs / peak flop/s (prefill)
+    y_s: float  # measured seconds per token (decode) or per prefill
+
+
+def measured_seconds(point: SpeedPoint) -> float:
+    """Seconds per decode token (decode metrics) or per prefill (prefill metrics) a point reports."""
+    if point.metric == "decode_tokens_per_s":
+        return point.batch / point.value if point.batch > 1 else 1.0 / point.value
+    if point.metric == "prefill_tokens_per_s":
+        return point.prompt_tokens / point.value
+    return point.value / 1000.0
+
+
+def decode_feature_s(model: ModelShape, hw: Accelerator, context_tokens: float, batch: int = 1) -> float:
+    """Seconds a decode step's bytes take at 100 % of peak bandwidth."""
+    return (model.weights_read_bytes + batch * context_tokens * model.kv_bytes_per_token) / hw.memory_bandwidth_bytes_per_s
+
+
+def prefill_feature_s(model: ModelShape, hw: Accelerator, prompt_tokens: int) -> float | None:
+    """Seconds a prefill's FLOPs take at 100 % of peak flop/s (None when flop/s are unknown)."""
+    if hw.flops_per_s is None:
+        return None
+    n = float(prompt_tokens)
+    flops = 2.0 * model.params_active * n + 2.0 * model.n_layers * model.attention_q_dim * n * n
+    return flops / hw.flops_per_s
+
+
+def observations(data: SpeedMeasurementSet, metrics: tuple[str, ...]) -> list[Observation]:
+    """Every point of `data` with one of `metrics`, as fit rows (prefill rows need known flop/s)."""
+    hardware = data.hardware_by_id()
+    models = data.models_by_id()
+    rows = []
+    for point in data.points:
+        if point.metric not in metrics:
+            continue
+        hw = accelerator_of(hardware[point.hardware])
+        model = shape_of(models[point.model])
+        if point.metric in DECODE_METRICS:
+            x = decode_feature_s(model, hw, point.context_tokens, point.batch)
+        else:
+            feature = prefill_feature_s(model, hw, point.prompt_tokens)
+            if feature is None:
+                continue
+            x = feature
+        rows.append(Observation(point, hw.hardware_class, speed_family(point.engine), x, measured_seconds(point)))
+    return rows
+
+
+def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(slope >= 1, intercept >= 0) minimising the relative error of slope * x + intercept against y."""
+    weights = 1.0 / y
+    design = np.column_stack([x * weights, weights])
+    if len(x) >= 2 and np.ptp(x) > 0:
+        slope, intercept = np.linalg.lstsq(design, np.ones_like(y), rcond=None)[0]
+    else:
+        slope, intercept = 1.0, -1.0  # one distinct x: no overhead can be told apart, fit the slope alone
+    if intercept < 0:
+        intercept = 0.0
+        slope = float(np.sum(x * weights**2 * y) / np.sum((x * weights) ** 2))
+    if slope < 1.0:
+        slope = 1.0
+        intercept = max(0.0, float(np.sum((y - x) * weights**2) / np.sum(weights**2)))
+    return float(slope), float(intercept)
+
+
+def band_from(residuals: list[float]) -> Band:
+    """Band from relative residuals (measured rate / predicted rate - 1)."""
+    if not residuals:
+        return Band(low=0.0, high=0.0, median_abs=0.0, n_points=0)
+    r = np.asarray(residuals)
+    return Band(
+        low=min(0.0, float(np.quantile(r, 0.1))),
+        high=max(0.0, float(np.quantile(r, 0.9))),
+        median_abs=float(np.median(np.abs(r))),
+        n_points=len(residuals),
+    )
+
+
+def loo_residuals(rows: list[Observation]) -> list[float]:
+    """Leave-one-out relative residuals of the rate (measured / predicted - 1) within one group."""
+    x = np.asarray([r.x_s for r in rows])
+    y = np.asarray([r.y_s for r in rows])
+    residuals = []
+    for i in range(len(rows)):
+        keep = np.arange(len(rows)) != i
+        slope, intercept = fit_line(x[keep], y[keep])
+        predicted_s = slope * x[i] + intercept
+        residuals.append(predicted_s / y[i] - 1.0)  # rate ratio: (1/y) / (1/pred) - 1
+    return residuals
+
+
+@dataclass(frozen=True)
+class GroupFit:
+    """Parameters of one (engine family, hardware class) group and what they were fitted on."""
+
+    family: str
+    hardware_class: str
+    params: SpeedParams
+    decode_points: tuple[str, ...]
+    prefill_points: tuple[str, ...]
+    prefill_fitted: bool
+
+
+@dataclass(frozen=True)
+class FitTable:
+    """Every fitted group, keyed by (engine family, hardware class)."""
+
+    groups: dict[tuple[str, str], GroupFit]
+
+    def lookup(self, family: str, hardware_class: str) -> tuple[SpeedParams, SpeedBasis]:
+        """Parameters for a family on a class, with the basis saying which group (or fallback) gave them.
+
+        Order: the group itself; else the same family on the nearest class that has a fit (stated);
+        else any family on the same class (stated). Raises when nothing at all is fitted.
+        """
+        exact = self.groups.get((family, hardware_class))
+        if exact is not None:
+            return exact.params, SpeedBasis(
+                kind="default-fit", engine_family=family, hardware_class=hardware_class, group=f"{family} / {hardware_class}"
+            )
+        for (fam, cls), fit in sorted(self.groups.items()):
+            if cls == hardware_class:
+                return fit.params, SpeedBasis(
+                    kind="default-fit",
+                    engine_family=family,
+                    hardware_class=hardware_class,
+                    group=f"{fam} / {cls}",
+                    note=f"no measurements of {family} on {hardware_class}; parameters of {fam} on the same class",
+                )
+        for (fam, cls), fit in sorted(self.groups.items()):
+            if fam == family:
+                return fit.params, SpeedBasis(
+                    kind="default-fit",
+                    engine_family=family,
+                    hardware_class=hardware_class,
+                    group=f"{fam} / {cls}",
+                    note=f"no measurements on {hardware_class}; parameters of {family} on {cls}",
+                )
+        raise LookupError("the speed fit has no groups")
+
+
+def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
+    decode = observations(data, DECODE_METRICS)
+    prefill = observations(data, PREFILL_METRICS)
+    keys = sorted({(r.family, r.hardware_class) for r in decode})
+    groups = {}
+    for key in keys:
+        rows = [r for r in decode if (r.family, r.hardware_class) == key]
+        if len(rows) < MIN_POINTS:
+            continue
+        slope, overhead = fit_line(np.asarray([r.x_s for r in rows]), np.asarray([r.y_s for r in rows]))
+        prow = [r for r in prefill if (r.family, r.hardware_class) == key]
+        if len(prow) >= MIN_POINTS:
+            p_slope, p_overhead = fit_line(np.asarray([r.x_s for r in prow]), np.asarray([r.y_s for r in prow]))
+            compute_eff, prefill_band, fitted = 1.0 / p_slope, band_from(loo_residuals(prow)), True
+        else:
+            compute_eff, p_overhead, prefill_band, fitted = ASSUMED_COMPUTE_EFFICIENCY, overhead, None, False
+        params = SpeedParams(
+            memory_efficiency=1.0 / slope,
+            decode_overhead_s=overhead,
+            compute_efficiency=compute_eff,
+            prefill_overhead_s=p_overhead,
+            decode_band=band_from(loo_residuals(rows)),
+            prefill_band=prefill_band,
+        )
+        groups[key] = GroupFit(
+            key[0], key[1], params, tuple(r.point.id for r in rows), tuple(r.point.id for r in prow) if fitted else (), fitted
+        )
+    return groups
+
+
+def fit_table(data: SpeedMeasurementSet) -> FitTable:
+    """Fit every (engine family, hardware class) group of `data` that has enough decode measurements."""
+    return FitTable(_fit_groups(data))
+
+
+@functools.lru_cache(maxsize=1)
+def default_fit() -> FitTable:
+    """The default fit, made once per process from knowledge/speed_measurements.yaml (never the held-out file)."""
+    return fit_table(load_speed_measurements(FIT_FILE))

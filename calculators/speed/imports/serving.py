@@ -1,0 +1,158 @@
+"""Readers for serving benchmarks: `vllm bench serve` (--save-result JSON or console text) and
+`python -m sglang.bench_serving` (--output-file JSONL or console text). Both tools share field names
+(median_ttft_ms, median_itl_ms, ...) and the console layout, so one module reads both.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from calculators.errors import ServewiseInputError
+from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number, positive_or_none
+
+
+def _load(row: dict, where: str, line_no: int) -> tuple[str, float | None]:
+    concurrency = number(row, "max_concurrency", where)
+    rate = number(row, "request_rate", where)
+    if concurrency is not None:
+        return "concurrency", concurrency
+    if rate is not None and math.isfinite(rate):
+        return "rate", rate
+    # every request sent at once: the load is the number of requests in flight at the start
+    prompts = number(row, "num_prompts", where) or number(row, "completed", where)
+    return "concurrency", prompts
+
+
+def run_from_row(row: object, tool: str, where: str, line_no: int) -> ImportedRun:
+    """One saved result object (vLLM JSON or an SGLang JSONL line) as an ImportedRun."""
+    if not isinstance(row, dict):
+        raise ServewiseInputError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    if "median_ttft_ms" not in row and "median_itl_ms" not in row and "median_tpot_ms" not in row:
+        raise ServewiseInputError(f"{where}: no median_ttft_ms / median_itl_ms / median_tpot_ms field: not a serving benchmark result")
+    completed = number(row, "completed", where)
+    if completed is not None and completed <= 0:
+        raise ServewiseInputError(f"{where}: 'completed' is {completed:g}: the run finished no request")
+    kind, load = _load(row, where, line_no)
+    inputs, outputs = number(row, "total_input_tokens", where), number(row, "total_output_tokens", where)
+    backend = str(row.get("backend") or "")
+    engine = "sglang" if backend.startswith("sglang") else ("vllm" if backend.startswith("vllm") else None)
+    return ImportedRun(
+        tool=tool,
+        engine=engine if engine else ("vllm" if tool == "vllm-bench-serve" and backend in ("vllm", "openai", "openai-chat") else None),
+        model_label=str(row.get("model_id") or row.get("model") or ""),
+        load_kind=kind,
+        load=positive_or_none(load),
+        n_requests=int(completed) if completed is not None else None,
+        prompt_tokens=inputs / completed if inputs is not None and completed else None,
+        output_tokens=outputs / completed if outputs is not None and completed else None,
+        ttft_ms_p50=positive_or_none(number(row, "median_ttft_ms", where)),
+        ttft_ms_p99=positive_or_none(number(row, "p99_ttft_ms", where)),
+        itl_ms_p50=positive_or_none(number(row, "median_itl_ms", where)),
+        tpot_ms_p50=positive_or_none(number(row, "median_tpot_ms", where)),
+        output_tokens_per_s=positive_or_none(number(row, "output_throughput", where)),
+        line_no=line_no,
+    )
+
+
+def read_vllm_json(text: str) -> ImportResult:
+    """`vllm bench serve --save-result` output: one JSON object, a list of them, or one per line."""
+    return _read_json_rows(text, "vllm-bench-serve", "vLLM result")
+
+
+def read_sglang_jsonl(text: str) -> ImportResult:
+    """`python -m sglang.bench_serving --output-file` output: one JSON object per line (runs append)."""
+    return _read_json_rows(text, "sglang-bench-serving", "SGLang result")
+
+
+def _read_json_rows(text: str, tool: str, what: str) -> ImportResult:
+    stripped = text.strip()
+    if not stripped:
+        raise ServewiseInputError(f"{what}: the text is empty")
+    if stripped.startswith("[") or (stripped.startswith("{") and "\n{" not in stripped):
+        data = load_json(stripped, what)
+        rows = data if isinstance(data, list) else [data]
+        return ImportResult(tool=tool, runs=tuple(run_from_row(r, tool, f"{what} #{i + 1}", 1) for i, r in enumerate(rows)))
+    runs, skipped = [], []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            runs.append(run_from_row(load_json(line, f"{what} line {line_no}"), tool, f"{what} line {line_no}", line_no))
+        except ServewiseInputError as exc:
+            skipped.append(SkippedLine(line_no=line_no, text=line, reason=str(exc)))
+    if not runs:
+        first = skipped[0] if skipped else None
+        raise ServewiseInputError(f"{what}: no usable line" + (f" ({first.reason})" if first else ""))
+    return ImportResult(tool=tool, runs=tuple(runs), skipped=tuple(skipped))
+
+
+#: Console lines both tools print, e.g. "Median TTFT (ms):   9459.70".
+_CONSOLE = {
+    "ttft_ms_p50": re.compile(r"^Median TTFT \(ms\):\s*([0-9.eE+-]+)\s*$"),
+    "ttft_ms_p99": re.compile(r"^P99 TTFT \(ms\):\s*([0-9.eE+-]+)\s*$"),
+    "itl_ms_p50": re.compile(r"^Median ITL \(ms\):\s*([0-9.eE+-]+)\s*$"),
+    "tpot_ms_p50": re.compile(r"^Median TPOT \(ms\):\s*([0-9.eE+-]+)\s*$"),
+    "output_tokens_per_s": re.compile(r"^Output token throughput \(tok/s\):\s*([0-9.eE+-]+)\s*$"),
+    "completed": re.compile(r"^Successful requests:\s*([0-9]+)\s*$"),
+    "inputs": re.compile(r"^Total input tokens:\s*([0-9]+)\s*$"),
+    "outputs": re.compile(r"^Total generated tokens:\s*([0-9]+)\s*$"),
+    "rate": re.compile(r"^(?:Traffic request rate|Request rate configured \(RPS\)):\s*([0-9.]+|inf)\s*$"),
+    "concurrency": re.compile(r"^Max(?:imum)? re(?:q|qu)e?st concurrency:\s*([0-9]+|not set|None)\s*$", re.IGNORECASE),
+    "backend": re.compile(r"^Backend:\s*(\S+)\s*$"),
+}
+
+
+def read_serving_console(text: str) -> ImportResult:
+    """The "Serving Benchmark Result" blocks both tools print (several blocks = several runs)."""
+    runs, skipped, block, start = [], [], {}, 1
+    sglang = any(line.strip().startswith("Backend:") and "sglang" in line for line in text.splitlines())
+    tool = "sglang-bench-serving" if sglang else "vllm-bench-serve"
+
+    def close(_line_no: int) -> None:
+        nonlocal block
+        if any(k in block for k in ("ttft_ms_p50", "itl_ms_p50", "tpot_ms_p50")):
+            completed = block.get("completed")
+            rate, conc = block.get("rate"), block.get("concurrency")
+            kind, load = ("concurrency", conc) if conc else (("rate", rate) if rate and math.isfinite(rate) else ("concurrency", completed))
+            runs.append(ImportedRun(
+                tool=tool, engine=("sglang" if block.get("backend", "").startswith("sglang") else None) if sglang else None,
+                load_kind=kind, load=positive_or_none(load), n_requests=int(completed) if completed else None,
+                prompt_tokens=block["inputs"] / completed if completed and "inputs" in block else None,
+                output_tokens=block["outputs"] / completed if completed and "outputs" in block else None,
+                ttft_ms_p50=positive_or_none(block.get("ttft_ms_p50")), ttft_ms_p99=positive_or_none(block.get("ttft_ms_p99")),
+                itl_ms_p50=positive_or_none(block.get("itl_ms_p50")), tpot_ms_p50=positive_or_none(block.get("tpot_ms_p50")),
+                output_tokens_per_s=positive_or_none(block.get("output_tokens_per_s")), line_no=start,
+            ))
+        block = {}
+
+    for line_no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if "Serving Benchmark Result" in line:
+            if any(k in block for k in ("ttft_ms_p50", "itl_ms_p50", "tpot_ms_p50")):
+                close(line_no)  # rate/concurrency lines printed before this header belong to the new block
+            start = line_no
+            continue
+        for key, pattern in _CONSOLE.items():
+            match = pattern.match(line)
+            if match:
+                value = match.group(1)
+                if key == "backend":
+                    block[key] = value
+                elif key == "concurrency":
+                    block[key] = float(value) if value.isdigit() else None
+                elif key in ("rate",):
+                    block[key] = float("inf") if value == "inf" else float(value)
+                else:
+                    try:
+                        block[key] = float(value)
+                    except ValueError:
+                        skipped.append(SkippedLine(line_no=line_no, text=raw, reason=f"{key}: {value!r} is not a number"))
+                break
+        else:
+            if line:
+                skipped.append(SkippedLine(line_no=line_no, text=raw, reason="not a result line servewise reads"))
+    close(len(text.splitlines()))
+    if not runs:
+        raise ServewiseInputError("no 'Serving Benchmark Result' block with a Median TTFT / ITL / TPOT line was found")
+    return ImportResult(tool=tool, runs=tuple(runs), skipped=tuple(skipped))

@@ -1,0 +1,131 @@
+"""Step time of one forward pass from bytes read, FLOPs and a few fitted efficiencies (an estimate).
+
+A decode step of `batch` sequences, each with `context_tokens` of KV already cached, costs
+
+    overhead_s + max(memory_s, compute_s)
+    memory_s  = (weights read + batch x context x KV bytes per token) / (bandwidth x memory_efficiency)
+    compute_s = (2 x active params x batch + attention FLOPs) / (flops x compute_efficiency)
+
+where attention FLOPs are 4 x layers x query dim per context token per sequence (QK^T and AV, 2 flops
+per multiply-add). A prefill of `prompt_tokens` costs
+
+    prefill_overhead_s + max(weights read / (bandwidth x memory_efficiency),
+                             (2 x active params x n + 2 x layers x query dim x n^2) / (flops x compute_efficiency))
+
+(causal attention over n tokens touches n^2 / 2 pairs). The efficiencies and overheads are fitted per
+engine family and hardware class (calculators/speed/fit.py) or calibrated from a team's own run
+(calculators/speed/calibrate.py); every prediction carries which, and the band the fit's residuals give.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from calculators.errors import ServewiseInputError
+
+#: Where a prediction's parameters come from.
+SpeedBasisKind = Literal["default-fit", "calibration", "assumed"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Accelerator(_Frozen):
+    """What the speed model needs of the hardware: peak bandwidth (bytes/s), dense 16-bit flop/s, class."""
+
+    hardware_class: Literal["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"]
+    memory_bandwidth_bytes_per_s: float = Field(gt=0)
+    flops_per_s: float | None = Field(default=None, gt=0, description="dense 16-bit tensor flop/s; None = unknown")
+    label: str = ""
+
+
+class ModelShape(_Frozen):
+    """What one forward pass of the model reads and computes (bytes, parameters, layers)."""
+
+    weights_read_bytes: float = Field(gt=0, description="weight bytes one decode step streams")
+    params_active: float = Field(gt=0, description="parameters used per token (MoE: active)")
+    n_layers: int = Field(gt=0)
+    attention_q_dim: int = Field(gt=0, description="query heads x head dim")
+    kv_bytes_per_token: float = Field(ge=0, description="K+V bytes per cached token")
+    label: str = ""
+
+
+class Band(_Frozen):
+    """Relative spread of measured / predicted - 1 seen where the parameters were fitted (fractions)."""
+
+    low: float = Field(le=0, description="10th percentile of the relative residual, e.g. -0.12")
+    high: float = Field(ge=0, description="90th percentile of the relative residual, e.g. +0.15")
+    median_abs: float = Field(ge=0, description="median absolute relative residual")
+    n_points: int = Field(ge=0, description="measurements the residuals come from")
+
+
+class SpeedParams(_Frozen):
+    """Fitted or calibrated efficiencies and overheads for one engine family on one hardware class."""
+
+    memory_efficiency: float = Field(gt=0, le=1)
+    decode_overhead_s: float = Field(ge=0, description="fixed seconds per decode step")
+    compute_efficiency: float = Field(gt=0, le=1)
+    prefill_overhead_s: float = Field(ge=0, description="fixed seconds per prefill (includes request handling)")
+    decode_band: Band
+    prefill_band: Band | None = None
+
+
+class SpeedBasis(_Frozen):
+    """Which parameters a prediction used and why: a default fit group or a named calibration."""
+
+    kind: SpeedBasisKind
+    engine_family: str
+    hardware_class: str
+    group: str = Field(description="the fit group used, e.g. 'vllm / datacenter-hbm' or a fallback")
+    note: str = ""
+
+
+class Prediction(_Frozen):
+    """A predicted value with the band its basis implies (same unit as `value`)."""
+
+    value: float
+    low: float
+    high: float
+    basis: SpeedBasis
+
+
+def _check_batch(batch: int, context_tokens: float) -> None:
+    if batch < 1:
+        raise ServewiseInputError("batch must be at least 1 sequence")
+    if context_tokens < 0:
+        raise ServewiseInputError("context must be zero or more tokens")
+
+
+def decode_step_seconds(
+    model: ModelShape, hw: Accelerator, params: SpeedParams, batch: int = 1, context_tokens: float = 0.0
+) -> float:
+    """Seconds one decode step of `batch` sequences takes, each with `context_tokens` already cached."""
+    _check_batch(batch, context_tokens)
+    bytes_read = model.weights_read_bytes + batch * context_tokens * model.kv_bytes_per_token
+    memory_s = bytes_read / (hw.memory_bandwidth_bytes_per_s * params.memory_efficiency)
+    compute_s = 0.0
+    if hw.flops_per_s is not None:
+        flops = 2.0 * model.params_active * batch + 4.0 * model.n_layers * model.attention_q_dim * batch * context_tokens
+        compute_s = flops / (hw.flops_per_s * params.compute_efficiency)
+    return params.decode_overhead_s + max(memory_s, compute_s)
+
+
+def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, prompt_tokens: int) -> float | None:
+    """Seconds to prefill `prompt_tokens` in one pass (None when the hardware's flop/s are unknown)."""
+    if prompt_tokens < 1:
+        raise ServewiseInputError("a prompt has at least 1 token")
+    if hw.flops_per_s is None:
+        return None
+    n = float(prompt_tokens)
+    flops = 2.0 * model.params_active * n + 2.0 * model.n_layers * model.attention_q_dim * n * n
+    compute_s = flops / (hw.flops_per_s * params.compute_efficiency)
+    memory_s = model.weights_read_bytes / (hw.memory_bandwidth_bytes_per_s * params.memory_efficiency)
+    return params.prefill_overhead_s + max(compute_s, memory_s)
+
+
+def with_band(value: float, band: Band, basis: SpeedBasis) -> Prediction:
+    """Wrap `value` with the band [value x (1 + low), value x (1 + high)]."""
+    return Prediction(value=value, low=value * (1.0 + band.low), high=value * (1.0 + band.high), basis=basis)
