@@ -49,6 +49,7 @@ class SpeedHardware(Sourced):
     in_catalog: bool = Field(description="True when `id` is an entry of knowledge/gpus.yaml")
     memory_bandwidth_gb_per_s: float = Field(gt=0, description="peak (marketed or theoretical) decimal GB/s")
     dense_fp16_tflops: float | Unknown = Field(default="unknown", description="dense 16-bit tensor TFLOPS")
+    memory_bytes: int | None = Field(default=None, gt=0, description="device memory (marketed GB read as GiB); None = see the catalog or unknown")
     note: str = ""
 
 
@@ -139,8 +140,9 @@ class SpeedSweep(Frozen):
     prompt: LengthShape
     output: LengthShape
     itl_kind: Literal["itl", "tpot"] = Field(description="which per-token latency `itl_ms_p50` holds")
-    chunked_prefill: bool = True
-    max_num_seqs: int | None = None
+    policy: dict[str, int | bool] = Field(
+        default_factory=dict, description="scheduler settings of the run, as fields of the engine's simulator policy"
+    )
     levels: tuple[SweepLevel, ...] = Field(min_length=2)
     source: str = Field(min_length=3)
     via: str = ""

@@ -1,0 +1,68 @@
+"""How accurate is servewise's speed model? Median and p90 error against every public measurement gathered.
+
+Run from the repository root:  python bench/bench_speed_accuracy.py [--quick] [--markdown]
+
+- single-stream decode / prefill: each measurement predicted by its group's fit made without it
+  (leave-one-out) -- the uncalibrated, out-of-sample figure;
+- held-out #4167: the Apple-silicon llama.cpp scoreboard, never fitted on (knowledge/speed_holdout_4167.yaml);
+- serving sweeps: every load level predicted by the default fit through the simulator (uncalibrated),
+  then calibrated on one load level and predicting the others (leave-one-load-level-out), TTFT and ITL.
+
+Errors are |predicted / measured - 1|. Sources: knowledge/speed_measurements.yaml (each row cites its own).
+`--quick` skips the calibrated serving check (the slow part: one simulator search per load level).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calculators.speed import accuracy  # noqa: E402
+from calculators.speed.fit import default_fit  # noqa: E402
+from knowledge.loader import load_knowledge  # noqa: E402
+from knowledge.speed import HOLDOUT_FILE, load_speed_measurements  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip the calibrated (leave-one-load-level-out) serving check")
+    parser.add_argument("--markdown", action="store_true", help="print the per-class table as Markdown (for the README)")
+    parser.add_argument("--max-evals", type=int, default=40, help="simulator evaluations per calibration search")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    data = load_speed_measurements()
+    table = default_fit()
+    memory = {g.id: g.memory_bytes for g in load_knowledge().gpus.all_gpus}
+    rows = accuracy.single_stream_rows(data)
+    rows += accuracy.holdout_rows(load_speed_measurements(HOLDOUT_FILE), table)
+    rows += accuracy.sweep_rows(data, table, memory, calibrated=not args.quick, max_evals=args.max_evals)
+    elapsed = time.perf_counter() - started
+    print(f"{len(data.points)} single-stream points, {len(data.sweeps)} serving sweeps, "
+          f"{len(load_speed_measurements(HOLDOUT_FILE).points)} held-out points; {elapsed:.0f} s\n")
+    if args.markdown:
+        print("| check | class | metric | n | median abs error | p90 abs error |")
+        print("|---|---|---|---:|---:|---:|")
+        for s in accuracy.summarize(rows, by_engine=False):
+            print(f"| {s.check} | {s.hardware_class} | {s.metric} | {s.n} | {s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |")
+        print()
+    print(f"{'check':44s} {'engine':9s} {'class':15s} {'metric':22s} {'n':>4s} {'median':>7s} {'p90':>7s}")
+    for s in accuracy.summarize(rows):
+        print(f"{s.check:44s} {s.engine:9s} {s.hardware_class:15s} {s.metric:22s} {s.n:4d} "
+              f"{s.median_abs_error:7.1%} {s.p90_abs_error:7.1%}")
+    print("\nPer class, all engines:")
+    for s in accuracy.summarize(rows, by_engine=False):
+        print(f"{s.check:44s} {s.hardware_class:15s} {s.metric:22s} {s.n:4d} {s.median_abs_error:7.1%} {s.p90_abs_error:7.1%}")
+    print("\nSources (one row per source, measurements counted):")
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.source] = counts.get(r.source, 0) + 1
+    for source, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:4d}  {source}")
+
+
+if __name__ == "__main__":
+    main()

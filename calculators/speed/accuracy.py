@@ -1,0 +1,204 @@
+"""The accuracy ledger: how close the speed model comes to every public measurement it was built from.
+
+- Single-stream decode and prefill, uncalibrated: each measurement is predicted by its group's fit made
+  *without* that measurement (leave-one-out), so the error is an out-of-sample figure.
+- The held-out Apple scoreboard (discussion #4167), uncalibrated: predicted by the default fit, which
+  never saw it.
+- Serving sweeps: every load level predicted by the default fit through the simulator (uncalibrated),
+  and calibrated on one load level then predicting the others (leave-one-load-level-out), for TTFT and
+  ITL medians.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from calculators.simulator import WorkloadSpec, default_policy, draw_requests
+from calculators.simulator.workload import ArrivalProcess
+from calculators.speed.calibrate import ServingObservation, fit_serving, simulate_medians
+from calculators.speed.families import speed_family
+from calculators.speed.fit import (
+    DECODE_METRICS,
+    MIN_POINTS,
+    PREFILL_METRICS,
+    FitTable,
+    accelerator_of,
+    fit_line,
+    measured_seconds,
+    observations,
+    shape_of,
+)
+from knowledge.speed import LengthShape, SpeedMeasurementSet, SpeedSweep
+
+#: Requests simulated per sweep level in the ledger.
+LEDGER_REQUESTS = 300
+#: GPU memory share given to weights + KV when estimating a sweep's KV capacity (both engines' defaults
+#: are about 0.9), minus this much for activations and graphs: an assumption stated in the ledger.
+MEMORY_SHARE = 0.9
+RESERVED_BYTES = 2 * 2**30
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One prediction against one measurement (rates in tokens/s or times in s; error = predicted / measured - 1)."""
+
+    check: str  # "single-stream (leave-one-out)", "held-out #4167", "serving uncalibrated", "serving calibrated ..."
+    engine: str
+    hardware_class: str
+    metric: str
+    measured: float
+    predicted: float
+    source: str
+    item: str
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.measured - 1.0
+
+
+def _rate(metric: str, seconds: float, prompt_tokens: int, batch: int) -> tuple[str, float]:
+    """Seconds as a rate: decode tokens/s (tg rates and TPOT alike) or prefill tokens/s (pp rates and TTFT)."""
+    if metric in DECODE_METRICS:
+        return "decode_tokens_per_s", batch / seconds
+    return "prefill_tokens_per_s", prompt_tokens / seconds
+
+
+def _measured_rate(point) -> float:
+    return _rate(point.metric, measured_seconds(point), point.prompt_tokens, point.batch)[1]
+
+
+def single_stream_rows(data: SpeedMeasurementSet) -> list[LedgerRow]:
+    """Leave-one-out predictions of every single-stream point, grouped as the default fit groups them."""
+    rows: list[LedgerRow] = []
+    for metrics in (DECODE_METRICS, PREFILL_METRICS):
+        obs = observations(data, metrics)
+        for key in sorted({(o.family, o.hardware_class) for o in obs}):
+            group = [o for o in obs if (o.family, o.hardware_class) == key]
+            if len(group) < MIN_POINTS:
+                continue
+            x = np.array([o.x_s for o in group])
+            y = np.array([o.y_s for o in group])
+            for i, o in enumerate(group):
+                keep = np.arange(len(group)) != i
+                slope, intercept = fit_line(x[keep], y[keep])
+                metric, predicted = _rate(o.point.metric, slope * x[i] + intercept, o.point.prompt_tokens, o.point.batch)
+                rows.append(LedgerRow("single-stream (leave-one-out)", o.point.engine, o.hardware_class, metric,
+                                      _measured_rate(o.point), predicted, o.point.source, o.point.id))
+    return rows
+
+
+def holdout_rows(holdout: SpeedMeasurementSet, table: FitTable) -> list[LedgerRow]:
+    """The default fit's predictions of the held-out points (it was made without them)."""
+    rows = []
+    for metrics in (DECODE_METRICS, PREFILL_METRICS):
+        for o in observations(holdout, metrics):
+            params, _ = table.lookup(o.family, o.hardware_class)
+            if o.point.metric in DECODE_METRICS:
+                seconds = o.x_s / params.memory_efficiency + params.decode_overhead_s
+            else:
+                seconds = o.x_s / params.compute_efficiency + params.prefill_overhead_s
+            metric, predicted = _rate(o.point.metric, seconds, o.point.prompt_tokens, o.point.batch)
+            rows.append(LedgerRow("held-out #4167", o.point.engine, o.hardware_class, metric, _measured_rate(o.point),
+                                  predicted, o.point.source, o.point.id))
+    return rows
+
+
+def _lengths(shape: LengthShape, n: int, rng: random.Random) -> list[int]:
+    if shape.kind == "fixed":
+        return [shape.value] * n
+    cap = shape.cap or 10**9
+    return [max(1, min(cap, round(rng.lognormvariate(np.log(shape.median), shape.sigma)))) for _ in range(n)]
+
+
+def sweep_workload(sweep: SpeedSweep, load: float, n_requests: int = LEDGER_REQUESTS, seed: int = 0) -> WorkloadSpec:
+    """The sweep's workload at one load level, lengths drawn once (same seed at every level)."""
+    rng = random.Random(seed)
+    n = min(n_requests, sweep.n_requests)
+    pairs = tuple(zip(_lengths(sweep.prompt, n, rng), _lengths(sweep.output, n, rng)))
+    if sweep.arrival == "poisson":
+        return WorkloadSpec(n_requests=n, arrival=ArrivalProcess.POISSON, rate_per_s=load, length_pairs=pairs, seed=seed)
+    clients = max(1, round(load))
+    return WorkloadSpec(n_requests=max(n, clients), arrival=ArrivalProcess.CLOSED, n_clients=clients, length_pairs=pairs, seed=seed)
+
+
+def sweep_kv_capacity_tokens(data: SpeedMeasurementSet, sweep: SpeedSweep, catalog_memory_bytes: dict[str, int]) -> int:
+    """KV tokens the run's engine would have had: MEMORY_SHARE x memory - weights - RESERVED_BYTES (an estimate)."""
+    hw = data.hardware_by_id()[sweep.hardware]
+    model = data.models_by_id()[sweep.model]
+    memory = hw.memory_bytes or catalog_memory_bytes.get(hw.id)
+    if memory is None:
+        return 10_000_000
+    free = MEMORY_SHARE * memory - model.weights_bytes - RESERVED_BYTES
+    return max(1024, int(free / model.kv_bytes_per_token))
+
+
+def _policy(sweep: SpeedSweep):
+    base = default_policy(sweep.engine)
+    known = {k: v for k, v in sweep.policy.items() if k in type(base).model_fields}
+    return base.model_copy(update=known)
+
+
+def sweep_rows(
+    data: SpeedMeasurementSet, table: FitTable, catalog_memory_bytes: dict[str, int], *, calibrated: bool = True,
+    max_evals: int = 50, sweeps: list[SpeedSweep] | None = None,
+) -> list[LedgerRow]:
+    """Uncalibrated predictions of every sweep level, and leave-one-load-level-out calibrated ones."""
+    rows: list[LedgerRow] = []
+    hardware, models = data.hardware_by_id(), data.models_by_id()
+    for sweep in sweeps if sweeps is not None else list(data.sweeps):
+        hw = accelerator_of(hardware[sweep.hardware])
+        model = shape_of(models[sweep.model])
+        policy = _policy(sweep)
+        capacity = sweep_kv_capacity_tokens(data, sweep, catalog_memory_bytes)
+        params, _ = table.lookup(speed_family(sweep.engine), hw.hardware_class)
+        levels = []
+        for level in sweep.levels:
+            workload = sweep_workload(sweep, level.load)
+            levels.append(ServingObservation(
+                f"{sweep.id} @ {level.load:g}", workload,
+                level.ttft_ms_p50 / 1000 if level.ttft_ms_p50 else None,
+                level.itl_ms_p50 / 1000 if level.itl_ms_p50 else None, draw_requests(workload),
+            ))
+
+        def record(check: str, obs: ServingObservation, predicted: tuple[float | None, float | None]) -> None:
+            for metric, measured, value in (("ttft_p50_s", obs.ttft_s, predicted[0]), ("itl_p50_s", obs.itl_s, predicted[1])):
+                if measured and value:
+                    rows.append(LedgerRow(check, sweep.engine, hw.hardware_class, metric, measured, value, sweep.source, obs.label))
+
+        for obs in levels:
+            record("serving uncalibrated", obs, simulate_medians(obs, model, hw, params, policy, capacity))
+        if not calibrated:
+            continue
+        for k, anchor in enumerate(levels):
+            fitted = fit_serving([anchor], model, hw, params, policy, capacity, max_evals=max_evals)
+            for j, obs in enumerate(levels):
+                if j != k:
+                    record("serving calibrated (one level -> others)", obs, simulate_medians(obs, model, hw, fitted, policy, capacity))
+    return rows
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Median and 90th-percentile absolute error of a set of ledger rows (fractions)."""
+
+    check: str
+    engine: str
+    hardware_class: str
+    metric: str
+    n: int
+    median_abs_error: float
+    p90_abs_error: float
+
+
+def summarize(rows: list[LedgerRow], by_engine: bool = True) -> list[Summary]:
+    """Median / p90 absolute error per check, engine (optional), hardware class and metric."""
+    keys = sorted({(r.check, r.engine if by_engine else "all", r.hardware_class, r.metric) for r in rows})
+    out = []
+    for check, engine, cls, metric in keys:
+        errs = np.abs([r.error for r in rows if r.check == check and (not by_engine or r.engine == engine)
+                       and r.hardware_class == cls and r.metric == metric])
+        out.append(Summary(check, engine, cls, metric, len(errs), float(np.median(errs)), float(np.quantile(errs, 0.9))))
+    return out

@@ -1,0 +1,257 @@
+"""Calibrate the speed model on a team's own imported runs, and compare predicted with measured.
+
+Single-stream rates (llama-bench, Ollama, MLX LM) are fitted in closed form, like the default fit.
+Serving runs (vLLM, SGLang, GuideLLM load levels) are fitted through the simulator: the memory and
+compute efficiencies and both overheads are searched (Nelder-Mead in a transformed space) to minimise
+the squared log error of the simulated TTFT and ITL medians, with a weak pull towards the starting
+(default-fit) parameters so that a single load level, which constrains only two numbers, gives a
+well-defined answer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from calculators.errors import ServewiseInputError
+from calculators.simulator import RequestSet, WorkloadSpec, default_policy, draw_requests, simulate
+from calculators.simulator.workload import ArrivalProcess, LengthDistribution, LengthKind
+from calculators.speed.calibration import CalibrationProfile
+from calculators.speed.fit import band_from, decode_feature_s, fit_line, prefill_feature_s
+from calculators.speed.imports.run import ImportedRun
+from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams
+from calculators.speed.predict import speed_params, step_cost_model
+
+#: Requests simulated per load level (more costs time, the medians barely move past this).
+MAX_SIMULATED_REQUESTS = 200
+#: KV capacity used when neither a start-up log nor a memory plan gives one: effectively unlimited.
+UNLIMITED_KV_TOKENS = 10_000_000
+#: Strength of the pull towards the starting parameters (in the transformed space).
+PRIOR_WEIGHT = 0.02
+
+
+@dataclass(frozen=True)
+class ServingObservation:
+    """One measured load level and the workload that produced it (medians in seconds)."""
+
+    label: str
+    workload: WorkloadSpec
+    ttft_s: float | None
+    itl_s: float | None
+    requests: RequestSet | None = None
+
+
+class Comparison(BaseModel):
+    """Predicted against measured for one metric of one imported run (same unit; error = predicted / measured - 1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: str
+    metric: str
+    unit: str
+    measured: float
+    predicted: float
+    error: float
+
+
+class CalibrationResult(BaseModel):
+    """The profile and, for every measured value it was fitted on, how close the calibrated model comes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    profile: CalibrationProfile
+    comparisons: tuple[Comparison, ...]
+    notes: tuple[str, ...] = ()
+
+
+def serving_observation(run: ImportedRun, label: str) -> ServingObservation | None:
+    """A serving run as a workload + medians (fixed prompt/output lengths at the run's means)."""
+    if run.load_kind == "single" or run.load is None:
+        return None
+    ttft = run.ttft_ms_p50 / 1000 if run.ttft_ms_p50 else None
+    itl_ms = run.itl_ms_p50 or run.tpot_ms_p50
+    itl = itl_ms / 1000 if itl_ms else None
+    if ttft is None and itl is None:
+        return None
+    prompt = max(1, round(run.prompt_tokens or 512))
+    output = max(1, round(run.output_tokens or 256))
+    n = min(MAX_SIMULATED_REQUESTS, run.n_requests or MAX_SIMULATED_REQUESTS)
+    if run.load_kind == "rate":
+        spec = WorkloadSpec(n_requests=n, arrival=ArrivalProcess.POISSON, rate_per_s=run.load,
+                            prompt=LengthDistribution(kind=LengthKind.FIXED, value=prompt),
+                            output=LengthDistribution(kind=LengthKind.FIXED, value=output))
+    else:
+        clients = max(1, min(n, round(run.load)))
+        spec = WorkloadSpec(n_requests=max(n, clients), arrival=ArrivalProcess.CLOSED, n_clients=clients,
+                            prompt=LengthDistribution(kind=LengthKind.FIXED, value=prompt),
+                            output=LengthDistribution(kind=LengthKind.FIXED, value=output))
+    return ServingObservation(label, spec, ttft, itl)
+
+
+def simulate_medians(
+    obs: ServingObservation, model: ModelShape, hw: Accelerator, params: SpeedParams, policy, kv_capacity_tokens: int
+) -> tuple[float | None, float | None]:
+    """Simulated (TTFT median, ITL median) in seconds; request handling (prefill overhead) is added to TTFT."""
+    result = simulate(obs.workload, policy, step_cost_model(model, hw, params), kv_capacity_tokens, requests=obs.requests)
+    summary = result.summary
+    ttft = summary.ttft.p50 + params.prefill_overhead_s if summary.ttft is not None else None
+    itl = summary.itl.p50 if summary.itl is not None else None
+    return ttft, itl
+
+
+def _to_vector(p: SpeedParams) -> np.ndarray:
+    logit = lambda e: math.log(e / (1.0 - e)) if e < 1 else 6.0  # noqa: E731
+    return np.array([logit(p.memory_efficiency), logit(p.compute_efficiency),
+                     math.log(p.decode_overhead_s + 1e-4), math.log(p.prefill_overhead_s + 1e-4)])
+
+
+def _from_vector(u: np.ndarray, template: SpeedParams) -> SpeedParams:
+    sig = lambda z: min(1.0, max(1e-3, 1.0 / (1.0 + math.exp(-z))))  # noqa: E731
+    return template.model_copy(update={
+        "memory_efficiency": sig(u[0]), "compute_efficiency": sig(u[1]),
+        "decode_overhead_s": max(0.0, math.exp(u[2]) - 1e-4), "prefill_overhead_s": max(0.0, math.exp(u[3]) - 1e-4),
+    })
+
+
+def nelder_mead(f, x0: np.ndarray, max_evals: int = 80, step: float = 0.5) -> np.ndarray:
+    """Minimise f from x0 with the Nelder-Mead simplex (small, dependency-free)."""
+    n = len(x0)
+    simplex = [x0] + [x0 + step * np.eye(n)[i] for i in range(n)]
+    values = [f(x) for x in simplex]
+    evals = n + 1
+    while evals < max_evals:
+        order = np.argsort(values)
+        simplex = [simplex[i] for i in order]
+        values = [values[i] for i in order]
+        centroid = np.mean(simplex[:-1], axis=0)
+        reflected = centroid + (centroid - simplex[-1])
+        fr = f(reflected); evals += 1  # noqa: E702
+        if fr < values[0]:
+            expanded = centroid + 2.0 * (centroid - simplex[-1])
+            fe = f(expanded); evals += 1  # noqa: E702
+            simplex[-1], values[-1] = (expanded, fe) if fe < fr else (reflected, fr)
+        elif fr < values[-2]:
+            simplex[-1], values[-1] = reflected, fr
+        else:
+            contracted = centroid + 0.5 * (simplex[-1] - centroid)
+            fc = f(contracted); evals += 1  # noqa: E702
+            if fc < values[-1]:
+                simplex[-1], values[-1] = contracted, fc
+            else:
+                best = simplex[0]
+                simplex = [best] + [best + 0.5 * (x - best) for x in simplex[1:]]
+                values = [values[0]] + [f(x) for x in simplex[1:]]
+                evals += n
+    return simplex[int(np.argmin(values))]
+
+
+def fit_serving(
+    observations: list[ServingObservation], model: ModelShape, hw: Accelerator, start: SpeedParams, policy,
+    kv_capacity_tokens: int, max_evals: int = 80,
+) -> SpeedParams:
+    """Parameters whose simulated medians best match `observations` (log error, weak pull to `start`)."""
+    obs = [o if o.requests is not None else ServingObservation(o.label, o.workload, o.ttft_s, o.itl_s, draw_requests(o.workload))
+           for o in observations]
+    u0 = _to_vector(start)
+
+    def loss(u: np.ndarray) -> float:
+        params = _from_vector(u, start)
+        total = PRIOR_WEIGHT * float(np.sum((u - u0) ** 2))
+        for o in obs:
+            ttft, itl = simulate_medians(o, model, hw, params, policy, kv_capacity_tokens)
+            for measured, predicted in ((o.ttft_s, ttft), (o.itl_s, itl)):
+                if measured and predicted:
+                    total += math.log(predicted / measured) ** 2
+        return total
+
+    return _from_vector(nelder_mead(loss, u0, max_evals=max_evals), start)
+
+
+def calibrate(
+    runs: list[ImportedRun],
+    model: ModelShape,
+    hw: Accelerator,
+    engine: str,
+    *,
+    kv_capacity_tokens: int | None = None,
+    label: str = "",
+    policy=None,
+    max_evals: int = 80,
+) -> CalibrationResult:
+    """Fit a calibration profile for `engine` + `model` + `hw` from imported runs and compare every point."""
+    if not runs:
+        raise ServewiseInputError("calibration needs at least one imported run")
+    start, _ = speed_params(engine, hw.hardware_class)
+    notes: list[str] = []
+    decode = [(r, decode_feature_s(model, hw, r.context_tokens + (r.output_tokens or 0) / 2), 1.0 / r.decode_tokens_per_s)
+              for r in runs if r.decode_tokens_per_s and r.load_kind == "single"]
+    prefill = [(r, prefill_feature_s(model, hw, int(r.prompt_tokens)), r.prompt_tokens / r.prefill_tokens_per_s)
+               for r in runs if r.prefill_tokens_per_s and r.prompt_tokens]
+    prefill = [row for row in prefill if row[1] is not None]
+    serving = [o for i, r in enumerate(runs) if (o := serving_observation(r, f"run {i + 1} ({r.tool}, {r.load_kind} {r.load:g})" if r.load else f"run {i + 1}"))]
+    params = start
+    if decode:
+        x = np.array([d[1] for d in decode]); y = np.array([d[2] for d in decode])  # noqa: E702
+        if len(decode) >= 2 and np.ptp(x) > 0:
+            slope, overhead = fit_line(x, y)
+        else:  # one size measured: keep the default overhead, fit the efficiency
+            overhead = min(start.decode_overhead_s, 0.5 * float(np.min(y)))
+            slope = max(1.0, float(np.mean((y - overhead) / x)))
+        params = params.model_copy(update={"memory_efficiency": 1.0 / slope, "decode_overhead_s": overhead})
+    if prefill:
+        x = np.array([p[1] for p in prefill]); y = np.array([p[2] for p in prefill])  # noqa: E702
+        if len(prefill) >= 2 and np.ptp(x) > 0:
+            slope, overhead = fit_line(x, y)
+        else:
+            overhead = min(start.prefill_overhead_s, 0.5 * float(np.min(y)))
+            slope = max(1.0, float(np.mean((y - overhead) / x)))
+        params = params.model_copy(update={"compute_efficiency": 1.0 / slope, "prefill_overhead_s": overhead})
+    elif any(r.prefill_tokens_per_s for r in runs) and hw.flops_per_s is None:
+        notes.append("prefill rates were given but the accelerator's flop/s are unknown: prefill not calibrated")
+    pol = policy if policy is not None else (default_policy(engine) if serving else None)
+    capacity = kv_capacity_tokens or UNLIMITED_KV_TOKENS
+    if serving:
+        if kv_capacity_tokens is None:
+            notes.append("no start-up log: the KV cache was taken as unlimited while fitting the serving runs")
+        params = fit_serving(serving, model, hw, params, pol, capacity, max_evals=max_evals)
+    comparisons: list[Comparison] = []
+    decode_res, prefill_res = [], []
+    for r, x, y in decode:
+        predicted = 1.0 / (x / params.memory_efficiency + params.decode_overhead_s)
+        comparisons.append(_compare(f"{r.tool} line {r.line_no}", "decode_tokens_per_s", "tokens/s", r.decode_tokens_per_s, predicted))
+        decode_res.append(r.decode_tokens_per_s / predicted - 1)
+    for r, x, y in prefill:
+        predicted = r.prompt_tokens / (x / params.compute_efficiency + params.prefill_overhead_s)
+        comparisons.append(_compare(f"{r.tool} line {r.line_no}", "prefill_tokens_per_s", "tokens/s", r.prefill_tokens_per_s, predicted))
+        prefill_res.append(r.prefill_tokens_per_s / predicted - 1)
+    for o in serving:
+        o = ServingObservation(o.label, o.workload, o.ttft_s, o.itl_s, draw_requests(o.workload))
+        ttft, itl = simulate_medians(o, model, hw, params, pol, capacity)
+        if o.ttft_s and ttft:
+            comparisons.append(_compare(o.label, "ttft_p50", "s", o.ttft_s, ttft))
+            prefill_res.append(o.ttft_s / ttft - 1)
+        if o.itl_s and itl:
+            comparisons.append(_compare(o.label, "itl_p50", "s", o.itl_s, itl))
+            decode_res.append(o.itl_s / itl - 1)
+    n = len(comparisons)
+    if n == 0:
+        raise ServewiseInputError("none of the imported runs has a rate or latency servewise can calibrate on")
+    profile = CalibrationProfile(
+        engine=engine, hardware_class=hw.hardware_class, label=label[:120],
+        memory_efficiency=params.memory_efficiency, decode_overhead_s=params.decode_overhead_s,
+        compute_efficiency=params.compute_efficiency, prefill_overhead_s=params.prefill_overhead_s,
+        decode_band=band_from(decode_res) if decode_res else start.decode_band,
+        prefill_band=band_from(prefill_res) if prefill_res else start.prefill_band,
+        kv_capacity_tokens=kv_capacity_tokens, n_measurements=n,
+    )
+    return CalibrationResult(profile=profile, comparisons=tuple(comparisons), notes=tuple(notes))
+
+
+def _compare(label: str, metric: str, unit: str, measured: float, predicted: float) -> Comparison:
+    return Comparison(label=label, metric=metric, unit=unit, measured=measured, predicted=predicted, error=predicted / measured - 1.0)
+
+
+__all__ = ["Band", "CalibrationResult", "Comparison", "ServingObservation", "calibrate", "fit_serving", "serving_observation", "simulate_medians"]

@@ -1,0 +1,118 @@
+"""Predictions a page, the CLI or the capacity planner asks for: rates and TTFT with basis and band.
+
+`speed_params` picks the parameters once (a calibration when given, else the default fit's group for
+the engine family and hardware class); everything after that is a few multiplications, so a planner can
+call `estimate_speed` or `step_cost_model` for thousands of candidates.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from calculators.simulator.roofline import StepCostModel
+from calculators.speed.calibration import CalibrationProfile
+from calculators.speed.families import speed_family
+from calculators.speed.fit import default_fit
+from calculators.speed.model import (
+    Accelerator,
+    ModelShape,
+    Prediction,
+    SpeedBasis,
+    SpeedParams,
+    decode_step_seconds,
+    prefill_seconds,
+    with_band,
+)
+
+
+def speed_params(engine: str, hardware_class: str, calibration: CalibrationProfile | None = None) -> tuple[SpeedParams, SpeedBasis]:
+    """Parameters and basis for `engine` on `hardware_class`: the calibration when given, else the default fit."""
+    family = speed_family(engine)
+    if calibration is not None:
+        return calibration.params(), SpeedBasis(
+            kind="calibration",
+            engine_family=family,
+            hardware_class=hardware_class,
+            group=f"calibration: {calibration.label or calibration.engine}",
+            note=f"fitted on {calibration.n_measurements} measurement(s) of the team's own run",
+        )
+    return default_fit().lookup(family, hardware_class)
+
+
+class SpeedEstimate(BaseModel):
+    """Decode and prefill speed of one model on one accelerator with one engine (rates in tokens/s, times in s)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    decode_tokens_per_s_batch1: Prediction = Field(description="one sequence's generation rate")
+    concurrency: int = Field(ge=1)
+    decode_tokens_per_s_at_concurrency: Prediction = Field(description="all sequences together at `concurrency`")
+    per_sequence_tokens_per_s_at_concurrency: Prediction
+    context_tokens: int = Field(ge=0)
+    prompt_tokens: int = Field(ge=1)
+    prefill_tokens_per_s: Prediction | None = Field(description="None when the accelerator's flop/s are unknown")
+    ttft_s: Prediction | None = Field(description="time to first token of one prompt on an idle server")
+    basis: SpeedBasis
+
+
+def _rate(tokens: float, seconds: float, params_band, basis: SpeedBasis) -> Prediction:
+    return with_band(tokens / seconds, params_band, basis)
+
+
+def estimate_speed(
+    model: ModelShape,
+    hw: Accelerator,
+    engine: str,
+    *,
+    concurrency: int = 1,
+    prompt_tokens: int = 512,
+    context_tokens: int | None = None,
+    calibration: CalibrationProfile | None = None,
+) -> SpeedEstimate:
+    """Decode rate at batch 1 and at `concurrency`, prefill rate and TTFT for `prompt_tokens`.
+
+    Decode sequences are taken to hold `context_tokens` of KV each (default: the prompt).
+    """
+    params, basis = speed_params(engine, hw.hardware_class, calibration)
+    context = prompt_tokens if context_tokens is None else context_tokens
+    one = decode_step_seconds(model, hw, params, 1, context)
+    many = decode_step_seconds(model, hw, params, concurrency, context)
+    prefill = prefill_seconds(model, hw, params, prompt_tokens)
+    prefill_band = params.prefill_band
+    if prefill is not None and prefill_band is not None:
+        prefill_rate = with_band(prompt_tokens / prefill, prefill_band, basis)
+        # TTFT is a time: a rate 20 % high means a time 1/1.2 of the prediction, so the band inverts
+        ttft = Prediction(
+            value=prefill,
+            low=prefill / (1.0 + prefill_band.high),
+            high=prefill / (1.0 + prefill_band.low) if prefill_band.low > -1 else prefill * 10,
+            basis=basis,
+        )
+    else:
+        prefill_rate = ttft = None
+    return SpeedEstimate(
+        decode_tokens_per_s_batch1=_rate(1.0, one, params.decode_band, basis),
+        concurrency=concurrency,
+        decode_tokens_per_s_at_concurrency=_rate(float(concurrency), many, params.decode_band, basis),
+        per_sequence_tokens_per_s_at_concurrency=_rate(1.0, many, params.decode_band, basis),
+        context_tokens=context,
+        prompt_tokens=prompt_tokens,
+        prefill_tokens_per_s=prefill_rate,
+        ttft_s=ttft,
+        basis=basis,
+    )
+
+
+def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> StepCostModel:
+    """The simulator's step-cost inputs from the speed model's parameters (flop/s unknown: compute not limiting)."""
+    flops = hw.flops_per_s if hw.flops_per_s is not None else hw.memory_bandwidth_bytes_per_s * 1e6
+    return StepCostModel(
+        memory_bandwidth_bytes_per_s=hw.memory_bandwidth_bytes_per_s,
+        flops_per_s=flops,
+        weights_bytes=model.weights_read_bytes,
+        active_params=model.params_active,
+        kv_bytes_per_token=model.kv_bytes_per_token,
+        memory_efficiency=params.memory_efficiency,
+        compute_efficiency=params.compute_efficiency,
+        step_overhead_s=params.decode_overhead_s,
+    )

@@ -1,0 +1,111 @@
+"""Speed model arithmetic (hand-checked), the default fit, calibration profiles and calibration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calculators.errors import ServewiseInputError
+from calculators.speed.calibrate import calibrate, serving_observation, simulate_medians
+from calculators.speed.calibration import CalibrationProfile, decode_profile, encode_profile
+from calculators.speed.fit import default_fit, fit_line
+from calculators.speed.imports import read_benchmark
+from calculators.speed.imports.run import ImportedRun
+from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams, decode_step_seconds, prefill_seconds
+from calculators.speed.predict import estimate_speed, speed_params, step_cost_model
+from calculators.simulator import default_policy
+from knowledge.speed import FIT_FILE, HOLDOUT_FILE, load_speed_measurements
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "speed"
+BAND = Band(low=-0.1, high=0.2, median_abs=0.05, n_points=10)
+PARAMS = SpeedParams(memory_efficiency=0.5, decode_overhead_s=0.001, compute_efficiency=0.5, prefill_overhead_s=0.01, decode_band=BAND, prefill_band=BAND)
+HW = Accelerator(hardware_class="consumer-gddr", memory_bandwidth_bytes_per_s=1e12, flops_per_s=100e12)
+MODEL = ModelShape(weights_read_bytes=1e9, params_active=1e9, n_layers=10, attention_q_dim=1000, kv_bytes_per_token=1e5)
+
+
+def test_decode_step_by_hand():
+    # 1e9 bytes / (1e12 B/s x 0.5) = 2 ms, + 1 ms overhead
+    assert decode_step_seconds(MODEL, HW, PARAMS) == pytest.approx(0.003)
+    # 4 sequences x 1000 tokens x 1e5 bytes = 4e8 more bytes: 2.8 ms + 1 ms
+    assert decode_step_seconds(MODEL, HW, PARAMS, batch=4, context_tokens=1000) == pytest.approx(0.0038)
+
+
+def test_prefill_by_hand_includes_attention():
+    # 2 x 1e9 x 1000 + 2 x 10 x 1000 x 1000^2 = 2.02e12 flop / (1e14 x 0.5) = 40.4 ms, + 10 ms
+    assert prefill_seconds(MODEL, HW, PARAMS, 1000) == pytest.approx(0.0504)
+    assert prefill_seconds(MODEL, HW.model_copy(update={"flops_per_s": None}), PARAMS, 1000) is None
+    with pytest.raises(ServewiseInputError):
+        prefill_seconds(MODEL, HW, PARAMS, 0)
+
+
+def test_fit_line_recovers_and_clamps():
+    x = np.array([1.0, 2.0, 4.0])
+    slope, intercept = fit_line(x, 1.5 * x + 0.25)
+    assert (slope, intercept) == (pytest.approx(1.5), pytest.approx(0.25))
+    slope, _ = fit_line(x, 0.5 * x)  # faster than peak bandwidth: efficiency capped at 1
+    assert slope == 1.0
+
+
+def test_default_fit_covers_every_class_and_never_reads_the_holdout():
+    table = default_fit()
+    for cls in ("consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"):
+        assert ("llama-cpp", cls) in table.groups
+    fitted = {pid for g in table.groups.values() for pid in g.decode_points + g.prefill_points}
+    held = {p.id for p in load_speed_measurements(HOLDOUT_FILE).points}
+    assert fitted and not fitted & held
+    assert not any("4167" in p.source for p in load_speed_measurements(FIT_FILE).points)
+
+
+def test_lookup_falls_back_and_says_so():
+    params, basis = speed_params("ollama", "apple-unified")  # ollama runs llama.cpp kernels
+    assert basis.group == "llama-cpp / apple-unified" and basis.kind == "default-fit"
+    _, basis = speed_params("vllm", "apple-unified")
+    assert basis.note and "no measurements of vllm" in basis.note
+
+
+def test_estimate_speed_bands_and_concurrency():
+    est = estimate_speed(MODEL, HW, "llama-cpp", concurrency=8, prompt_tokens=512)
+    one, many = est.decode_tokens_per_s_batch1, est.decode_tokens_per_s_at_concurrency
+    assert one.low < one.value < one.high and many.value > one.value
+    assert est.ttft_s is not None and est.ttft_s.low <= est.ttft_s.value <= est.ttft_s.high
+
+
+def test_profile_round_trips_through_a_link():
+    profile = CalibrationProfile(engine="vllm", hardware_class="datacenter-hbm", label="test", memory_efficiency=0.7,
+                                 decode_overhead_s=0.002, compute_efficiency=0.6, prefill_overhead_s=0.02,
+                                 decode_band=BAND, n_measurements=3)
+    encoded = encode_profile(profile)
+    assert len(encoded) < 600 and "=" not in encoded
+    assert decode_profile(encoded) == profile
+    assert decode_profile(profile.model_dump_json()) == profile
+
+
+@pytest.mark.parametrize("bad", ["", "!!!", "eyJ2IjoxfQ", "x" * 5000, "{\"v\": 1}"])
+def test_bad_profiles_are_refused(bad):
+    with pytest.raises(ServewiseInputError):
+        decode_profile(bad)
+
+
+def test_calibrate_on_llama_bench_reproduces_the_run():
+    runs = list(read_benchmark((DATA / "llama_bench_readme.json").read_text()).runs)
+    model = ModelShape(weights_read_bytes=4677120000 - 306561024, params_active=7615616512, n_layers=28, attention_q_dim=3584, kv_bytes_per_token=57344)
+    hw = Accelerator(hardware_class="consumer-gddr", memory_bandwidth_bytes_per_s=716.8e9, flops_per_s=None)
+    result = calibrate(runs, model, hw, "llama-cpp", label="RTX 4080 Qwen2.5 7B Q4_K_M")
+    decode = [c for c in result.comparisons if c.metric == "decode_tokens_per_s"]
+    assert len(decode) == 1 and abs(decode[0].error) < 0.01
+    assert any("flop/s are unknown" in n for n in result.notes)
+
+
+def test_calibrate_serving_recovers_a_known_model():
+    model = ModelShape(weights_read_bytes=2e9, params_active=1e9, n_layers=16, attention_q_dim=2048, kv_bytes_per_token=32768)
+    hw = Accelerator(hardware_class="datacenter-hbm", memory_bandwidth_bytes_per_s=2e12, flops_per_s=300e12)
+    truth = PARAMS.model_copy(update={"memory_efficiency": 0.4, "decode_overhead_s": 0.003})
+    policy = default_policy("vllm")
+    run = ImportedRun(tool="vllm-bench-serve", load_kind="rate", load=4.0, n_requests=60, prompt_tokens=300, output_tokens=60)
+    obs = serving_observation(run.model_copy(update={"ttft_ms_p50": 1.0, "itl_ms_p50": 1.0}), "synthetic")
+    ttft, itl = simulate_medians(obs, model, hw, truth, policy, 10**6)
+    measured = run.model_copy(update={"ttft_ms_p50": ttft * 1000, "itl_ms_p50": itl * 1000})
+    result = calibrate([measured], model, hw, "vllm", kv_capacity_tokens=10**6, max_evals=40)
+    assert all(abs(c.error) < 0.05 for c in result.comparisons)

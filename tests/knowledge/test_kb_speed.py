@@ -1,0 +1,46 @@
+"""The speed measurement files: schema, sources, and the held-out set kept apart."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from knowledge.common import KnowledgeError
+from knowledge.loader import load_knowledge
+from knowledge.speed import FIT_FILE, HOLDOUT_FILE, SPEED_DIR, load_speed_measurements
+
+SOURCE = re.compile(r"^(https?://\S+.*|[\w.-]+/[\w.-]+:\S.*|knowledge/\S+.*|a public .*)$")
+
+
+@pytest.mark.parametrize("name", [FIT_FILE, HOLDOUT_FILE])
+def test_every_entry_names_a_source(name):
+    data = load_speed_measurements(name)
+    for item in (*data.hardware, *data.models, *data.points, *data.sweeps):
+        assert SOURCE.match(item.source), f"{item.id}: source {item.source!r}"
+
+
+def test_catalog_ids_exist_and_match_bandwidth():
+    kb = load_knowledge()
+    catalog = {g.id: g for g in kb.gpus.all_gpus}
+    chips = {c.id: c for c in kb.gpus.apple_chips}
+    for name in (FIT_FILE, HOLDOUT_FILE):
+        for hw in load_speed_measurements(name).hardware:
+            if not hw.in_catalog:
+                continue
+            entry = catalog.get(hw.id) or chips.get(hw.id)
+            assert entry is not None, f"{hw.id} claims to be in knowledge/gpus.yaml"
+            assert entry.memory_bandwidth_gb_per_s == hw.memory_bandwidth_gb_per_s, hw.id
+
+
+def test_holdout_is_only_the_apple_scoreboard():
+    holdout = load_speed_measurements(HOLDOUT_FILE)
+    assert holdout.purpose == "holdout" and len(holdout.points) == 22
+    assert {p.source for p in holdout.points} == {"https://github.com/ggml-org/llama.cpp/discussions/4167"}
+    assert {h.hardware_class for h in holdout.hardware} == {"apple-unified"}
+
+
+def test_holdout_file_cannot_stand_in_for_the_fit_set(tmp_path):
+    (tmp_path / FIT_FILE).write_text((SPEED_DIR / HOLDOUT_FILE).read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(KnowledgeError, match="purpose"):
+        load_speed_measurements(FIT_FILE, str(tmp_path))
