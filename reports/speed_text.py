@@ -1,0 +1,77 @@
+"""Renderings of speed estimates, calibrations and the accuracy ledger (Markdown text and JSON data)."""
+
+from __future__ import annotations
+
+from calculators.i18n import _
+from calculators.speed.accuracy import Summary
+from calculators.speed.calibrate import CalibrationResult
+from calculators.speed.model import Prediction, SpeedBasis
+from calculators.speed.predict import SpeedEstimate
+
+
+def basis_line(basis: SpeedBasis) -> str:
+    """One sentence naming the parameters a prediction used."""
+    if basis.kind == "calibration":
+        text = _("Speed basis: your calibration ({group}).").format(group=basis.group)
+    else:
+        text = _("Speed basis: default fit to public measurements ({group}).").format(group=basis.group)
+    return f"{text} {basis.note}".strip()
+
+
+def _band(p: Prediction, unit: str, scale: float = 1.0, digits: int = 1) -> str:
+    return f"{p.value * scale:,.{digits}f} {unit} ({p.low * scale:,.{digits}f}–{p.high * scale:,.{digits}f})"
+
+
+def speed_estimate_text(est: SpeedEstimate) -> str:
+    """The `speed` verb's human-readable answer."""
+    lines = [
+        _("Decode, one sequence: {value}").format(value=_band(est.decode_tokens_per_s_batch1, "tokens/s")),
+        _("Decode, {n} concurrent sequences: {value} in all, {per} each").format(
+            n=est.concurrency, value=_band(est.decode_tokens_per_s_at_concurrency, "tokens/s"),
+            per=_band(est.per_sequence_tokens_per_s_at_concurrency, "tokens/s")),
+    ]
+    if est.prefill_tokens_per_s is not None and est.ttft_s is not None:
+        lines.append(_("Prefill: {value}").format(value=_band(est.prefill_tokens_per_s, "tokens/s", digits=0)))
+        lines.append(_("Time to first token for {n} prompt tokens (idle server): {value}").format(
+            n=est.prompt_tokens, value=_band(est.ttft_s, "ms", 1000.0, 0)))
+    else:
+        lines.append(_("Prefill and time to first token: unknown (the accelerator's flop/s are not in the catalog; calibrate with a run)."))
+    lines.append(basis_line(est.basis))
+    lines.append(_("Bands are the 10th-90th percentile of the fit's leave-one-out errors; confirm with the Operations page's benchmark plan."))
+    return "\n".join(lines)
+
+
+def speed_estimate_json(est: SpeedEstimate) -> dict:
+    """The `speed` verb's JSON answer (rates in tokens/s, times in s)."""
+    data = est.model_dump(mode="json")
+    data["decode_tokens_per_s"] = est.decode_tokens_per_s_batch1.value
+    data["prefill_tokens_per_s_value"] = est.prefill_tokens_per_s.value if est.prefill_tokens_per_s else None
+    data["ttft_s_value"] = est.ttft_s.value if est.ttft_s else None
+    return data
+
+
+def calibration_text(result: CalibrationResult) -> str:
+    """Predicted against measured for every imported point, then the fitted parameters."""
+    p = result.profile
+    lines = [
+        "| run | metric | measured | predicted | error |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for c in result.comparisons:
+        scale, unit = (1000.0, "ms") if c.unit == "s" else (1.0, c.unit)
+        lines.append(f"| {c.label} | {c.metric} | {c.measured * scale:,.2f} {unit} | {c.predicted * scale:,.2f} {unit} | {c.error:+.1%} |")
+    lines += [
+        "",
+        _("Memory efficiency {m:.2f}, decode overhead {d:.2f} ms/step, compute efficiency {c:.2f}, request overhead {r:.1f} ms.").format(
+            m=p.memory_efficiency, d=p.decode_overhead_s * 1000, c=p.compute_efficiency, r=p.prefill_overhead_s * 1000),
+    ]
+    lines += list(result.notes)
+    return "\n".join(lines)
+
+
+def ledger_markdown(summaries: list[Summary]) -> str:
+    """The accuracy table (README and the accuracy section): median and p90 absolute error per class."""
+    lines = ["| check | engine | class | metric | n | median abs error | p90 abs error |", "|---|---|---|---|---:|---:|---:|"]
+    for s in summaries:
+        lines.append(f"| {s.check} | {s.engine} | {s.hardware_class} | {s.metric} | {s.n} | {s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |")
+    return "\n".join(lines)
