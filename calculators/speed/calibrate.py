@@ -105,7 +105,8 @@ def simulate_medians(
 def _to_vector(p: SpeedParams) -> np.ndarray:
     logit = lambda e: math.log(e / (1.0 - e)) if e < 1 else 6.0  # noqa: E731
     return np.array([logit(p.memory_efficiency), logit(p.compute_efficiency),
-                     math.log(p.decode_overhead_s + 1e-4), math.log(p.prefill_overhead_s + 1e-4)])
+                     math.log(p.decode_overhead_s + 1e-4), math.log(p.prefill_overhead_s + 1e-4),
+                     math.log(p.per_sequence_overhead_s + 1e-5)])
 
 
 def _from_vector(u: np.ndarray, template: SpeedParams) -> SpeedParams:
@@ -113,13 +114,15 @@ def _from_vector(u: np.ndarray, template: SpeedParams) -> SpeedParams:
     return template.model_copy(update={
         "memory_efficiency": sig(u[0]), "compute_efficiency": sig(u[1]),
         "decode_overhead_s": max(0.0, math.exp(u[2]) - 1e-4), "prefill_overhead_s": max(0.0, math.exp(u[3]) - 1e-4),
+        "per_sequence_overhead_s": max(0.0, math.exp(u[4]) - 1e-5),
     })
 
 
-def nelder_mead(f, x0: np.ndarray, max_evals: int = 80, step: float = 0.5) -> np.ndarray:
-    """Minimise f from x0 with the Nelder-Mead simplex (small, dependency-free)."""
+def nelder_mead(f, x0: np.ndarray, max_evals: int = 80, steps: np.ndarray | None = None) -> np.ndarray:
+    """Minimise f from x0 with the Nelder-Mead simplex (small, dependency-free); `steps` sizes the first simplex."""
     n = len(x0)
-    simplex = [x0] + [x0 + step * np.eye(n)[i] for i in range(n)]
+    steps = np.full(n, 0.5) if steps is None else steps
+    simplex = [x0] + [x0 + steps[i] * np.eye(n)[i] for i in range(n)]
     values = [f(x) for x in simplex]
     evals = n + 1
     while evals < max_evals:
@@ -167,7 +170,8 @@ def fit_serving(
                     total += math.log(predicted / measured) ** 2
         return total
 
-    return _from_vector(nelder_mead(loss, u0, max_evals=max_evals), start)
+    # the per-sequence overhead starts at zero (log 1e-5 s): its first step spans two decades
+    return _from_vector(nelder_mead(loss, u0, max_evals=max_evals, steps=np.array([0.5, 0.5, 0.5, 0.5, 4.0])), start)
 
 
 def calibrate(
@@ -243,6 +247,7 @@ def calibrate(
         engine=engine, hardware_class=hw.hardware_class, label=label[:120],
         memory_efficiency=params.memory_efficiency, decode_overhead_s=params.decode_overhead_s,
         compute_efficiency=params.compute_efficiency, prefill_overhead_s=params.prefill_overhead_s,
+        per_sequence_overhead_s=params.per_sequence_overhead_s,
         decode_band=band_from(decode_res) if decode_res else start.decode_band,
         prefill_band=band_from(prefill_res) if prefill_res else start.prefill_band,
         kv_capacity_tokens=kv_capacity_tokens, n_measurements=n,

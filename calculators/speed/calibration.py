@@ -34,6 +34,7 @@ class CalibrationProfile(BaseModel):
     decode_overhead_s: float = Field(ge=0, le=10)
     compute_efficiency: float = Field(gt=0, le=1)
     prefill_overhead_s: float = Field(ge=0, le=60)
+    per_sequence_overhead_s: float = Field(default=0.0, ge=0, le=1)
     decode_band: Band
     prefill_band: Band | None = None
     kv_capacity_tokens: int | None = Field(default=None, gt=0, description="from the start-up log, when given")
@@ -46,6 +47,7 @@ class CalibrationProfile(BaseModel):
             decode_overhead_s=self.decode_overhead_s,
             compute_efficiency=self.compute_efficiency,
             prefill_overhead_s=self.prefill_overhead_s,
+            per_sequence_overhead_s=self.per_sequence_overhead_s,
             decode_band=self.decode_band,
             prefill_band=self.prefill_band,
         )

@@ -2,7 +2,7 @@
 
 A decode step of `batch` sequences, each with `context_tokens` of KV already cached, costs
 
-    overhead_s + max(memory_s, compute_s)
+    overhead_s + per_sequence_overhead_s x batch + max(memory_s, compute_s)
     memory_s  = (weights read + batch x context x KV bytes per token) / (bandwidth x memory_efficiency)
     compute_s = (2 x active params x batch + attention FLOPs) / (flops x compute_efficiency)
 
@@ -69,6 +69,9 @@ class SpeedParams(_Frozen):
     decode_overhead_s: float = Field(ge=0, description="fixed seconds per decode step")
     compute_efficiency: float = Field(gt=0, le=1)
     prefill_overhead_s: float = Field(ge=0, description="fixed seconds per prefill (includes request handling)")
+    per_sequence_overhead_s: float = Field(
+        default=0.0, ge=0, description="host seconds per scheduled sequence per step (only a serving calibration fits it)"
+    )
     decode_band: Band
     prefill_band: Band | None = None
 
@@ -110,7 +113,7 @@ def decode_step_seconds(
     if hw.flops_per_s is not None:
         flops = 2.0 * model.params_active * batch + 4.0 * model.n_layers * model.attention_q_dim * batch * context_tokens
         compute_s = flops / (hw.flops_per_s * params.compute_efficiency)
-    return params.decode_overhead_s + max(memory_s, compute_s)
+    return params.decode_overhead_s + params.per_sequence_overhead_s * batch + max(memory_s, compute_s)
 
 
 def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, prompt_tokens: int) -> float | None:
