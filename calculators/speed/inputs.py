@@ -1,0 +1,55 @@
+"""The speed model's inputs from servewise's own objects: a catalog accelerator and a model architecture."""
+
+from __future__ import annotations
+
+from calculators.architecture import LayerKind, ModelArchitecture
+from calculators.errors import ServewiseInputError
+from calculators.speed.model import Accelerator, ModelShape
+from knowledge.gpus import Gpu
+
+
+def hardware_class_of(gpu: Gpu) -> str:
+    """The speed model's class for a catalog entry: Apple unified memory, HBM data-centre part, or GDDR card."""
+    if gpu.unified_memory:
+        return "apple-unified"
+    return "datacenter-hbm" if "HBM" in gpu.memory_type.upper() else "consumer-gddr"
+
+
+def accelerator_of_gpu(gpu: Gpu) -> Accelerator:
+    """Peak bandwidth and dense BF16 flop/s of a catalog entry (flop/s None when the catalog has no figure)."""
+    bandwidth = gpu.memory_bandwidth_gb_per_s
+    if not isinstance(bandwidth, int | float):
+        raise ServewiseInputError(f"{gpu.name}: the catalog has no memory bandwidth, so no speed can be estimated")
+    flops = gpu.dense_bf16_tflops
+    return Accelerator(
+        hardware_class=hardware_class_of(gpu),
+        memory_bandwidth_bytes_per_s=bandwidth * 1e9,
+        flops_per_s=flops * 1e12 if isinstance(flops, int | float) else None,
+        label=gpu.name,
+    )
+
+
+def model_shape(arch: ModelArchitecture, weights_bytes: float, kv_bytes_per_token: float) -> ModelShape:
+    """What one decode step of `arch` reads and computes, from its weight bytes and KV bytes per token.
+
+    MoE: a single sequence reads the active experts only, so the bytes read are the weights scaled by
+    active / total parameters (an estimate for batch 1; larger batches touch more experts). The input
+    embedding table's single-row reads are not subtracted (servewise does not know whether it is tied).
+    """
+    total = arch.params_total or arch.params_active
+    active = arch.params_active or arch.params_total
+    if not total or not active:
+        raise ServewiseInputError(f"{arch.name}: the parameter count is unknown, so no speed can be estimated")
+    if weights_bytes <= 0:
+        raise ServewiseInputError("weight bytes must be positive to estimate speed")
+    read = weights_bytes * (active / total) if active < total else weights_bytes
+    attention = next((layer for layer in arch.layers if layer.kind in (LayerKind.FULL, LayerKind.SLIDING) and layer.head_dim_k), None)
+    q_dim = arch.n_heads * attention.head_dim_k if attention is not None and arch.n_heads else arch.hidden_size
+    return ModelShape(
+        weights_read_bytes=read,
+        params_active=active,
+        n_layers=max(1, arch.n_layers),
+        attention_q_dim=max(1, q_dim),
+        kv_bytes_per_token=max(0.0, kv_bytes_per_token),
+        label=arch.name,
+    )
