@@ -31,7 +31,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the calibrated (leave-one-load-level-out) serving check")
     parser.add_argument("--markdown", action="store_true", help="print the per-class table as Markdown (for the README)")
-    parser.add_argument("--max-evals", type=int, default=40, help="simulator evaluations per calibration search")
+    parser.add_argument("--max-evals", type=int, default=50, help="simulator evaluations per calibration search")
+    parser.add_argument("--write", metavar="PATH", help="also save the summaries as JSON (the accuracy page reads bench/results/speed_accuracy.json)")
     args = parser.parse_args()
     started = time.perf_counter()
     data = load_speed_measurements()
@@ -56,6 +57,24 @@ def main() -> None:
     print("\nPer class, all engines:")
     for s in accuracy.summarize(rows, by_engine=False):
         print(f"{s.check:44s} {s.hardware_class:15s} {s.metric:22s} {s.n:4d} {s.median_abs_error:7.1%} {s.p90_abs_error:7.1%}")
+    if args.write:
+        import dataclasses
+        import json
+        import subprocess
+
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+        payload = {
+            "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "commit": commit or "unknown",
+            "quick": args.quick,
+            "n_points": len(data.points),
+            "n_sweeps": len(data.sweeps),
+            "by_class": [dataclasses.asdict(s) for s in accuracy.summarize(rows, by_engine=False)],
+            "by_engine": [dataclasses.asdict(s) for s in accuracy.summarize(rows)],
+            "sources": sorted({r.source for r in rows}),
+        }
+        Path(args.write).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.write).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     print("\nSources (one row per source, measurements counted):")
     counts: dict[str, int] = {}
     for r in rows:
