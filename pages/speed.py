@@ -5,13 +5,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from calculators.catalog import architecture_from_catalog
-from calculators.compare import model_weights
+from calculators.model.catalog import architecture_from_catalog
+from calculators.memory.compare import model_weights
+from calculators.engines import ENGINE_IDS, ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.kv import raw_kv_estimate
+from calculators.memory.kv import raw_kv_estimate
 from calculators.speed.calibrate import calibrate
 from calculators.speed.calibration import decode_profile, encode_profile
-from calculators.speed.imports import read_benchmark
+from calculators.speed.imports.read import read_benchmark
 from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.predict import estimate_speed
 from knowledge import load_knowledge
@@ -19,7 +20,6 @@ from reports.speed_text import calibration_text, ledger_markdown, speed_estimate
 from ui import url_widgets
 from ui.markdown_text import literal
 
-SPEED_ENGINES = ["llama-cpp", "ollama", "vllm", "sglang", "mlx-lm"]
 LEDGER_FILE = Path(__file__).resolve().parents[1] / "bench" / "results" / "speed_accuracy.json"
 #: URL parameter that carries a calibration profile in a shared link.
 CALIBRATION_PARAM = "speed_cal"
@@ -34,7 +34,9 @@ st.caption(
 
 left, right = st.columns(2)
 with left:
-    engine = url_widgets.selectbox("Engine", SPEED_ENGINES, key="speed_engine", index=2)
+    speed_engines = [e for e in ENGINE_IDS if ENGINES[e].speed is not None]
+    reference = next((i for i, e in enumerate(speed_engines) if ENGINES[e].simulator_reference), 0)
+    engine = url_widgets.selectbox("Engine", speed_engines, key="speed_engine", index=reference)
     gpu_ids = [g.id for g in kb.gpus.all_gpus]
     gpu_id = url_widgets.selectbox("Accelerator (catalog)", gpu_ids, key="speed_gpu", index=gpu_ids.index("h100-sxm-80gb"))
     model_id = url_widgets.selectbox("Model (catalog)", list(kb.models.ids), key="speed_model",

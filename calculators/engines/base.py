@@ -77,6 +77,32 @@ class LogReader:
 
 
 @dataclass(frozen=True)
+class BenchReader:
+    """One benchmark output format an engine's own tool prints, and how to tell it from the others."""
+
+    #: stable id of the format (CLI --format, page choices): "vllm-json", "llama-bench-markdown", ...
+    format_id: str
+    #: (text) -> calculators.speed.imports.run.ImportResult; ServewiseInputError names the bad line or field
+    read: Callable[[str], Any]
+    #: (text, first JSON object or None) -> True when the text looks like this format
+    sniff: Callable[[str, dict | None], bool]
+
+
+@dataclass(frozen=True)
+class EngineSpeed:
+    """What the speed model needs from an engine: whose fitted parameters it uses, its concurrency, its tools."""
+
+    #: fit family: the engine whose measured efficiencies apply (an engine that wraps another's kernels names it)
+    family: str
+    #: (settings, plan or None, machine or None) -> sequences the launch command lets run at once
+    concurrency: Callable[[Any, Any, Any], int]
+    #: benchmark formats of this engine's own tools (readers in engines/<engine>/bench_import.py)
+    bench_readers: tuple[BenchReader, ...] = ()
+    #: `backend` values this engine's serving results carry (vllm bench serve / sglang.bench_serving output)
+    bench_backends: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class EngineAdapter:
     """Everything particular to one engine that shared code needs. Sizes are bytes, lengths tokens."""
 
@@ -195,3 +221,6 @@ class EngineAdapter:
     memory_knobs: tuple[MemoryKnob, ...] = ()
     #: setting key of the tensor-parallel degree, for the engine the "several GPUs" study plans replicas with
     replica_study_key: str | None = None
+    # -- speed model ----------------------------------------------------------------------------------------
+    #: fit family, concurrency and benchmark readers (engines/<engine>/speed.py); None = no speed model
+    speed: EngineSpeed | None = None

@@ -509,7 +509,7 @@ class _Run:
             for i, c in chunks:
                 tokens += c
                 kv_read += self.ctx[i]
-            dt = step_seconds(rates, tokens, kv_read)
+            dt = step_seconds(rates, tokens, kv_read, n_dec + len(chunks))
             if self.n_dec and not n_dec:
                 self.decode_stall_s += dt  # a prefill batch ran alone while sequences were decoding
             self.account(dt, queued, blocked)

@@ -8,7 +8,8 @@ every scheduled sequence. Two lower bounds apply:
 - compute: about 2 x active parameters FLOPs per token: 2 x P x tokens / (flops x compute_efficiency)
 
 One fused forward pass overlaps weight streaming with the matrix multiplications, so the step takes
-the larger of the two (the roofline), plus a fixed per-step overhead. Attention FLOPs (quadratic in
+the larger of the two (the roofline), plus a fixed per-step overhead and a host overhead per scheduled
+sequence (scheduler, sampler, detokenizer: 0 unless a speed calibration fitted it, calculators/speed). Attention FLOPs (quadratic in
 context) are left out, so long prompts are estimated optimistic.
 """
 
@@ -40,42 +41,46 @@ class StepCostModel(BaseModel):
     memory_efficiency: float = Field(default=DEFAULT_MEMORY_EFFICIENCY, gt=0, le=1)
     compute_efficiency: float = Field(default=DEFAULT_COMPUTE_EFFICIENCY, gt=0, le=1)
     step_overhead_s: float = Field(default=0.0, ge=0, description="fixed time per step (scheduling, launches)")
+    per_sequence_overhead_s: float = Field(
+        default=0.0, ge=0, description="host time per scheduled sequence per step (scheduler, sampler, detokenizer)"
+    )
 
     @property
-    def rates(self) -> tuple[float, float, float, float]:
-        """(weights read s per step, KV read s per token, compute s per token, overhead s per step)."""
+    def rates(self) -> tuple[float, float, float, float, float]:
+        """(weights read s per step, KV read s per token, compute s per token, overhead s per step, s per sequence)."""
         bandwidth = self.memory_bandwidth_bytes_per_s * self.memory_efficiency
         return (
             self.weights_bytes / bandwidth,
             self.kv_bytes_per_token / bandwidth,
             2.0 * self.active_params / (self.flops_per_s * self.compute_efficiency),
             self.step_overhead_s,
+            self.per_sequence_overhead_s,
         )
 
-    def step_seconds(self, tokens: int, kv_read_tokens: float) -> float:
-        """Seconds one step takes for `tokens` new tokens reading `kv_read_tokens` tokens of KV."""
-        return step_seconds(self.rates, tokens, kv_read_tokens)
+    def step_seconds(self, tokens: int, kv_read_tokens: float, n_seqs: int = 0) -> float:
+        """Seconds one step takes for `tokens` new tokens of `n_seqs` sequences reading `kv_read_tokens` of KV."""
+        return step_seconds(self.rates, tokens, kv_read_tokens, n_seqs)
 
     def decode_span_seconds(self, steps: int, n_seqs: int, kv_read_tokens_first: float) -> float:
         """Seconds for `steps` pure-decode steps of `n_seqs` sequences whose KV read grows by n_seqs a step."""
         return decode_span_seconds(self.rates, steps, n_seqs, kv_read_tokens_first)
 
 
-def step_seconds(rates: tuple[float, float, float, float], tokens: int, kv_read_tokens: float) -> float:
+def step_seconds(rates: tuple[float, float, float, float, float], tokens: int, kv_read_tokens: float, n_seqs: int = 0) -> float:
     """Roofline step time in seconds from `StepCostModel.rates` (plain function: the simulator's hot path)."""
-    weights_s, kv_s, flop_s, overhead_s = rates
+    weights_s, kv_s, flop_s, overhead_s, per_seq_s = rates
     memory_s = weights_s + kv_s * kv_read_tokens
     compute_s = flop_s * tokens
-    return (memory_s if memory_s > compute_s else compute_s) + overhead_s
+    return (memory_s if memory_s > compute_s else compute_s) + overhead_s + per_seq_s * n_seqs
 
 
 def decode_span_seconds(
-    rates: tuple[float, float, float, float], steps: int, n_seqs: int, kv_read_tokens_first: float
+    rates: tuple[float, float, float, float, float], steps: int, n_seqs: int, kv_read_tokens_first: float
 ) -> float:
     """Closed form of the sum over j < steps of step_seconds(n_seqs, kv_read_tokens_first + n_seqs x j)."""
     if steps <= 0:
         return 0.0
-    weights_s, kv_s, flop_s, overhead_s = rates
+    weights_s, kv_s, flop_s, overhead_s, per_seq_s = rates
     m0 = weights_s + kv_s * kv_read_tokens_first
     slope = kv_s * n_seqs
     compute_s = flop_s * n_seqs
@@ -92,4 +97,4 @@ def decode_span_seconds(
             j_switch -= 1
     memory_steps = steps - j_switch
     memory_sum = memory_steps * m0 + slope * (j_switch + steps - 1) * memory_steps / 2.0
-    return j_switch * compute_s + memory_sum + steps * overhead_s
+    return j_switch * compute_s + memory_sum + steps * (overhead_s + per_seq_s * n_seqs)

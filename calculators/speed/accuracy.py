@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calculators.simulator import WorkloadSpec, default_policy, draw_requests
+from calculators.simulator.engines import default_policy
+from calculators.simulator.workload import WorkloadSpec, draw_requests
 from calculators.simulator.workload import ArrivalProcess
 from calculators.speed.calibrate import ServingObservation, fit_serving, simulate_medians
 from calculators.speed.families import speed_family

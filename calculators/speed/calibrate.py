@@ -17,7 +17,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
-from calculators.simulator import RequestSet, WorkloadSpec, default_policy, draw_requests, simulate
+from calculators.simulator.engines import default_policy
+from calculators.simulator.run import simulate
+from calculators.simulator.workload import RequestSet, WorkloadSpec, draw_requests
 from calculators.simulator.workload import ArrivalProcess, LengthDistribution, LengthKind
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.fit import band_from, decode_feature_s, fit_line, prefill_feature_s

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from calculators.architecture import LayerKind, ModelArchitecture
+from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.errors import ServewiseInputError
 from calculators.speed.model import Accelerator, ModelShape
 from knowledge.gpus import Gpu

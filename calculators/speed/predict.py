@@ -106,9 +106,8 @@ def estimate_speed(
 def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> StepCostModel:
     """The simulator's step-cost inputs from the speed model's parameters (flop/s unknown: compute not limiting)."""
     flops = hw.flops_per_s if hw.flops_per_s is not None else hw.memory_bandwidth_bytes_per_s * 1e6
-    extra = {"per_sequence_overhead_s": params.per_sequence_overhead_s} if "per_sequence_overhead_s" in StepCostModel.model_fields else {}
     return StepCostModel(
-        **extra,
+        per_sequence_overhead_s=params.per_sequence_overhead_s,
         memory_bandwidth_bytes_per_s=hw.memory_bandwidth_bytes_per_s,
         flops_per_s=flops,
         weights_bytes=model.weights_read_bytes,

@@ -5,6 +5,7 @@ from calculators.engines.llama_cpp import embeddings, launch, startup_log, tools
 from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.engines.llama_cpp.reconcile import llamacpp_rows
 from calculators.engines.llama_cpp.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy
+from calculators.engines.llama_cpp.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -49,4 +50,5 @@ ADAPTER = EngineAdapter(
     policy_from_plan=policy_from_plan,
     tool_call_rule=tools.tool_call_rule,
     embedding_rule=embeddings.EMBEDDING_RULE,
+    speed=SPEED,
 )

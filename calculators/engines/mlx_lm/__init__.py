@@ -3,6 +3,7 @@
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.mlx_lm import launch, startup_log, tools, workload
 from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmSettings, plan_mlx_lm
+from calculators.engines.mlx_lm.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -38,4 +39,5 @@ ADAPTER = EngineAdapter(
         MemoryKnob("kv_group_size", "--kv-group-size", "int"),
     ),
     tool_call_rule=tools.tool_call_rule,
+    speed=SPEED,
 )

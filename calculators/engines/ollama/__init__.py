@@ -6,6 +6,7 @@ from calculators.engines.ollama import embeddings, launch, startup_log, tools, w
 from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
 from calculators.engines.ollama.reconcile import ollama_rows
 from calculators.engines.ollama.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy
+from calculators.engines.ollama.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -48,4 +49,5 @@ ADAPTER = EngineAdapter(
     policy_from_plan=policy_from_plan,
     tool_call_rule=tools.tool_call_rule,
     embedding_rule=embeddings.EMBEDDING_RULE,
+    speed=SPEED,
 )

@@ -5,6 +5,7 @@ from calculators.engines.sglang import embeddings, launch, startup_log, tools, w
 from calculators.engines.sglang.plan import ENGINE_ID, SglangSettings, plan_sglang
 from calculators.engines.sglang.reconcile import sglang_rows
 from calculators.engines.sglang.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy
+from calculators.engines.sglang.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -46,4 +47,5 @@ ADAPTER = EngineAdapter(
     policy_from_plan=policy_from_plan,
     tool_call_rule=tools.TOOL_CALL_RULE,
     embedding_rule=embeddings.embedding_rule,
+    speed=SPEED,
 )

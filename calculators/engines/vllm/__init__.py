@@ -6,6 +6,7 @@ from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.plan import ENGINE_ID, plan_vllm
 from calculators.engines.vllm.reconcile import vllm_rows
 from calculators.engines.vllm.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, VllmPolicy
+from calculators.engines.vllm.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -53,4 +54,5 @@ ADAPTER = EngineAdapter(
     policy_from_plan=policy_from_plan,
     tool_call_rule=tools.TOOL_CALL_RULE,
     embedding_rule=embeddings.embedding_rule,
+    speed=SPEED,
 )

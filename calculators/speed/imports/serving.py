@@ -1,6 +1,9 @@
-"""Readers for serving benchmarks: `vllm bench serve` (--save-result JSON or console text) and
-`python -m sglang.bench_serving` (--output-file JSONL or console text). Both tools share field names
-(median_ttft_ms, median_itl_ms, ...) and the console layout, so one module reads both.
+"""What vLLM's and SGLang's serving benchmarks share: result objects with the same field names
+(median_ttft_ms, median_itl_ms, ...) and the same console "Serving Benchmark Result" layout.
+
+The engines' own readers (engines/vllm/bench_import.py, engines/sglang/bench_import.py) call
+`read_json_rows` with their id; the console reader names the engine from the `Backend:` line through
+the registry (each engine lists its benchmark backends).
 """
 
 from __future__ import annotations
@@ -24,7 +27,17 @@ def _load(row: dict, where: str, line_no: int) -> tuple[str, float | None]:
     return "concurrency", prompts
 
 
-def run_from_row(row: object, tool: str, where: str, line_no: int) -> ImportedRun:
+def engine_for_backend(backend: str) -> str | None:
+    """The registered engine whose serving benchmarks write this `backend` value, if any."""
+    from calculators.engines import ENGINES
+
+    for engine_id, found in ENGINES.items():
+        if found.speed is not None and backend in found.speed.bench_backends:
+            return engine_id
+    return None
+
+
+def run_from_row(row: object, tool: str, where: str, line_no: int, engine: str | None = None) -> ImportedRun:
     """One saved result object (vLLM JSON or an SGLang JSONL line) as an ImportedRun."""
     if not isinstance(row, dict):
         raise ServewiseInputError(f"{where}: expected a JSON object, got {type(row).__name__}")
@@ -35,11 +48,10 @@ def run_from_row(row: object, tool: str, where: str, line_no: int) -> ImportedRu
         raise ServewiseInputError(f"{where}: 'completed' is {completed:g}: the run finished no request")
     kind, load = _load(row, where, line_no)
     inputs, outputs = number(row, "total_input_tokens", where), number(row, "total_output_tokens", where)
-    backend = str(row.get("backend") or "")
-    engine = "sglang" if backend.startswith("sglang") else ("vllm" if backend.startswith("vllm") else None)
+    named = engine_for_backend(str(row.get("backend") or ""))
     return ImportedRun(
         tool=tool,
-        engine=engine if engine else ("vllm" if tool == "vllm-bench-serve" and backend in ("vllm", "openai", "openai-chat") else None),
+        engine=named or engine,
         model_label=str(row.get("model_id") or row.get("model") or ""),
         load_kind=kind,
         load=positive_or_none(load),
@@ -55,30 +67,24 @@ def run_from_row(row: object, tool: str, where: str, line_no: int) -> ImportedRu
     )
 
 
-def read_vllm_json(text: str) -> ImportResult:
-    """`vllm bench serve --save-result` output: one JSON object, a list of them, or one per line."""
-    return _read_json_rows(text, "vllm-bench-serve", "vLLM result")
+def read_json_rows(text: str, tool: str, what: str, engine: str | None = None) -> ImportResult:
+    """Saved serving results: one JSON object, a list of them, or one per line (bad lines kept as skipped).
 
-
-def read_sglang_jsonl(text: str) -> ImportResult:
-    """`python -m sglang.bench_serving --output-file` output: one JSON object per line (runs append)."""
-    return _read_json_rows(text, "sglang-bench-serving", "SGLang result")
-
-
-def _read_json_rows(text: str, tool: str, what: str) -> ImportResult:
+    `engine` is the engine the tool belongs to; a `backend` field naming another engine wins.
+    """
     stripped = text.strip()
     if not stripped:
         raise ServewiseInputError(f"{what}: the text is empty")
     if stripped.startswith("[") or (stripped.startswith("{") and "\n{" not in stripped):
         data = load_json(stripped, what)
         rows = data if isinstance(data, list) else [data]
-        return ImportResult(tool=tool, runs=tuple(run_from_row(r, tool, f"{what} #{i + 1}", 1) for i, r in enumerate(rows)))
+        return ImportResult(tool=tool, runs=tuple(run_from_row(r, tool, f"{what} #{i + 1}", 1, engine) for i, r in enumerate(rows)))
     runs, skipped = [], []
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            runs.append(run_from_row(load_json(line, f"{what} line {line_no}"), tool, f"{what} line {line_no}", line_no))
+            runs.append(run_from_row(load_json(line, f"{what} line {line_no}"), tool, f"{what} line {line_no}", line_no, engine))
         except ServewiseInputError as exc:
             skipped.append(SkippedLine(line_no=line_no, text=line, reason=str(exc)))
     if not runs:
@@ -106,8 +112,10 @@ _CONSOLE = {
 def read_serving_console(text: str) -> ImportResult:
     """The "Serving Benchmark Result" blocks both tools print (several blocks = several runs)."""
     runs, skipped, block, start = [], [], {}, 1
-    sglang = any(line.strip().startswith("Backend:") and "sglang" in line for line in text.splitlines())
-    tool = "sglang-bench-serving" if sglang else "vllm-bench-serve"
+    backends = [line.strip().split(":", 1)[1].strip() for line in text.splitlines() if line.strip().startswith("Backend:")]
+    named = engine_for_backend(backends[0]) if backends else None
+    # only sglang.bench_serving prints a Backend: line; vllm bench serve does not
+    tool = "sglang-bench-serving" if backends else "vllm-bench-serve"
 
     def close(_line_no: int) -> None:
         nonlocal block
@@ -116,7 +124,7 @@ def read_serving_console(text: str) -> ImportResult:
             rate, conc = block.get("rate"), block.get("concurrency")
             kind, load = ("concurrency", conc) if conc else (("rate", rate) if rate and math.isfinite(rate) else ("concurrency", completed))
             runs.append(ImportedRun(
-                tool=tool, engine=("sglang" if block.get("backend", "").startswith("sglang") else None) if sglang else None,
+                tool=tool, engine=engine_for_backend(block.get("backend", "")) or named,
                 load_kind=kind, load=positive_or_none(load), n_requests=int(completed) if completed else None,
                 prompt_tokens=block["inputs"] / completed if completed and "inputs" in block else None,
                 output_tokens=block["outputs"] / completed if completed and "outputs" in block else None,

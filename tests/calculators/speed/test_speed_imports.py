@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from calculators.errors import ServewiseInputError
-from calculators.speed.imports import detect_format, read_benchmark
+from calculators.speed.imports.read import detect_format, read_benchmark
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "speed"
 

@@ -11,11 +11,11 @@ from calculators.errors import ServewiseInputError
 from calculators.speed.calibrate import calibrate, serving_observation, simulate_medians
 from calculators.speed.calibration import CalibrationProfile, decode_profile, encode_profile
 from calculators.speed.fit import default_fit, fit_line
-from calculators.speed.imports import read_benchmark
+from calculators.speed.imports.read import read_benchmark
 from calculators.speed.imports.run import ImportedRun
 from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams, decode_step_seconds, prefill_seconds
 from calculators.speed.predict import estimate_speed, speed_params, step_cost_model
-from calculators.simulator import default_policy
+from calculators.simulator.engines import default_policy
 from knowledge.speed import FIT_FILE, HOLDOUT_FILE, load_speed_measurements
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "speed"

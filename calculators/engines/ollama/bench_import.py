@@ -7,6 +7,7 @@ server-side part of time to first token.
 
 from __future__ import annotations
 
+from calculators.engines.ollama.plan import ENGINE_ID
 from calculators.errors import ServewiseInputError
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number
 
@@ -21,7 +22,7 @@ def _run(row: dict, where: str, line_no: int) -> ImportedRun:
     prefill = prompt_count / prompt_ns * 1e9 if prompt_count and prompt_ns and prompt_ns > 0 else None
     return ImportedRun(
         tool="ollama-api",
-        engine="ollama",
+        engine=ENGINE_ID,
         model_label=str(row.get("model") or ""),
         prompt_tokens=prompt_count,
         output_tokens=eval_count,
@@ -56,3 +57,8 @@ def read_ollama_json(text: str) -> ImportResult:
     if not runs:
         raise ServewiseInputError("Ollama response: no object with eval_count and eval_duration (paste the final 'done': true object)")
     return ImportResult(tool="ollama-api", runs=tuple(runs), skipped=tuple(skipped))
+
+
+def looks_like_response(text: str, first: dict | None) -> bool:
+    """An Ollama response object: eval_count, or a streamed partial with done and model."""
+    return first is not None and ("eval_count" in first or ("done" in first and "model" in first))

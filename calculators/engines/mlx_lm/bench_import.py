@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from calculators.engines.mlx_lm.plan import ENGINE_ID
 from calculators.errors import ServewiseInputError
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine
 
@@ -45,7 +46,7 @@ def read_mlx_benchmark(text: str) -> ImportResult:
         raise ServewiseInputError("mlx_lm.benchmark: generation_tps must be positive")
     single = batch == 1
     return ImportResult(tool="mlx-lm-benchmark", runs=(ImportedRun(
-        tool="mlx-lm-benchmark", engine="mlx-lm", load_kind="single" if single else "concurrency", load=None if single else float(batch),
+        tool="mlx-lm-benchmark", engine=ENGINE_ID, load_kind="single" if single else "concurrency", load=None if single else float(batch),
         prompt_tokens=prompt_tokens, output_tokens=gen_tokens,
         context_tokens=float(prompt_tokens or 0) + float(gen_tokens or 0) / 2.0,
         decode_tokens_per_s=chosen["generation_tps"] if single else None,
@@ -68,7 +69,7 @@ def read_mlx_generate(text: str) -> ImportResult:
                 raise ServewiseInputError(f"line {line_no}: generation tokens-per-sec must be positive")
             start, n_prompt, prompt_tps = prompt if prompt else (line_no, None, None)
             runs.append(ImportedRun(
-                tool="mlx-lm-generate", engine="mlx-lm", prompt_tokens=n_prompt, output_tokens=n_gen,
+                tool="mlx-lm-generate", engine=ENGINE_ID, prompt_tokens=n_prompt, output_tokens=n_gen,
                 context_tokens=float(n_prompt or 0) + n_gen / 2.0, decode_tokens_per_s=gen_tps,
                 prefill_tokens_per_s=prompt_tps or None,
                 ttft_ms_p50=n_prompt / prompt_tps * 1000.0 if n_prompt and prompt_tps else None, line_no=start,
@@ -79,3 +80,13 @@ def read_mlx_generate(text: str) -> ImportResult:
     if not runs:
         raise ServewiseInputError("mlx_lm.generate: no 'Generation: N tokens, X tokens-per-sec' line (run with --verbose)")
     return ImportResult(tool="mlx-lm-generate", runs=tuple(runs), skipped=tuple(skipped))
+
+
+def looks_like_benchmark(text: str, first: dict | None) -> bool:
+    """mlx_lm.benchmark prints generation_tps= on its Trial and Averages lines."""
+    return first is None and "generation_tps=" in text
+
+
+def looks_like_generate(text: str, first: dict | None) -> bool:
+    """mlx_lm.generate --verbose prints 'Generation: N tokens, X tokens-per-sec'."""
+    return first is None and "tokens-per-sec" in text and "Generation:" in text

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from calculators.engines.llama_cpp.plan import ENGINE_ID
 from calculators.errors import ServewiseInputError
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number
 
@@ -16,10 +17,10 @@ def _run(n_prompt: float, n_gen: float, depth: float, rate: float, model: str, h
     if rate <= 0:
         raise ServewiseInputError(f"{where}: t/s is {rate:g}; a rate must be positive")
     if n_prompt > 0 and n_gen == 0:
-        return ImportedRun(tool="llama-bench", engine="llama-cpp", model_label=model, hardware_label=hardware,
+        return ImportedRun(tool="llama-bench", engine=ENGINE_ID, model_label=model, hardware_label=hardware,
                            prompt_tokens=n_prompt, context_tokens=depth, prefill_tokens_per_s=rate, line_no=line_no)
     if n_gen > 0 and n_prompt == 0:
-        return ImportedRun(tool="llama-bench", engine="llama-cpp", model_label=model, hardware_label=hardware,
+        return ImportedRun(tool="llama-bench", engine=ENGINE_ID, model_label=model, hardware_label=hardware,
                            output_tokens=n_gen, context_tokens=depth, decode_tokens_per_s=rate, line_no=line_no)
     raise ServewiseInputError(f"{where}: a combined prompt+generation test (pg) mixes prefill and decode; servewise reads pp and tg tests")
 
@@ -97,3 +98,13 @@ def read_llama_bench_markdown(text: str) -> ImportResult:
     if not runs:
         raise ServewiseInputError("llama-bench table: no row with a pp/tg test and a t/s value (is the header row included?)")
     return ImportResult(tool="llama-bench", runs=tuple(runs), skipped=tuple(skipped))
+
+
+def looks_like_json(text: str, first: dict | None) -> bool:
+    """llama-bench JSON/JSONL objects carry avg_ts and n_gen."""
+    return first is not None and ("avg_ts" in first or "n_gen" in first)
+
+
+def looks_like_markdown(text: str, first: dict | None) -> bool:
+    """llama-bench's table has a header row with 'test' and 't/s' columns."""
+    return first is None and "|" in text and "t/s" in text and "test" in text
