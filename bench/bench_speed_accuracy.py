@@ -1,6 +1,6 @@
 """How accurate is servewise's speed model? Median and p90 error against every public measurement gathered.
 
-Run from the repository root:  python bench/bench_speed_accuracy.py [--quick] [--markdown]
+Run from the repository root:  python -m bench.bench_speed_accuracy [--quick] [--markdown] [--write PATH]
 
 - single-stream decode / prefill: each measurement predicted by its group's fit made without it
   (leave-one-out) -- the uncalibrated, out-of-sample figure;
@@ -15,16 +15,13 @@ Errors are |predicted / measured - 1|. Sources: knowledge/speed_measurements.yam
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from calculators.speed import accuracy  # noqa: E402
-from calculators.speed.fit import default_fit  # noqa: E402
-from knowledge.loader import load_knowledge  # noqa: E402
-from knowledge.speed import HOLDOUT_FILE, load_speed_measurements  # noqa: E402
+from calculators.speed import accuracy
+from calculators.speed.fit import default_fit
+from knowledge.loader import load_knowledge
+from knowledge.speed import HOLDOUT_FILE, load_speed_measurements
 
 
 def main() -> None:

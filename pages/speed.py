@@ -9,6 +9,7 @@ from calculators.model.catalog import architecture_from_catalog
 from calculators.memory.compare import model_weights
 from calculators.engines import ENGINE_IDS, ENGINES
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.memory.kv import raw_kv_estimate
 from calculators.speed.calibrate import calibrate
 from calculators.speed.calibration import decode_profile, encode_profile
@@ -25,27 +26,29 @@ LEDGER_FILE = Path(__file__).resolve().parents[1] / "bench" / "results" / "speed
 CALIBRATION_PARAM = "speed_cal"
 
 kb = load_knowledge()
-st.title("Speed & calibration")
-st.caption(
+st.title(_("Speed & calibration"))
+st.caption(_(
     "Decode and prefill speed from bytes read, FLOPs and efficiencies fitted to public measurements. Every "
     "figure states its basis (default fit or your calibration) and a band from the fit's own errors; "
     "**estimates, not measurements** — the Operations page's benchmark plan is how to confirm them."
-)
+))
 
 left, right = st.columns(2)
 with left:
     speed_engines = [e for e in ENGINE_IDS if ENGINES[e].speed is not None]
     reference = next((i for i, e in enumerate(speed_engines) if ENGINES[e].simulator_reference), 0)
-    engine = url_widgets.selectbox("Engine", speed_engines, key="speed_engine", index=reference)
+    engine = url_widgets.selectbox(_("Engine"), speed_engines, key="speed_engine", index=reference)
     gpu_ids = [g.id for g in kb.gpus.all_gpus]
-    gpu_id = url_widgets.selectbox("Accelerator (catalog)", gpu_ids, key="speed_gpu", index=gpu_ids.index("h100-sxm-80gb"))
-    model_id = url_widgets.selectbox("Model (catalog)", list(kb.models.ids), key="speed_model",
+    gpu_id = url_widgets.selectbox(_("Accelerator (catalog)"), gpu_ids, key="speed_gpu", index=gpu_ids.index("h100-sxm-80gb"))
+    model_id = url_widgets.selectbox(_("Model (catalog)"), list(kb.models.ids), key="speed_model",
                                      index=list(kb.models.ids).index("llama-3.1-8b"))
 with right:
     schemes = [q.id for q in kb.formats.quantizations] + [m.id for m in kb.formats.file_mixes]
-    scheme = url_widgets.selectbox("Weight precision / quantization", schemes, key="speed_precision", index=schemes.index("bf16"))
-    concurrency = int(url_widgets.number("Concurrent sequences", key="speed_concurrency", min_value=1, max_value=4096, value=32, step=1))
-    prompt_tokens = int(url_widgets.number("Prompt tokens (TTFT)", key="speed_prompt", min_value=1, max_value=1_000_000, value=1024, step=1))
+    scheme = url_widgets.selectbox(_("Weight precision / quantization"), schemes, key="speed_precision", index=schemes.index("bf16"))
+    concurrency = int(url_widgets.number(_("Concurrent sequences"), key="speed_concurrency", min_value=1, max_value=4096, value=32, step=1))
+    prompt_tokens = int(url_widgets.number(_("Prompt tokens (TTFT)"), key="speed_prompt", min_value=1, max_value=1_000_000, value=1024, step=1))
+
+url_widgets.show_url_notes("speed_")
 
 calibration = None
 encoded = st.query_params.get(CALIBRATION_PARAM)
@@ -53,7 +56,7 @@ if encoded:
     try:
         calibration = decode_profile(encoded)
     except ServewiseInputError as exc:
-        st.warning(literal(f"The shared link's calibration was not used: {exc}"), icon=":material/link_off:")
+        st.warning(literal(_("The shared link's calibration was not used: {reason}").format(reason=exc)), icon=":material/link_off:")
 
 try:
     arch = architecture_from_catalog(model_id, kb)
@@ -63,21 +66,22 @@ try:
     hw = accelerator_of_gpu(kb.gpus.get(gpu_id))
     usable = calibration if calibration and calibration.engine == engine and calibration.hardware_class == hw.hardware_class else None
     if calibration and usable is None:
-        st.info(f"The loaded calibration is for {calibration.engine} on {calibration.hardware_class}; the default fit is used here.")
+        st.info(_("The loaded calibration is for {engine} on {cls}; the default fit is used here.").format(
+            engine=calibration.engine, cls=calibration.hardware_class))
     estimate = estimate_speed(shape, hw, engine, concurrency=concurrency, prompt_tokens=prompt_tokens, calibration=usable)
 except ServewiseInputError as exc:
     st.error(literal(str(exc)), icon=":material/error:")
     st.stop()
 
-st.subheader("Estimate")
+st.subheader(_("Estimate"))
 st.markdown(speed_estimate_text(estimate).replace("\n", "  \n"))
 
-st.subheader("Calibrate with your own run")
-st.caption("Paste the output of vllm bench serve (JSON or console), sglang.bench_serving (JSONL or console), GuideLLM's "
-           "report JSON, llama-bench (JSON or table), an Ollama response with eval_count/eval_duration, "
-           "mlx_lm.benchmark or mlx_lm.generate --verbose. Lines servewise does not read are listed, never dropped.")
-pasted = st.text_area("Benchmark output", key="speed_bench_text", height=180)
-kv_tokens = st.number_input("KV capacity in tokens from the start-up log (optional, serving runs)", min_value=0, value=0, step=1024,
+st.subheader(_("Calibrate with your own run"))
+st.caption(_("Paste the output of vllm bench serve (JSON or console), sglang.bench_serving (JSONL or console), GuideLLM's "
+             "report JSON, llama-bench (JSON or table), an Ollama response with eval_count/eval_duration, "
+             "mlx_lm.benchmark or mlx_lm.generate --verbose. Lines servewise does not read are listed, never dropped."))
+pasted = st.text_area(_("Benchmark output"), key="speed_bench_text", height=180)
+kv_tokens = st.number_input(_("KV capacity in tokens from the start-up log (optional, serving runs)"), min_value=0, value=0, step=1024,
                             key="speed_kv_tokens")
 if pasted.strip():
     try:
@@ -89,24 +93,25 @@ if pasted.strip():
     else:
         st.markdown(calibration_text(result))
         if imported.skipped:
-            with st.expander(f"{len(imported.skipped)} line(s) not used"):
+            with st.expander(_("{n} line(s) not used").format(n=len(imported.skipped))):
                 st.table([{"line": s.line_no, "text": s.text, "reason": s.reason} for s in imported.skipped])
-        if st.button("Use this calibration (the link will carry it)", key="speed_use_cal"):
+        if st.button(_("Use this calibration (the link will carry it)"), key="speed_use_cal"):
             st.query_params[CALIBRATION_PARAM] = encode_profile(result.profile)
             st.rerun()
 if calibration is not None:
-    st.caption(f"Calibration in use from the link: {literal(calibration.label or calibration.engine)}.")
+    st.caption(_("Calibration in use from the link: {label}.").format(label=literal(calibration.label or calibration.engine)))
 
-st.subheader("How accurate is servewise?")
+st.subheader(_("How accurate is servewise?"))
 if LEDGER_FILE.exists():
     ledger = json.loads(LEDGER_FILE.read_text(encoding="utf-8"))
     from calculators.speed.accuracy import Summary
 
-    st.caption(f"From `python bench/bench_speed_accuracy.py` at {ledger['commit']} ({ledger['generated']}): "
-               f"{ledger['n_points']} single-stream measurements, {ledger['n_sweeps']} serving sweeps, and the held-out "
-               "Apple scoreboard (llama.cpp discussion #4167), which the fit never sees.")
+    st.caption(_("From `python -m bench.bench_speed_accuracy` at {commit} ({when}): {points} single-stream measurements, "
+                 "{sweeps} serving sweeps, and the held-out Apple scoreboard (llama.cpp discussion #4167), which the fit "
+                 "never sees.").format(commit=ledger["commit"], when=ledger["generated"], points=ledger["n_points"],
+                                        sweeps=ledger["n_sweeps"]))
     st.markdown(ledger_markdown([Summary(**row) for row in ledger["by_class"]]))
-    with st.expander("Sources"):
+    with st.expander(_("Sources")):
         st.markdown("\n".join(f"- {literal(s)}" for s in ledger["sources"]))
 else:
-    st.info("Run `python bench/bench_speed_accuracy.py --write bench/results/speed_accuracy.json` to produce the table.")
+    st.info(_("Run `python -m bench.bench_speed_accuracy --write bench/results/speed_accuracy.json` to produce the table."))
