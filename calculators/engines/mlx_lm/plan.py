@@ -189,9 +189,9 @@ def plan_mlx_lm(
                               f"the first {ROTATING_KEEP_TOKENS} tokens and the most recent ones; older context is "
                               "dropped, so answers no longer see the whole conversation."))
     if arch.layers_of(LayerKind.SLIDING) and not file.keeps_windows:
-        notes.append(PlanNote(code="mlx_window_not_kept", message=f"mlx_lm/models/{file.name}.py keeps a full "
-                              "KVCache on the sliding-window layers (no RotatingKVCache for the window), so they "
-                              "hold every token like the others."))
+        notes.append(PlanNote(code="mlx_window_not_kept", message=f"mlx_lm/models/{file.name}.py does not keep the "
+                              "model's sliding window as a window: those layers hold every token (or --max-kv-size "
+                              "tokens) like the others."))
 
     quantized = settings.kv_bits is not None and quantization_reached(chunks, settings.quantized_kv_start)
     if settings.kv_bits is not None and not quantized:
