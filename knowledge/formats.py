@@ -20,7 +20,8 @@ from typing import Annotated, Literal
 from gguf import GGMLQuantizationType
 from pydantic import Field, StringConstraints, model_validator
 
-from knowledge.common import Frozen, Sourced
+from knowledge.common import Frozen, Sourced, Verified
+from knowledge.engines import STATUS_ORDER, HardwareBackend
 
 #: Stable lower-case identifiers: they end up in URLs (`?formats_format=q4_k`), so never rename lightly.
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)]
@@ -135,13 +136,140 @@ class MatrixColumn(Frozen):
     kind: Literal["file-format", "quantization"]
 
 
+class HardwarePath(Frozen):
+    """One way a cell's path runs on one hardware backend, with the limits the engine's source enforces.
+
+    Several paths may name the same backend, most capable first (e.g. FP8 tensor-core kernels from
+    compute capability 8.9, weight-only kernels from 7.5): the first path the hardware satisfies wins.
+    """
+
+    backend: HardwareBackend
+    status: CompatStatus
+    min_compute_capability: float | None = Field(
+        default=None, ge=1, le=20, description="NVIDIA CUDA compute capability as major.minor (7.5 = Turing)"
+    )
+    gpu_archs: tuple[str, ...] = Field(
+        default=(), description="GPU architecture targets the source restricts this path to (AMD gfx names)"
+    )
+    kernel: str = Field(default="", description="the engine's name for the path or kernel, when it has one")
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _limits_fit_the_backend(self) -> HardwarePath:
+        if self.min_compute_capability is not None and self.backend != "cuda":
+            raise ValueError(f"min_compute_capability only applies to cuda, not {self.backend!r}")
+        return self
+
+
+class HardwareVerdict(Frozen):
+    """What a cell means for one machine: the status of the best path it satisfies, and why.
+
+    `refused_by` says which limit ruled the path out when the status is not-supported because of the
+    hardware ("compute-capability", "gpu-arch", or "backend" when no path exists for it).
+    """
+
+    engine: str
+    target: str
+    status: CompatStatus
+    hardware_dependent: bool
+    path: HardwarePath | None = None
+    refused_by: Literal["compute-capability", "gpu-arch", "backend"] | None = None
+    required_compute_capability: float | None = None
+    actual_compute_capability: float | None = None
+    required_gpu_archs: tuple[str, ...] = ()
+    note: str
+    source: str
+    verified: Verified
+
+
 class CompatibilityCell(Sourced):
-    """What one engine does with one format/quantization family, with the reason in our words."""
+    """What one engine does with one format/quantization family, with the reason in our words.
+
+    `status` is the most direct path the engine has anywhere. When it depends on the hardware,
+    `hardware` lists each backend's path with its limits, and `other_backends` is the status of every
+    backend not listed; `bit_widths` and `group_sizes` are the weight layouts the loader accepts
+    (group size -1 = one group per output channel). `how_to_enable` says what a user must do first.
+    """
 
     engine: str
     target: Slug
     status: CompatStatus
     note: str = Field(min_length=10)
+    hardware: tuple[HardwarePath, ...] = ()
+    other_backends: CompatStatus = CompatStatus.UNKNOWN
+    bit_widths: tuple[float, ...] = ()
+    group_sizes: tuple[int, ...] = ()
+    how_to_enable: str = ""
+
+    @model_validator(mode="after")
+    def _headline_is_the_best_path(self) -> CompatibilityCell:
+        if self.hardware:
+            best = min((path.status for path in self.hardware), key=STATUS_ORDER.index)
+            if best != self.status:
+                raise ValueError(
+                    f"status {self.status.value!r} but the most direct hardware path is {best.value!r}"
+                )
+        bad = [g for g in self.group_sizes if g == 0 or g < -1]
+        if bad:
+            raise ValueError(f"group sizes must be positive or -1 (per channel): {bad}")
+        return self
+
+    @property
+    def hardware_dependent(self) -> bool:
+        """True when the cell's answer changes with the hardware backend or GPU generation."""
+        return bool(self.hardware)
+
+    def on_hardware(
+        self,
+        backends: tuple[str, ...] | None,
+        compute_capability: float | None = None,
+        gpu_arch: str | None = None,
+    ) -> HardwareVerdict:
+        """The cell's verdict for a machine driven by `backends` (best first), e.g. ("cuda", "vulkan").
+
+        `compute_capability` (NVIDIA, e.g. 8.9) and `gpu_arch` (AMD gfx target) narrow the paths; when
+        they are None the first path of a backend is taken. `backends` None = no hardware chosen, which
+        gives the headline status.
+        """
+        if backends is None or not self.hardware:
+            return self._verdict(self.status, None, self.note)
+        verdicts = [self._on_backend(backend, compute_capability, gpu_arch) for backend in backends]
+        return min(verdicts, key=lambda v: STATUS_ORDER.index(v.status)) if verdicts else self._verdict(
+            self.other_backends, None, self.note, refused_by="backend"
+        )
+
+    def _on_backend(self, backend: str, compute_capability: float | None, gpu_arch: str | None) -> HardwareVerdict:
+        paths = [path for path in self.hardware if path.backend == backend]
+        if not paths:
+            return self._verdict(self.other_backends, None, self.note, refused_by="backend")
+        refusal: dict = {}
+        for path in paths:
+            if (
+                path.min_compute_capability is not None
+                and compute_capability is not None
+                and compute_capability < path.min_compute_capability
+            ):
+                refusal = refusal or {
+                    "refused_by": "compute-capability",
+                    "required_compute_capability": path.min_compute_capability,
+                    "actual_compute_capability": compute_capability,
+                }
+                refusal["required_compute_capability"] = min(
+                    refusal["required_compute_capability"], path.min_compute_capability
+                )
+                continue
+            if path.gpu_archs and gpu_arch is not None and gpu_arch not in path.gpu_archs:
+                refusal = refusal or {"refused_by": "gpu-arch", "required_gpu_archs": path.gpu_archs}
+                continue
+            return self._verdict(path.status, path, path.note or self.note,
+                                 actual_compute_capability=compute_capability)
+        return self._verdict(CompatStatus.NOT_SUPPORTED, None, self.note, **refusal)
+
+    def _verdict(self, status: CompatStatus, path: HardwarePath | None, note: str, **extra) -> HardwareVerdict:
+        return HardwareVerdict(
+            engine=self.engine, target=self.target, status=status, hardware_dependent=self.hardware_dependent,
+            path=path, note=note, source=self.source, verified=self.verified, **extra,
+        )
 
 
 class FormatsSection(Frozen):
@@ -244,6 +372,8 @@ __all__ = [
     "FileMix",
     "FormatsSection",
     "GroupLayout",
+    "HardwarePath",
+    "HardwareVerdict",
     "MatrixColumn",
     "MatrixEngine",
     "Quantization",

@@ -9,7 +9,8 @@ from typing import TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from knowledge.common import Frozen, KnowledgeError
+from knowledge.common import Frozen, KnowledgeError, Verified
+from knowledge.currency import check_formats_agree
 from knowledge.embedding_serving import EmbeddingServingFile
 from knowledge.engines import Engine, EnginesFile
 from knowledge.formats import FormatsSection
@@ -74,17 +75,20 @@ class KnowledgeBase(Frozen):
     prices: PricesFile
     tool_calling: ToolCallingFile
     embedding_serving: EmbeddingServingFile
+    versions_read: dict[str, Verified] = {}
 
 
 @functools.lru_cache(maxsize=4)
 def load_knowledge(directory: str | None = None) -> KnowledgeBase:
     """Load every knowledge file from `directory` (default: this package) once per process."""
     root = Path(directory) if directory else KNOWLEDGE_DIR
+    engines_file = load_yaml_file(root / "engines.yaml", EnginesFile)
     kb = KnowledgeBase(
         directory=str(root),
         formats=load_yaml_file(root / "formats.yaml", FormatsSection),
         gpus=load_yaml_file(root / "gpus.yaml", GpuCatalog),
-        engines=load_yaml_file(root / "engines.yaml", EnginesFile).engines,
+        engines=engines_file.engines,
+        versions_read=engines_file.versions_read,
         wizard=load_yaml_file(root / "wizard.yaml", WizardRules),
         models=load_yaml_file(root / "models.yaml", ModelCatalog),
         prices=load_yaml_file(root / "prices.yaml", PricesFile),
@@ -94,6 +98,7 @@ def load_knowledge(directory: str | None = None) -> KnowledgeBase:
     check_wizard_references(kb.wizard, kb.engines, kb.formats)
     _check_priced_gpus_exist(kb)
     _check_compatibility_entries(kb)
+    check_formats_agree(kb.engines, kb.formats)
     return kb
 
 
