@@ -228,12 +228,16 @@ class CompatibilityCell(Sourced):
         """The cell's verdict for a machine driven by `backends` (best first), e.g. ("cuda", "vulkan").
 
         `compute_capability` (NVIDIA, e.g. 8.9) and `gpu_arch` (AMD gfx target) narrow the paths; when
-        they are None the first path of a backend is taken. `backends` None = no hardware chosen, which
-        gives the headline status.
+        they are None the first path of a backend is taken. Backends the cell lists decide before any it
+        does not list (those get `other_backends`). `backends` None = no hardware chosen, which gives the
+        headline status.
         """
         if backends is None or not self.hardware:
             return self._verdict(self.status, None, self.note)
-        verdicts = [self._on_backend(backend, compute_capability, gpu_arch) for backend in backends]
+        listed = {path.backend for path in self.hardware}
+        # A backend the cell lists was read; an unlisted one only decides when no listed backend applies.
+        chosen = [b for b in backends if b in listed] or list(backends)
+        verdicts = [self._on_backend(backend, compute_capability, gpu_arch) for backend in chosen]
         return min(verdicts, key=lambda v: STATUS_ORDER.index(v.status)) if verdicts else self._verdict(
             self.other_backends, None, self.note, refused_by="backend"
         )
