@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from knowledge.common import Frozen, Sourced, Unknown
+from knowledge.engines import VENDOR_BACKENDS
 
 #: How a value that does not exist on the hardware is written (e.g. FP8 tensor cores before Hopper/Ada).
 NotSupported = Literal["not supported"]
@@ -64,6 +65,18 @@ class Interconnect(Frozen):
         return value
 
 
+class GpuGeneration(Sourced):
+    """Which architecture a device is, in the terms engines check before choosing a kernel.
+
+    NVIDIA: the CUDA compute capability (major.minor, 9.0 = Hopper); AMD: the gfx target (gfx942 =
+    MI300X/MI325X). The formats matrix's hardware paths compare against these.
+    """
+
+    architecture: str = Field(min_length=2, description="vendor's architecture name, e.g. 'Hopper', 'CDNA 4'")
+    compute_capability: float | None = Field(default=None, ge=1, le=20, description="NVIDIA only")
+    gpu_arch: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]+$", description="AMD gfx target")
+
+
 class Gpu(Sourced):
     """One discrete accelerator (or one Apple silicon configuration) with the figures sizing needs."""
 
@@ -79,6 +92,7 @@ class Gpu(Sourced):
     interconnects: tuple[Interconnect, ...] = ()
     tdp_watts: float | Unknown | None = Field(default=None, description="board power; None = not recorded")
     unified_memory: bool = False
+    generation: GpuGeneration | None = Field(default=None, description="architecture, compute capability / gfx")
     source_quality: SourceQuality
     also_read: tuple[str, ...] = Field(default=(), description="further pages the figures were checked against")
     note: str = ""
@@ -96,6 +110,11 @@ class Gpu(Sourced):
         if not isinstance(self.memory_reported, str):
             return self.memory_reported.bytes
         return int(self.memory_marketed_gb * _GIB)
+
+    @property
+    def backends(self) -> tuple[str, ...]:
+        """Hardware backends (engines.yaml vocabulary) that drive this device, most direct first."""
+        return VENDOR_BACKENDS[self.vendor]
 
     @property
     def memory_is_reported(self) -> bool:
@@ -207,6 +226,7 @@ __all__ = [
     "AppleWorkingSet",
     "Gpu",
     "GpuCatalog",
+    "GpuGeneration",
     "Interconnect",
     "ReportedMemory",
     "WorkingSetObservation",
