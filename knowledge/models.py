@@ -66,13 +66,30 @@ class CatalogModel(Sourced):
     embedding: EmbeddingInfo | None = None
     same_architecture_as: tuple[str, ...] = Field(default=(), description="other repos sharing this exact geometry")
     notes: str = ""
+    rope_scaling: dict[str, Any] | None | Unknown = Field(
+        default="unknown",
+        description="config.json's rope_scaling (or rope_parameters) verbatim; None = the file has none; "
+        "'unknown' = the file was not read",
+    )
+    rope_scaling_source: str | None = Field(
+        default=None, min_length=3, description="where rope_scaling was read when it is not the entry's `source`"
+    )
     config: dict[str, Any]
 
     @model_validator(mode="after")
     def _config_names_its_family(self) -> CatalogModel:
         if not isinstance(self.config.get("model_type"), str):
             raise ValueError("config must contain the config.json 'model_type' key")
+        text = self.config.get("text_config") or self.config
+        for key in ("rope_scaling", "rope_parameters"):
+            if key in text and text[key] != self.rope_scaling:
+                raise ValueError(f"config.{key} and rope_scaling disagree")
         return self
+
+    @property
+    def rope_scaling_known(self) -> bool:
+        """True when the entry's config.json was read for its rope scaling (None included: it has none)."""
+        return self.rope_scaling != "unknown"
 
 
 class ModelCatalog(Frozen):
