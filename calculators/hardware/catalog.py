@@ -31,7 +31,9 @@ def machine_for_gpu(
 
     Discrete GPUs use the reported capacity when the catalog has it, else marketed GB read as GiB.
     Apple silicon is one device whose engine-visible memory is the default GPU working set (needs
-    `working_set`); the whole unified memory becomes `host_ram_bytes`.
+    `working_set`); the whole unified memory becomes `host_ram_bytes`. Other unified-memory systems
+    (DGX Spark, Ryzen AI Max) are driven by CUDA/ROCm like a discrete GPU: their catalog memory is the
+    whole shared pool (an upper bound on what the GPU gets), and the Metal working-set rule does not apply.
     """
     if n_devices < 1:
         raise ServewiseInputError("the number of devices must be at least 1")
@@ -42,7 +44,7 @@ def machine_for_gpu(
         "dense_bf16_flops_per_s": bf16 * 1e12 if isinstance(bf16, (int, float)) else None,
         "gpu_id": gpu.id,
     }
-    if gpu.unified_memory:
+    if gpu.unified_memory and gpu.vendor == "apple":
         if n_devices != 1:
             raise ServewiseInputError("an Apple silicon machine has one GPU; use n_devices=1")
         if working_set is None:

@@ -58,28 +58,32 @@ def test_file_formats_and_quantizations_are_separate_columns():
 @pytest.mark.parametrize(
     ("engine", "target", "status"),
     [
-        # vLLM moved GGUF out of tree (vllm-project/vllm-gguf-plugin README, 082a99c7); docs call it experimental.
+        # vLLM v0.33.0 has no GGUF method (quantization/__init__.py); vllm-gguf-plugin's README calls it experimental.
         ("vllm", "gguf", CompatStatus.VIA_PLUGIN),
         ("vllm", "gguf-k-quants", CompatStatus.VIA_PLUGIN),
-        # vLLM AWQ/GPTQ/FP8 in tree: vllm docs/features/quantization/README.md (50feac95).
+        # vLLM AWQ/GPTQ/FP8 in tree: quantization/auto_awq.py, auto_gptq.py, fp8.py (v0.33.0 wheel).
         ("vllm", "awq", CompatStatus.NATIVE),
         ("vllm", "fp8", CompatStatus.NATIVE),
         ("vllm", "mlx-affine", CompatStatus.NOT_SUPPORTED),
-        # llama.cpp is GGUF only; convert_hf_to_gguf.py for Safetensors (tools/quantize/README.md, 311c2c9f).
+        # llama.cpp is GGUF only; convert_hf_to_gguf.py for Safetensors (conversion/base.py, 0c1e57098).
         ("llama-cpp", "gguf", CompatStatus.NATIVE),
         ("llama-cpp", "safetensors", CompatStatus.CONVERT_FIRST),
         ("llama-cpp", "awq", CompatStatus.NOT_SUPPORTED),
-        # Ollama imports GGUF and converts Safetensors (docs/import.mdx, v0.33.0-rc2 fb307609).
+        # Ollama imports GGUF and converts Safetensors (docs/import.mdx, v0.33.0-rc2).
         ("ollama", "gguf", CompatStatus.NATIVE),
         ("ollama", "safetensors", CompatStatus.CONVERT_FIRST),
         ("ollama", "awq", CompatStatus.NOT_SUPPORTED),
-        # MLX LM repacks AWQ/GPTQ on load and never loads GGUF (mlx_lm/utils.py, 0.32.0 d78bf58e).
+        # MLX LM repacks AWQ/GPTQ on load and never loads GGUF (mlx_lm/utils.py, v0.32.2 wheel).
         ("mlx-lm", "awq", CompatStatus.NATIVE),
         ("mlx-lm", "gguf", CompatStatus.NOT_SUPPORTED),
         ("mlx-lm", "mlx-affine", CompatStatus.NATIVE),
-        # SGLang's in-tree GGUF method (python/sglang/srt/layers/quantization/gguf.py, 0137a1e7).
+        # SGLang's in-tree GGUF method (python/sglang/srt/layers/quantization/gguf.py, v0.5.23); its opt-in MLX
+        # backend (SGLANG_USE_MLX=1, layers/quantization/mlx.py) reads 4/8-bit MLX checkpoints on Apple silicon.
         ("sglang", "gguf", CompatStatus.NATIVE),
-        ("sglang", "mlx-safetensors", CompatStatus.NOT_SUPPORTED),
+        ("sglang", "mlx-safetensors", CompatStatus.EXPERIMENTAL),
+        # bitsandbytes left vLLM for a plugin (quantization/__init__.py at v0.33.0), as engines.yaml says.
+        ("vllm", "bitsandbytes", CompatStatus.VIA_PLUGIN),
+        ("ollama", "mlx-safetensors", CompatStatus.EXPERIMENTAL),
     ],
 )
 def test_pinned_statuses(engine, target, status):

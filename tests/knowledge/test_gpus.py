@@ -19,6 +19,10 @@ REQUIRED_IDS = {
     "rtx-3090-24gb", "rtx-4090-24gb", "rtx-5090-32gb", "rtx-6000-ada-48gb", "a10g-24gb", "l4-24gb",
     "l40s-48gb", "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-40gb", "a100-pcie-80gb", "h100-pcie-80gb",
     "h100-sxm-80gb", "h100-nvl-94gb", "h200-sxm-141gb", "b200-180gb", "mi300x-192gb", "mi325x-256gb",
+    # issue 17: what teams buy in 2025-2026
+    "b300-288gb", "gb200-186gb", "gb300-288gb", "rtx-pro-6000-blackwell-96gb", "rtx-5080-16gb", "rtx-5070-ti-16gb",
+    "h20-96gb", "l20-48gb", "mi355x-288gb", "dgx-spark-gb10-128gb", "ryzen-ai-max-395-128gb",
+    "m5-16gb", "m5-pro-64gb", "m5-max-40c-128gb", "m3-ultra-512gb",
 }  # fmt: skip
 
 
@@ -26,7 +30,7 @@ def test_issue_catalog_is_complete():
     ids = {gpu.id for gpu in CATALOG.all_gpus}
     assert REQUIRED_IDS <= ids
     families = {chip.id.split("-")[0] for chip in CATALOG.apple_chips}
-    assert families == {"m1", "m2", "m3", "m4"}
+    assert families == {"m1", "m2", "m3", "m4", "m5"}
     tiers = {chip.id.split("-")[1] if "-" in chip.id else "base" for chip in CATALOG.apple_chips}
     assert {"base", "pro", "max", "ultra"} <= tiers
 
