@@ -1,0 +1,1 @@
+"""Tests for the matching part of the tree."""
