@@ -20,6 +20,9 @@ WRAPPERS: dict[str, str] = {
     "mistral3": "mistral",
     "qwen3_5": "qwen3_5_text",
     "qwen3_5_moe": "qwen3_5_moe_text",
+    "llama4": "llama4_text",
+    "kimi_k25": "kimi_k2",
+    "gemma4": "gemma4_text",
 }
 
 #: HF defaults: transformers' Gemma3TextConfig (configuration_gemma3.py @008f5c8c) fills these when a

@@ -579,6 +579,89 @@ def _encoder(cfg: Config, family: str) -> ModelArchitecture:
     )
 
 
+# --- kb builders (issue 17) ---
+def _minimax_m2(cfg: Config, family: str) -> ModelArchitecture:
+    """MiniMax-M2: full GQA attention in every layer (head_dim stated), `num_local_experts` experts per layer."""
+    arch = _dense_gqa(cfg, family)
+    moe = MoEGeometry(
+        n_experts=int_field(cfg, "num_local_experts", family),
+        n_active=int_field(cfg, "num_experts_per_tok", family),
+        expert_intermediate_size=int_field(cfg, "intermediate_size", family),
+    )
+    notes = arch.notes
+    if cfg.get("use_mtp"):
+        notes += ("multi-token-prediction modules (use_mtp) are not counted as transformer blocks",)
+    return replace(arch, moe=moe, notes=notes)
+
+
+def _llama4_text(cfg: Config, family: str) -> ModelArchitecture:
+    """Llama 4: chunked local attention (attention_chunk_size) on rope layers, full attention on every
+    `no_rope_layer_interval`-th (NoPE) layer; MoE on `moe_layers` (every `interleave_moe_layer_step`-th).
+
+    A chunked layer attends within its current chunk only, so it is held here as a window of
+    `attention_chunk_size` tokens: an approximation of how engines size it (vLLM has its own chunked spec).
+    """
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = head_dim_of(cfg, family, n_heads, derive=True)
+    chunk = int_or_hf_default(cfg, "attention_chunk_size", family, 8192)  # HF default (Llama4TextConfig): 8192
+    interval = int_or_hf_default(cfg, "no_rope_layer_interval", family, 4)  # HF default: 4
+    uses_rope = cfg.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(n_layers)]
+    layers = tuple(
+        _attention_layer(LayerKind.SLIDING, n_kv, head_dim, chunk) if rope else _attention_layer(LayerKind.FULL, n_kv, head_dim)
+        for rope in uses_rope
+    )
+    step = int_or_hf_default(cfg, "interleave_moe_layer_step", family, 1)  # HF default: 1
+    moe_layers = cfg.get("moe_layers") or list(range(step - 1, n_layers, step))
+    moe = MoEGeometry(
+        n_experts=int_field(cfg, "num_local_experts", family),
+        n_active=int_field(cfg, "num_experts_per_tok", family),
+        n_shared=1,
+        expert_intermediate_size=int_field(cfg, "intermediate_size", family),
+        n_dense_layers=n_layers - len(moe_layers),
+    )
+    notes = (f"chunked attention (chunks of {chunk} tokens) is held as a {chunk}-token window; an approximation",)
+    return _arch(cfg, family, layers, n_heads, moe=moe, notes=notes)
+
+
+def _gemma4_text(cfg: Config, family: str) -> ModelArchitecture:
+    """Gemma 4 (dense): sliding layers with `head_dim` and `num_key_value_heads`, full layers with
+    `global_head_dim` and `num_global_key_value_heads`, per `layer_types`.
+
+    With attention_k_eq_v the full layers compute V from K's projection; whether an engine then stores V
+    separately was not established, so both are counted (an upper bound).
+    """
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads = int_field(cfg, "num_attention_heads", family)
+    types = _layers_from_types(cfg, family, n_layers)
+    if types is None:
+        raise ConfigFieldMissing("layer_types", family)
+    window = int_field(cfg, "sliding_window", family)
+    local = _attention_layer(LayerKind.SLIDING, int_field(cfg, "num_key_value_heads", family),
+                             int_field(cfg, "head_dim", family), window)
+    full = _attention_layer(LayerKind.FULL, int_field(cfg, "num_global_key_value_heads", family),
+                            int_field(cfg, "global_head_dim", family))
+    layers = []
+    for layer_type in types:
+        if layer_type not in ("sliding_attention", "full_attention"):
+            raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
+        layers.append(local if layer_type == "sliding_attention" else full)
+    notes = ()
+    if cfg.get("attention_k_eq_v"):
+        notes = ("attention_k_eq_v: full layers derive V from K; K and V are both counted (an upper bound)",)
+    return _arch(cfg, family, tuple(layers), n_heads, notes=notes)
+
+
+def _deepseek_sparse(cfg: Config, family: str) -> ModelArchitecture:
+    """DeepSeek-V3.2 / GLM-5: DeepSeek's MLA and MoE layout plus DeepSeek Sparse Attention's indexer."""
+    arch = _deepseek(cfg, family)
+    note = (
+        f"DeepSeek Sparse Attention: an indexer ({cfg.get('index_n_heads')} heads of {cfg.get('index_head_dim')}) "
+        f"picks {cfg.get('index_topk')} tokens per query and keeps its own key cache, not counted here"
+    )
+    return replace(arch, notes=(*arch.notes, note))
+
+
 _BUILDERS: dict[str, Callable[[Config, str], ModelArchitecture]] = {
     "llama": _dense_gqa,
     "mistral": _dense_gqa,
@@ -600,6 +683,12 @@ _BUILDERS: dict[str, Callable[[Config, str], ModelArchitecture]] = {
     "mamba": _mamba,
     "falcon_mamba": _mamba,
     "jamba": _jamba,
+    "kimi_k2": _deepseek,
+    "deepseek_v32": _deepseek_sparse,
+    "glm_moe_dsa": _deepseek_sparse,
+    "llama4_text": _llama4_text,
+    "minimax_m2": _minimax_m2,
+    "gemma4_text": _gemma4_text,
     "bert": _encoder,
     "xlm-roberta": _encoder,
     "roberta": _encoder,

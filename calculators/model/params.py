@@ -384,6 +384,104 @@ def _encoder(cfg: Config, family: str) -> ParamCounts:
     return ParamCounts(total=total, active=total, embedding=embedding, output_head=0)
 
 
+# --- kb counters (issue 17) ---
+def _llama4(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
+    """Llama 4 text: GQA without bias (its q/k L2 norm has no weights); every `interleave_moe_layer_step`-th
+    layer is MoE (router, fused gate/up and down experts, one shared expert), the others a dense MLP of
+    `intermediate_size_mlp`."""
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    attention = _gqa_attention(cfg, family, hidden, qkv_bias=False, o_bias=False, qk_norm=False)
+    n_experts = int_field(cfg, "num_local_experts", family)
+    k = int_field(cfg, "num_experts_per_tok", family)
+    inter = int_field(cfg, "intermediate_size", family)
+    step = int_or_hf_default(cfg, "interleave_moe_layer_step", family, 1)  # HF default (Llama4TextConfig): 1
+    moe_layers = cfg.get("moe_layers")
+    if moe_layers is None:
+        moe_layers = list(range(step - 1, n_layers, step))
+    expert = _gated_mlp(hidden, inter)
+    layers = []
+    for i in range(n_layers):
+        if i in moe_layers:
+            layers.append(_LayerCounts(dense=attention + 2 * hidden + hidden * n_experts + expert,
+                                       experts_total=n_experts * expert, experts_active=k * expert))
+        else:
+            dense_inter = int_field(cfg, "intermediate_size_mlp", family)
+            layers.append(_LayerCounts(dense=attention + 2 * hidden + _gated_mlp(hidden, dense_inter)))
+    return layers, False, hidden
+
+
+def _minimax_m2(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
+    """MiniMax-M2: GQA with per-layer q/k RMSNorms over all heads, sigmoid router with a score bias, gated experts.
+    The multi-token-prediction modules (use_mtp) are not part of the model transformers builds."""
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = int_field(cfg, "head_dim", family)
+    attention = _gqa_attention(cfg, family, hidden, qkv_bias=False, o_bias=False, qk_norm=False)
+    attention += (n_heads + n_kv) * head_dim  # q_norm / k_norm over every head ("per_layer")
+    n_experts = int_field(cfg, "num_local_experts", family)
+    k = int_field(cfg, "num_experts_per_tok", family)
+    expert = _gated_mlp(hidden, int_field(cfg, "intermediate_size", family))
+    router = hidden * n_experts + (n_experts if cfg.get("use_routing_bias", True) else 0)
+    layer = _LayerCounts(dense=attention + 2 * hidden + router, experts_total=n_experts * expert,
+                         experts_active=k * expert)
+    return [layer] * n_layers, False, hidden
+
+
+def _gemma4_dense(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
+    """Gemma 4 dense text: sliding layers use `head_dim` and `num_key_value_heads`; full layers use
+    `global_head_dim` and `num_global_key_value_heads`, and with attention_k_eq_v they have no v_proj.
+    q/k norms per head, four norms per block, a gated MLP; embeddings tied by default."""
+    if cfg.get("enable_moe_block") or cfg.get("hidden_size_per_layer_input") or cfg.get("num_kv_shared_layers"):
+        raise ServewiseInputError(
+            "servewise counts Gemma 4 dense models only (no MoE block, per-layer inputs or shared-KV layers) yet"
+        )
+    hidden = int_field(cfg, "hidden_size", family)
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads = int_field(cfg, "num_attention_heads", family)
+    mlp = _gated_mlp(hidden, int_field(cfg, "intermediate_size", family))
+    types = _gemma4_layer_types(cfg, family, n_layers)
+    layers = []
+    for layer_type in types:
+        if layer_type == "full_attention":
+            head_dim = int_field(cfg, "global_head_dim", family)
+            n_kv = int_field(cfg, "num_global_key_value_heads", family)
+            kv_projections = 1 if cfg.get("attention_k_eq_v") else 2
+        else:
+            head_dim = int_field(cfg, "head_dim", family)
+            n_kv = int_field(cfg, "num_key_value_heads", family)
+            kv_projections = 2
+        q = n_heads * head_dim
+        attention = hidden * q + kv_projections * hidden * n_kv * head_dim + q * hidden + 2 * head_dim
+        layers.append(_LayerCounts(dense=attention + mlp + 4 * hidden))
+    return layers, True, hidden
+
+
+def _gemma4_layer_types(cfg: Config, family: str, n_layers: int) -> list[str]:
+    types = cfg.get("layer_types")
+    if not isinstance(types, list) or len(types) != n_layers:
+        raise ConfigFieldMissing("layer_types", family)
+    return [str(t) for t in types]
+
+
+def _deepseek_sparse(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
+    """DeepSeek-V3.2 / GLM-5 (DeepSeek Sparse Attention): the DeepSeek MLA + MoE blocks plus a lightning
+    indexer per layer (wq_b from the q latent, wk, a LayerNorm on its keys, per-head weights). Layers whose
+    `indexer_types` entry is "shared" reuse the previous indexer and carry none."""
+    layers, tied, final_norm = _deepseek(cfg, family)
+    hidden = int_field(cfg, "hidden_size", family)
+    n_idx, idx_dim = int_field(cfg, "index_n_heads", family), int_field(cfg, "index_head_dim", family)
+    q_rank = int_field(cfg, "q_lora_rank", family)
+    indexer = q_rank * n_idx * idx_dim + hidden * idx_dim + 2 * idx_dim + hidden * n_idx
+    kinds = cfg.get("indexer_types") or ["full"] * len(layers)
+    return [
+        _LayerCounts(dense=layer.dense + (indexer if kind == "full" else 0), experts_total=layer.experts_total,
+                     experts_active=layer.experts_active)
+        for layer, kind in zip(layers, kinds, strict=True)
+    ], tied, final_norm
+
+
 _COUNTERS: dict[str, Callable[[Config, str], tuple[list[_LayerCounts], bool, int]]] = {
     "llama": _dense_family,
     "mistral": _dense_family,
@@ -405,6 +503,12 @@ _COUNTERS: dict[str, Callable[[Config, str], tuple[list[_LayerCounts], bool, int
     "mamba": _mamba,
     "falcon_mamba": _mamba,
     "jamba": _jamba,
+    "kimi_k2": _deepseek,
+    "deepseek_v32": _deepseek_sparse,
+    "glm_moe_dsa": _deepseek_sparse,
+    "llama4_text": _llama4,
+    "minimax_m2": _minimax_m2,
+    "gemma4_text": _gemma4_dense,
 }
 
 
