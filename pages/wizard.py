@@ -60,7 +60,7 @@ with model_tab:
     model_id = url_widgets.selectbox("Model (catalog id)", model_ids, key="wiz_model")
     weight_format = url_widgets.segmented(
         "Weights you have or want",
-        ["any", "gguf", "safetensors", "awq", "gptq", "fp8", "mlx"],
+        ["any", "gguf", "safetensors", "awq", "gptq", "fp8", "mxfp4", "nvfp4", "mlx"],
         key="wiz_format",
         default="any",
     )

@@ -15,7 +15,7 @@ from calculators.errors import ServewiseInputError
 
 Use = Literal["occasional-local", "local-dev", "shared-api", "public-multitenant", "batch", "embeddings"]
 Hardware = Literal["nvidia", "amd", "intel", "apple", "cpu"]
-WeightFormat = Literal["any", "gguf", "safetensors", "awq", "gptq", "fp8", "mlx"]
+WeightFormat = Literal["any", "gguf", "safetensors", "awq", "gptq", "fp8", "mxfp4", "nvfp4", "mlx"]
 Length = Literal["short", "long"]
 Arrival = Literal["steady", "bursty", "batch"]
 Exposure = Literal["localhost", "internal", "internet"]
@@ -34,7 +34,7 @@ ANSWER_FIELDS_DOC = {
     "host_ram_gb": "host RAM in GB",
     "hosts": "number of hosts",
     "model_id": "model catalog id (knowledge/models.yaml) or null",
-    "weight_format": "any | gguf | safetensors | awq | gptq | fp8 | mlx",
+    "weight_format": "any | gguf | safetensors | awq | gptq | fp8 | mxfp4 | nvfp4 | mlx",
     "fits_one_card": "yes | no | unknown (computed from the memory model when a model and GPU are given)",
     "concurrent_users": "people or clients sending requests at the same time",
     "prompt_length": "short | long",

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.memory.kv import raw_kv_estimate
 from calculators.model.architecture import ModelArchitecture
-from calculators.model.weights import estimate_weights
+from calculators.memory.compare import model_weights
 
 FIT_CONTEXT_TOKENS = 8_192
 USABLE_SHARE = 0.9
@@ -28,6 +29,8 @@ SCHEME_FOR_FORMAT = {
     "awq": "awq-w4-g128",
     "gptq": "gptq-w4-g128",
     "gguf": "q4_k_m",
+    "mxfp4": "mxfp4",
+    "nvfp4": "nvfp4",
     "mlx": "mlx-affine-4",
 }
 
@@ -52,11 +55,15 @@ class FitCheck:
 
 
 def check_fit(kb, arch: ModelArchitecture, machine: Machine, weight_format: str) -> FitCheck | None:
-    """The fit check for `arch` on one device of `machine`; None when the parameter count is unknown."""
+    """The fit check for `arch` on one device of `machine`; None when the parameter count is unknown or the
+    scheme does not apply to the architecture (MXFP4 as gpt-oss uses it needs routed experts)."""
     if arch.params_total is None:
         return None
     scheme = SCHEME_FOR_FORMAT[weight_format]
-    weights = estimate_weights(kb.formats, arch.params_total, scheme)
+    try:
+        weights = model_weights(kb.formats, arch, scheme)  # per-scope parts (MXFP4 covers the experts only)
+    except ServewiseInputError:
+        return None
     kv = raw_kv_estimate(arch, FIT_CONTEXT_TOKENS, 1, KV_BYTES_PER_ELEMENT)
     return FitCheck(
         model=arch.name,

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.engines import ENGINE_IDS
+from calculators.hardware.compat import HardwareChoice, format_verdict
+from calculators.i18n import _
 from calculators.wizard.answers import WizardAnswers
 from calculators.wizard.fit_check import FitCheck, check_fit
 
@@ -215,6 +217,8 @@ WEIGHT_FORMAT_COLUMNS: dict[str, tuple[str, ...]] = {
     "awq": ("awq",),
     "gptq": ("gptq",),
     "fp8": ("fp8",),
+    "mxfp4": ("mxfp4",),
+    "nvfp4": ("nvfp4",),
     "mlx": ("mlx-safetensors",),
 }
 #: The engines the wizard ranks: every engine servewise models.
@@ -229,11 +233,32 @@ def _support_statuses(kb, answers: WizardAnswers, engine) -> list[tuple[str, str
         (f"{answers.os}", engine.operating_systems.status_of(answers.os), os_item.note if os_item else "",
          f"engine:{engine.id}"),
     ]
+    choice = HardwareChoice(vendor=answers.hardware, gpu_id=answers.gpu_id)
     for column in WEIGHT_FORMAT_COLUMNS[answers.weight_format]:
-        cell = kb.formats.cell(engine.id, column)
-        if cell is not None:
-            statuses.append((f"{column} weights", cell.status, cell.note, f"compat:{engine.id}/{column}"))
+        if kb.formats.cell(engine.id, column) is None:
+            continue
+        verdict = format_verdict(kb, engine.id, column, choice)
+        statuses.append((f"{column} weights", verdict.status, _verdict_note(verdict, answers.gpu_id),
+                         f"compat:{engine.id}/{column}"))
     return statuses
+
+
+def _verdict_note(verdict, gpu_id: str | None) -> str:
+    """The cell's note, led by the hardware limit that decided it (compute capability, GPU arch, backend)."""
+    on = gpu_id or _("this hardware")
+    if verdict.refused_by == "compute-capability":
+        lead = _("needs compute capability {need} or newer; {gpu} has {have}").format(
+            need=verdict.required_compute_capability, gpu=on, have=verdict.actual_compute_capability
+        )
+    elif verdict.refused_by == "gpu-arch":
+        lead = _("only on {archs}; not on {gpu}").format(archs=", ".join(verdict.required_gpu_archs), gpu=on)
+    elif verdict.refused_by == "backend" and verdict.hardware_dependent:
+        lead = _("no path for this hardware's backend")
+    elif verdict.path is not None and verdict.path.kernel:
+        lead = _("on this hardware: {kernel}").format(kernel=verdict.path.kernel)
+    else:
+        return verdict.note
+    return f"{lead}; {verdict.note}"
 
 
 def _support_verdicts(kb, answers: WizardAnswers) -> tuple[dict[str, list[Exclusion]], tuple[ScoringRule, ...]]:
