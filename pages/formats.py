@@ -3,6 +3,8 @@
 import pandas as pd
 import streamlit as st
 
+from calculators.hardware.compat import HardwareChoice, format_verdict, matrix_on_hardware
+from calculators.i18n import _
 from calculators.model.ggml_types import ggml_block
 from calculators.model.weights import estimate_weights, scheme_bits_per_weight
 from knowledge.formats import CompatStatus, Quantization
@@ -11,9 +13,12 @@ from knowledge.sources import source_url
 from reports.formats_figures import SHORT_LABELS, compatibility_heatmap
 from ui import url_widgets
 
-formats = load_knowledge().formats
+kb = load_knowledge()
+formats = kb.formats
 engine_ids = [e.id for e in formats.engines]
 column_ids = [c.id for c in formats.columns]
+ANY_HARDWARE = "any"
+hardware_ids = [ANY_HARDWARE, *(g.id for g in kb.gpus.all_gpus)]
 
 STATUS_BADGE = {
     CompatStatus.NATIVE: ("green", "loads and runs it in-tree"),
@@ -59,14 +64,27 @@ and say so in the result.
     )
 
 st.subheader("Compatibility matrix")
-left, right = st.columns(2)
+left, middle, right = st.columns(3)
 with left:
     engine_id = url_widgets.selectbox("Engine", engine_ids, key="formats_engine")
-with right:
+with middle:
     column_id = url_widgets.selectbox("Format or quantization", column_ids, key="formats_format")
+with right:
+    hardware_id = url_widgets.selectbox(
+        _("Hardware"),
+        hardware_ids,
+        key="formats_gpu",
+        help=_("A catalog accelerator: cells that depend on the GPU generation or backend are read for it."),
+    )
 url_widgets.show_url_notes()
 
-st.plotly_chart(compatibility_heatmap(formats, highlight=(engine_id, column_id)), width="stretch")
+choice = HardwareChoice(gpu_id=None if hardware_id == ANY_HARDWARE else hardware_id)
+verdicts = matrix_on_hardware(kb, choice)
+st.plotly_chart(
+    compatibility_heatmap(formats, highlight=(engine_id, column_id), verdicts=verdicts), width="stretch"
+)
+if choice.gpu_id is not None:
+    st.caption(_("Statuses read for {gpu}; cells marked * depend on the hardware.").format(gpu=choice.gpu_id))
 st.caption(" · ".join(f"**{SHORT_LABELS[status]}**: {meaning}" for status, (_, meaning) in STATUS_BADGE.items()))
 
 cell = formats.cell(engine_id, column_id)
@@ -76,10 +94,50 @@ st.markdown(f"#### {engine.name} × {column.name}")
 if cell is None:
     st.info("The knowledge base has no entry for this pair.")
 else:
-    colour, meaning = STATUS_BADGE[cell.status]
-    st.badge(cell.status.value, color=colour)
-    st.caption(meaning)
+    verdict = format_verdict(kb, engine_id, column_id, choice)
+    colour, meaning = STATUS_BADGE[verdict.status]
+    st.badge(verdict.status.value, color=colour)
+    st.caption(meaning if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=meaning, gpu=choice.gpu_id))
+    if verdict.refused_by == "compute-capability":
+        st.warning(
+            _("Needs compute capability {need} or newer; {gpu} has {have}.").format(
+                need=verdict.required_compute_capability, gpu=choice.gpu_id, have=verdict.actual_compute_capability
+            ),
+            icon=":material/block:",
+        )
+    elif verdict.refused_by == "gpu-arch":
+        st.warning(
+            _("Only on {archs}; not on {gpu}.").format(archs=", ".join(verdict.required_gpu_archs), gpu=choice.gpu_id),
+            icon=":material/block:",
+        )
+    elif verdict.path is not None and verdict.path.kernel:
+        st.caption(_("Path on this hardware: {kernel}").format(kernel=verdict.path.kernel))
     st.write(cell.note)
+    if cell.hardware:
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    _("backend"): [p.backend for p in cell.hardware],
+                    _("status"): [p.status.value for p in cell.hardware],
+                    _("min compute capability"): [p.min_compute_capability for p in cell.hardware],
+                    _("GPU archs"): [", ".join(p.gpu_archs) for p in cell.hardware],
+                    _("path"): [p.kernel for p in cell.hardware],
+                    _("note"): [p.note for p in cell.hardware],
+                }
+            ),
+            hide_index=True,
+        )
+        st.caption(_("Backends not listed: {status}.").format(status=cell.other_backends.value))
+    layout = []
+    if cell.bit_widths:
+        layout.append(_("bit widths {widths}").format(widths=", ".join(f"{b:g}" for b in cell.bit_widths)))
+    if cell.group_sizes:
+        sizes = ", ".join(_("per channel") if g == -1 else str(g) for g in cell.group_sizes)
+        layout.append(_("group sizes {sizes}").format(sizes=sizes))
+    if layout:
+        st.markdown(_("Accepted layouts: {layouts}").format(layouts="; ".join(layout)))
+    if cell.how_to_enable:
+        st.markdown(_("How to enable: `{how}`").format(how=cell.how_to_enable))
     url = source_url(cell.source, cell.verified.version)
     source_text = f"[{cell.source}]({url})" if url else cell.source
     st.markdown(f"Source: {source_text} — read at {cell.verified.version} on {cell.verified.date:%Y-%m-%d}")

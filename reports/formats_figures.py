@@ -6,7 +6,7 @@ import textwrap
 
 import plotly.graph_objects as go
 
-from knowledge.formats import CompatStatus, FormatsSection
+from knowledge.formats import CompatStatus, FormatsSection, HardwareVerdict
 
 #: One colour per status, from most direct (green) to absent (grey); order fixes the colour scale.
 STATUS_COLOURS: dict[CompatStatus, str] = {
@@ -46,8 +46,16 @@ def _wrap(text: str, width: int = 70) -> str:
     return "<br>".join(textwrap.wrap(text, width))
 
 
-def compatibility_heatmap(formats: FormatsSection, highlight: tuple[str, str] | None = None) -> go.Figure:
-    """Heatmap with one row per engine and one column per format/quantization family, coloured by status."""
+def compatibility_heatmap(
+    formats: FormatsSection,
+    highlight: tuple[str, str] | None = None,
+    verdicts: dict[tuple[str, str], HardwareVerdict] | None = None,
+) -> go.Figure:
+    """Heatmap with one row per engine and one column per format/quantization family, coloured by status.
+
+    `verdicts` (calculators.hardware.compat.matrix_on_hardware) colours each cell by its status on one
+    machine instead of its headline status.
+    """
     order = list(STATUS_COLOURS)
     engines = list(formats.engines)
     columns = list(formats.columns)
@@ -56,10 +64,12 @@ def compatibility_heatmap(formats: FormatsSection, highlight: tuple[str, str] | 
         row_z, row_text, row_notes = [], [], []
         for column in columns:
             cell = formats.cell(engine.id, column.id)
-            status = cell.status if cell else CompatStatus.UNKNOWN
+            verdict = (verdicts or {}).get((engine.id, column.id))
+            status = verdict.status if verdict else cell.status if cell else CompatStatus.UNKNOWN
             row_z.append(order.index(status) + 0.5)  # middle of the status's colour step
-            row_text.append(SHORT_LABELS[status])
-            row_notes.append([status.value, _wrap(cell.note if cell else "no cell in the knowledge base")])
+            row_text.append(SHORT_LABELS[status] + ("*" if cell is not None and cell.hardware_dependent else ""))
+            note = verdict.note if verdict else cell.note if cell else "no cell in the knowledge base"
+            row_notes.append([status.value, _wrap(note)])
         z.append(row_z)
         text.append(row_text)
         notes.append(row_notes)

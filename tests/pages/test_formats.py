@@ -17,7 +17,7 @@ def test_default_view_explains_ollama_and_gguf():
     at = AppTest.from_file(PAGE).run(timeout=30)
     assert not at.exception
     assert at.title[0].value == "Formats & compatibility"
-    assert [s.value for s in at.selectbox] == ["ollama", "gguf"]
+    assert [s.value for s in at.selectbox] == ["ollama", "gguf", "any"]
     text = _markdown(at)
     assert "#### Ollama × GGUF file" in text
     assert ":green-badge[native]" in text
@@ -45,7 +45,7 @@ def test_quantization_column_lists_its_schemes():
     at.query_params["formats_format"] = "awq"
     at.run(timeout=30)
     assert not at.exception
-    assert [s.value for s in at.selectbox] == ["mlx-lm", "awq"]
+    assert [s.value for s in at.selectbox] == ["mlx-lm", "awq", "any"]
     assert ":green-badge[native]" in _markdown(at)
     members = at.dataframe[0].value
     assert list(members["scheme"]) == ["AWQ 4-bit, group 128"]
@@ -58,7 +58,7 @@ def test_bad_url_values_fall_back_with_a_visible_note():
     at.query_params["formats_format"] = "Q4_K_M"
     at.run(timeout=30)
     assert not at.exception
-    assert [s.value for s in at.selectbox] == ["ollama", "gguf"]
+    assert [s.value for s in at.selectbox] == ["ollama", "gguf", "any"]
     notes = [w.value for w in at.warning]
     # The link's value is quoted inside a code span (ui/url_widgets.py: shown literally, never as Markdown).
     assert any("`formats_engine` to ` 'vllmm' `" in n and "default" in n for n in notes)
@@ -101,3 +101,35 @@ def test_secondary_engine_pair_without_a_cell_says_so():
     at.run(timeout=30)
     assert not at.exception
     assert any("no entry for this pair" in i.value for i in at.info)
+
+
+def test_a_gpu_reads_hardware_dependent_cells_for_it():
+    # SGLang v0.5.23 registers the OCP mxfp4 method on AMD only for gfx950 (layers/quantization/__init__.py).
+    at = AppTest.from_file(PAGE)
+    at.query_params["formats_engine"] = "sglang"
+    at.query_params["formats_format"] = "mxfp4"
+    at.query_params["formats_gpu"] = "mi300x-192gb"
+    at.run(timeout=30)
+    assert not at.exception
+    text = _markdown(at)
+    assert ":gray-badge[not-supported]" in text
+    assert any("gfx950" in w.value and "mi300x-192gb" in w.value for w in at.warning)
+    paths = at.dataframe[0].value  # the cell's hardware paths
+    assert "rocm" in list(paths["backend"]) and "gfx950" in list(paths["GPU archs"])
+    at.selectbox(key="formats_gpu").select("mi355x-288gb").run(timeout=30)
+    assert ":green-badge[native]" in _markdown(at)
+    assert not at.warning
+
+
+def test_heatmap_on_one_gpu_shows_its_statuses():
+    from calculators.hardware.compat import HardwareChoice, matrix_on_hardware
+    from knowledge.loader import load_knowledge
+    from reports.formats_figures import compatibility_heatmap
+
+    kb = load_knowledge()
+    figure = compatibility_heatmap(kb.formats, verdicts=matrix_on_hardware(kb, HardwareChoice(gpu_id="mi300x-192gb")))
+    heatmap = figure.data[0]
+    row = [e.id for e in kb.formats.engines].index("sglang")
+    col = [c.id for c in kb.formats.columns].index("mxfp4")
+    assert heatmap.customdata[row][col][0] == "not-supported"
+    assert heatmap.text[row][col].endswith("*")  # marked as depending on the hardware
