@@ -2,13 +2,16 @@
 
 import streamlit as st
 
+from calculators.i18n import _
 from knowledge import load_knowledge
+from knowledge.currency import engine_currency
 from reports.engines_tables import (
     ATTRIBUTES,
     FEATURES,
     HARDWARE_OPTIONS,
     OS_OPTIONS,
     comparison_table,
+    currency_table,
     format_options,
     knob_table,
     matches,
@@ -27,7 +30,14 @@ def engines_kb():
     return load_knowledge().engines
 
 
+@st.cache_resource
+def facts_currency():
+    """How current each engine's facts are (knowledge/currency.py; computed once per process)."""
+    return engine_currency(load_knowledge())
+
+
 engines = engines_kb()
+matrix = load_knowledge().formats
 
 st.title("Engines")
 st.markdown(
@@ -49,7 +59,7 @@ with filters:
         systems = url_widgets.multiselect("Operating system", OS_OPTIONS, key="engines_os", placeholder="any OS")
     with right:
         formats = url_widgets.multiselect(
-            "Loads this format or quantization", format_options(engines), key="engines_format", placeholder="any format"
+            "Loads this format or quantization", format_options(engines, matrix), key="engines_format", placeholder="any format"
         )
         features = url_widgets.multiselect(
             "Has these features",
@@ -62,11 +72,14 @@ with filters:
     st.caption(
         "An engine matches when it runs every selected backend, OS and format natively, experimentally or "
         "through a plugin (convert-first and unknown do not count) and has every selected feature, with or "
-        "without a launch flag."
+        "without a launch flag. Formats are read from the formats matrix on each selected backend, as on the "
+        "Formats page."
     )
 
 pool = [e for e in engines if tier == "all" or e.tier == "primary"]
-shown = [e for e in pool if matches(e, hardware=hardware, systems=systems, formats=formats, features=features)]
+shown = [
+    e for e in pool if matches(e, hardware=hardware, systems=systems, formats=formats, features=features, matrix=matrix)
+]
 
 if not shown:
     st.info(
@@ -87,6 +100,16 @@ else:
             hide_index=True,
             column_config={"Source": st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+/[^/]+)$")},
         )
+
+st.subheader(_("How current each engine's facts are"))
+st.caption(
+    _(
+        "Every fact whose source is an engine's own repository, compared with the newest version the knowledge "
+        "base read for that engine: read at X; the KB's newest read is Y. Docs pages on a branch and other "
+        "commits cannot be ordered and are counted apart."
+    )
+)
+st.dataframe(currency_table(facts_currency(), {e.id: e.name for e in engines}), hide_index=True)
 
 st.header("Settings that shape memory and concurrency")
 st.markdown(

@@ -12,6 +12,7 @@ from typing import get_args
 import pandas as pd
 
 from knowledge.common import Sourced
+from knowledge.currency import EngineCurrency
 from knowledge.engines import (
     USABLE_STATUSES,
     Auth,
@@ -22,6 +23,7 @@ from knowledge.engines import (
     Support,
     SupportList,
 )
+from knowledge.formats import FormatsSection
 from knowledge.sources import source_url
 
 UNKNOWN_TEXT = "unknown"
@@ -246,8 +248,11 @@ FEATURES: dict[str, tuple[str, Callable[[Engine], bool]]] = {
 }
 
 
-def format_options(engines: Iterable[Engine]) -> tuple[str, ...]:
-    """Every file-format and quantization id any engine was checked against, in first-seen order."""
+def format_options(engines: Iterable[Engine], formats: FormatsSection | None = None) -> tuple[str, ...]:
+    """Format / quantization ids to filter on: the formats matrix's columns when given (every engine has a
+    cell for each), else every id any engine's own list names, in first-seen order."""
+    if formats is not None:
+        return tuple(column.id for column in formats.columns)
     seen: dict[str, None] = {}
     for engine in engines:
         for item in engine.formats.items if engine.formats else ():
@@ -262,20 +267,49 @@ def matches(
     systems: Sequence[str] = (),
     formats: Sequence[str] = (),
     features: Sequence[str] = (),
+    matrix: FormatsSection | None = None,
 ) -> bool:
     """True when the engine can use every selected backend, OS and format, and has every feature.
 
-    "Can use" means native, experimental or via a plugin; convert-first and unknown do not count.
+    "Can use" means native, experimental or via a plugin; convert-first and unknown do not count. With the
+    formats `matrix`, a format is read from its cell on each selected backend (a cell may accept a
+    quantization on CUDA and refuse it on ROCm), the same reading the Formats page and the wizard use.
     """
     if any(engine.hardware.status_of(item) not in USABLE_STATUSES for item in hardware):
         return False
     if any(engine.operating_systems.status_of(item) not in USABLE_STATUSES for item in systems):
         return False
+    if matrix is not None:
+        return all(_usable_in_matrix(matrix, engine, item, hardware) for item in formats) and all(
+            FEATURES[slug][1](engine) for slug in features
+        )
     if formats and engine.formats is None:
         return False
     if any(engine.formats.status_of(item) not in USABLE_STATUSES for item in formats):
         return False
     return all(FEATURES[slug][1](engine) for slug in features)
+
+
+def _usable_in_matrix(matrix: FormatsSection, engine: Engine, column: str, backends: Sequence[str]) -> bool:
+    cell = matrix.cell(engine.id, column)
+    if cell is None:
+        return False
+    readings = [cell.on_hardware((b,)) for b in backends] if backends else [cell.on_hardware(None)]
+    return all(reading.status in USABLE_STATUSES for reading in readings)
+
+
+def currency_table(currencies: Sequence[EngineCurrency], names: dict[str, str]) -> pd.DataFrame:
+    """Per engine: the oldest version a fact still rests on, the KB's newest read, and the facts counted."""
+    return pd.DataFrame(
+        {
+            "Engine": [names.get(c.engine, c.engine) for c in currencies],
+            "Facts read at": [c.oldest_read for c in currencies],
+            "KB's newest read": [c.newest_read for c in currencies],
+            "Facts from its repository": [c.facts for c in currencies],
+            "Older than the newest read": [len(c.older) for c in currencies],
+            "Docs or commits that cannot be ordered": [len(c.unordered) for c in currencies],
+        }
+    )
 
 
 # ----------------------------------------------------------------------------------------- tables

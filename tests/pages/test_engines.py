@@ -40,8 +40,13 @@ def test_default_view_compares_the_five_primary_engines():
     assert table.loc["Version read", "vLLM"] == "v0.33.0"
     assert table.loc["Default bind", "Ollama"] == "127.0.0.1:11434"
     assert "5 of 5 engines" in all_text(at)
+    # how current each engine's facts are (knowledge/currency.py): every fact read at the newest read
+    currency = at.dataframe[2].value.set_index("Engine")
+    assert currency.loc["vLLM", "Facts read at"] == currency.loc["vLLM", "KB's newest read"] == "v0.33.0"
+    assert currency.loc["SGLang", "KB's newest read"] == "v0.5.23"
+    assert (currency["Older than the newest read"] == 0).all()
     # the knob table of the first engine (Ollama) is drawn with its pinned defaults
-    knobs = at.dataframe[2].value
+    knobs = at.dataframe[3].value
     assert knobs.set_index("Setting").loc["num_parallel", "Default"] == "1"
     assert not at.warning
 
@@ -113,3 +118,11 @@ def test_tables_carry_sources_and_versions(engines):
     assert knobs.loc["kv_unified", "Takes"] == "switch"
     assert "--no-kv-unified" in knobs.loc["kv_unified", "Flags / env"]
     assert knobs.loc["ctx_size", "Source"].startswith("https://github.com/ggml-org/llama.cpp/blob/0c1e57098/")
+
+
+def test_format_filter_reads_the_matrix_on_the_selected_backend():
+    # SGLang v0.5.23 refuses GPTQ on ROCm (not in rocm_supported_quantization); vLLM lists gptq for ROCm.
+    at = run_page(engines_backend="rocm", engines_format="gptq")
+    assert "SGLang" not in comparison_columns(at) and "vLLM" in comparison_columns(at)
+    # without a backend the headline status counts: SGLang serves GPTQ on CUDA
+    assert "SGLang" in comparison_columns(run_page(engines_format="gptq"))
