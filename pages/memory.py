@@ -15,6 +15,7 @@ from calculators.memory.compare import (
     workload_settings,
 )
 from calculators.memory.plan import ComponentKind
+from calculators.model.catalog import catalog_id_for_repo
 from knowledge.loader import load_knowledge
 from reports.memory_figures import capacity_chart, memory_bars
 from reports.memory_readouts import (
@@ -31,7 +32,8 @@ from reports.memory_readouts import (
     offload_rows,
 )
 from ui import url_widgets
-from ui.memory_compute import analyse
+from ui.links import page_link
+from ui.memory_compute import analyse, users_readouts
 from ui.memory_inputs import (
     read_engine_knobs,
     read_launch_command,
@@ -168,6 +170,28 @@ st.caption("Longest context in whole 256-token steps (or the trained context), s
 st.plotly_chart(capacity_chart(curves, workload.context_tokens), width="stretch")
 st.caption(f"Capped at {CURVE_SEQUENCES_LIMIT} sequences. Memory capacity only: it says nothing about the speed "
            "at which that many sequences decode.")
+
+# ---- users at a latency target ---------------------------------------------------------------------------------
+st.header("How many users at a latency target")
+readouts = users_readouts(inputs, workload)
+if readouts:
+    first = readouts[0]
+    st.caption(
+        f"One instance of each plan above, simulated with {first.prompt_tokens:,}-token prompts and "
+        f"{first.output_tokens:,}-token answers, users pausing {first.think_time_s:g} s between requests, "
+        f"p{first.slo.ttft_percentile:g} time to first token ≤ {first.slo.ttft_s:g} s and "
+        f"p{first.slo.itl_percentile:g} inter-token latency ≤ {first.slo.itl_s * 1000:g} ms. An estimate from "
+        "the scheduler simulation on a roofline of the GPU; the capacity planner searches for the cheapest "
+        "configuration at your own load and target."
+    )
+    st.markdown("\n".join(
+        f"- **{ENGINES[r.engine].display_name}**: " + (f"about **{r.users:,} users** ({r.rate_per_s:.3g} requests/s)"
+                                                   if r.users is not None else f"not estimated: {r.reason}")
+        for r in readouts))
+    planner_query = {key: value for key, value in (("plan_model", catalog_id_for_repo(kb, model.model_ref)),
+                                                   ("plan_gpus", machine.gpu_id)) if value}
+    page_link("pages/planner.py", label="Plan the cheapest configuration for a load in the capacity planner",
+              icon=":material/price_check:", query_params=planner_query)
 
 # ---- each engine in its own words --------------------------------------------------------------------------------
 st.header("Each engine in its own words")

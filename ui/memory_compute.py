@@ -14,6 +14,7 @@ import streamlit as st
 from calculators.engines import ENGINE_IDS
 from calculators.memory.capacity import capacity, capacity_curve
 from calculators.memory.compare import ComparisonInputs, compare_engines
+from calculators.planner.readout import UsersReadout, users_at_slo
 
 
 def _inputs_key(inputs: ComparisonInputs) -> tuple:
@@ -29,3 +30,22 @@ def analyse(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: 
     capacities = [capacity(inputs, engine, workload, sequences_limit) for engine in ENGINE_IDS]
     curves = [capacity_curve(inputs, engine, workload, list(contexts), curve_limit) for engine in ENGINE_IDS]
     return rows, capacities, curves
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={ComparisonInputs: _inputs_key})
+def users_readouts(inputs: ComparisonInputs, workload) -> list[UsersReadout]:
+    """Users one instance of each engine's plan serves within the planner's default SLO (a few hundred
+    simulated requests per engine, so memoised per input state like `analyse`)."""
+    readouts = []
+    for row in analyse_rows(inputs, workload):
+        if row.plan is None or row.settings is None or inputs.weights_bytes is None:
+            continue
+        readouts.append(users_at_slo(inputs.arch, inputs.machine, row.engine, row.settings, row.plan,
+                                     inputs.weights_bytes, workload.context_tokens))
+    return readouts
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={ComparisonInputs: _inputs_key})
+def analyse_rows(inputs: ComparisonInputs, workload):
+    """The side-by-side plans alone (shared by the users readout)."""
+    return compare_engines(inputs, workload)

@@ -19,7 +19,7 @@ from calculators.launch.settings import settings_from_command
 from calculators.memory.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
 from calculators.memory.kv import uniform_gqa_architecture
 from calculators.model.architecture import ModelArchitecture
-from calculators.model.catalog import architecture_from_catalog
+from calculators.model.catalog import architecture_from_catalog, catalog_id_for_repo
 from calculators.model.hf_config import architecture_from_config, load_config_text
 from calculators.model.hf_hub import fetch_config
 from calculators.model.weights import weights_from_file_bytes
@@ -269,17 +269,6 @@ class PastedCommand:
     catalog_match: str | None = None  # catalog id whose repo the command serves
 
 
-def _catalog_id_for(kb: KnowledgeBase, repo: str | None) -> str | None:
-    """The catalog model served from `repo` (its own repo or one with the same architecture), if any."""
-    if not repo:
-        return None
-    wanted = repo.lower()
-    for model in kb.models.models:
-        if wanted == model.hf_repo.lower() or wanted in (r.lower() for r in model.same_architecture_as):
-            return model.id
-    return None
-
-
 def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
     """The 'Paste your launch command' box: fills that engine's settings from the command's own flags."""
     command = url_widgets.text_area("Paste your launch command", key="mem_command", height=90, max_chars=4000,
@@ -292,4 +281,4 @@ def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
         return PastedCommand(None, {}, [], str(exc))
     explicit = {key: getattr(parsed.settings, key) for key in parsed.settings.model_fields_set}
     return PastedCommand(parsed.engine, explicit, parsed.unknown_flags, None,
-                         parsed.ignored_keys + parsed.ignored_env, parsed.model, _catalog_id_for(kb, parsed.model))
+                         parsed.ignored_keys + parsed.ignored_env, parsed.model, catalog_id_for_repo(kb, parsed.model))

@@ -71,10 +71,21 @@ def _render_fit_check(fit: FitCheck) -> None:
     )
 
 
+# The plans include a short simulation per engine (hundreds of milliseconds): memoised per set of answers.
+def _answers_key(result: Recommendation) -> str:
+    return result.answers.model_dump_json()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={Recommendation: _answers_key})
+def _top_choice_plans(result: Recommendation, _kb) -> list:
+    """plans_for_top_choices for one set of answers (results are never mutated)."""
+    return plans_for_top_choices(result, _kb)
+
+
 def render_top_choice_plans(result: Recommendation, kb) -> None:
     """Each top engine's memory plan for the team's model and GPUs, its launch command and a memory-page link."""
     st.subheader("Memory plan for the top choices")
-    plans = plans_for_top_choices(result, kb)
+    plans = _top_choice_plans(result, kb)
     if not plans:
         st.caption("Pick a catalog model and a GPU (steps 2 and 3) to see each top engine's memory plan here.")
         return
@@ -97,6 +108,15 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
             held = "holds" if row.holds else "does not hold"
             st.markdown(f"This plan **{held}** the whole workload on the GPU(s).")
             st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
+            if plan.users is not None:
+                users = plan.users
+                st.markdown(
+                    f"About **{users.users:,} users** per instance within p{users.slo.ttft_percentile:g} TTFT "
+                    f"≤ {users.slo.ttft_s:g} s and inter-token latency ≤ {users.slo.itl_s * 1000:g} ms "
+                    f"({users.think_time_s:g} s between a user's requests; simulated estimate)."
+                    if users.users is not None
+                    else f"Users within the latency target: not estimated ({users.reason})."
+                )
             command = render_launch_command(plan.engine, row.settings, plan.model_ref)
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in command.env.items())
             st.code((env + " " if env else "") + shlex.join(command.words), language="bash", wrap_lines=True)

@@ -29,3 +29,14 @@ def architecture_from_catalog(model_id: str, kb: KnowledgeBase | None = None) ->
         is_embedding_model=entry.embedding is not None,
     )
     return replace(arch, notes=arch.notes + ((entry.notes,) if entry.notes else ()))
+
+
+def catalog_id_for_repo(kb: KnowledgeBase, repo: str | None) -> str | None:
+    """The catalog model served from hub repo `repo` (its own repo or one with the same architecture), if any."""
+    if not repo:
+        return None
+    wanted = repo.lower()
+    for model in kb.models.models:
+        if wanted == model.hf_repo.lower() or wanted in (r.lower() for r in model.same_architecture_as):
+            return model.id
+    return None

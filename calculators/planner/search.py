@@ -143,8 +143,10 @@ def _gpu_counts(engine: EngineAdapter, arch, option: HardwareOption, machine_one
     return list(range(1, option.max_gpus_per_host + 1))
 
 
-def _step_cost(machine: Machine, engine: EngineAdapter, gpus: int, weights_bytes: int, arch) -> StepCostModel | str:
-    """The roofline step-time model of one instance, or why it cannot be built from the catalog."""
+def instance_step_cost(
+    machine: Machine, engine: EngineAdapter, gpus: int, weights_bytes: int, arch
+) -> StepCostModel | str:
+    """The roofline step-time model of one instance on `gpus` GPUs, or why the catalog cannot give one."""
     if machine.memory_bandwidth_bytes_per_s is None or machine.dense_bf16_flops_per_s is None:
         return "the catalog lacks this GPU's memory bandwidth or dense BF16 throughput"
     parallel = gpus if engine.multi_gpu_split == "tensor" else 1
@@ -243,7 +245,7 @@ def _search_shape(spec, kb, arch, engine_adapter, option, gpu, machine_one, weig
         if engine_adapter.multi_gpu_split == "layer" and fitted_layer_split:
             break  # more GPUs only add cost to a layer split that already fits
         machine = machine_for_gpu(gpu, gpus, working_set=kb.gpus.apple_working_set)
-        cost_model = _step_cost(machine, engine_adapter, gpus, weights_bytes, arch)
+        cost_model = instance_step_cost(machine, engine_adapter, gpus, weights_bytes, arch)
         where = {"gpu_id": gpu.id, "gpus_per_instance": gpus, "weights": weights, "kv_cache_type": kv_type}
         if isinstance(cost_model, str):
             rejections.append(Rejection(engine, "hardware", cost_model, **where))

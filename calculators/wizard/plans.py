@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from calculators.hardware.catalog import catalog_gpu, machine_for_gpu_id
 from calculators.memory.compare import ComparisonInputs, EngineComparison, Workload, compare_engine, model_weights
 from calculators.model.catalog import architecture_from_catalog
+from calculators.planner.readout import UsersReadout, users_at_slo
 from calculators.wizard.fit_check import SCHEME_FOR_FORMAT
 from calculators.wizard.scoring import Recommendation
 
@@ -30,6 +31,8 @@ class TopChoicePlan:
     weights_scheme: str
     model_ref: str
     memory_page_query: dict[str, str]
+    #: users one instance of this plan serves within the planner's default SLO (None: no plan to simulate)
+    users: UsersReadout | None = None
 
 
 def workload_from_answers(recommendation: Recommendation, trained_context: int | None) -> Workload:
@@ -63,7 +66,12 @@ def plans_for_top_choices(recommendation: Recommendation, kb, how_many: int = 2)
     }
     model_ref = kb.models.get(answers.model_id).hf_repo
     eligible = [verdict.engine for verdict in recommendation.ranking if not verdict.excluded][:how_many]
-    return [
-        TopChoicePlan(engine, compare_engine(inputs, engine, workload), workload, scheme, model_ref, query)
-        for engine in eligible
-    ]
+    plans = []
+    for engine in eligible:
+        row = compare_engine(inputs, engine, workload)
+        users = None
+        if row.plan is not None and row.settings is not None and inputs.weights_bytes is not None:
+            users = users_at_slo(arch, machine, engine, row.settings, row.plan, inputs.weights_bytes,
+                                 workload.context_tokens)
+        plans.append(TopChoicePlan(engine, row, workload, scheme, model_ref, query, users))
+    return plans

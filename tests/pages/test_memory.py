@@ -160,3 +160,15 @@ def test_memory_page_embeds_the_start_up_log_check():
     assert any(s.value == "Check against your engine" for s in at.subheader)
     (table,) = [d.value for d in at.dataframe if "status" in d.value.columns]
     assert set(table["status"]) == {"exact"}
+
+
+def test_users_at_a_latency_target_one_line_per_simulated_engine_and_a_planner_link():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "memory.py"), default_timeout=180)
+    at.run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "**vLLM**: about **" in text and "users**" in text
+    assert "**MLX LM**" not in text or "not estimated" in text
+    assert any("inter-token latency ≤ 50 ms" in c.value for c in at.caption)

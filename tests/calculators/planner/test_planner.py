@@ -164,3 +164,24 @@ def test_the_winners_launch_command_round_trips_and_its_benchmark_uses_the_same_
         assert request.short_input_tokens == 1024 and request.short_output_tokens == 256
         assert max(request.request_rates_per_s) == pytest.approx(candidate.max_rate_per_instance, rel=1e-3)
         assert plan.engines[0].commands, "the winner's engine gets runnable benchmark commands"
+
+
+def test_users_readout_grows_with_think_time_and_names_engines_it_cannot_simulate():
+    from calculators.hardware.catalog import machine_for_gpu_id
+    from calculators.memory.compare import ComparisonInputs, Workload, compare_engine, model_weights
+    from calculators.model.catalog import architecture_from_catalog
+    from calculators.planner.readout import users_at_slo
+
+    arch = architecture_from_catalog("llama-3.1-8b", KB)
+    machine = machine_for_gpu_id(KB, "h100-sxm-80gb")
+    weights = model_weights(KB.formats, arch, "bf16").bytes
+    row = compare_engine(ComparisonInputs(arch, machine, weights), "vllm", Workload(4096, 8))
+    short = users_at_slo(arch, machine, "vllm", row.settings, row.plan, weights, 4096, think_time_s=10.0)
+    long = users_at_slo(arch, machine, "vllm", row.settings, row.plan, weights, 4096, think_time_s=60.0)
+    assert short.users and long.users and long.users > short.users
+    assert (short.prompt_tokens, short.output_tokens) == (3840, 256)
+    assert long.rate_per_s == pytest.approx(short.rate_per_s)  # the rate within the SLO is the plan's, not the users'
+    mlx_machine = machine_for_gpu_id(KB, "m4-max-40c-128gb")
+    mlx = compare_engine(ComparisonInputs(arch, mlx_machine, weights), "mlx-lm", Workload(4096, 1))
+    readout = users_at_slo(arch, mlx_machine, "mlx-lm", mlx.settings, mlx.plan, weights, 4096)
+    assert readout.users is None and "scheduler model" in readout.reason

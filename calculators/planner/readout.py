@@ -1,0 +1,76 @@
+"""How many users one instance serves within a latency target: the planner's rate search on one plan.
+
+The memory page and the wizard show it next to each engine's memory plan: the same simulation and SLO
+test the capacity planner uses, for the plan already on screen, turned into users by Little's law
+(users = sustained rate x (think time + mean time to answer)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from calculators.engines import adapter
+from calculators.hardware.machine import Machine
+from calculators.memory.plan import MemoryPlan
+from calculators.model.architecture import ModelArchitecture
+from calculators.planner.rate_search import search_max_rate
+from calculators.planner.search import instance_step_cost
+from calculators.planner.spec import SloSpec
+from calculators.simulator.workload import LengthDistribution, LengthKind
+
+#: Assumed pause between a user's requests when a page has no think time to offer (seconds).
+DEFAULT_THINK_TIME_S = 30.0
+#: Longest answer the readout assumes (tokens); shorter contexts answer with a quarter of their length.
+DEFAULT_OUTPUT_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class UsersReadout:
+    """Users one instance of `engine` serves within `slo` (None with a reason when it cannot be said)."""
+
+    engine: str
+    users: int | None
+    rate_per_s: float
+    prompt_tokens: int
+    output_tokens: int
+    think_time_s: float
+    slo: SloSpec
+    reason: str | None = None
+
+
+def readout_lengths(context_tokens: int) -> tuple[int, int]:
+    """(prompt, output) tokens a readout simulates for requests that fill `context_tokens`."""
+    output = max(1, min(DEFAULT_OUTPUT_TOKENS, context_tokens // 4))
+    return max(1, context_tokens - output), output
+
+
+def users_at_slo(arch: ModelArchitecture, machine: Machine, engine_id: str, settings: BaseModel, plan: MemoryPlan,
+                 weights_bytes: int, context_tokens: int, slo: SloSpec | None = None,
+                 think_time_s: float = DEFAULT_THINK_TIME_S, n_requests: int = 200, seed: int = 0) -> UsersReadout:
+    """Users (people pausing `think_time_s` between requests) one instance serves within `slo`."""
+    slo = slo or SloSpec()
+    prompt, output = readout_lengths(context_tokens)
+    common = {"engine": engine_id, "prompt_tokens": prompt, "output_tokens": output, "think_time_s": think_time_s,
+              "slo": slo}
+    engine = adapter(engine_id)
+    if engine.policy_from_plan is None:
+        return UsersReadout(**common, users=None, rate_per_s=0.0,
+                            reason="servewise has no scheduler model for this engine's server yet")
+    if plan.refusal is not None:
+        return UsersReadout(**common, users=None, rate_per_s=0.0, reason="the engine would not start")
+    gpus = engine.devices_from_settings(settings) if engine.multi_gpu_split == "tensor" else machine.n_devices
+    cost = instance_step_cost(machine, engine, gpus, weights_bytes, arch)
+    if isinstance(cost, str):
+        return UsersReadout(**common, users=None, rate_per_s=0.0, reason=cost)
+    policy, kv_tokens = engine.policy_from_plan(settings, plan)
+    running = policy.scheduler_spec(kv_tokens).max_running
+    found = search_max_rate(policy, cost, kv_tokens, slo, LengthDistribution(kind=LengthKind.FIXED, value=prompt),
+                            LengthDistribution(kind=LengthKind.FIXED, value=output), 0.0, n_requests, seed,
+                            running, float(output))
+    if found.best is None:
+        return UsersReadout(**common, users=None, rate_per_s=0.0,
+                            reason="even a trickle of requests misses the target on this plan")
+    users = int(found.max_rate_per_s * (think_time_s + (found.best.mean_e2e_s or 0.0)))
+    return UsersReadout(**common, users=users, rate_per_s=found.max_rate_per_s)
