@@ -10,6 +10,7 @@ from calculators.memory.capacity import context_grid, most_sequences
 from calculators.memory.compare import (
     ComparisonInputs,
     EngineNotApplicable,
+    plan_without_speculation,
     valid_tensor_parallel_sizes,
     why_not_held,
     workload_settings,
@@ -30,6 +31,8 @@ from reports.memory_readouts import (
     human_bytes,
     markdown_table,
     offload_rows,
+    plan_readout,
+    speculation_rows,
 )
 from ui import url_widgets
 from ui.links import page_link
@@ -205,6 +208,11 @@ for row, tab in zip(rows, st.tabs(list(ENGINE_IDS)), strict=True):
         if plan.refusal:
             st.error(f"Would refuse to start: {plan.refusal}", icon=":material/dangerous:")
         st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
+        plain = plan_without_speculation(row.engine, arch, machine, weights.bytes, row.settings, workload)
+        if plain is not None:
+            st.markdown("**Speculative decoding: this run with its drafter and without it**")
+            st.markdown(markdown_table(speculation_rows(plan, plain)))
+            st.markdown("\n".join(f"- without the drafter: {line}" for line in plan_readout(plain)[:3]))
         for note in plan.notes:
             st.caption(f":material/info: {note.message}")
         rendered = render_launch_command(row.engine, row.settings,

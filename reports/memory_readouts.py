@@ -14,13 +14,15 @@ from calculators.engines.mlx_lm.plan import MlxLmPlan
 from calculators.engines.ollama.plan import OllamaPlan
 from calculators.engines.sglang.plan import SglangPlan
 from calculators.engines.vllm.plan import VllmPlan
+from calculators.engines.vllm.steps import pool_steps
 from calculators.memory.capacity import Capacity
 from calculators.memory.compare import EngineComparison, Workload
 from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
-from calculators.memory.plan import MemoryPlan
+from calculators.memory.plan import ComponentKind, MemoryPlan
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.units import GIB, KIB, MIB
 from reports.memory_json import engine_entry, memory_document
+from reports.pool_steps_text import pool_steps_markdown
 
 #: Raw element size per workload cache type (block scales of q8_0/q4_0 excluded: the engines add them).
 RAW_BYTES_PER_ELEMENT = {"16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.5}
@@ -134,13 +136,16 @@ def plan_readout(p: MemoryPlan) -> list[str]:
 
 @plan_readout.register
 def _(p: VllmPlan) -> list[str]:
-    return [
+    lines = [
         f"Available KV cache memory: **{_g(p.available_kv_cache_bytes)}**",
         f"GPU KV cache size: **{p.kv_tokens:,} tokens** ({p.num_gpu_blocks:,} blocks of {p.block_size})",
         f"Maximum concurrency for {p.max_model_len:,} tokens per request: **{p.max_concurrency:.2f}x**",
         f"max_num_seqs {p.max_num_seqs} · max_num_batched_tokens {p.max_num_batched_tokens:,} · "
         f"kv_cache_dtype {p.kv_cache_dtype} · TP {p.tensor_parallel_size} x PP {p.pipeline_parallel_size}",
     ]
+    if p.mamba_state is not None or any(g.draft_layers for g in p.kv_cache_groups):
+        lines += pool_steps_markdown(pool_steps(p))  # the state pages and drafter layers, step by step
+    return lines
 
 
 @plan_readout.register
@@ -154,7 +159,29 @@ def _(p: SglangPlan) -> list[str]:
         f"V size: {p.v_bytes / GIB:.2f} GB (SGLang's 'GB' divides by 2^30)",
         f"chunked_prefill_size {p.chunked_prefill_size} · cuda_graph_max_bs {p.cuda_graph_max_bs} · "
         f"page_size {p.page_size}",
+        *_sglang_mamba_lines(p),
     ]
+
+
+def _sglang_mamba_lines(p: SglangPlan) -> list[str]:
+    """The recurrent-state pool, fixed per slot whatever the context (SGLang's own log line, then the arithmetic)."""
+    m = p.mamba
+    if m is None:
+        return []
+    conv = " x ".join(map(str, m.conv_shape))
+    ssm = " x ".join(map(str, m.ssm_shape))
+    lines = [
+        f"Mamba Cache is allocated. max_mamba_cache_size: **{m.max_mamba_cache_size:,}**, conv_state size: "
+        f"{m.conv_state_bytes / GIB:.2f} GB, ssm_state size: {m.ssm_state_bytes / GIB:.2f} GB",
+        f"One slot: {m.layers} state layers x (conv {conv} {m.conv_dtype} + state {ssm} {m.ssm_dtype}) = "
+        f"**{m.bytes_per_request:,} bytes**, whatever the context; sized by {m.sizing}; the pool holds one more slot",
+        f"Each running request holds {m.slots_per_request} slot(s) ({m.strategy})"
+        + (f": the state pool caps max_running_requests at {m.max_mamba_cache_size // m.slots_per_request:,}"
+           if m.caps_running_requests else ""),
+    ]
+    if m.intermediate_bytes:
+        lines.append(f"Speculative verify scratch for the state: {m.intermediate_bytes / GIB:.2f} GiB")
+    return lines
 
 
 @plan_readout.register
@@ -192,6 +219,20 @@ def _(p: OllamaPlan) -> list[str]:
         f"{'one GPU' if p.single_gpu else 'split over GPUs'}",
         *plan_readout.dispatch(LlamaCppPlan)(p),
     ]
+
+
+def speculation_rows(with_drafter: MemoryPlan, without: MemoryPlan) -> list[dict[str, Any]]:
+    """The run with its speculative drafter next to the same run without it: weights, cache and free memory."""
+    def free(plan: MemoryPlan) -> int:
+        return sum(c.bytes for c in plan.components if c.kind is ComponentKind.FREE)
+
+    def row(label: str, plan: MemoryPlan) -> dict[str, Any]:
+        return {"run": label,
+                "weights / device": human_bytes(plan.weights_bytes) if plan.weights_bytes is not None else "unknown",
+                "KV and state cache / device": human_bytes(plan.kv_cache_bytes),
+                "bytes per token": f"{plan.kv_bytes_per_token:,}",
+                "free / device": human_bytes(free(plan))}
+    return [row("with the drafter", with_drafter), row("without it", without)]
 
 
 def offload_rows(row: EngineComparison) -> list[dict[str, Any]]:

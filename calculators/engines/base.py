@@ -168,6 +168,9 @@ class EngineAdapter:
     model_file: str | None = None
     # -- operations (benchmark plan) ------------------------------------------------------------------------
     #: the model name a benchmark client sends, when not the Hugging Face repo, and what to replace it with
+    #: the same settings with speculative decoding switched off, to plan the run without its drafter next to
+    #: the run with it (None: the engine has no drafter settings, or these settings use none)
+    without_speculation: Callable[[BaseModel], BaseModel | None] | None = None
     bench_served_name: str | None = None
     bench_served_name_note: str | None = None
     #: this engine's serving benchmark doubles as a plain OpenAI-compatible client for engines without one

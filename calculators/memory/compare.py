@@ -108,6 +108,21 @@ def run_plan(
     return spec.plan(arch, settings, machine, weights_bytes)
 
 
+def plan_without_speculation(
+    engine: str, arch: ModelArchitecture, machine: Machine, weights_bytes: int | None, settings: BaseModel,
+    workload: Workload,
+) -> MemoryPlan | None:
+    """The same run without its speculative drafter (None when the settings use none or the engine has none).
+
+    Shown next to the run with it: the drafter's weights and KV (or state) are what the difference is made of.
+    """
+    strip = adapter(engine).without_speculation
+    plain = strip(settings) if strip is not None else None
+    if plain is None:
+        return None
+    return run_plan(engine, arch, machine, weights_bytes, plain, workload)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Does a plan hold the workload?
 # ---------------------------------------------------------------------------------------------------

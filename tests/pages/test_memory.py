@@ -172,3 +172,23 @@ def test_users_at_a_latency_target_one_line_per_simulated_engine_and_a_planner_l
     assert "**vLLM**: about **" in text and "users**" in text
     assert "**MLX LM**" not in text or "not estimated" in text
     assert any("inter-token latency ≤ 50 ms" in c.value for c in at.caption)
+
+def test_a_speculative_command_shows_the_run_with_and_without_its_drafter():
+    """vLLM --speculative-config with an EAGLE-3 head: the page plans the run as given and without the drafter,
+    side by side (issue 14)."""
+    command = ("vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "
+               "'{\"method\": \"eagle3\", \"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\", "
+               "\"num_speculative_tokens\": 3}' --max-model-len 8192")
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", mem_command=command)
+    assert not at.exception
+    text = _text(at)
+    assert "with its drafter and without it" in text
+    assert "without the drafter: GPU KV cache size" in text
+
+
+def test_a_hybrid_model_shows_its_state_pages_step_by_step():
+    at = _run(mem_model="qwen3-next-80b-a3b", mem_gpu="h100-sxm-80gb")
+    assert not at.exception
+    text = _text(at)
+    assert "State of one recurrent layer, one sequence (fixed, any length)" in text
+    assert "state blocks" in text

@@ -1,18 +1,25 @@
 """llama.cpp's llama-server: settings, memory plan, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
-from calculators.engines.llama_cpp import embeddings, launch, startup_log, tools, workload
+from calculators.engines.llama_cpp import embeddings, launch, plan, startup_log, tools, workload
 from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.engines.llama_cpp.reconcile import llamacpp_rows
 from calculators.engines.llama_cpp.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy
 from calculators.engines.llama_cpp.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
+def _without_speculation(settings):
+    """-md and --spec-type removed (None when the settings have neither)."""
+    if settings.spec_draft_model is None and not settings.spec_type:
+        return None
+    return settings.model_copy(update={"spec_draft_model": None, "spec_type": ()})
+
 ADAPTER = EngineAdapter(
     id=ENGINE_ID,
     display_name="llama.cpp (llama-server)",
     short_key="lcpp",
     colour="#d95f02",
+    without_speculation=plan.without_speculation,
     settings_type=LlamaCppSettings,
     plan=plan_llamacpp,
     kv_settings=workload.KV_SETTINGS,

@@ -755,3 +755,10 @@ def plan_llamacpp_draft(
         "spec_type": (), "fit": False,
     })
     return _plan(draft_arch, draft_settings, None, weights_bytes)
+
+
+def without_speculation(settings):
+    """-md and --spec-type removed (None when the settings have neither)."""
+    if settings.spec_draft_model is None and not settings.spec_type:
+        return None
+    return settings.model_copy(update={"spec_draft_model": None, "spec_type": ()})

@@ -1,18 +1,26 @@
 """SGLang: settings, memory pool plan, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
-from calculators.engines.sglang import embeddings, launch, startup_log, tools, workload
+from calculators.engines.sglang import embeddings, launch, plan, startup_log, tools, workload
 from calculators.engines.sglang.plan import ENGINE_ID, SglangSettings, plan_sglang
 from calculators.engines.sglang.reconcile import sglang_rows
 from calculators.engines.sglang.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy
 from calculators.engines.sglang.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
+def _without_speculation(settings):
+    """--speculative-algorithm and its drafter removed (None when the settings have none)."""
+    if settings.speculative_algorithm is None:
+        return None
+    return settings.model_copy(update={"speculative_algorithm": None, "speculative_draft_model_path": None,
+                                       "speculative_num_draft_tokens": None})
+
 ADAPTER = EngineAdapter(
     id=ENGINE_ID,
     display_name="SGLang",
     short_key="sglang",
     colour="#e7298a",
+    without_speculation=plan.without_speculation,
     settings_type=SglangSettings,
     plan=plan_sglang,
     kv_settings=workload.KV_SETTINGS,

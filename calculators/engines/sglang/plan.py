@@ -526,3 +526,10 @@ def _mamba_pool(
     )
     return pool, int(left_gb * GIB)
 
+
+def without_speculation(settings):
+    """--speculative-algorithm and its drafter removed (None when the settings have none)."""
+    if settings.speculative_algorithm is None:
+        return None
+    return settings.model_copy(update={"speculative_algorithm": None, "speculative_draft_model_path": None,
+                                       "speculative_num_draft_tokens": None})

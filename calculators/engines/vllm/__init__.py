@@ -1,7 +1,7 @@
 """vLLM (v1 engine): settings, memory plan split like vLLM's source, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
-from calculators.engines.vllm import embeddings, launch, startup_log, tools, workload
+from calculators.engines.vllm import embeddings, launch, speculative, startup_log, tools, workload
 from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.plan import ENGINE_ID, plan_vllm
 from calculators.engines.vllm.reconcile import vllm_rows
@@ -9,11 +9,18 @@ from calculators.engines.vllm.scheduler import policy_from_plan, SIMULATOR_KNOBS
 from calculators.engines.vllm.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
+def _without_speculation(settings):
+    """--speculative-config removed (None when the settings have none)."""
+    if settings.speculative_config is None:
+        return None
+    return settings.model_copy(update={"speculative_config": None})
+
 ADAPTER = EngineAdapter(
     id=ENGINE_ID,
     display_name="vLLM",
     short_key="vllm",
     colour="#7570b3",
+    without_speculation=speculative.without_speculation,
     settings_type=VllmSettings,
     plan=plan_vllm,
     kv_settings=workload.KV_SETTINGS,

@@ -118,3 +118,10 @@ def drafter_layers(
     if not attention:
         raise ServewiseInputError("the model has no full-attention layer for its MTP layers to copy")
     return (attention[0],) * mtp_layers
+
+
+def without_speculation(settings):
+    """--speculative-config removed (None when the settings have none)."""
+    if settings.speculative_config is None:
+        return None
+    return settings.model_copy(update={"speculative_config": None})
