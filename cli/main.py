@@ -1,9 +1,7 @@
 """servewise's command line: memory plans, recommendations and start-up log checks for scripts and CI.
 
-Exit status: 0 plan printed; 2 input servewise cannot use (one line on stderr); 3 the engine itself
-would refuse to start with these settings (the plan is still printed, with a `refusal` field); 4 `plan`
-found no configuration that meets the target (the rejections are still printed); 141 the reader of the
-output went away (`| head`): the rest is dropped quietly, as a Unix tool killed by SIGPIPE would.
+Exit statuses are listed once, in EXIT_CODES (printed by `--help`). Every FILE option reads standard
+input when given `-`. Output never carries colour codes, so NO_COLOR and dumb terminals need nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +18,53 @@ from calculators.errors import ServewiseInputError
 from knowledge.common import KnowledgeError
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_NO_PLAN, EXIT_PIPE_CLOSED = 0, 2, 3, 4, 141
+
+#: Every exit status the command line uses, with its meaning (the one place they are documented).
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "the result was printed",
+    EXIT_BAD_INPUT: "input servewise cannot use: one line on stderr, never a traceback",
+    EXIT_REFUSED: "memory: the engine itself would refuse to start with these settings (the plan is still printed, "
+    "with its refusal)",
+    EXIT_NO_PLAN: "plan: no configuration meets the target (every rejection is still printed)",
+    EXIT_PIPE_CLOSED: "the reader closed the output pipe (`| head`): the rest is dropped quietly, as a Unix tool "
+    "killed by SIGPIPE would",
+}
+
+
+def _version() -> str:
+    """The installed servewise version (the project's metadata), or 'unknown' when it is not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("servewise")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed: run make run or make test)"
+
+
+def _exit_codes_epilog() -> str:
+    return "exit status:\n" + "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES.items())
+
+
+def _examples(*lines: str) -> str:
+    """A verb's --help epilog: examples that run as written from the repository's top folder."""
+    return "examples (run from the repository's top folder):\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def read_text_input(path: str, what: str) -> str:
+    """The text of file `path` (standard input for `-`), as UTF-8; ServewiseInputError naming `what` otherwise."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        where = "standard input"
+    else:
+        where = path
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise ServewiseInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ServewiseInputError(f"{where} is not a UTF-8 text file; expected {what}") from exc
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,15 +84,25 @@ def _add_model_source(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The `python -m calculators` argument parser with its subcommands."""
-    parser = _Parser(prog="python -m calculators", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="python -m calculators", description=__doc__.splitlines()[0], epilog=_exit_codes_epilog(),
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"servewise {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    raw = {"formatter_class": argparse.RawDescriptionHelpFormatter}
 
     memory = commands.add_parser(
         "memory",
         help="memory plan for one engine launch command",
         description="Plan memory exactly as the engine would for the launch command given after `--`.",
-        epilog="example: python -m calculators memory --model llama-3.1-8b --gpu h100-sxm-80gb -- "
-        "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768",
+        epilog=_examples(
+            "python -m calculators memory --model llama-3.1-8b --gpu h100-sxm-80gb -- vllm serve "
+            "meta-llama/Llama-3.1-8B --max-model-len 32768",
+            "python -m calculators memory --model llama-3.1-8b -- llama-server -c 32768 -np 4 "
+            "-ctk q8_0 -ctv q8_0 -fa on",
+            "python -m calculators memory --hf-config tests/data/hf_configs/Llama-3.1-8B-Instruct.json "
+            "--gpu rtx-4090-24gb --json -- OLLAMA_NUM_PARALLEL=4 ollama serve",
+        ),
+        **raw,
     )
     _add_model_source(memory)
     memory.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
@@ -70,9 +125,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="compare an engine's start-up log with servewise's memory model",
         description="Read an engine's start-up log, run servewise's plan on the same inputs and compare every "
         "memory figure the engine printed.",
-        epilog="example: python -m calculators reconcile --log vllm.log --model qwen3-14b --set max_model_len=32768",
+        epilog=_examples(
+            "python -m calculators reconcile --log tests/data/logs/llamacpp-2025-08-gptoss-20b-8x-cann-swa.log",
+            "python -m calculators reconcile --log tests/data/logs/vllm-v0.11-enginecore-qwen3-14b.log "
+            "--model qwen3-14b --json",
+            "python -m calculators reconcile --model qwen3-235b-a22b --set tp_size=4 "
+            "--log - < tests/data/logs/sglang-tp4-qwen3-235b.log",
+        ),
+        **raw,
     )
-    reconcile.add_argument("--log", required=True, metavar="FILE", help="the engine's console output from start-up")
+    reconcile.add_argument("--log", required=True, metavar="FILE",
+                           help="the engine's console output from start-up (- reads standard input)")
     source = reconcile.add_mutually_exclusive_group()
     source.add_argument("--hf-config", metavar="PATH", help="the model's config.json (when the log has no geometry)")
     source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
@@ -85,8 +148,13 @@ def build_parser() -> argparse.ArgumentParser:
         "recommend",
         help="rank engines for a team's answers",
         description="Rank engines for the answers in a JSON file (fields: see README, 'Wizard answers').",
+        epilog=_examples(
+            "python -m calculators recommend --answers examples/answers.json",
+            "python -m calculators recommend --answers - --json < examples/answers.json",
+        ),
+        **raw,
     )
-    recommend.add_argument("--answers", required=True, metavar="FILE.json")
+    recommend.add_argument("--answers", required=True, metavar="FILE.json", help="answers (- reads standard input)")
     recommend.add_argument("--json", action="store_true", help="print one JSON object")
 
     plan = commands.add_parser(
@@ -94,22 +162,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="cheapest configuration that meets a latency target, per engine, with its cost",
         description="Search engines x GPUs x parallelism x weights x KV type x concurrency for the cheapest "
         "configuration meeting the SLO in a YAML/JSON spec (fields: see README, 'Capacity planner').",
-        epilog="example: python -m calculators plan --spec plan.yaml --json",
+        epilog=_examples(
+            "python -m calculators plan --spec examples/plan.yaml",
+            "python -m calculators plan --spec - --json < examples/plan.yaml",
+        ),
+        **raw,
     )
-    plan.add_argument("--spec", required=True, metavar="FILE", help="planner spec, YAML or JSON")
+    plan.add_argument("--spec", required=True, metavar="FILE",
+                      help="planner spec, YAML or JSON (- reads standard input)")
     plan.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
 def _read_json_file(path: str) -> object:
+    text = read_text_input(path, "a JSON answers file")
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ServewiseInputError(f"cannot read {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise ServewiseInputError(f"{path} is not a UTF-8 text file; expected a JSON answers file") from exc
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ServewiseInputError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+        where = "standard input" if path == "-" else path
+        raise ServewiseInputError(f"{where} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
 
 
 def run_memory(args: argparse.Namespace) -> int:
@@ -163,6 +234,8 @@ def run_recommend(args: argparse.Namespace) -> int:
 
 
 def _read_log(path: str) -> str:
+    if path == "-":
+        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
     try:
         return Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -199,12 +272,7 @@ def _read_spec_file(path: str) -> object:
     """A YAML or JSON planner spec (JSON is YAML) read with the safe loader."""
     import yaml
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ServewiseInputError(f"cannot read {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise ServewiseInputError(f"{path} is not a UTF-8 text file; expected a YAML or JSON planner spec") from exc
+    text = read_text_input(path, "a YAML or JSON planner spec")
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -76,5 +76,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     command = f"{sys.executable} -m calculators plan --spec {path} --json | head -c 10 > /dev/null"
     done = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=REPO, capture_output=True, text=True,
                           timeout=300, check=False)
-    assert done.returncode == 141, done.stderr
+    # 141 when the reader closed the pipe before the plan was written; 0 when the whole plan fit in the pipe's
+    # buffer first (a race between the two processes). Either way: no traceback, no message.
+    assert done.returncode in (0, 141), done.stderr
     assert done.stderr == ""
