@@ -17,7 +17,7 @@ PYTHON = sys.executable
 def verb_examples() -> list[tuple[str, str]]:
     """(verb, example command) for every example printed by every verb's --help."""
     parser = build_parser()
-    commands = next(a for a in parser._actions if a.dest == "command")  # noqa: SLF001 (argparse has no public API)
+    commands = next(a for a in parser._actions if a.dest == "command")
     found = []
     for verb, sub in commands.choices.items():
         epilog = sub.epilog or ""
@@ -37,7 +37,7 @@ def run_shell(command: str, **env) -> subprocess.CompletedProcess:
 def test_every_verb_documents_examples():
     verbs = {verb for verb, _ in EXAMPLES}
     parser = build_parser()
-    commands = next(a for a in parser._actions if a.dest == "command")  # noqa: SLF001
+    commands = next(a for a in parser._actions if a.dest == "command")
     assert verbs == set(commands.choices), "every verb's --help carries at least one example"
 
 
@@ -72,7 +72,7 @@ def test_version_is_the_installed_project_version():
 
 def test_the_exit_status_table_is_the_one_in_help_and_readme():
     help_text = run_shell("python -m calculators --help").stdout
-    for code, meaning in EXIT_CODES.items():
+    for code, _meaning in EXIT_CODES.items():
         assert re.search(rf"^\s+{code}\s+", help_text, re.M), code
     readme = (REPO / "README.md").read_text()
     table = dict(re.findall(r"^\| `(\d+)` \| (.+?) \|$", readme, re.M))
