@@ -74,6 +74,9 @@ class LogReader:
     relays: str | None = None
     #: a syslog/docker program name starting with this is evidence too (e.g. "ollama")
     program_prefix: str | None = None
+    #: how this engine's own lines begin (a regex alternation), found anywhere in a pasted line to remove
+    #: whatever another program or the person pasting put in front of it
+    line_starts: str = ""
 
 
 @dataclass(frozen=True)

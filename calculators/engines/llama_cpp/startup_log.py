@@ -35,7 +35,7 @@ _SIZE = re.compile(
     r"^(?P<who>llama_kv_cache\w*|llama_memory_recurrent\w*):\s+size\s*=\s*"
     r"(?P<size>\d+(?:\.\d+)?) (?P<unit>MiB|MB)\s*"
     r"\(\s*(?P<cells>\d+) cells,\s*(?P<layers>\d+) layers"
-    r"(?:,\s*(?P<seqs>\d+)\s*(?:/\s*(?P<streams>\d+))?\s*seqs)?\s*\),"
+    r"(?:,\s*(?P<seqs>\d+)\s*(?:/\s*(?P<streams>\d+))?\s*seqs(?:\s+\d+\s+rs_seq)?)?\s*\),"
     r"\s*[KR] \((?P<tk>\w+)\):\s*(?P<k>\d+(?:\.\d+)?) (?:MiB|MB),"
     r"\s*[VS] \((?P<tv>\w+)\):\s*(?P<v>\d+(?:\.\d+)?) (?:MiB|MB)"
 )
@@ -56,6 +56,8 @@ _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _CTX_TRAIN = re.compile(r"n_ctx(?:_per)?_seq \((\d+)\) [<>] n_ctx_train \((\d+)\)")
 _SLOT_CTX = re.compile(r"n_ctx_slot = (\d+)")
 _N_SLOTS = re.compile(r"initializing(?: slots)?, n_slots = (\d+)")
+_NEW_SLOT = re.compile(r"id\s+(\d+) \| task -?\d+ \| new slot,? n_ctx(?:_slot)? = (\d+)|-> Slot (\d+) - max context: (\d+)")
+_BUILD_INFO = re.compile(r"build info \|.*\bbuild=(\d+) commit=\"?([0-9a-f]{6,40})")
 _FLASH_RESOLVED = re.compile(
     r"Flash Attention was auto, set to (enabled|disabled)|(enabling) flash_attn since it is required for quantized V"
 )
@@ -100,13 +102,17 @@ _GGUF_SUFFIX_KEYS = {
 }
 _PARAM_SCALE = {"K": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
 
-#: Lines that only llama.cpp (or a program relaying it) prints; used to recognise the engine.
-MARKERS = re.compile(
-    r"^(?:llama_model_loader:|print_info:|llm_load_print_meta:|llm_load_tensors:|load_tensors:|llama_context:|"
-    r"llama_new_context_with_model:|llama_kv_cache|llama_memory_|ggml_cuda_init:|ggml_init_cublas:|"
-    r"llama_model_load_from_file|build: \d+ \(|srv\s+|slot\s+\w+:|main: (?:server is listening|model loaded)|"
-    r"sched_reserve:|common_init_from_params:|create_memory:|graph_reserve:)"
+#: How llama.cpp's own lines begin (after any prefix): used to recognise the engine and, anywhere in a
+#: line, to find where llama.cpp's text starts behind another program's prefix.
+LINE_STARTS = (
+    r"llama_model_loader:|print_info:|llm_load_print_meta:|llm_load_tensors:|load_tensors:|llama_context:|"
+    r"llama_new_context_with_model:|llama_init_from_model:|llama_context_kv_self:|llama_kv_cache|llama_memory_|"
+    r"ggml_cuda_init:|ggml_init_cublas:|llama_model_load_from_file|build: \d+ \(|srv\s+\w+:|slot\s+\w+:|"
+    r"main: (?:server is listening|model loaded)|sched_reserve:|common_init_from_params:|create_memory:|"
+    r"graph_reserve:|load_hparams:|init: kv_size = |INFO \[\s*main\] build info"
 )
+#: Lines that only llama.cpp (or a program relaying it) prints; used to recognise the engine.
+MARKERS = re.compile(rf"^(?:{LINE_STARTS})")
 
 
 def _int_list(text: str) -> list[int] | None:
@@ -130,6 +136,8 @@ class LlamaCppReader:
     cache: str = "kv"
     pending_cells: dict[str, tuple[int, LogLine]] = field(default_factory=dict)
     sized: set[str] = field(default_factory=set)
+    slot_ids: set[int] = field(default_factory=set)
+    last_slot_line: LogLine | None = None
 
     def feed(self, line: LogLine) -> None:
         """Extract whatever this line states."""
@@ -156,11 +164,14 @@ class LlamaCppReader:
         for cache, (cells, line) in self.pending_cells.items():
             if cache not in self.sized:
                 self.out.count("cells", str(cells), line, "tokens", cache=cache)
+        if self.slot_ids and self.last_slot_line is not None and not any(f.name == "slots" for f in self.out.figures):
+            self.out.count("slots", str(len(self.slot_ids)), self.last_slot_line, "sequences",
+                           basis="counted from the 'new slot' lines (the log has no n_slots line)")
 
     # -- one handler per family of lines; each returns True when it consumed the line --
 
     def _build(self, text: str, line: LogLine) -> bool:
-        match = _BUILD.match(text)
+        match = _BUILD.match(text) or _BUILD_INFO.search(text)
         if not match:
             return False
         self.out.version = f"b{match.group(1)} ({match.group(2)})"
@@ -413,6 +424,12 @@ class LlamaCppReader:
         if match := _CTX_TRAIN.search(text):
             self.out.geo("context_train_tokens", int(match.group(2)), overwrite=False)
             return True
+        if match := _NEW_SLOT.search(text):
+            slot_id, ctx = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+            self.slot_ids.add(int(slot_id))
+            self.last_slot_line = line
+            self.out.count("slot_ctx_tokens", ctx, line, "tokens", basis="a 'new slot' line: one slot's context")
+            return True
         slots, slot_ctx = _N_SLOTS.search(text), _SLOT_CTX.search(text)
         if slots:
             self.out.count("slots", slots.group(1), line, "sequences")
@@ -511,9 +528,9 @@ def read_log(lines: list[LogLine], out: Collector, text: str = "", relay=None) -
     """
     reader = LlamaCppReader(out=out, settings=out.settings if relay is None else out.runner_settings)  # type: ignore[arg-type]
     for line in lines:
-        if relay is not None and relay(line, out):
-            continue
-        reader.feed(line)
+        with out.reading(line):
+            if relay is None or not relay(line, out):
+                reader.feed(line)
     reader.finish()
     return device_names(lines)
 

@@ -29,7 +29,8 @@ ADAPTER = EngineAdapter(
     launch_example=launch.EXAMPLE,
     render_command=launch.render,
     log_setting_keys=SHARED_SETTING_KEYS[ENGINE_ID] | startup_log.LOG_ONLY_SETTING_KEYS,
-    log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log),
+    log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log,
+                         line_starts=startup_log.LINE_STARTS),
     not_compared_reason=(
         "MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's MLX plan sizes "
         "the cache for a workload, so the printed figures are listed unchecked"

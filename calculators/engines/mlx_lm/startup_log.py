@@ -21,6 +21,11 @@ _PROMPT_CACHE = re.compile(r"Prompt Cache: (\d+) sequences, (\d+(?:\.\d+)?) GB")
 _SERVER = re.compile(r"Starting httpd at (\S+) on port (\d+)")
 _BASIS = "MLX LM divides by 10**9"
 
+#: How MLX LM's own lines begin (mlx_lm.generate's summary, mlx_lm.benchmark's trials).
+LINE_STARTS = (
+    r"Peak memory: \d|Cache memory: \d|Prompt: \d+ tokens|Generation: \d+ tokens|Averages: |Trial \d+: |"
+    r"\[batch_generate\] "
+)
 #: Lines only MLX LM prints.
 MARKERS = re.compile(
     r"(?:tokens-per-sec|^Peak memory: [\d.]+ GB|peak_memory=|mlx_lm|mlx-lm|Starting httpd at|"
@@ -66,7 +71,8 @@ EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (("figure", ("peak_memory_by
 def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
     """Feed every line to the MLX LM reader."""
     for line in lines:
-        read_mlx_line(line, out)
+        with out.reading(line):
+            read_mlx_line(line, out)
     return []
 
 

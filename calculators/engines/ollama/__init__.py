@@ -30,7 +30,7 @@ ADAPTER = EngineAdapter(
     render_command=launch.render,
     log_setting_keys=SHARED_SETTING_KEYS[ENGINE_ID] | startup_log.LOG_ONLY_SETTING_KEYS,
     log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log, relays=LLAMA_CPP_ID,
-                         program_prefix="ollama"),
+                         program_prefix="ollama", line_starts=startup_log.LINE_STARTS),
     geometry_in_log=True,
     reconcile_rows=ollama_rows,
     scheduler_policy=OllamaPolicy,

@@ -19,7 +19,10 @@ from calculators.reconcile.log.clean import LogLine
 from calculators.reconcile.log.collect import Collector, to_int
 from calculators.reconcile.log.commandline import looks_like_command, normalise_flash, parse_command
 
-_VERSION = re.compile(r"\(version ([0-9][\w.+-]*)\)|/assets/(\d+\.\d+\.\d+[\w.-]*)/")
+_VERSION = re.compile(
+    r"\(version ([0-9][\w.+-]*)\)|/assets/(\d+\.\d+\.\d+[\w.-]*)/|[/\\]ollama[/\\]v?(\d+\.\d+\.\d+[\w.-]*)[/\\]bin[/\\]|"
+    r"^ollama version is (\d+\.\d+\.\d+[\w.-]*)"
+)
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 
 # memory.* key of msg=offload -> figure name (all are Ollama's own estimates)
@@ -61,9 +64,14 @@ _ENV_KEYS: dict[str, tuple[str, type]] = {
     "OLLAMA_GPU_OVERHEAD": ("gpu_overhead", int),
 }
 
+#: How Ollama's own lines begin: Go slog text (the time may be cut off by the paste), its server banner.
+LINE_STARTS = (
+    r"time=\S+ level=\w+ |level=(?:INFO|WARN|WARNING|DEBUG|ERROR|TRACE) source=\S+ msg=|Listening on |"
+    r"ollama version is "
+)
 #: Lines only Ollama prints.
 MARKERS = re.compile(
-    r"(?:^time=\S+ level=\w+ source=[\w./-]+\.go:\d+ msg=|ollama runner|starting llama server|starting llama-server|"
+    r"(?:^(?:time=\S+ )?level=\w+ source=[\w./-]+\.go:\d+ msg=|ollama runner|starting llama server|starting llama-server|"
     r"Listening on .*\(version |msg=offload|OLLAMA_|server config env=)"
 )
 
@@ -79,7 +87,7 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
     """Extract what one of Ollama's own lines states; False when the line is not one of them."""
     text = line.text
     if match := _VERSION.search(text):
-        out.version = match.group(1) or match.group(2)
+        out.version = next(group for group in match.groups() if group)
     if "server config" in text and (env := _ENV_MAP.search(text)):
         _server_config(env.group(1), out)
         return True
@@ -87,7 +95,9 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
         return bool(match)
     kv = slog.pairs(text)
     msg = kv.get("msg", "")
-    if msg == "offload":
+    if msg == "offload" or msg.startswith("offload to "):  # "offload to cuda" before v0.5.x
+        if "library" not in kv and msg != "offload":
+            kv["library"] = msg.removeprefix("offload to ")
         _offload(kv, line, out)
     elif msg in ("starting llama server", "starting llama-server") and "cmd" in kv:
         runner = parse_command(kv["cmd"])

@@ -67,6 +67,8 @@ _SUMMARY_UNITS = {
 }
 
 #: Lines only SGLang prints.
+#: How SGLang's logger lines begin.
+LINE_STARTS = r"\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?(?: (?:DP|TP|PP|EP)\d+[^\]]*)?\] "
 MARKERS = re.compile(
     r"(?:server_args=ServerArgs\(|KV Cache is allocated\. |Mamba Cache is allocated\. |"
     r"Load weight (?:begin|end)\.|max_total_num_tokens=|"
@@ -174,7 +176,8 @@ AUTO_KEYS = (
 def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
     """Feed every line (with a wrapped server_args dump rejoined) to the SGLang reader."""
     for index, line in enumerate(lines):
-        read_sglang_line(line, out, continuation(lines, index, DUMP_START))
+        with out.reading(line):
+            read_sglang_line(line, out, continuation(lines, index, DUMP_START))
     _mark_auto(text, out)
     return []
 

@@ -104,6 +104,8 @@ _SETTING_KEYS = {
 }
 
 #: Lines only vLLM prints.
+#: How vLLM's logger lines begin, so a paste's own prefix in front of them can be removed.
+LINE_STARTS = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}|\((?:APIServer|EngineCore\w*|VllmWorker\w*)"
 MARKERS = re.compile(
     r"(?:LLM engine \(v|GPU KV cache size:|# GPU blocks:|Maximum concurrency for [\d,]+ tokens per request|"
     r"Available KV cache memory:|Memory profiling|model weights take|Loading model weights took|Model loading took|"
@@ -281,7 +283,8 @@ DUMP_START = re.compile(r"LLM engine \(v[^)]+\) with config:")
 def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
     """Feed every line (with a wrapped config dump rejoined) to the vLLM reader."""
     for index, line in enumerate(lines):
-        read_vllm_line(line, out, continuation(lines, index, DUMP_START))
+        with out.reading(line):
+            read_vllm_line(line, out, continuation(lines, index, DUMP_START))
     return []
 
 

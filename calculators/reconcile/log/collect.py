@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from calculators.reconcile.log.clean import LogLine
@@ -22,6 +24,26 @@ class Collector:
     notes: list[LogNote] = field(default_factory=list)
     version: str | None = None
     refusal: str | None = None
+    #: per line number: the setting, runner-setting and geometry keys (and 'version') a line gave
+    produced: dict[int, list[str]] = field(default_factory=dict)
+
+    @contextmanager
+    def reading(self, line: LogLine) -> Iterator[None]:
+        """Credit to `line` whatever settings, geometry or version the reader adds while inside this block.
+
+        Figures carry their line number themselves; the rest of what a line states does not.
+        """
+        before = (dict(self.settings), dict(self.runner_settings), dict(self.geometry), self.version)
+        try:
+            yield
+        finally:
+            settings, runner, geometry, version = before
+            gave = self.produced.setdefault(line.number, [])
+            gave += [f"setting:{k}" for k, v in self.settings.items() if settings.get(k, _MISSING) != v]
+            gave += [f"runner:{k}" for k, v in self.runner_settings.items() if runner.get(k, _MISSING) != v]
+            gave += [f"geometry:{k}" for k, v in self.geometry.items() if geometry.get(k, _MISSING) != v]
+            if self.version != version:
+                gave.append("version")
 
     def add(
         self,
@@ -90,6 +112,9 @@ class Collector:
                 continue
             clean[key] = value
         return LogGeometry(**clean)
+
+
+_MISSING = object()
 
 
 def to_int(text: str) -> int | None:

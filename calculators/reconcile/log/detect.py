@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from calculators.engines import ENGINES
@@ -28,10 +29,29 @@ class Detection:
         ]
 
 
+def line_starts() -> re.Pattern[str]:
+    """Where any engine's own text may start inside a line (to remove prefixes servewise does not know)."""
+    starts = [reader.line_starts for reader in _readers().values() if reader.line_starts]
+    return re.compile("|".join(f"(?:{start})" for start in starts))
+
+
+def marker_patterns(engine: str | None, runner: str | None) -> tuple[re.Pattern[str] | None, re.Pattern[str]]:
+    """(lines of this engine or the runner it relays, lines of any other engine) as two patterns."""
+    readers = _readers()
+    own = [r.markers.pattern for name, r in readers.items() if name in (engine, runner)]
+    others = [r.markers.pattern for name, r in readers.items() if name not in (engine, runner)]
+    join = "|".join
+    return (re.compile(join(f"(?:{p})" for p in own)) if own else None), re.compile(join(f"(?:{p})" for p in others))
+
+
+def _readers() -> dict:
+    return {engine.id: engine.log_reader for engine in ENGINES.values() if engine.log_reader}
+
+
 def detect(lines: list[LogLine]) -> Detection:
     """Score every engine by its marker lines; an engine that relays another's lines (Ollama, llama.cpp's
     runner) wins when its own lines accompany them."""
-    readers = {engine.id: engine.log_reader for engine in ENGINES.values() if engine.log_reader}
+    readers = _readers()
     scores = dict.fromkeys(readers, 0)
     for line in lines:
         if not line.text and not line.program:

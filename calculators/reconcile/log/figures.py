@@ -91,6 +91,26 @@ class LogNote(Result):
     line: int | None = None
 
 
+LineStatus = Literal["used", "skipped", "blank"]
+LineReason = Literal["read", "known_unused", "other_engine", "not_engine_text", "blank"]
+
+
+class LineReport(Result):
+    """What became of one pasted line: read (and what it gave), or skipped and why."""
+
+    number: int = Field(description="1-based line number in the pasted text")
+    status: LineStatus
+    reason: LineReason = Field(
+        description="read: it gave the figures/settings in `produced`; known_unused: a line of the engine that "
+        "states nothing servewise uses (tokenizer metadata, progress); other_engine: a line of another engine; "
+        "not_engine_text: no engine phrase (a command, prose, markdown); blank: nothing but prefixes or spaces"
+    )
+    produced: tuple[str, ...] = Field(default=(), description="figure names, setting and geometry keys it gave")
+    stripped: tuple[str, ...] = Field(default=(), description="what was removed before reading, in words")
+    text: str = Field(description="the engine text read, after prefixes were removed")
+    raw: str = Field(description="the line exactly as pasted")
+
+
 class ParsedLog(Result):
     """Everything recognised in one pasted start-up log."""
 
@@ -111,6 +131,11 @@ class ParsedLog(Result):
     missing: list[Expected] = Field(default_factory=list)
     notes: list[LogNote] = Field(default_factory=list)
     line_count: int = 0
+    lines: list[LineReport] = Field(default_factory=list, description="every pasted line: used or skipped, and why")
+
+    def lines_with(self, status: LineStatus) -> list[LineReport]:
+        """The line reports of one status, in paste order."""
+        return [line for line in self.lines if line.status == status]
 
     def figures_named(self, name: str, *, cache: str | None = None, device: str | None = None) -> list[Figure]:
         """All figures with this name (optionally for one cache or device), in log order."""

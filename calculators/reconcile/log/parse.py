@@ -5,7 +5,8 @@ from __future__ import annotations
 from calculators.engines import ENGINES, display_name
 from calculators.reconcile.log.clean import LogLine, split_lines
 from calculators.reconcile.log.collect import Collector
-from calculators.reconcile.log.detect import detect
+from calculators.reconcile.log.detect import detect, line_starts, marker_patterns
+from calculators.reconcile.log.lines import line_reports
 from calculators.reconcile.log.figures import Expected, ParsedLog
 
 
@@ -17,7 +18,7 @@ def parse_startup_log(text: str) -> ParsedLog:
     """
     if not isinstance(text, str):
         text = ""
-    lines = split_lines(text)
+    lines = split_lines(text, line_starts())
     out = Collector()
     if not any(line.text for line in lines):
         out.note("empty", "The log is empty: paste the engine's console output from its start-up.")
@@ -69,6 +70,7 @@ def _finish(
     engine: str | None, runner: str | None, lines: list[LogLine], out: Collector, hardware: list[str] | None = None
 ) -> ParsedLog:
     geometry = out.build_geometry()
+    own, others = marker_patterns(engine, runner)
     return ParsedLog(
         engine=engine,
         runner=runner,
@@ -82,5 +84,6 @@ def _finish(
         refusal=out.refusal,
         missing=_missing(engine, out, geometry.model_dump()),
         notes=list(out.notes),
-        line_count=len(lines),
+        line_count=max((line.number for line in lines), default=0),
+        lines=line_reports(lines, out, own, others),
     )

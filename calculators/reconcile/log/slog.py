@@ -21,6 +21,8 @@ _SIZES = {
 
 def is_slog(text: str) -> bool:
     """True for a Go slog text-handler line."""
+    if text.startswith("level="):  # a paste that dropped the time
+        return " msg=" in text
     return text.startswith("time=") and " level=" in text and " msg=" in text
 
 
