@@ -188,6 +188,11 @@ class EngineAdapter:
     geometry_in_log: bool = False
     #: reconciliation rows: (EngineRun) -> Outcome; None = the engine's figures are not compared
     reconcile_rows: Callable[..., Any] | None = None
+    #: rows for the engine's own printed prediction, judged whichever plan ran (Ollama's msg=offload estimate):
+    #: (ParsedLog, ModelArchitecture, overrides) -> an object with rows, inputs, notes and assumptions
+    estimate_rows: Callable[..., Any] | None = None
+    #: override keys those rows take instead of the plan (when the plan is the relayed runner's)
+    estimate_setting_keys: frozenset[str] = frozenset()
     #: why the engine's printed figures are not compared, when reconcile_rows is None
     not_compared_reason: str | None = None
     #: (settings read from the log) -> the settings the engine actually ran with

@@ -210,6 +210,18 @@ def _typed(raw: str) -> SettingValue:
     return raw
 
 
+def _add_estimate_rows(extra, outcome) -> None:
+    """The engine's own printed prediction, judged (rows, inputs, notes), added to the plan's outcome."""
+    judged = {(row.figure, row.line, row.device) for row in extra.rows}
+    used = {(f.name, f.line, f.device) for f in extra.inputs} | judged
+    summed = {row.figure for row in extra.rows if row.device is None}  # a per-device print judged as its sum
+    outcome.rows.extend(extra.rows)
+    outcome.not_compared = [f for f in outcome.not_compared if (f.name, f.line, f.device) not in used
+                            and not (f.name in summed and f.basis.startswith("allocated by "))]
+    outcome.plan_notes.extend(extra.notes)
+    outcome.assumptions.extend(extra.assumptions)
+
+
 def reconcile_log(
     parsed: ParsedLog,
     *,
@@ -256,9 +268,16 @@ def reconcile_log(
                 "or pick a catalog model"
             )
         arch = architecture_from_log(parsed)
+    own = ENGINES.get(parsed.engine or "")
+    estimate_overrides: dict[str, SettingValue] = {}
+    if own is not None and own.estimate_rows is not None and plan_engine != parsed.engine and overrides:
+        estimate_overrides = {k: v for k, v in overrides.items() if k in own.estimate_setting_keys}
+        overrides = {k: v for k, v in overrides.items() if k not in own.estimate_setting_keys}
     settings, ignored = validated_settings(plan_engine, values, overrides)
     run = EngineRun(parsed=parsed, arch=arch, settings=settings, machine=machine)
     outcome = spec.reconcile_rows(run)
+    if own is not None and own.estimate_rows is not None:
+        _add_estimate_rows(own.estimate_rows(parsed, arch, {**(overrides or {}), **estimate_overrides}), outcome)
     return base.model_copy(update={
         "plan_engine": plan_engine,
         "model_source": arch.source or arch.name,

@@ -77,6 +77,8 @@ def _device_rows(run: EngineRun, out: Outcome, file_bytes: Figure | None) -> lis
     parsed = run.parsed
     last: dict[tuple[str, str | None], Figure] = {}
     for figure in parsed.figures_named("kv_buffer_bytes") + parsed.figures_named("recurrent_buffer_bytes"):
+        if figure.basis.startswith("allocated by "):
+            continue  # another engine's allocation (Ollama's own engine), judged by that engine's estimate rows
         if figure.device:
             last[(figure.device, figure.cache)] = figure
     if not last:

@@ -4,6 +4,7 @@ from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp.plan import ENGINE_ID as LLAMA_CPP_ID
 from calculators.engines.ollama import embeddings, launch, startup_log, tools, workload
 from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
+from calculators.engines.ollama.estimate_rows import estimate_rows
 from calculators.engines.ollama.reconcile import ollama_rows
 from calculators.engines.ollama.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy
 from calculators.engines.ollama.speed import SPEED
@@ -33,6 +34,8 @@ ADAPTER = EngineAdapter(
                          program_prefix="ollama", line_starts=startup_log.LINE_STARTS),
     geometry_in_log=True,
     reconcile_rows=ollama_rows,
+    estimate_rows=estimate_rows,
+    estimate_setting_keys=frozenset(OllamaSettings.model_fields),
     scheduler_policy=OllamaPolicy,
     simulator_knobs=SIMULATOR_KNOBS,
     simulator_label=SIMULATOR_LABEL,

@@ -192,6 +192,12 @@ def _offload(kv: dict[str, str], line: LogLine, out: Collector) -> None:
         out.count("total_layers", str(n), line, "layers", basis="layers.model (Ollama's count, output layer included)")
     if (n := to_int(kv.get("layers.offload", ""))) is not None:
         out.count("estimate_offload_layers", str(n), line, "layers", basis="layers Ollama planned to put on GPUs")
+    split = kv.get("layers.split", "").strip("[]")
+    if split:
+        for index, part in enumerate(split.split(",")):
+            if (n := to_int(part)) is not None:
+                out.count("estimate_split_layers", str(n), line, "layers", device=f"{library or 'gpu'}{index}",
+                          basis="layers.split: layers Ollama planned for this GPU")
     requested = to_int(kv.get("layers.requested", ""))
     if requested is not None and requested >= 0:
         out.settings["num_gpu"] = requested

@@ -90,6 +90,7 @@ FIGURES: dict[str, FigureSpec] = {
     "estimate_projector_weights_bytes": FigureSpec("bytes", "log", "Ollama's prediction for a vision projector"),
     "estimate_projector_graph_bytes": FigureSpec("bytes", "log", "Ollama's projector graph prediction"),
     "estimate_allocation_bytes": FigureSpec("bytes", "device", "Ollama's per-device prediction"),
+    "estimate_split_layers": FigureSpec("layers", "device", "layers Ollama planned for one GPU (layers.split)"),
     "device_available_bytes": FigureSpec("bytes", "device", "memory Ollama saw available on a device"),
     "gpu_overhead_bytes": FigureSpec("bytes", "log", "OLLAMA_GPU_OVERHEAD as applied"),
     "host_total_bytes": FigureSpec("bytes", "log", "host RAM total"),
