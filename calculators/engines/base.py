@@ -193,6 +193,8 @@ class EngineAdapter:
     estimate_rows: Callable[..., Any] | None = None
     #: override keys those rows take instead of the plan (when the plan is the relayed runner's)
     estimate_setting_keys: frozenset[str] = frozenset()
+    #: override keys the rows read from the log's settings rather than the plan's (MLX's weights_scheme)
+    row_setting_keys: frozenset[str] = frozenset()
     #: why the engine's printed figures are not compared, when reconcile_rows is None
     not_compared_reason: str | None = None
     #: (settings read from the log) -> the settings the engine actually ran with

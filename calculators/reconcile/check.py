@@ -273,6 +273,10 @@ def reconcile_log(
     if own is not None and own.estimate_rows is not None and plan_engine != parsed.engine and overrides:
         estimate_overrides = {k: v for k, v in overrides.items() if k in own.estimate_setting_keys}
         overrides = {k: v for k, v in overrides.items() if k not in own.estimate_setting_keys}
+    if overrides and spec.row_setting_keys & set(overrides):
+        row_values = {k: v for k, v in overrides.items() if k in spec.row_setting_keys}
+        parsed = parsed.model_copy(update={"settings": {**parsed.settings, **row_values}})
+        overrides = {k: v for k, v in overrides.items() if k not in spec.row_setting_keys}
     settings, ignored = validated_settings(plan_engine, values, overrides)
     run = EngineRun(parsed=parsed, arch=arch, settings=settings, machine=machine)
     outcome = spec.reconcile_rows(run)

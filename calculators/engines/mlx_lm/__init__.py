@@ -1,8 +1,9 @@
-"""MLX LM: settings, memory plan, launch flags, start-up-log reader."""
+"""MLX LM: settings, memory plan, launch flags, start-up-log reader, reconciliation of its peak memory."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.mlx_lm import launch, startup_log, tools, workload
 from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmSettings, plan_mlx_lm
+from calculators.engines.mlx_lm.reconcile import mlx_rows
 from calculators.engines.mlx_lm.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
@@ -31,10 +32,8 @@ ADAPTER = EngineAdapter(
     log_setting_keys=SHARED_SETTING_KEYS[ENGINE_ID] | startup_log.LOG_ONLY_SETTING_KEYS,
     log_reader=LogReader(startup_log.MARKERS, startup_log.EXPECTED, startup_log.read_log,
                          line_starts=startup_log.LINE_STARTS),
-    not_compared_reason=(
-        "MLX LM's 'Peak memory' counts weights, cache and activations together; servewise's MLX plan sizes "
-        "the cache for a workload, so the printed figures are listed unchecked"
-    ),
+    reconcile_rows=mlx_rows,
+    row_setting_keys=frozenset({"weights_scheme"}),
     memory_knobs=(
         MemoryKnob("max_kv_size", "--max-kv-size (0 = unbounded)", "int0"),
         MemoryKnob("kv_group_size", "--kv-group-size", "int"),

@@ -19,6 +19,14 @@ _GENERATION = re.compile(r"^Generation: (\d+) tokens, (\d+(?:\.\d+)?) tokens-per
 _AVERAGES = re.compile(r"^Averages: .*peak_memory=(\d+(?:\.\d+)?)")
 _PROMPT_CACHE = re.compile(r"Prompt Cache: (\d+) sequences, (\d+(?:\.\d+)?) GB")
 _SERVER = re.compile(r"Starting httpd at (\S+) on port (\d+)")
+_TIMING = re.compile(r"^Timing with prompt_tokens=(\d+) and generation_tokens=(\d+)")
+_COMMAND = re.compile(r"\bmlx_lm[._](generate|benchmark|server|chat)\b(.*)$")
+_FLAG = re.compile(r"(?:^|\s)(--model|-m|-p|--prompt-tokens|-g|--generation-tokens|-b|--batch-size|--max-kv-size|"
+                   r"--kv-bits|--max-tokens)(?:\s+|=)(\S+)")
+_FLAG_KEYS = {"--model": "model", "-m": "model", "-p": "prompt_tokens", "--prompt-tokens": "prompt_tokens",
+              "-g": "generation_tokens", "--generation-tokens": "generation_tokens", "-b": "batch_size",
+              "--batch-size": "batch_size", "--max-kv-size": "max_kv_size", "--kv-bits": "kv_bits",
+              "--max-tokens": "max_tokens"}
 _BASIS = "MLX LM divides by 10**9"
 
 #: How MLX LM's own lines begin (mlx_lm.generate's summary, mlx_lm.benchmark's trials).
@@ -56,6 +64,19 @@ def read_mlx_line(line: LogLine, out: Collector) -> bool:
     elif match := _PROMPT_CACHE.search(text):
         out.count("prompt_cache_sequences", match.group(1), line, "sequences")
         out.add("prompt_cache_bytes", match.group(2), line, printed_unit="GB", unit_size=GB, basis=_BASIS)
+    elif match := _TIMING.match(text):
+        out.count("prompt_tokens", match.group(1), line, "tokens", basis="mlx_lm.benchmark prompt length")
+        out.count("generation_tokens", match.group(2), line, "tokens", basis="mlx_lm.benchmark generation length")
+    elif match := _COMMAND.search(text):
+        out.settings.setdefault("program", f"mlx_lm.{match.group(1)}")
+        for flag, value in _FLAG.findall(match.group(2)):
+            key = _FLAG_KEYS[flag]
+            if key in ("prompt_tokens", "generation_tokens") and value.isdigit():
+                out.count(key, value, line, "tokens", basis=f"{flag} on the command line")
+            elif key == "batch_size" and value.isdigit():
+                out.count("batch_sequences", value, line, "sequences", basis=f"{flag} on the command line")
+            else:
+                out.settings[key] = int(value) if value.isdigit() else value
     elif match := _SERVER.search(text):
         out.settings["host"] = match.group(1)
         out.settings["port"] = int(match.group(2))
@@ -76,5 +97,5 @@ def read_log(lines: list[LogLine], out: Collector, text: str = "") -> list[str]:
     return []
 
 
-#: Setting keys this engine's log states beyond its knob keys (none).
-LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset()
+#: Setting keys this engine's log states beyond its knob keys (the model and program its command line names).
+LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset({"model", "program", "max_tokens", "weights_scheme"})

@@ -163,6 +163,7 @@ FIGURES: dict[str, FigureSpec] = {
     "cache_memory_bytes": FigureSpec("bytes", "log", "MLX buffer cache memory"),
     "prompt_tokens": FigureSpec("tokens", "log", "prompt length of the run"),
     "generation_tokens": FigureSpec("tokens", "log", "tokens generated in the run"),
+    "batch_sequences": FigureSpec("sequences", "log", "sequences an MLX LM benchmark decodes together (-b)"),
     "prompt_cache_sequences": FigureSpec("sequences", "log", "sequences in mlx_lm.server's prompt cache"),
     "prompt_cache_bytes": FigureSpec("bytes", "log", "bytes in mlx_lm.server's prompt cache"),
 }

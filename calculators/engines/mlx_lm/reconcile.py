@@ -1,0 +1,102 @@
+"""MLX LM's `Peak memory` against weights + KV cache (+ recurrent state) at the run's printed token counts.
+
+MLX LM prints one peak for the whole run (ml-explore/mlx-lm:mlx_lm/generate.py `Peak memory: %.3f GB`,
+mlx_lm/benchmark.py `peak_memory=`), read at v0.31.3-43 (d78bf58e). servewise accounts the weights (parameters
+x the bits of the checkpoint's scheme) and the cache its plan allocates for the printed prompt and
+generation; the rest of the peak, the largest step's activations and temporaries, is shown as the
+unexplained remainder.
+"""
+
+from __future__ import annotations
+
+import re
+
+from calculators.engines.mlx_lm.plan import plan_mlx_lm
+from calculators.hardware.machine import Machine
+from calculators.model.weights import estimate_weights
+from calculators.reconcile.log.figures import Figure
+from calculators.reconcile.result import Prediction, RowStatus, judge
+from calculators.reconcile.rows import EngineRun, Outcome, unused_figures
+from knowledge import load_knowledge
+
+_MLX_BITS_IN_NAME = re.compile(r"(?i)(?:^|[-_/])(\d)bit(?:$|[-_])")
+_MLX_MXFP4_IN_NAME = re.compile(r"(?i)mxfp4")
+
+
+def _mlx_scheme(model_name: str | None) -> str | None:
+    """mlx-community repo names say the quantization: '…-4bit' -> mlx-affine-4, '…-mxfp4' -> mlx-mxfp4."""
+    if not model_name:
+        return None
+    if match := _MLX_BITS_IN_NAME.search(model_name):
+        return f"mlx-affine-{match.group(1)}"
+    if _MLX_MXFP4_IN_NAME.search(model_name):
+        return "mlx-mxfp4"
+    return None
+
+
+def mlx_rows(run: EngineRun) -> Outcome:
+    """MLX LM's `Peak memory` against weights + KV cache (+ recurrent state) at the printed token counts.
+
+    The peak also holds activations and temporary buffers that servewise does not model; whatever the
+    printed peak holds beyond weights + cache is reported as that unexplained remainder.
+    """
+    from calculators.weights import estimate_weights
+    parsed = run.parsed
+    out = Outcome(settings=run.settings)
+    peaks = parsed.figures_named("peak_memory_bytes")
+    if not peaks:
+        out.plan_notes.append("the log prints no 'Peak memory' / 'peak_memory=' figure")
+        out.not_compared = list(parsed.figures)
+        return out
+    model_name = parsed.settings.get("model") if isinstance(parsed.settings.get("model"), str) else None
+    scheme = _mlx_scheme(model_name) or _mlx_scheme(str(parsed.settings.get("weights_scheme") or ""))
+    if scheme is None and isinstance(parsed.settings.get("weights_scheme"), str):
+        scheme = str(parsed.settings["weights_scheme"])
+    kb = load_knowledge()
+    if scheme is None or not run.arch.params_total:
+        out.plan_notes.append("the weights' quantization is not stated (an mlx-community name ending in -4bit, "
+                              "-8bit or -mxfp4 says it): the peak is not compared")
+        out.not_compared = list(parsed.figures)
+        return out
+    weights = estimate_weights(kb.formats, run.arch.params_total, scheme)
+    machine = run.machine or Machine(device_memory_bytes=1 << 40, unified_memory=True)
+    used: list[Figure] = []
+
+    def before(name: str, line: int) -> Figure | None:  # the run a peak belongs to: the last print above it
+        found = [f for f in parsed.figures_named(name) if f.line <= line]
+        return found[-1] if found else None
+
+    for peak in peaks:
+        prompt_fig, gen_fig = before("prompt_tokens", peak.line), before("generation_tokens", peak.line)
+        batch_fig = before("batch_sequences", peak.line)
+        if prompt_fig is None:
+            out.plan_notes.append(f"line {peak.line}: the prompt length of this run is not stated ('Prompt: N tokens' "
+                                  "or -p), so its peak is not compared")
+            continue
+        prompt, generated = int(prompt_fig.value), int(gen_fig.value) if gen_fig else 0
+        n_seq = int(batch_fig.value) if batch_fig else 1
+        plan = plan_mlx_lm(run.arch, run.settings, machine, weights.bytes, prompt_tokens=prompt,
+                                             generated_tokens=generated, n_sequences=n_seq)
+        state = sum(c.bytes for c in plan.components if c.kind.value == "recurrent_state")
+        accounted = weights.bytes + plan.kv_cache_bytes + state
+        used += [f for f in (prompt_fig, gen_fig, batch_fig) if f is not None]
+        remainder = peak.value - accounted
+        basis = (f"weights {weights.bytes / 1e9:.3f} GB ({weights.scheme}, {weights.basis}) + KV cache "
+                 f"{plan.kv_cache_bytes / 1e9:.3f} GB for {prompt}+{generated} tokens x {n_seq} sequence(s)"
+                 + (f" + recurrent state {state / 1e9:.3f} GB" if state else ""))
+        row = judge(peak, "peak memory (weights + cache + working buffers)",
+                    Prediction(low=accounted, high=accounted, basis=basis))
+        if row.status is RowStatus.UNEXPLAINED and remainder < 0:
+            row = row.model_copy(update={"explanation": (
+                f"the printed peak is {-remainder / 1e9:.3f} GB below servewise's weights + cache: its weights "
+                "estimate (parameters x the scheme's bits) is too high for this checkpoint")})
+        elif row.status is RowStatus.UNEXPLAINED:
+            row = row.model_copy(update={"explanation": (
+                f"{remainder / 1e9:.3f} GB of the printed peak is beyond weights + cache: activations and "
+                "temporary buffers of the largest step, which servewise does not model (unexplained remainder)")})
+        out.rows.append(row)
+        used.append(peak)
+    out.assumptions.append(f"weights as {weights.scheme}" + (f" from the model name {model_name}" if model_name
+                                                              and _mlx_scheme(model_name) else " (as set)"))
+    out.not_compared = unused_figures(parsed, used)
+    return out
