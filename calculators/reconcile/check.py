@@ -22,7 +22,7 @@ from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.reconcile.log.figures import LogGeometry, ParsedLog
-from calculators.reconcile.result import Reconciliation
+from calculators.reconcile.result import Reconciliation, RowStatus, Rule
 from calculators.reconcile.rows import EngineRun
 
 SettingValue = int | float | bool | str
@@ -210,6 +210,49 @@ def _typed(raw: str) -> SettingValue:
     return raw
 
 
+def _apply_version_defaults(parsed: ParsedLog, plan_engine: str, values: dict[str, SettingValue],
+                            overrides: dict[str, SettingValue] | None, estimate_overrides: dict[str, SettingValue]):
+    """Settings the log did not print, taken at the default of the release it states (knowledge/version_defaults).
+
+    A default of the engine whose plan runs goes into its settings; one of an engine that relays another's
+    runner (Ollama) goes to that engine's estimate rows. Returns (applied defaults, assumption texts).
+    """
+    from calculators.reconcile.version_defaults import version_defaults
+
+    if parsed.engine is None or parsed.version is None:
+        return [], []
+    printed = set(values) | set(parsed.settings) | set(overrides or {}) | set(estimate_overrides)
+    applied, notes = [], []
+    for default in version_defaults(parsed.engine, parsed.version, printed):
+        if not isinstance(default.value, int) or isinstance(default.value, bool) or default.value <= 0:
+            if default.fact.rule:
+                notes.append(f"{default.setting} is not printed; at {parsed.version} its default was "
+                             f"{default.value} ({default.fact.rule}), which servewise does not model here")
+            continue
+        if parsed.engine != plan_engine:
+            estimate_overrides[default.setting] = default.value
+        applied.append(default)
+        notes.append(f"{default.setting} {default.value}: the default at {display_name(parsed.engine)} "
+                     f"{parsed.version} ({default.meaning}; {default.fact.source} @ {default.fact.verified.version})")
+    return applied, notes
+
+
+def _name_version_rows(rows: list, today_rows: list, applied: list) -> None:
+    """Rows exact only thanks to a version default become `explained` by the `version` rule."""
+    def key(row):
+        return row.figure, row.line, row.device, row.cache
+
+    today = {key(row): row for row in today_rows}
+    names = ", ".join(f"{a.setting}={a.value}" for a in applied)
+    for index, row in enumerate(rows):
+        other = today.get(key(row))
+        if row.status is RowStatus.EXACT and other is not None and other.status is not RowStatus.EXACT:
+            rows[index] = row.model_copy(update={
+                "status": RowStatus.EXPLAINED, "rule": Rule.VERSION,
+                "explanation": f"matches with the defaults of the version the log states ({names}); with "
+                               f"today's defaults servewise would predict {other.predicted_low}"})
+
+
 def _add_estimate_rows(extra, outcome) -> None:
     """The engine's own printed prediction, judged (rows, inputs, notes), added to the plan's outcome."""
     judged = {(row.figure, row.line, row.device) for row in extra.rows}
@@ -277,9 +320,15 @@ def reconcile_log(
         row_values = {k: v for k, v in overrides.items() if k in spec.row_setting_keys}
         parsed = parsed.model_copy(update={"settings": {**parsed.settings, **row_values}})
         overrides = {k: v for k, v in overrides.items() if k not in spec.row_setting_keys}
-    settings, ignored = validated_settings(plan_engine, values, overrides)
+    applied, version_notes = _apply_version_defaults(parsed, plan_engine, values, overrides, estimate_overrides)
+    plan_defaults = {a.setting: a.value for a in applied if a.setting not in estimate_overrides}
+    settings, ignored = validated_settings(plan_engine, {**values, **plan_defaults}, overrides)
     run = EngineRun(parsed=parsed, arch=arch, settings=settings, machine=machine)
     outcome = spec.reconcile_rows(run)
+    if plan_defaults:
+        today = spec.reconcile_rows(replace(run, settings=validated_settings(plan_engine, values, overrides)[0]))
+        _name_version_rows(outcome.rows, today.rows, applied)
+    outcome.assumptions.extend(version_notes)
     if own is not None and own.estimate_rows is not None:
         _add_estimate_rows(own.estimate_rows(parsed, arch, {**(overrides or {}), **estimate_overrides}), outcome)
     return base.model_copy(update={

@@ -104,8 +104,7 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
         for key, value in runner.items():
             out.runner_settings.setdefault(key, value)
         _ollama_settings_from_runner(runner, out)
-        if msg == "starting llama-server":
-            _context_from_llama_server(runner, line, out)
+        _context_from_llama_server(runner, line, out)  # the old runner's --ctx-size is num_ctx x parallel too
     elif msg in _ALLOCATIONS and "size" in kv:
         device = kv.get("device") or kv.get("buffer") or kv.get("backend")
         _add_size(out, _ALLOCATIONS[msg], kv["size"], line, device=device, basis="allocated by Ollama's engine")
@@ -219,11 +218,14 @@ def _offload(kv: dict[str, str], line: LogLine, out: Collector) -> None:
 
 def _context_from_llama_server(runner: dict[str, object], line: LogLine, out: Collector) -> None:
     """Ollama (v0.30+) starts llama-server with `-c num_ctx*num_parallel -np num_parallel`
-    (ollama/ollama:llm/llama_server.go, read at v0.33.0-rc2), so the per-request context is -c / -np."""
+    (ollama/ollama:llm/llama_server.go, read at v0.33.0-rc2), and its older runner with `--ctx-size
+    num_ctx*parallel --parallel N` (server/sched.go before v0.11.5), so the per-request context is the
+    command's context divided by its parallel count."""
     ctx, parallel = runner.get("ctx_size"), runner.get("parallel")
     if isinstance(ctx, int) and isinstance(parallel, int) and parallel > 0 and ctx % parallel == 0:
         out.settings["context_length"] = ctx // parallel
-        out.note("context_length_derived", "context_length is llama-server's -c divided by -np", line.number)
+        out.note("context_length_derived", "context_length is the runner's context divided by its parallel count",
+                 line.number)
 
 
 def _ollama_settings_from_runner(runner: dict[str, object], out: Collector) -> None:
