@@ -143,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                            help="a setting the log does not print (engine key vocabulary), repeatable")
     reconcile.add_argument("--json", action="store_true", help="print one JSON object")
+    reconcile.add_argument("--lines", action="store_true", help="also list every pasted line: read or skipped, and why")
 
     recommend = commands.add_parser(
         "recommend",
@@ -265,6 +266,11 @@ def run_reconcile(args: argparse.Namespace) -> int:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
     else:
         print(reconcile_text(result))
+        if args.lines:
+            from reports.log_lines import line_report_text
+
+            print()
+            print(line_report_text(result.lines))
     return EXIT_OK
 
 

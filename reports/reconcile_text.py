@@ -94,6 +94,10 @@ def reconcile_text(result: Reconciliation) -> str:
         lines.append(f"printed but not compared: {', '.join(names)}")
     if result.missing:
         lines.append("not found in the log: " + ", ".join(f"{m.kind} {m.name}" for m in result.missing))
+    if result.lines:
+        from reports.log_lines import line_summary
+
+        lines.append(f"lines: {line_summary(result.lines)}")
     lines += [f"note: {n.message}" for n in result.log_notes]
     lines += [f"plan note: {text}" for text in result.plan_notes]
     if result.refusal:

@@ -13,6 +13,7 @@ import streamlit as st
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.reconcile.check import (
     parse_overrides,
     reconcile_log,
@@ -22,6 +23,8 @@ from calculators.reconcile.check import (
 from calculators.reconcile.log.figures import ParsedLog
 from calculators.reconcile.log.parse import parse_startup_log
 from calculators.reconcile.result import Reconciliation, RowStatus
+from knowledge.log_help import load_log_captures
+from reports.log_lines import line_rows, line_summary
 from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
 from ui import url_widgets
 
@@ -118,13 +121,40 @@ def _show_found(parsed: ParsedLog, result: Reconciliation | None) -> None:
             st.text("Printed but not compared (servewise does not predict these): " + ", ".join(names))
 
 
+def _capture_help(key_prefix: str) -> None:
+    """The command that captures the start-up log, for the engine and platform the reader picks."""
+    captures = load_log_captures()
+    engines = list(dict.fromkeys(c.engine for c in captures))
+    st.markdown(_("**How to get the log**"))
+    engine = st.selectbox(_("Engine"), engines, key=f"{key_prefix}_capture_engine")
+    for capture in (c for c in captures if c.engine == engine):
+        st.caption(_(capture.label))
+        st.code(capture.command, language="bash")
+        if capture.note:
+            st.caption(_(capture.note))
+
+
+def _show_lines(result: Reconciliation) -> None:
+    """Which pasted lines were read, which were skipped and why (nothing pasted is dropped silently)."""
+    if not result.lines:
+        return
+    with st.expander(_("Lines read and skipped: {summary}").format(summary=line_summary(result.lines))):
+        only_skipped = st.toggle(_("Only the skipped lines"), value=False, key="check_log_lines_skipped")
+        rows = line_rows(result.lines, only_skipped=only_skipped)
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
 def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = True) -> Reconciliation | None:
     """Draw the section; returns the reconciliation shown (None when there was nothing to compare)."""
     if heading:
         st.subheader("Check against your engine")
     st.caption("Paste a start-up log: servewise runs its memory model on the same model and settings and puts "
                "its numbers next to the ones your engine printed.")
-    text = _log_text(key_prefix)
+    paste, help_column = st.columns([3, 2])
+    with paste:
+        text = _log_text(key_prefix)
+    with help_column:
+        _capture_help(key_prefix)
     if not text.strip():
         st.info("Paste or upload a start-up log to compare.")
         return None
@@ -144,6 +174,7 @@ def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = Tr
         _show_found(parsed, None)
         return None
     _draw_result(result)
+    _show_lines(result)
     _show_found(parsed, result)
     return result
 

@@ -288,6 +288,7 @@ def reconcile_log(
         found_settings={**parsed.settings, **{f"runner.{k}": v for k, v in parsed.runner_settings.items()}},
         missing=list(parsed.missing),
         log_notes=list(parsed.notes),
+        lines=list(parsed.lines),
     )
     plan_engine, values = log_settings(parsed)
     if plan_engine is None:

@@ -12,7 +12,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from calculators.memory.plan import Result
-from calculators.reconcile.log.figures import Expected, Figure, LogNote
+from calculators.reconcile.log.figures import Expected, Figure, LineReport, LogNote
 
 
 class RowStatus(StrEnum):
@@ -94,6 +94,7 @@ class Reconciliation(Result):
     log_notes: list[LogNote] = Field(default_factory=list)
     plan_notes: list[str] = Field(default_factory=list)
     refusal: str | None = Field(default=None, description="why the plan says the engine would refuse")
+    lines: list[LineReport] = Field(default_factory=list, description="every pasted line: used or skipped, and why")
 
     def rows_with(self, status: RowStatus) -> list[ReconcileRow]:
         """The rows of one status, in log order."""

@@ -40,7 +40,6 @@ def mlx_rows(run: EngineRun) -> Outcome:
     The peak also holds activations and temporary buffers that servewise does not model; whatever the
     printed peak holds beyond weights + cache is reported as that unexplained remainder.
     """
-    from calculators.weights import estimate_weights
     parsed = run.parsed
     out = Outcome(settings=run.settings)
     peaks = parsed.figures_named("peak_memory_bytes")

@@ -36,7 +36,7 @@ def test_ollama_offload_estimate_across_four_gpus():
     # context_length: the runner's --ctx-size 64000 over --parallel 1
     assert log.settings == {"library": "cuda", "flash_attention": True, "num_parallel": 1, "num_gpu": 44,
                             "context_length": 64000}
-    assert [n.code for n in log.notes] == ["kv_cache_type_ignored"]
+    assert [n.code for n in log.notes] == ["kv_cache_type_ignored", "context_length_derived"]
 
 
 def test_ollama_journal_quoted_in_markdown_on_cpu():
