@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calculators.model.architecture import ModelArchitecture
 from calculators.engines.ollama.memory_estimate import (
     BACKWARD_FILL_SINCE,
     ESTIMATE_REMOVED_IN,
@@ -19,8 +18,9 @@ from calculators.engines.ollama.memory_estimate import (
     layer_estimate,
     parse_version,
 )
-from calculators.reconcile.result import Prediction, ReconcileRow, RowStatus, judge
+from calculators.model.architecture import ModelArchitecture
 from calculators.reconcile.log.figures import Figure, ParsedLog
+from calculators.reconcile.result import Prediction, ReconcileRow, RowStatus, judge
 
 DEFAULT_BATCH = 512  # api/types.go DefaultOptions NumBatch
 
@@ -176,6 +176,8 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
     def predict(values: list[int]) -> Prediction:
         return Prediction(low=min(values), high=max(values), basis=basis, rounded_inputs=rounded)
 
+    start = len(out.rows)
+
     out.rows.append(judge(layers, "layers Ollama planned to offload (layers.offload)",
                           predict([r.layers for r in results])))
     for index, figure in enumerate(parsed.figures_named("estimate_split_layers")):
@@ -192,4 +194,11 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
         figure = parsed.figure(name)
         if figure is not None:
             out.rows.append(judge(figure, f"Ollama's {label}", predict([getattr(r, attribute) for r in results])))
+    uneven = ("the blocks' sizes differ (k-quant mixes such as Q4_K_M give some blocks wider tensors"
+              + (f"; this model's first {arch.moe.n_dense_layers} blocks are dense" if arch.moe and
+                 arch.moe.n_dense_layers else "")
+              + "), but the log prints only their sum, which servewise spreads evenly over the blocks")
+    for index in range(start, len(out.rows)):
+        if out.rows[index].status is RowStatus.UNEXPLAINED:
+            out.rows[index] = out.rows[index].model_copy(update={"explanation": uneven})
     out.inputs.extend(inputs)

@@ -272,12 +272,24 @@ def test_sglang_gemma3_full_size_sliding_layers_is_a_version_rule():
 # --- other engines and bad input ---------------------------------------------------------------------------
 
 
-def test_mlx_figures_are_listed_unchecked_without_a_model():
-    # mlx-examples PR 1081: "Peak memory: … GB" counts weights, cache and activations together
-    result = reconcile_log(parse("mlx-lm-generate-peak-memory.log"))
-    assert not result.rows
+def test_mlx_peak_needs_the_model_and_its_quantization():
+    # mlx-examples PR 1081: "Peak memory: 11.496 GB" for a 32188-token prompt; the PR does not name the model
+    with pytest.raises(ServewiseInputError, match="config.json or pick a catalog model"):
+        reconcile_log(parse("mlx-lm-generate-peak-memory.log"))
+    result = run("mlx-lm-generate-peak-memory.log", "llama-3.1-8b")
+    assert not result.rows  # no '-4bit' model name in the log: the weights are unknown
     assert {f.name for f in result.not_compared} >= {"peak_memory_bytes"}
-    assert "listed unchecked" in result.plan_notes[0]
+    assert any("quantization is not stated" in note for note in result.plan_notes)
+
+
+def test_mlx_peak_beyond_weights_and_cache_is_the_unexplained_remainder():
+    # mlx-lm PR 478: Qwen3-Next-80B-A3B 4-bit, -p 128 -g 128: "peak_memory=45.090" unbatched, "46.885" with -b 16
+    result = run("mlx-lm-qwen3-next-benchmark-batched.log", "qwen3-next-80b-a3b")
+    single, batched = result.rows
+    assert single.status is UNEXPLAINED and "unexplained remainder" in single.explanation
+    assert single.predicted_low == batched.predicted_low - (batched.predicted_low - single.predicted_low)
+    assert batched.predicted_low > single.predicted_low  # 16 sequences' caches and states
+    assert 0 < single.printed_value - single.predicted_low < 0.5e9  # weights + cache leave 0.227 GB
 
 
 def test_configuration_only_logs_need_no_model():
@@ -305,11 +317,14 @@ def test_empty_and_foreign_logs_give_notes_not_rows():
         assert result.log_notes
 
 
-def test_ollama_log_without_caches_has_nothing_to_compare():
-    # Ollama 2025-02 (4 GPUs, partial offload): the runner command is there, the cache lines are not
+def test_ollama_log_without_caches_compares_its_own_estimate():
+    # Ollama 2025-02 (4 GPUs, partial offload): the runner command is there, the cache lines are not, so only
+    # Ollama's msg=offload prediction is compared: its KV estimate "19.5 GiB" for --ctx-size 64000 is exact
     result = run("ollama-v0.5-offload-4gpu-partial.log", "llama-3.1-70b")
-    assert result.plan_engine == "llama-cpp" and not result.rows
+    assert result.plan_engine == "llama-cpp"
     assert result.settings_used["ctx_size"] == 64000
+    assert {r.figure for r in result.rows if r.status is EXACT} == {"estimate_kv_bytes", "total_layers"}
+    assert not any(r.cache for r in result.rows)
 
 
 def test_overrides_are_validated():
