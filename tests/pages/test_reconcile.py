@@ -86,3 +86,37 @@ def test_mlx_and_ollama_logs_show_what_was_found_without_crashing():
         at = _paste(_page(), (LOGS / name).read_text())
         assert not at.exception, name
         assert any("What the log showed" in e.label for e in at.expander), name
+
+
+def test_capture_commands_sit_next_to_the_paste_box():
+    at = _page()
+    assert at.selectbox(key="log_capture_engine").value == "ollama"
+    assert any(c.value.startswith("journalctl -u ollama") for c in at.code)
+    at.selectbox(key="log_capture_engine").set_value("vllm")
+    at.run(timeout=30)
+    assert any("vllm serve" in c.value for c in at.code)
+
+
+def test_ollama_estimate_with_a_catalog_model_compares_kv_and_the_layer_split():
+    # Ollama issue 10810 (qwen3:235b on 5 GPUs): "memory.required.kv=752.0 MiB", "layers.split=13,13,13,13,13"
+    at = _paste(_page(), (LOGS / "ollama-2025-05-qwen3-235b-offload-5-gpus.log").read_text())
+    at.selectbox(key="log_model").set_value("qwen3-235b-a22b")
+    at.text_input(key="log_settings").set_value("context_length=4096")
+    at.run(timeout=30)
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    kv = table[table["figure"] == "Ollama's KV estimate (memory.required.kv)"].iloc[0]
+    assert kv["status"] == "exact" and kv["engine printed"] == "752.0 MiB"
+    split = table[table["figure"].str.startswith("layers Ollama planned for this GPU")]
+    assert len(split) == 5 and set(split["status"]) == {"exact"}
+
+
+def test_every_pasted_line_is_listed_as_read_or_skipped():
+    # mlx-lm PR 525; any catalog model will do here: only the line report is checked
+    at = _paste(_page(), (LOGS / "mlx-lm-granite-4h-benchmark-pre-post.log").read_text())
+    at.selectbox(key="log_model").set_value("qwen3-8b")
+    at.run(timeout=30)
+    assert any(e.label.startswith("Lines read and skipped: 3 of 6 pasted lines read") for e in at.expander)
+    lines = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
+    assert list(lines["line"]) == [1, 2, 3, 4, 5, 6]
+    assert "prefix 'Pre:'" in list(lines["stripped"])
