@@ -21,7 +21,8 @@ def main() -> int:
     results, skipped = reconcile_corpus()
     table, unexplained = shares(results)
     print(shares_text(table))
-    print(f"\n{len(results)} logs reconciled; {len(skipped)} need a model the catalog lacks or the thread does not name:")
+    print(f"\n{len(results)} logs reconciled; {len(skipped)} need a model the catalog lacks or the thread does not "
+          "name:")
     for name, why in sorted(skipped.items()):
         print(f"- {name}: {why}")
     print(f"\n{len(unexplained)} unexplained rows:")

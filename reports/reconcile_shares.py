@@ -54,9 +54,13 @@ def shares(results: dict[str, Reconciliation]) -> tuple[dict[str, EngineShare], 
             if row.unit == "bytes":
                 entry.memory[row.status] += 1
             if row.status is RowStatus.UNEXPLAINED:
-                unexplained.append(UnexplainedRow(name, row.line, row.label, f"{row.printed} {row.printed_unit}".strip(),
-                                                  row.explanation))
+                printed = f"{row.printed} {row.printed_unit}".strip()
+                unexplained.append(UnexplainedRow(name, row.line, row.label, printed, row.explanation))
     return table, unexplained
+
+
+def _counts(counts: dict[RowStatus, int]) -> str:
+    return " / ".join(str(counts[status]) for status in (RowStatus.EXACT, RowStatus.EXPLAINED, RowStatus.UNEXPLAINED))
 
 
 def _percent(value: float | None) -> str:
@@ -72,7 +76,6 @@ def shares_text(table: dict[str, EngineShare]) -> str:
         m, a = entry.memory, entry.all_rows
         lines.append(
             f"| {entry.engine} | {entry.logs} ({entry.logs_with_rows}) | "
-            f"{m[RowStatus.EXACT]} / {m[RowStatus.EXPLAINED]} / {m[RowStatus.UNEXPLAINED]} | {_percent(entry.share(m))} | "
-            f"{a[RowStatus.EXACT]} / {a[RowStatus.EXPLAINED]} / {a[RowStatus.UNEXPLAINED]} | {_percent(entry.share(a))} | "
+            f"{_counts(m)} | {_percent(entry.share(m))} | {_counts(a)} | {_percent(entry.share(a))} | "
             f"{entry.not_compared} |")
     return "\n".join(lines)

@@ -56,7 +56,9 @@ _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _CTX_TRAIN = re.compile(r"n_ctx(?:_per)?_seq \((\d+)\) [<>] n_ctx_train \((\d+)\)")
 _SLOT_CTX = re.compile(r"n_ctx_slot = (\d+)")
 _N_SLOTS = re.compile(r"initializing(?: slots)?, n_slots = (\d+)")
-_NEW_SLOT = re.compile(r"id\s+(\d+) \| task -?\d+ \| new slot,? n_ctx(?:_slot)? = (\d+)|-> Slot (\d+) - max context: (\d+)")
+_NEW_SLOT = re.compile(
+    r"id\s+(\d+) \| task -?\d+ \| new slot,? n_ctx(?:_slot)? = (\d+)|-> Slot (\d+) - max context: (\d+)"
+)
 _BUILD_INFO = re.compile(r"build info \|.*\bbuild=(\d+) commit=\"?([0-9a-f]{6,40})")
 _FLASH_RESOLVED = re.compile(
     r"Flash Attention was auto, set to (enabled|disabled)|(enabling) flash_attn since it is required for quantized V"

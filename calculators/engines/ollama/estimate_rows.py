@@ -101,7 +101,8 @@ def estimate_rows(parsed: ParsedLog, arch: ModelArchitecture, overrides: dict[st
         summed, interval = _sum(allocated)
         out.rows.append(judge(summed, "KV cache on all devices (Ollama's per-device lines)",
                               Prediction(low=kv.total_bytes, high=kv.total_bytes,
-                                         basis=f"GraphSize kv for the same context: {where}"), printed_interval=interval))
+                                         basis=f"GraphSize kv for the same context: {where}"),
+                              printed_interval=interval))
     layers_model = next((f for f in parsed.figures_named("total_layers") if "layers.model" in f.basis
                          or "model layers" in f.basis), None)
     if layers_model is not None:
@@ -128,14 +129,16 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
     available = parsed.figures_named("device_available_bytes")
     repeating = parsed.figure("estimate_weights_repeating_bytes")
     nonrepeating = parsed.figure("estimate_weights_nonrepeating_bytes")
-    graph_full, graph_partial = parsed.figure("estimate_graph_full_bytes"), parsed.figure("estimate_graph_partial_bytes")
+    graph_full = parsed.figure("estimate_graph_full_bytes")
+    graph_partial = parsed.figure("estimate_graph_partial_bytes")
     layers = parsed.figure("estimate_offload_layers")
     if not (available and repeating and nonrepeating and graph_full and graph_partial and layers):
         return
     available = [f for f in available if f.line == layers.line] or available[-len(available):]
     overhead = parsed.figure("gpu_overhead_bytes")
     proj_w, proj_g = parsed.figure("estimate_projector_weights_bytes"), parsed.figure("estimate_projector_graph_bytes")
-    inputs = [f for f in (*available, repeating, nonrepeating, graph_full, graph_partial, overhead, proj_w, proj_g) if f]
+    candidates = (*available, repeating, nonrepeating, graph_full, graph_partial, overhead, proj_w, proj_g)
+    inputs = [f for f in candidates if f]
     library = str(parsed.settings.get("library") or "cuda")
     if library.lower() == "cpu":
         out.notes.append("Ollama planned for the CPU only (library=cpu): its CPU allocation is not modelled, so the "
@@ -170,8 +173,8 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
         ))
     rounded = tuple(f"{f.printed} {f.printed_unit}" for f in inputs)
     basis = ("llm/memory.go estimateGPULayers (v0.12.10) with servewise's KV per layer and the printed free memory, "
-             "weights (spread evenly over the blocks) and graph" + ("; blocks placed first-up (before v0.7.0)" if forward
-                                                                     else ""))
+             "weights (spread evenly over the blocks) and graph"
+             + ("; blocks placed first-up (before v0.7.0)" if forward else ""))
 
     def predict(values: list[int]) -> Prediction:
         return Prediction(low=min(values), high=max(values), basis=basis, rounded_inputs=rounded)
@@ -184,7 +187,8 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
         if index < len(results[0].split):
             out.rows.append(judge(figure, "layers Ollama planned for this GPU (layers.split)",
                                   predict([r.split[index] for r in results])))
-    for index, figure in enumerate(f for f in parsed.figures_named("estimate_allocation_bytes") if f.line == layers.line):
+    planned = [f for f in parsed.figures_named("estimate_allocation_bytes") if f.line == layers.line]
+    for index, figure in enumerate(planned):
         if index < len(results[0].allocations):
             out.rows.append(judge(figure, "Ollama's planned allocation on this GPU",
                                   predict([r.allocations[index] for r in results])))

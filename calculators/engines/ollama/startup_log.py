@@ -20,7 +20,8 @@ from calculators.reconcile.log.collect import Collector, to_int
 from calculators.reconcile.log.commandline import looks_like_command, normalise_flash, parse_command
 
 _VERSION = re.compile(
-    r"\(version ([0-9][\w.+-]*)\)|/assets/(\d+\.\d+\.\d+[\w.-]*)/|[/\\]ollama[/\\]v?(\d+\.\d+\.\d+[\w.-]*)[/\\]bin[/\\]|"
+    r"\(version ([0-9][\w.+-]*)\)|/assets/(\d+\.\d+\.\d+[\w.-]*)/|"
+    r"[/\\]ollama[/\\]v?(\d+\.\d+\.\d+[\w.-]*)[/\\]bin[/\\]|"
     r"^ollama version is (\d+\.\d+\.\d+[\w.-]*)"
 )
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
@@ -71,7 +72,8 @@ LINE_STARTS = (
 )
 #: Lines only Ollama prints.
 MARKERS = re.compile(
-    r"(?:^(?:time=\S+ )?level=\w+ source=[\w./-]+\.go:\d+ msg=|ollama runner|starting llama server|starting llama-server|"
+    r"(?:^(?:time=\S+ )?level=\w+ source=[\w./-]+\.go:\d+ msg=|^\[GIN\] |ollama runner|starting llama server|"
+    r"starting llama-server|"
     r"Listening on .*\(version |msg=offload|OLLAMA_|server config env=)"
 )
 

@@ -105,7 +105,9 @@ _SETTING_KEYS = {
 
 #: Lines only vLLM prints.
 #: How vLLM's logger lines begin, so a paste's own prefix in front of them can be removed.
-LINE_STARTS = r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}|\((?:APIServer|EngineCore\w*|VllmWorker\w*)"
+LINE_STARTS = (
+    r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}|\((?:APIServer|EngineCore\w*|VllmWorker\w*)"
+)
 MARKERS = re.compile(
     r"(?:LLM engine \(v|GPU KV cache size:|# GPU blocks:|Maximum concurrency for [\d,]+ tokens per request|"
     r"Available KV cache memory:|Memory profiling|model weights take|Loading model weights took|Model loading took|"
