@@ -3,8 +3,8 @@
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp.plan import ENGINE_ID as LLAMA_CPP_ID
 from calculators.engines.ollama import embeddings, launch, startup_log, tools, workload
-from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
 from calculators.engines.ollama.estimate_rows import estimate_rows
+from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
 from calculators.engines.ollama.reconcile import ollama_rows
 from calculators.engines.ollama.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy
 from calculators.engines.ollama.speed import SPEED

@@ -6,8 +6,8 @@ from calculators.engines import ENGINES, display_name
 from calculators.reconcile.log.clean import LogLine, split_lines
 from calculators.reconcile.log.collect import Collector
 from calculators.reconcile.log.detect import detect, line_starts, marker_patterns
-from calculators.reconcile.log.lines import line_reports
 from calculators.reconcile.log.figures import Expected, ParsedLog
+from calculators.reconcile.log.lines import line_reports
 
 
 def parse_startup_log(text: str) -> ParsedLog:

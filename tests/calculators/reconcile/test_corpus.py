@@ -1,7 +1,7 @@
 """Every stored log, reconciled with the inputs its thread gives (RECONCILE.yaml), each row's status pinned.
 
-RECONCILE_PINS.yaml is written by `python -m bench.bench_reconcile_corpus --write-pins`; a change there is a change in what
-servewise reproduces and is reviewed against the README's findings, where every unexplained row is listed.
+RECONCILE_PINS.yaml is written by `python -m bench.bench_reconcile_corpus --write-pins`; a change there is a change
+in what servewise reproduces and is reviewed against the README's findings, where every unexplained row is listed.
 """
 
 from __future__ import annotations
