@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculators.model.architecture import LayerKind, ModelArchitecture
+from calculators.units import MIB
 
-MIB = 1024**2
 #: fs/ggml/ggml.go kvCacheBytesPerElement: bytes per cached element by OLLAMA_KV_CACHE_TYPE.
 KV_BYTES_PER_ELEMENT = {"q8_0": 1.0, "q4_0": 0.5, "f32": 4.0}
 DEFAULT_KV_BYTES_PER_ELEMENT = 2.0  # f16, and any type Ollama does not know
@@ -115,6 +115,23 @@ class LayerEstimate:
     fully_loaded: bool
 
 
+def _place(
+    size: int, index: int, with_space: list[int], free: list[int], allocations: list[int], split: list[int],
+    reserved: int, drop: bool = False,
+) -> bool:
+    """One step of estimateGPULayers' round robin: put `size` on the GPU `index` lands on among those with
+    space, trying fewer GPUs until one fits; for repeating layers a GPU it does not fit on is dropped."""
+    for j in range(len(with_space), 0, -1):
+        g = with_space[index % j]
+        if free[g] > reserved + allocations[g] + size:
+            allocations[g] += size
+            split[g] += 1
+            return True
+        if drop:
+            with_space.pop(index % j)
+    return False
+
+
 def layer_estimate(
     *,
     kv_per_layer: tuple[int, ...],
@@ -168,27 +185,16 @@ def layer_estimate(
         if num_gpu >= 0 and count >= num_gpu:
             overflow += size
             continue
-        for j in range(len(with_space), 0, -1):
-            g = with_space[i % j]
-            if gpu_free_bytes[g] > overhead_bytes + allocations[g] + graph + size:
-                allocations[g] += size
-                split[g] += 1
-                count += 1
-                break
-            with_space.pop(i % j)
+        if _place(size, i, with_space, gpu_free_bytes, allocations, split, overhead_bytes + graph, drop=True):
+            count += 1
         if not with_space:
             overflow += size
     fully = count >= n_blocks
     last = output_bytes + (projector_weights_bytes + projector_graph_bytes if projector_in_engine else 0)
     if last > 0:
         if num_gpu < 0 or count < num_gpu:
-            for j in range(len(with_space), 0, -1):
-                g = with_space[count % j]
-                if gpu_free_bytes[g] > overhead_bytes + allocations[g] + graph + last:
-                    allocations[g] += last
-                    split[g] += 1
-                    count += 1
-                    break
+            if _place(last, count, with_space, gpu_free_bytes, allocations, split, overhead_bytes + graph):
+                count += 1
         if count < n_blocks + 1:
             fully = False
             overflow += last
