@@ -24,7 +24,7 @@ def reason_text(reason: str) -> str:
 
 def line_counts(lines: list[LineReport]) -> dict[str, int]:
     """How many pasted lines ended up under each reason, in REASON_TEXT order."""
-    counts = Counter(line.reason for line in lines)
+    counts: Counter[str] = Counter(line.reason for line in lines)
     return {reason: counts[reason] for reason in REASON_TEXT if counts[reason]}
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 
-from calculators.engines.mlx_lm.plan import plan_mlx_lm
+from calculators.engines.mlx_lm.plan import MlxLmSettings, plan_mlx_lm
 from calculators.hardware.machine import Machine
 from calculators.model.weights import estimate_weights
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Prediction, RowStatus, judge
 from calculators.reconcile.rows import EngineRun, Outcome, unused_figures
+from calculators.units import GB, TIB
 from knowledge import load_knowledge
 
 _MLX_BITS_IN_NAME = re.compile(r"(?i)(?:^|[-_/])(\d)bit(?:$|[-_])")
@@ -47,7 +48,8 @@ def mlx_rows(run: EngineRun) -> Outcome:
         out.plan_notes.append("the log prints no 'Peak memory' / 'peak_memory=' figure")
         out.not_compared = list(parsed.figures)
         return out
-    model_name = parsed.settings.get("model") if isinstance(parsed.settings.get("model"), str) else None
+    named = parsed.settings.get("model")
+    model_name = named if isinstance(named, str) else None
     scheme = _mlx_scheme(model_name) or _mlx_scheme(str(parsed.settings.get("weights_scheme") or ""))
     if scheme is None and isinstance(parsed.settings.get("weights_scheme"), str):
         scheme = str(parsed.settings["weights_scheme"])
@@ -58,7 +60,7 @@ def mlx_rows(run: EngineRun) -> Outcome:
         out.not_compared = list(parsed.figures)
         return out
     weights = estimate_weights(kb.formats, run.arch.params_total, scheme)
-    machine = run.machine or Machine(device_memory_bytes=1 << 40, unified_memory=True)
+    machine = run.machine or Machine(device_memory_bytes=TIB, unified_memory=True)
     used: list[Figure] = []
 
     def before(name: str, line: int) -> Figure | None:  # the run a peak belongs to: the last print above it
@@ -74,24 +76,25 @@ def mlx_rows(run: EngineRun) -> Outcome:
             continue
         prompt, generated = int(prompt_fig.value), int(gen_fig.value) if gen_fig else 0
         n_seq = int(batch_fig.value) if batch_fig else 1
-        plan = plan_mlx_lm(run.arch, run.settings, machine, weights.bytes, prompt_tokens=prompt,
+        settings = run.settings if isinstance(run.settings, MlxLmSettings) else MlxLmSettings()
+        plan = plan_mlx_lm(run.arch, settings, machine, weights.bytes, prompt_tokens=prompt,
                                              generated_tokens=generated, n_sequences=n_seq)
         state = sum(c.bytes for c in plan.components if c.kind.value == "recurrent_state")
         accounted = weights.bytes + plan.kv_cache_bytes + state
         used += [f for f in (prompt_fig, gen_fig, batch_fig) if f is not None]
         remainder = peak.value - accounted
-        basis = (f"weights {weights.bytes / 1e9:.3f} GB ({weights.scheme}, {weights.basis}) + KV cache "
-                 f"{plan.kv_cache_bytes / 1e9:.3f} GB for {prompt}+{generated} tokens x {n_seq} sequence(s)"
-                 + (f" + recurrent state {state / 1e9:.3f} GB" if state else ""))
+        basis = (f"weights {weights.bytes / GB:.3f} GB ({weights.scheme}, {weights.basis}) + KV cache "
+                 f"{plan.kv_cache_bytes / GB:.3f} GB for {prompt}+{generated} tokens x {n_seq} sequence(s)"
+                 + (f" + recurrent state {state / GB:.3f} GB" if state else ""))
         row = judge(peak, "peak memory (weights + cache + working buffers)",
                     Prediction(low=accounted, high=accounted, basis=basis))
         if row.status is RowStatus.UNEXPLAINED and remainder < 0:
             row = row.model_copy(update={"explanation": (
-                f"the printed peak is {-remainder / 1e9:.3f} GB below servewise's weights + cache: its weights "
+                f"the printed peak is {-remainder / GB:.3f} GB below servewise's weights + cache: its weights "
                 "estimate (parameters x the scheme's bits) is too high for this checkpoint")})
         elif row.status is RowStatus.UNEXPLAINED:
             row = row.model_copy(update={"explanation": (
-                f"{remainder / 1e9:.3f} GB of the printed peak is beyond weights + cache: activations and "
+                f"{remainder / GB:.3f} GB of the printed peak is beyond weights + cache: activations and "
                 "temporary buffers of the largest step, which servewise does not model (unexplained remainder)")})
         out.rows.append(row)
         used.append(peak)

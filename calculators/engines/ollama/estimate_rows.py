@@ -195,9 +195,9 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
     for name, label, attribute in (("estimate_required_partial_bytes", "memory.required.partial",
                                     "required_partial_bytes"),
                                    ("estimate_required_full_bytes", "memory.required.full", "required_full_bytes")):
-        figure = parsed.figure(name)
-        if figure is not None:
-            out.rows.append(judge(figure, f"Ollama's {label}", predict([getattr(r, attribute) for r in results])))
+        required = parsed.figure(name)
+        if required is not None:
+            out.rows.append(judge(required, f"Ollama's {label}", predict([getattr(r, attribute) for r in results])))
     uneven = ("the blocks' sizes differ (k-quant mixes such as Q4_K_M give some blocks wider tensors"
               + (f"; this model's first {arch.moe.n_dense_layers} blocks are dense" if arch.moe and
                  arch.moe.n_dense_layers else "")

@@ -12,6 +12,7 @@ allocated. Sizes in bytes, contexts and batches in tokens.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from calculators.model.architecture import LayerKind, ModelArchitecture
@@ -116,7 +117,7 @@ class LayerEstimate:
 
 
 def _place(
-    size: int, index: int, with_space: list[int], free: list[int], allocations: list[int], split: list[int],
+    size: int, index: int, with_space: list[int], free: Sequence[int], allocations: list[int], split: list[int],
     reserved: int, drop: bool = False,
 ) -> bool:
     """One step of estimateGPULayers' round robin: put `size` on the GPU `index` lands on among those with
@@ -192,9 +193,9 @@ def layer_estimate(
     fully = count >= n_blocks
     last = output_bytes + (projector_weights_bytes + projector_graph_bytes if projector_in_engine else 0)
     if last > 0:
-        if num_gpu < 0 or count < num_gpu:
-            if _place(last, count, with_space, gpu_free_bytes, allocations, split, overhead_bytes + graph):
-                count += 1
+        fits = num_gpu < 0 or count < num_gpu
+        if fits and _place(last, count, with_space, gpu_free_bytes, allocations, split, overhead_bytes + graph):
+            count += 1
         if count < n_blocks + 1:
             fully = False
             overflow += last
