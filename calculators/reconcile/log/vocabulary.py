@@ -149,9 +149,6 @@ FIGURES: dict[str, FigureSpec] = {
     # SGLang (per TP rank when the prefix names one)
     "avail_before_weights_bytes": FigureSpec("bytes", "worker", "free device memory before loading weights"),
     "avail_after_weights_bytes": FigureSpec("bytes", "worker", "free device memory after loading weights"),
-    "mamba_cache_slots": FigureSpec("sequences", "worker", "SGLang's recurrent-state slots (max_mamba_cache_size)"),
-    "conv_state_bytes": FigureSpec("bytes", "worker", "SGLang's convolution-state pool of a hybrid model"),
-    "ssm_state_bytes": FigureSpec("bytes", "worker", "SGLang's SSM / linear-attention state pool of a hybrid model"),
     "avail_after_pool_bytes": FigureSpec("bytes", "worker", "free device memory after the KV pool"),
     "cuda_graph_bytes": FigureSpec("bytes", "worker", "memory CUDA/NPU graph capture took"),
     "avail_after_graphs_bytes": FigureSpec("bytes", "worker", "free device memory after graph capture"),
