@@ -13,8 +13,11 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import get_args
 
 from calculators.errors import ServewiseInputError
+from calculators.hardware.machine import CpuFeature
+from calculators.units import GIB
 from knowledge.common import KnowledgeError
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_NO_PLAN, EXIT_PIPE_CLOSED = 0, 2, 3, 4, 141
@@ -107,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_source(memory)
     memory.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
     memory.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs (default: the command's TP x PP)")
+    memory.add_argument("--cpu-memory-gib", type=float, metavar="GIB",
+                        help="plan the engine's CPU build on a host with this much memory (vLLM) instead of a GPU")
+    memory.add_argument("--cpu-features", default="", metavar="LIST",
+                        help="with --cpu-memory-gib: the CPU's extensions the CPU build checks: avx512, avx512_bf16, amx")
     weights = memory.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="QUANT", help="quantization id for estimated weight bytes (e.g. bf16)")
     weights.add_argument("--weights-bytes", type=int, metavar="N", help="exact weight bytes per model")
@@ -206,6 +213,8 @@ def run_memory(args: argparse.Namespace) -> int:
         prompt_tokens=args.prompt_tokens,
         generated_tokens=args.generated_tokens,
         sequences=args.sequences,
+        cpu_memory_bytes=_cpu_memory_bytes(args.cpu_memory_gib),
+        cpu_features=_cpu_features(args.cpu_features),
     )
     if args.json:
         from reports.memory_json import cli_memory_document
@@ -216,6 +225,24 @@ def run_memory(args: argparse.Namespace) -> int:
 
         print(memory_plan_text(result))
     return EXIT_REFUSED if result.plan.refusal else EXIT_OK
+
+
+def _cpu_memory_bytes(gib: float | None) -> int | None:
+    """--cpu-memory-gib as bytes (GiB = 2^30 bytes)."""
+    if gib is None:
+        return None
+    if gib <= 0:
+        raise ServewiseInputError("--cpu-memory-gib must be a positive number of GiB")
+    return int(gib * GIB)
+
+
+def _cpu_features(text: str) -> frozenset[str]:
+    """--cpu-features as a set of the extensions servewise knows."""
+    features = frozenset(f.strip().lower() for f in text.split(",") if f.strip())
+    unknown = sorted(features - set(get_args(CpuFeature)))
+    if unknown:
+        raise ServewiseInputError(f"unknown --cpu-features {unknown}; known: {', '.join(get_args(CpuFeature))}")
+    return features
 
 
 def run_recommend(args: argparse.Namespace) -> int:

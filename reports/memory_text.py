@@ -40,7 +40,10 @@ def memory_plan_text(result) -> str:
         f"KV bytes per token: {plan.kv_bytes_per_token:,}",
         f"KV cache: {_size(plan.kv_cache_bytes)}",
     ]
+    device = getattr(plan, "device_label", None)  # vLLM prints "CPU KV cache size" on its CPU build
     for name, label in ENGINE_FIGURES:
+        if device:
+            label = label.replace("GPU", device)
         value = getattr(plan, name, None)
         if value is not None:
             shown = f"{value:,}" if isinstance(value, int) else f"{value:,.2f}" if isinstance(value, float) else value

@@ -139,6 +139,8 @@ class EngineAdapter:
     unmodelled_settings: frozenset[str] = frozenset()
     #: the engine sizes its cache from GPU memory, so the CLI needs --gpu
     needs_machine: bool = True
+    #: the plan models the engine's CPU build too (a Machine with device_kind "cpu")
+    plans_cpu_build: bool = False
     #: GPUs one instance spans by its own parallelism settings
     devices_from_settings: Callable[[BaseModel], int] = lambda settings: 1
     # -- memory.capacity ------------------------------------------------------------------------------------

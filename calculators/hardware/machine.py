@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+#: CPU instruction-set extensions engines' CPU builds choose kernels by (vLLM: AMX MLA, fp8 KV on AVX-512,
+#: float32 Mamba state on AVX-512 BF16).
+CpuFeature = Literal["avx512", "avx512_bf16", "amx"]
 
 
 class Machine(BaseModel):
@@ -17,3 +23,7 @@ class Machine(BaseModel):
     host_ram_bytes: int | None = Field(default=None, gt=0)
     unified_memory: bool = Field(default=False, description="Apple silicon: GPU and CPU share one pool")
     gpu_id: str | None = Field(default=None, description="catalog id when picked from knowledge/gpus.yaml")
+    device_kind: Literal["gpu", "cpu"] = Field(
+        default="gpu", description="what the engine runs on: 'cpu' plans an engine's CPU build in host memory")
+    cpu_features: frozenset[CpuFeature] = Field(
+        default=frozenset(), description="ISA extensions of the CPU when device_kind is 'cpu'")

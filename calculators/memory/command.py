@@ -84,8 +84,15 @@ def resolve_model(
     raise ServewiseInputError("name the model: --model CATALOG_ID, --hf-config PATH, --hf-model REPO_ID or --gguf PATH")
 
 
-def resolve_machine(kb, engine: str, settings: BaseModel, gpu_id: str | None, n_gpus: int | None) -> Machine | None:
-    """The Machine for a catalog GPU (device count from --gpus, else the command's parallelism)."""
+def resolve_machine(kb, engine: str, settings: BaseModel, gpu_id: str | None, n_gpus: int | None,
+                    cpu_memory_bytes: int | None = None, cpu_features: frozenset[str] = frozenset()) -> Machine | None:
+    """The Machine for a catalog GPU (device count from --gpus, else the command's parallelism), or a CPU host."""
+    if cpu_memory_bytes is not None:
+        if gpu_id is not None:
+            raise ServewiseInputError("give either --gpu or --cpu-memory-gib, not both")
+        if not adapter(engine).plans_cpu_build:
+            raise ServewiseInputError(f"servewise plans {engine} on GPUs only; give --gpu CATALOG_ID")
+        return Machine(device_memory_bytes=cpu_memory_bytes, device_kind="cpu", cpu_features=cpu_features)
     if gpu_id is None:
         if adapter(engine).needs_machine:
             raise ServewiseInputError(f"{engine} sizes its cache from GPU memory: give --gpu CATALOG_ID")
@@ -137,6 +144,8 @@ def plan_from_command(
     prompt_tokens: int | None = None,
     generated_tokens: int | None = None,
     sequences: int | None = None,
+    cpu_memory_bytes: int | None = None,
+    cpu_features: frozenset[str] = frozenset(),
 ) -> MemoryCommandResult:
     """Parse the command, resolve model, machine and weights, and run the engine's memory plan.
 
@@ -147,7 +156,7 @@ def plan_from_command(
     model = resolve_model(
         kb, hf_config=hf_config, hf_model=hf_model, gguf=gguf, catalog_id=catalog_id, command_model=launch.model
     )
-    machine = resolve_machine(kb, launch.engine, launch.settings, gpu_id, n_gpus)
+    machine = resolve_machine(kb, launch.engine, launch.settings, gpu_id, n_gpus, cpu_memory_bytes, cpu_features)
     weights, basis, exact = resolve_weights(kb, model, weights_scheme, weights_bytes)
     engine = adapter(launch.engine)
     if (prompt_tokens, generated_tokens, sequences) == (None, None, None):

@@ -77,6 +77,17 @@ def int_or_hf_default(cfg: Config, key: str, family: str, hf_default: int | None
     return int_field(cfg, key, family)
 
 
+def routed_experts(cfg: Config, family: str) -> int:
+    """Qwen MoE routed experts: `num_experts`, which transformers 5 saves as `num_local_experts`.
+
+    transformers 5 Qwen3MoeConfig.attribute_map maps num_experts to num_local_experts, so config.json files
+    it writes carry only the latter (checked with transformers 5.19.0, the version the vLLM CPU build pulls).
+    """
+    key = "num_experts" if cfg.get("num_experts") is not None or cfg.get("num_local_experts") is None else (
+        "num_local_experts")
+    return int_field(cfg, key, family)
+
+
 def text_config_of(config: Config) -> tuple[Config, str]:
     """The language-model part of a config (unwrapping multimodal wrappers) and its model_type."""
     model_type = config.get("model_type")

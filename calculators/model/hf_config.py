@@ -30,6 +30,7 @@ from calculators.model.config_fields import (
     head_dim_of,
     int_field,
     int_or_hf_default,
+    routed_experts,
     text_config_of,
     with_hf_defaults,
 )
@@ -244,7 +245,7 @@ def _qwen_moe(cfg: Config, family: str, n_layers: int) -> MoEGeometry:
     n_dense = sum(1 for i in range(n_layers) if i in dense_layers or (i + 1) % step != 0)
     shared = 1 if (cfg.get("shared_expert_intermediate_size") or 0) > 0 else 0
     return MoEGeometry(
-        n_experts=int_field(cfg, "num_experts", family),
+        n_experts=routed_experts(cfg, family),
         n_active=int_field(cfg, "num_experts_per_tok", family),
         n_shared=shared,
         expert_intermediate_size=int_field(cfg, "moe_intermediate_size", family),

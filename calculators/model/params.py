@@ -20,6 +20,7 @@ from calculators.model.config_fields import (
     int_field,
     int_or_hf_default,
     require,
+    routed_experts,
     text_config_of,
     with_hf_defaults,
 )
@@ -98,7 +99,7 @@ def _qwen_moe_layers(cfg: Config, family: str, attention: int, norms: int) -> li
     """Qwen3-MoE / Qwen3-Next blocks: routed experts + router (+ gated shared expert), or a dense MLP."""
     hidden = int_field(cfg, "hidden_size", family)
     n_layers = int_field(cfg, "num_hidden_layers", family)
-    n_experts = int_field(cfg, "num_experts", family)
+    n_experts = routed_experts(cfg, family)
     k = int_field(cfg, "num_experts_per_tok", family)
     expert = _gated_mlp(hidden, int_field(cfg, "moe_intermediate_size", family))
     shared_inter = cfg.get("shared_expert_intermediate_size") or 0

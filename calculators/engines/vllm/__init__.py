@@ -23,6 +23,7 @@ ADAPTER = EngineAdapter(
     without_speculation=speculative.without_speculation,
     settings_type=VllmSettings,
     plan=plan_vllm,
+    plans_cpu_build=True,
     kv_settings=workload.KV_SETTINGS,
     workload_keys=workload.WORKLOAD_KEYS,
     workload_settings=workload.workload_settings,

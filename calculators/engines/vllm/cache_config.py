@@ -1,12 +1,14 @@
-"""vLLM's cache settings as vllm/config/cache.py defines them: block size, KV cache dtypes and their
-element sizes, and the block size MLA backends force (vllm/platforms/cuda.py)."""
+"""vLLM's cache settings as vllm/config/cache.py defines them: the default block size, KV cache dtypes and
+their element sizes (the block size each platform picks is in platforms.py)."""
 
 from __future__ import annotations
 
-from calculators.engines.vllm.arg_utils import VllmSettings
+from typing import TYPE_CHECKING
+
 from calculators.errors import ServewiseInputError
-from calculators.hardware.machine import Machine
-from calculators.model.architecture import LayerKind, ModelArchitecture
+
+if TYPE_CHECKING:  # arg_utils imports the platforms, which read the default block size from here
+    from calculators.engines.vllm.arg_utils import VllmSettings
 
 # vllm/config/cache.py: CacheConfig.DEFAULT_BLOCK_SIZE
 DEFAULT_BLOCK_SIZE_TOKENS = 16
@@ -32,22 +34,6 @@ MODEL_DTYPE_BYTES: dict[str, int] = {
     "float": 4,
     "float32": 4,
 }
-
-
-def default_block_size(arch: ModelArchitecture, machine: Machine) -> int:
-    """Tokens per block when --block-size is unset: 16, but MLA backends force their own on CUDA.
-
-    vllm/platforms/cuda.py check_and_update_config: "Forcing kv cache block size to 64 for FlashMLA backend"
-    (Hopper) and "... to 128 for CUTLASS_MLA backend" (Blackwell); other GPUs keep CacheConfig's 16.
-    """
-    if not arch.layers_of(LayerKind.MLA):
-        return DEFAULT_BLOCK_SIZE_TOKENS
-    gpu = (machine.gpu_id or "").lower()
-    if gpu.startswith(("b200", "b300", "gb200", "gb300")):
-        return 128
-    if gpu.startswith(("h100", "h200", "h20", "h800")) or not gpu:
-        return 64
-    return DEFAULT_BLOCK_SIZE_TOKENS
 
 
 def resolve_kv_dtype_bytes(settings: VllmSettings) -> tuple[str, int]:

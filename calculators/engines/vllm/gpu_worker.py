@@ -94,7 +94,7 @@ def determine_available_memory(
             "for the KV cache (it still checks that the requested fraction is free at start-up).",
         ))
         if weights_per_rank is not None:
-            components.append(_weights_component(weights_per_rank, tp * pp))
+            components.append(weights_component(weights_per_rank, tp * pp))
     else:
         requested = int(total * settings.gpu_memory_utilization)
         est = overheads or default_vllm_overheads(arch, tp)
@@ -106,7 +106,7 @@ def determine_available_memory(
                         - (weights_per_rank + est.activation_peak_bytes + est.non_torch_bytes)
                         - est.cudagraph_bytes)
         components += [
-            _weights_component(weights_per_rank, tp * pp),
+            weights_component(weights_per_rank, tp * pp),
             MemoryComponent(kind=ComponentKind.ACTIVATIONS, label="profiled activation peak (estimate)",
                             bytes=est.activation_peak_bytes, exact=False, basis=est.basis),
             MemoryComponent(kind=ComponentKind.RUNTIME, label="non-torch memory: CUDA context, NCCL (estimate)",
@@ -118,8 +118,9 @@ def determine_available_memory(
     return KvCacheBudget(available, requested, weights_per_rank, tuple(components), tuple(notes))
 
 
-def _weights_component(weights_per_rank: int, ranks: int) -> MemoryComponent:
+def weights_component(weights_per_rank: int, ranks: int, label: str = "weights on this GPU") -> MemoryComponent:
+    """The weights slice of one rank's memory (exact for one rank; split evenly otherwise)."""
     return MemoryComponent(
-        kind=ComponentKind.WEIGHTS, label="weights on this GPU", bytes=weights_per_rank, exact=ranks == 1,
+        kind=ComponentKind.WEIGHTS, label=label, bytes=weights_per_rank, exact=ranks == 1,
         basis="as given" if ranks == 1 else f"model weights / {ranks} ranks (replicated pieces not counted)",
     )

@@ -32,6 +32,7 @@ from typing import Literal
 from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.cache_config import MODEL_DTYPE_BYTES
 from calculators.engines.vllm.kv_cache_interface import KVCacheSpec, layer_spec
+from calculators.engines.vllm.platforms import VllmPlatform
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
@@ -193,12 +194,13 @@ class MambaLayout:
     notes: tuple[PlanNote, ...]
 
 
-def _attention_bytes_per_token(arch: ModelArchitecture, tp: int, dtype_bytes: int, kv_cache_dtype: str) -> int:
+def _attention_bytes_per_token(arch: ModelArchitecture, tp: int, dtype_bytes: int, kv_cache_dtype: str,
+                               platform: VllmPlatform) -> int:
     """Page bytes of one token of the model's attention layer (vLLM builds a FullAttentionSpec of block 1)."""
     layer = (arch.layers_of(LayerKind.MLA) or arch.layers_of(LayerKind.FULL, LayerKind.SLIDING))[0]
-    spec = layer_spec(layer, tp, 1, dtype_bytes, kv_cache_dtype, hybrid_manager=False)
+    spec = layer_spec(layer, tp, 1, dtype_bytes, kv_cache_dtype, platform)
     assert spec is not None
-    return spec.page_bytes
+    return spec.real_page_bytes // spec.block_size
 
 
 def _is_hopper(machine: Machine) -> bool:
@@ -209,6 +211,7 @@ def mamba_layout(
     arch: ModelArchitecture,
     settings: VllmSettings,
     machine: Machine,
+    platform: VllmPlatform,
     block_size: int,
     dtype_bytes: int,
     num_spec: int,
@@ -228,20 +231,21 @@ def mamba_layout(
     model_dtype = "float32" if MODEL_DTYPE_BYTES[settings.dtype] == 4 else "bfloat16"
     dtypes = resolve_state_dtypes(
         arch.family, geometry.mixer, model_dtype, settings.mamba_cache_dtype, settings.mamba_ssm_cache_dtype,
-        arch.mamba_ssm_dtype, cpu_resets_ssm_to_float32=settings.cpu_avx512_bf16,
+        arch.mamba_ssm_dtype, cpu_resets_ssm_to_float32=platform.resets_ssm_to_float32,
     )
     shapes = state_shapes(geometry, settings.tensor_parallel_size, num_spec)
     state_bytes = state_page_bytes(shapes, dtypes)
-    flashinfer_gdn = geometry.mixer == "gated_deltanet" and settings.device == "cuda" and _is_hopper(machine)
+    flashinfer_gdn = geometry.mixer == "gated_deltanet" and platform.name == "cuda" and _is_hopper(machine)
     checkpoints = prefill_checkpoint_blocks(geometry.mixer, mode, flashinfer_gdn)
     notes: list[PlanNote] = []
     alignment = None
     page = state_bytes
     final_block = block_size
     if has_attention:
-        kernel = 32 if settings.device == "cpu" else 16  # CPU_ATTN MultipleOf(32); FlashAttention MultipleOf(16)
+        kernel = platform.kernel_block_multiple  # CPU_ATTN MultipleOf(32); FlashAttention MultipleOf(16)
         ckpt_align = FLASHINFER_GDN_CHECKPOINT_ALIGNMENT_TOKENS if (flashinfer_gdn and mode == "align") else None
-        attn_1 = _attention_bytes_per_token(arch, settings.tensor_parallel_size, dtype_bytes, settings.kv_cache_dtype)
+        attn_1 = _attention_bytes_per_token(arch, settings.tensor_parallel_size, dtype_bytes, settings.kv_cache_dtype,
+                                            platform)
         alignment = align_hybrid_block_size(block_size, attn_1, state_bytes, kernel, ckpt_align)
         final_block, page = alignment.block_size, alignment.padded_page_bytes
         if alignment.block_size_raised:

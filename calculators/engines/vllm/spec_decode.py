@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.cache_config import resolve_kv_dtype_bytes
 from calculators.engines.vllm.kv_cache_interface import KVCacheSpec, layer_spec
+from calculators.engines.vllm.platforms import VllmPlatform
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig, drafter_layers
 from calculators.i18n import _
 from calculators.memory.plan import PlanNote
@@ -31,7 +32,7 @@ def draft_specs(
     draft: VllmDraft | None,
     settings: VllmSettings,
     block_size: int,
-    hybrid_manager: bool,
+    platform: VllmPlatform,
 ) -> list[KVCacheSpec]:
     """KV specs of the drafter's attention layers (KVCacheSpec.is_draft), in the shared block pool."""
     if spec_cfg is None:
@@ -42,7 +43,7 @@ def draft_specs(
     _name, dtype_bytes = resolve_kv_dtype_bytes(settings.model_copy(update={"kv_cache_dtype": kv_dtype}))
     out = []
     for layer in layers:
-        spec = layer_spec(layer, tp, block_size, dtype_bytes, kv_dtype, hybrid_manager)
+        spec = layer_spec(layer, tp, block_size, dtype_bytes, kv_dtype, platform)
         if spec is not None:
             out.append(replace(spec, is_draft=True))
     return out

