@@ -32,7 +32,10 @@ def test_version_ranges_from_the_knowledge_base():
     assert default_for("ollama", "context_length", "0.6.6")[0].value == 2048
     assert default_for("ollama", "context_length", "0.12.7")[0].value == 4096
     assert default_for("ollama", "num_parallel", "0.12.7")[0].value == 1
-    assert default_for("llama-cpp", "parallel", "b7079") is None  # not read past b6646: today's default applies
+    assert default_for("llama-cpp", "parallel", "b6646")[0].value == 1
+    assert default_for("llama-cpp", "parallel", "b7000") is None  # b6647..b7078 not read: today's default applies
+    assert default_for("llama-cpp", "parallel", "b7079")[0].value == -1  # auto: 4 slots, unified KV
+    assert default_for("llama-cpp", "parallel", "b9265")[0].value == -1
     for entry in load_version_defaults():
         assert entry.ranges and all(r.source and r.verified for r in entry.ranges)
 
