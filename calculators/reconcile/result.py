@@ -33,6 +33,7 @@ class Rule(StrEnum):
     DEVICE_SPLIT = "device_split"  # the engine shared layers out by each device's free memory, unknown here
     MAMBA_CACHE_MODE = "mamba_cache_mode"  # a hybrid's state pages per request: vLLM's 'none' vs 'align' mode
     DRAFT_LAYERS = "draft_layers"  # a speculative drafter's layers share the target's KV pool
+    MLA_FULL_KV = "mla_full_kv"  # an MLA GGUF converted without the split latent tensors: full K and V per head
 
 
 class Prediction(Result):

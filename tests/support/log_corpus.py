@@ -45,11 +45,12 @@ def reconcile_corpus() -> tuple[dict[str, Reconciliation], dict[str, str]]:
 
 
 def pins(results: dict[str, Reconciliation]) -> dict[str, list[str]]:
-    """Per log, every compared row as 'figure@line[device]/cache: status'."""
+    """Per log, every compared row as 'figure@line[device]/cache: status' (explained rows add '(rule)')."""
     def key(row) -> str:
         device = f"[{row.device}]" if row.device else ""
         cache = f"/{row.cache}" if row.cache else ""
-        return f"{row.figure}@{row.line}{device}{cache}: {row.status.value}"
+        rule = f" ({row.rule.value})" if row.rule is not None else ""
+        return f"{row.figure}@{row.line}{device}{cache}: {row.status.value}{rule}"
 
     return {name: [key(row) for row in result.rows] for name, result in sorted(results.items()) if result.rows}
 

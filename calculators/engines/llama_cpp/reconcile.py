@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from calculators.engines.llama_cpp.plan import ENGINE_ID, plan_llamacpp
 from calculators.hardware.machine import Machine
-from calculators.model.architecture import LayerKind
+from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Alternative, Rule, judge
 from calculators.reconcile.rows import (
@@ -24,6 +26,28 @@ _CACHE_FIGURES = (
     ("seqs", "sequences", "seqs"),
     ("streams", "KV streams", "n_stream"),
 )
+_MLA_FULL_KV = (
+    "this GGUF was converted without the MLA form of its attention (no {arch}.attention.key_length_mla / "
+    "value_length_mla, no split attn_k_b / attn_v_b tensors), so llama.cpp caches every head's full K "
+    "(qk_nope + qk_rope) and V (v_head_dim) instead of the latent + rope key; ggml-org/llama.cpp PR #12801 "
+    "(DeepSeek V2/V3 MLA, 2025-04) caches the latent only for files converted with it"
+)
+
+
+def full_kv_arch(arch: ModelArchitecture) -> ModelArchitecture | None:
+    """The model as llama.cpp runs a pre-MLA conversion of it: its MLA layers as plain per-head attention."""
+    if not arch.layers_of(LayerKind.MLA):
+        return None
+    layers = tuple(replace(layer, kind=LayerKind.FULL, kv_lora_rank=0, qk_rope_head_dim=0)
+                   if layer.kind is LayerKind.MLA else layer for layer in arch.layers)
+    return replace(arch, layers=layers)
+
+
+def _mla_alternative(value: int | float | None, arch: ModelArchitecture) -> tuple[Alternative, ...]:
+    if value is None:
+        return ()
+    return (Alternative(rule=Rule.MLA_FULL_KV, low=value, high=value,
+                        explanation=_MLA_FULL_KV.format(arch=arch.family)),)
 
 
 def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp) -> Outcome:
@@ -37,6 +61,8 @@ def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp
     out.refusal = plan.refusal
     out.plan_notes = [note.message for note in plan.notes]
     state_known = any(layer.recurrent_state_elements for layer in run.arch.layers_of(LayerKind.RECURRENT))
+    full_arch = full_kv_arch(run.arch)
+    full_plan = plan_fn(full_arch, out.settings, run.machine, weights) if full_arch else None
     used: list[Figure] = []
     for cache_name in parsed.caches():
         cache = next((c for c in plan.caches if c.name == cache_name), None)
@@ -54,9 +80,12 @@ def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp
                     out.plan_notes.append(note)
                 continue
             predicted = getattr(plan if attribute == "n_stream" else cache, attribute)
+            full_cache = next((c for c in full_plan.caches if c.name == cache_name), None) if full_plan else None
+            full_value = getattr(full_cache, attribute) if full_cache and figure.unit == "bytes" else None
             used.append(figure)
             out.rows.append(judge(figure, f"{label} ({cache_name} cache)",
-                                  point(predicted, f"plan cache '{cache_name}'.{attribute}")))
+                                  point(predicted, f"plan cache '{cache_name}'.{attribute}"),
+                                  _mla_alternative(full_value, run.arch)))
     for name, label, attribute in (("slots", "server slots", "n_seq"), ("slot_ctx_tokens", "context per slot",
                                                                           "n_ctx_slot")):
         for figure in parsed.figures_named(name)[-1:]:
@@ -96,8 +125,14 @@ def _device_rows(run: EngineRun, out: Outcome, file_bytes: Figure | None) -> lis
             out.plan_notes.append("the log states neither -ngl nor 'offloaded N/M layers', so the KV buffers per "
                                   "device are not compared")
             return []
-        settings = settings.model_copy(update={"n_gpu_layers": int(offloaded.value)})
-        if offloaded.line:
+        repeating = parsed.figure("offloaded_repeating_layers")
+        if repeating is not None:  # the blocks, which hold the KV: -ngl N + 1 places N blocks and the output
+            settings = settings.model_copy(update={"n_gpu_layers": int(repeating.value) + 1})
+            out.assumptions.append(f"{repeating.printed} blocks on the GPUs, read from 'offloading "
+                                   f"{repeating.printed} repeating layers' (the output layer holds no KV)")
+        else:
+            settings = settings.model_copy(update={"n_gpu_layers": int(offloaded.value)})
+        if offloaded.line and repeating is None:
             out.assumptions.append(f"-ngl {int(offloaded.value)} read from 'offloaded {offloaded.printed}/… layers'")
     if not accelerators:
         settings = settings.model_copy(update={"n_gpu_layers": 0})  # every buffer the log prints is in host memory
@@ -108,24 +143,28 @@ def _device_rows(run: EngineRun, out: Outcome, file_bytes: Figure | None) -> lis
     plan = plan_llamacpp(run.arch, settings.model_copy(update={"fit": False}), machine,
                                            int(file_bytes.value) if file_bytes else None)
     shares = {share.device: share for share in plan.devices}
+    full_arch = full_kv_arch(run.arch)
+    full_shares = {share.device: share.kv_cache_bytes for share in plan_llamacpp(
+        full_arch, settings.model_copy(update={"fit": False}), machine,
+        int(file_bytes.value) if file_bytes else None).devices} if full_arch else {}
     names = {device: ("host" if _is_host(device) else f"gpu{accelerators.index(device)}") for device in devices}
-    rows_in: list[tuple[Figure, tuple[int, int], int]] = []
+    rows_in: list[tuple[Figure, tuple[int, int], int, int | None]] = []
     for device in devices:
         parts = [f for (d, _), f in last.items() if d == device]
         share = shares.get(names[device])
         if share is None:
             continue
         summed = _summed(parts, device)
-        rows_in.append((summed, _sum_interval(parts), share.kv_cache_bytes))
-    total_low = sum(i[0] for _, i, _ in rows_in)
-    total_high = sum(i[1] for _, i, _ in rows_in)
-    total_predicted = sum(p for _, _, p in rows_in)
+        rows_in.append((summed, _sum_interval(parts), share.kv_cache_bytes, full_shares.get(names[device])))
+    total_low = sum(i[0] for _, i, _, _ in rows_in)
+    total_high = sum(i[1] for _, i, _, _ in rows_in)
+    total_predicted = sum(p for _, _, p, _ in rows_in)
     whole_matches = total_low <= total_predicted <= total_high
     split_stated = "tensor_split" in run.parsed.settings or "tensor_split" in run.parsed.runner_settings
-    for summed, interval, predicted in rows_in:
-        alternatives: tuple[Alternative, ...] = ()
+    for summed, interval, predicted, full_predicted in rows_in:
+        alternatives: tuple[Alternative, ...] = _mla_alternative(full_predicted, run.arch)
         if whole_matches and len(accelerators) > 1 and not split_stated and not _is_host(summed.device or ""):
-            alternatives = (Alternative(rule=Rule.DEVICE_SPLIT, low=summed.value, high=summed.value,
+            alternatives += (Alternative(rule=Rule.DEVICE_SPLIT, low=summed.value, high=summed.value,
                                         explanation="the devices together hold what servewise predicts; llama.cpp "
                                         "shares layers out in proportion to each device's free memory by default, "
                                         "servewise evenly (the log does not state the free memory of each)"),)

@@ -53,6 +53,9 @@ _COMPUTE_TOTAL = re.compile(r"compute buffer total size\s*=\s*" + _NUM + r"\s*" 
 _MEM_REQUIRED = re.compile(r"^llm_load_tensors: mem required\s*=\s*" + _NUM + r"\s*" + _MEM_UNIT)
 _VRAM_USED = re.compile(r"^llm_load_tensors: VRAM used:\s*" + _NUM + r"\s*" + _MEM_UNIT)
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
+# src/llama-model.cpp load_tensors: "offloading 1 repeating layers to GPU" (older builds offloaded the output
+# layer only past n_layer, so "offloaded 1/62" there means one repeating block, not the output layer)
+_OFFLOADING_REPEATING = re.compile(r"offloading (\d+) repeating layers to GPU")
 _CTX_TRAIN = re.compile(r"n_ctx(?:_per)?_seq \((\d+)\) [<>] n_ctx_train \((\d+)\)")
 _SLOT_CTX = re.compile(r"n_ctx_slot = (\d+)")
 _N_SLOTS = re.compile(r"initializing(?: slots)?, n_slots = (\d+)")
@@ -397,6 +400,9 @@ class LlamaCppReader:
         return True
 
     def _misc(self, text: str, line: LogLine) -> bool:
+        if match := _OFFLOADING_REPEATING.search(text):
+            self.out.count("offloaded_repeating_layers", match.group(1), line, "layers")
+            return True
         if match := _OFFLOADED.search(text):
             self.out.count("offloaded_layers", match.group(1), line, "layers")
             self.out.count("total_layers", match.group(2), line, "layers")

@@ -71,6 +71,7 @@ FIGURES: dict[str, FigureSpec] = {
     "output_buffer_bytes": FigureSpec("bytes", "device", "logits/output buffer of one device"),
     "model_file_bytes": FigureSpec("bytes", "log", "GGUF tensor data size as llama.cpp prints it"),
     "offloaded_layers": FigureSpec("layers", "log", "layers placed on accelerators"),
+    "offloaded_repeating_layers": FigureSpec("layers", "log", "transformer blocks placed on accelerators"),
     "total_layers": FigureSpec("layers", "log", "layers the engine counts (output layer included)"),
     "slot_ctx_tokens": FigureSpec("tokens", "log", "context one llama-server slot holds (n_ctx_slot)"),
     "slots": FigureSpec("sequences", "log", "llama-server slots"),

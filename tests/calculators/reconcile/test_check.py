@@ -117,15 +117,16 @@ def test_two_gpus_split_by_free_memory_is_explained():
     assert not result.rows_with(UNEXPLAINED)
 
 
-def test_ollama_relayed_deepseek_layers_and_cells_exact_buffers_unexplained():
+def test_ollama_relayed_deepseek_layers_and_cells_exact_buffers_explained_by_the_pre_mla_file():
     # Ollama issue 8447 (2025-01, DeepSeek, 1 of 62 layers offloaded, relayed llama.cpp): "(2048 cells, 61 layers)",
     # "CPU KV buffer size = 9600.00 MiB", "CUDA0 KV buffer size = 160.00 MiB". 160 MiB per layer = 128 heads x
     # (192 K + 128 V) x 2048 x 2 bytes: llama.cpp of that time cached full per-head K and V for DeepSeek, not the
-    # 576-wide MLA latent servewise plans. The layer split (60 on the host, 1 on the GPU) is right.
+    # 576-wide MLA latent servewise plans (rule mla_full_kv). The layer split (60 on the host, 1 on the GPU) comes
+    # from "offloading 1 repeating layers to GPU".
     result = run("ollama-docker-deepseek-partial-1-of-62.log", "deepseek-v3")
     assert result.plan_engine == "llama-cpp"
     assert statuses(result) == {("cells", "kv"): EXACT, ("layers", "kv"): EXACT,
-                                ("kv_buffer_bytes", "CPU"): UNEXPLAINED, ("kv_buffer_bytes", "CUDA0"): UNEXPLAINED}
+                                ("kv_buffer_bytes", "CPU"): EXPLAINED, ("kv_buffer_bytes", "CUDA0"): EXPLAINED}
 
 
 def test_context_read_from_the_cache_line_is_an_input_not_a_check():
@@ -136,14 +137,15 @@ def test_context_read_from_the_cache_line_is_an_input_not_a_check():
     assert ("cells", "kv") not in statuses(result)
 
 
-def test_deepseek_v2_lite_full_k_and_v_in_llamacpp_is_unexplained():
+def test_deepseek_v2_lite_full_k_and_v_in_llamacpp_is_the_pre_mla_conversion():
     # public note quoting its llama.cpp log (2026-09): "(2048 cells, 27 layers, 8/8 seqs), K (f16): 2592.00 MiB,
     # V (f16): 1728.00 MiB" = 16 heads x 192 (K) and 16 x 128 (V) per layer: full K/V, not the MLA latent
-    # (512 + 64) servewise plans for DeepSeek-V2-Lite. No rule in servewise says when llama.cpp keeps full K/V.
+    # (512 + 64) servewise plans for DeepSeek-V2-Lite: a file converted before llama.cpp's MLA form (PR #12801).
     result = run("llamacpp-2026-mla-8-seqs.log", "deepseek-v2-lite")
     assert row(result, "layers", "kv").status is EXACT
     for figure in ("kv_cache_bytes", "k_bytes", "v_bytes"):
-        assert row(result, figure, "kv").status is UNEXPLAINED
+        assert row(result, figure, "kv").status is EXPLAINED
+        assert row(result, figure, "kv").rule is Rule.MLA_FULL_KV
     assert row(result, "v_bytes", "kv").predicted_low == 0  # MLA stores no V
 
 
