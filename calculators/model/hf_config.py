@@ -565,6 +565,27 @@ def _granite_hybrid(cfg: Config, family: str) -> ModelArchitecture:
     return _arch(cfg, family, tuple(layers), n_heads, moe=moe)
 
 
+def _falcon_h1(cfg: Config, family: str) -> ModelArchitecture:
+    """Falcon-H1: attention and a Mamba2 mixer side by side in every layer, so every layer keeps both a KV
+    cache and a fixed state (a FULL layer carrying `recurrent`): vLLM gives each layer an attention spec and a
+    Mamba spec, llama.cpp's hybrid memory filters every layer into both caches (src/llama-model.cpp
+    create_memory, LLM_ARCH_FALCON_H1), mlx-lm builds CacheList(ArraysCache, KVCache) per layer."""
+    n_layers = int_field(cfg, "num_hidden_layers", family)
+    n_heads, n_kv = attention_heads(cfg, family)
+    head_dim = head_dim_of(cfg, family, n_heads, derive=True)
+    hidden = int_field(cfg, "hidden_size", family)
+    d_ssm = cfg.get("mamba_d_ssm")
+    inner = int(d_ssm) if d_ssm is not None else int_field(cfg, "mamba_expand", family) * hidden
+    geometry = mamba2_geometry(
+        int_field(cfg, "mamba_d_conv", family), int_field(cfg, "mamba_d_state", family), inner,
+        int_field(cfg, "mamba_n_groups", family), int_field(cfg, "mamba_n_heads", family),
+        int_field(cfg, "mamba_d_head", family),
+    )
+    layer = replace(_attention_layer(LayerKind.FULL, n_kv, head_dim), recurrent=geometry,
+                    recurrent_conv_elements=geometry.conv_elements, recurrent_state_elements=geometry.state_elements)
+    return _arch(cfg, family, (layer,) * n_layers, n_heads)
+
+
 def _encoder(cfg: Config, family: str) -> ModelArchitecture:
     """BERT / XLM-RoBERTa encoders (bge-m3 style): multi-head attention, no KV cache kept between requests."""
     n_layers = int_field(cfg, "num_hidden_layers", family)
@@ -681,6 +702,7 @@ _BUILDERS: dict[str, Callable[[Config, str], ModelArchitecture]] = {
     "qwen3_5_moe_text": _qwen3_next,
     "nemotron_h": _nemotron_h,
     "granitemoehybrid": _granite_hybrid,
+    "falcon_h1": _falcon_h1,
     "mamba": _mamba,
     "falcon_mamba": _mamba,
     "jamba": _jamba,

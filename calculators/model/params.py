@@ -228,6 +228,30 @@ def _granite_hybrid(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool,
     return layers, True, hidden
 
 
+def _falcon_h1(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
+    """Falcon-H1: a Mamba2 mixer and attention side by side in every layer, then a gated MLP; two norms."""
+    hidden = int_field(cfg, "hidden_size", family)
+    d_ssm = cfg.get("mamba_d_ssm")
+    inner = int(d_ssm) if d_ssm is not None else int_field(cfg, "mamba_expand", family) * hidden
+    heads = int_field(cfg, "mamba_n_heads", family)
+    mixer = _mamba2_mixer(
+        hidden, inner, int_field(cfg, "mamba_n_groups", family), int_field(cfg, "mamba_d_state", family), heads,
+        int_field(cfg, "mamba_d_conv", family),
+        proj_bias=bool(cfg.get("mamba_proj_bias", False)),  # HF default (FalconH1Config): False
+        conv_bias=bool(cfg.get("mamba_conv_bias", True)),  # HF default (FalconH1Config): True
+    )
+    if not cfg.get("mamba_rms_norm", False):  # HF default (FalconH1Config): no gated norm
+        mixer -= inner
+    if cfg.get("projectors_bias", False):
+        mixer += hidden
+    bias = bool(cfg.get("attention_bias", False))
+    attention = _gqa_attention(cfg, family, hidden, qkv_bias=bias, o_bias=bias, qk_norm=False)
+    inter = int_field(cfg, "intermediate_size", family)
+    mlp = _gated_mlp(hidden, inter) + ((2 * inter + hidden) if cfg.get("mlp_bias") else 0)
+    layer = _LayerCounts(dense=mixer + attention + mlp + 2 * hidden)
+    return [layer] * int_field(cfg, "num_hidden_layers", family), False, hidden
+
+
 def _mixtral(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """Mixtral: Mistral attention, `num_local_experts` gated experts and a router per layer."""
     hidden = int_field(cfg, "hidden_size", family)
@@ -497,6 +521,7 @@ _COUNTERS: dict[str, Callable[[Config, str], tuple[list[_LayerCounts], bool, int
     "qwen3_5_moe_text": _qwen3_next,
     "nemotron_h": _nemotron_h,
     "granitemoehybrid": _granite_hybrid,
+    "falcon_h1": _falcon_h1,
     "mixtral": _mixtral,
     "gpt_oss": _gpt_oss,
     "deepseek_v2": _deepseek,

@@ -549,7 +549,8 @@ def layer_groups(arch: ModelArchitecture) -> tuple[LayerGroup, LayerGroup, Layer
     base_kinds = (LayerKind.FULL, LayerKind.MLA) if swa_family else (LayerKind.FULL, LayerKind.MLA, LayerKind.SLIDING)
     base = [(i, layer) for i, layer in indexed if layer.kind in base_kinds]
     swa = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.SLIDING and swa_family]
-    recurrent = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT]
+    # Falcon-H1's layers are attention and Mamba side by side: in both caches (create_memory filters)
+    recurrent = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT or layer.recurrent_state_elements]
     notes = []
     if arch.layers_of(LayerKind.SLIDING) and not swa_family:
         notes.append(
@@ -612,7 +613,8 @@ def _caches(
                 f"speculative decoding keeps {n_rs_seq} extra recurrent-state snapshots per sequence (n_rs_seq = "
                 "--spec-draft-n-max), so the state can be rolled back to the last accepted draft token")))
         caches.append(cache)
-        layer_bytes.update({i: b for (i, _), b in zip(recurrent, per_layer, strict=True)})
+        for (i, _), b in zip(recurrent, per_layer, strict=True):
+            layer_bytes[i] = layer_bytes.get(i, 0) + b  # Falcon-H1 layers also hold KV
         if len(recurrent) < arch.n_layers:
             notes.append(
                 PlanNote(

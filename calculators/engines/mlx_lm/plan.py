@@ -215,7 +215,7 @@ def plan_mlx_lm(
         k_tok = v_tok = state = 0
         if layer.kind in _ATTENTION:
             k_tok, v_tok = _k_v_per_token(layer, file, kv_dtype_bytes, bits, settings.kv_group_size)
-        if layer.kind is LayerKind.RECURRENT:
+        if layer.kind is LayerKind.RECURRENT or layer.recurrent_state_elements:  # Falcon-H1: attention + state
             state = _state_bytes(layer, file, kv_dtype_bytes)
         tokens = peak = 0
         if k_tok + v_tok:

@@ -60,6 +60,8 @@ from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryCompon
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
 ENGINE_ID = "vllm"
+#: spec-dict key offset of the Mamba spec of a layer that also has attention (Falcon-H1), so both are grouped
+_PARALLEL_STATE_KEY = 1_000_000
 
 
 class VllmCacheGroup(BaseModel):
@@ -213,7 +215,9 @@ def plan_vllm(
         if (spec := layer_spec(layer, tp, block_size, dtype_bytes, settings.kv_cache_dtype, platform))
     }
     if mamba is not None:
-        specs.update({i: mamba.spec for i, layer in enumerate(arch.layers) if layer.recurrent is not None})
+        # a layer that is attention and Mamba side by side (Falcon-H1) gets both specs: the state's under its own key
+        specs.update({i if layer.kind is LayerKind.RECURRENT else _PARALLEL_STATE_KEY + i: mamba.spec
+                      for i, layer in enumerate(arch.layers) if layer.recurrent is not None})
         specs = dict(sorted(specs.items()))
     elif arch.layers_of(LayerKind.RECURRENT):
         notes.append(PlanNote(
@@ -236,6 +240,7 @@ def plan_vllm(
     stage_starts = [sum(stage_counts[:i]) for i in range(pp)]
     stages = [set(range(start, start + count)) for start, count in zip(stage_starts, stage_counts, strict=True)]
     stages[-1] |= set(range(arch.n_layers, arch.n_layers + len(drafter)))  # the drafter runs on the last stage
+    stages = [stage | {_PARALLEL_STATE_KEY + i for i in stage if i < arch.n_layers} for stage in stages]
     per_stage_groups = [project_to_stage(groups, stage) for stage in stages]
 
     # --- the budget (vllm/v1/worker/{gpu,cpu}_worker.py determine_available_memory) ---

@@ -34,11 +34,17 @@ QWEN35_DENSE = {k: v for k, v in QWEN35_MOE.items() if k not in ("num_experts", 
                                                                                   "intermediate_size": 512}
 
 
+FALCON_H1 = {"model_type": "falcon_h1", "hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 2,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32, "mamba_n_heads": 8, "mamba_d_head": 32,
+             "mamba_n_groups": 1, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2, "mamba_d_ssm": 256,
+             "mamba_chunk_size": 64, "vocab_size": 1024, "max_position_embeddings": 4096, "tie_word_embeddings": False}
+
+
 @pytest.mark.parametrize(("config", "transformers_count"), [
     # transformers 5.19.0 (the vLLM CPU venv's): AutoModelForCausalLM.from_config(config).parameters(), summed
     # (tied weights once), on these tiny configs, 2026-12-01
     (GRANITE, 1_481_896), (GRANITE_DENSE, 1_033_864), (NEMOTRON, 771_464), (QWEN35_MOE, 3_162_616),
-    (QWEN35_DENSE, 2_764_280),
+    (QWEN35_DENSE, 2_764_280), (FALCON_H1, 767_472),
 ])
 def test_parameter_counts_equal_transformers_own(config, transformers_count):
     assert count_parameters(config).total == transformers_count
@@ -87,3 +93,10 @@ def test_granite_without_layer_types_names_the_field():
 def test_a_bad_nemotron_pattern_is_a_clear_error():
     with pytest.raises(ServewiseInputError, match="hybrid_override_pattern"):
         architecture_from_config({**NEMOTRON, "hybrid_override_pattern": "M-M*"})
+
+
+def test_falcon_h1_layers_keep_both_kv_and_state():
+    arch = architecture_from_config(FALCON_H1)
+    assert [layer.kind for layer in arch.layers] == [LayerKind.FULL, LayerKind.FULL]
+    state = arch.layers[0].recurrent
+    assert (state.mixer, state.conv_channels(1), state.ssm_shape(1)) == ("mamba2", 288, (8, 32, 16))

@@ -28,7 +28,7 @@ MAC = Machine(device_memory_bytes=64 * GIB, unified_memory=True)
 SETTING_KEYS = ("max_kv_size", "prefill_step_size", "kv_bits", "kv_group_size", "quantized_kv_start")
 #: model types mlx-lm runs whose config.json servewise cannot read yet (issue 14 adds builders); their
 #: recordings still pin which cache class each model file builds
-UNPARSED = {"falcon_h1"}
+UNPARSED: set[str] = set()
 #: what mlx-lm raised -> words the plan's refusal must contain
 REFUSALS = {"NotImplementedError: RotatingKVCache Quantization NYI": "RotatingKVCache Quantization NYI",
             "AttributeError: 'list' object has no attribute 'swapaxes'": "swapaxes"}

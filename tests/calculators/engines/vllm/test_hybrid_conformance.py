@@ -21,15 +21,12 @@ from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.plan import plan_vllm
 from calculators.engines.vllm.spec_decode import VllmDraft
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig
-from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.model.hf_config import architecture_from_config
 from tests.support.paths import DATA_DIR
 
 RECORDS = DATA_DIR / "conformance" / "vllm" / "hybrid-speculative-0.32.0.jsonl"
 _RECORDS = [json.loads(line) for line in RECORDS.read_text().splitlines()]
-#: families vLLM ran here that servewise does not plan yet (each asserted to say so, never to guess)
-NOT_MODELLED = {"hybrid-falcon-h1-tiny": "falcon_h1"}
 _DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
 
 
@@ -61,7 +58,7 @@ def _plan(record: dict):
     return plan_vllm(arch, settings, machine, None, draft=draft)
 
 
-STARTED = [r["name"] for r in _RECORDS if r.get("printed") and r["name"] not in NOT_MODELLED]
+STARTED = [r["name"] for r in _RECORDS if r.get("printed")]
 
 
 @pytest.mark.parametrize("name", STARTED)
@@ -112,12 +109,6 @@ def test_hybrid_without_the_hybrid_manager_refuses_like_vllm():
     record = _record("hybrid-qwen3-next-no-hma")
     plan = _plan(record)
     assert record["error"]["message"] in plan.refusal
-
-
-@pytest.mark.parametrize("name", sorted(NOT_MODELLED))
-def test_families_not_planned_say_so(name):
-    with pytest.raises(ServewiseInputError, match=NOT_MODELLED[name]):
-        _plan(_record(name))
 
 
 def test_the_drafter_lowers_capacity_by_its_layers():
