@@ -24,11 +24,13 @@ ENGINE_ID = "ollama"
 OLLAMA_COMMIT = "fb30760996871fa9460115c753afd2c60d4ab0f7"
 # server/routes.go:2043-2057: default num_ctx from total VRAM (each GPU's total minus OLLAMA_GPU_OVERHEAD).
 VRAM_CONTEXT_TIERS: tuple[tuple[int, int], ...] = ((47 * GIB, 262144), (23 * GIB, 32768), (0, 4096))
-# server/sched.go:507: families Ollama never runs with more than one parallel request.
+# server/sched.go:507: families Ollama never runs with more than one parallel request (GGUF architecture names),
+# and the same families by the config.json model_type a catalog or pasted model carries
 SINGLE_PARALLEL_FAMILIES = frozenset(
     {
         "mllama", "qwen3vl", "qwen3vlmoe", "qwen35", "qwen35moe", "qwen3next", "lfm2", "lfm2moe",
         "nemotron_h", "nemotron_h_moe", "nemotron_h_omni",
+        "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_moe",
     }
 )  # fmt: skip
 DEFAULT_MODELS_PER_GPU = 3  # server/sched.go:86

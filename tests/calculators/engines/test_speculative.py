@@ -116,3 +116,14 @@ def test_vllm_ngram_adds_no_layers_but_widens_the_state():
     plan = plan_vllm(QWEN3_NEXT, ngram, Machine(device_memory_bytes=80 << 30, gpu_id="a100-sxm-80gb"), None)
     assert sum(g.draft_layers for g in plan.kv_cache_groups) == 0
     assert plan.mamba_state.conv_shape == (3 + 4, 8192)
+
+
+def test_ollama_runs_hybrids_from_config_json_one_request_at_a_time():
+    """server/sched.go:507 names GGUF architectures (qwen3next, qwen35moe, nemotron_h); a catalog model's
+    config.json says qwen3_next / qwen3_5_moe_text, which must get the same single slot."""
+    from calculators.engines.ollama.plan import OllamaSettings, plan_ollama
+
+    for arch in (QWEN3_NEXT, QWEN35):
+        plan = plan_ollama(arch, OllamaSettings(num_parallel=4, context_length=8192),
+                           Machine(device_memory_bytes=80 << 30), None)
+        assert plan.effective_parallel == 1
