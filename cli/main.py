@@ -20,7 +20,7 @@ from calculators.hardware.machine import CpuFeature
 from calculators.units import GIB
 from knowledge.common import KnowledgeError
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_NO_PLAN, EXIT_PIPE_CLOSED = 0, 2, 3, 4, 141
+EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_NO_PLAN, EXIT_CHECK_FAILED, EXIT_PIPE_CLOSED = 0, 2, 3, 4, 5, 141
 
 #: Every exit status the command line uses, with its meaning (the one place they are documented).
 EXIT_CODES: dict[int, str] = {
@@ -29,6 +29,8 @@ EXIT_CODES: dict[int, str] = {
     EXIT_REFUSED: "memory: the engine itself would refuse to start with these settings (the plan is still printed, "
     "with its refusal)",
     EXIT_NO_PLAN: "plan: no configuration meets the target (every rejection is still printed)",
+    EXIT_CHECK_FAILED: "check: the engine the launch command starts would not parse the tool calls or not match "
+    "the index (the verdicts are still printed)",
     EXIT_PIPE_CLOSED: "the reader closed the output pipe (`| head`): the rest is dropped quietly, as a Unix tool "
     "killed by SIGPIPE would",
 }
@@ -179,6 +181,32 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--spec", required=True, metavar="FILE",
                       help="planner spec, YAML or JSON (- reads standard input)")
     plan.add_argument("--json", action="store_true", help="print one JSON object")
+
+    check = commands.add_parser(
+        "check",
+        help="will tool calls parse / will embeddings match a sentence-transformers index, per engine",
+        description="Tool-call or embedding verdicts for a model on each engine, with the exact flags to add; "
+        "a launch command after `--` is checked for the engine it starts.",
+        epilog=_examples(
+            "python -m calculators check tools --model qwen3-8b",
+            "python -m calculators check tools --model llama-3.1-8b --engines vllm --json -- vllm serve M "
+            "--enable-auto-tool-choice --tool-call-parser llama3_json",
+            "python -m calculators check embeddings --st-dir tests/data/sentence_transformers/stella_en_1.5B_v5",
+        ),
+        **raw,
+    )
+    kinds = check.add_subparsers(dest="what", required=True, parser_class=_Parser)
+    for kind, file_flag, file_help in (
+        ("tools", "--template", "tokenizer_config.json or a chat template file"),
+        ("embeddings", "--st-dir", "the model's sentence-transformers folder"),
+    ):
+        sub = kinds.add_parser(kind, help=f"{kind} check")
+        source = sub.add_mutually_exclusive_group(required=True)
+        source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
+        source.add_argument(file_flag, metavar="PATH", help=file_help)
+        sub.add_argument("--engines", metavar="IDS", help="comma-separated engine ids (default: all)")
+        sub.add_argument("--json", action="store_true", help="print one JSON array")
+        sub.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
     return parser
 
 
@@ -340,12 +368,56 @@ def run_plan(args: argparse.Namespace) -> int:
     return EXIT_OK if result.best is not None else EXIT_NO_PLAN
 
 
+def run_check(args: argparse.Namespace) -> int:
+    """Print tool-call or embedding verdicts per engine; status 5 when the launched engine's verdict fails."""
+    from calculators.checks.embeddings import check_embeddings_on_engines, embedding_model_from_catalog
+    from calculators.checks.inputs import embedding_model_from_directory, tool_model_from_file
+    from calculators.checks.tool_calls import check_tool_calls_on_engines, tool_model_from_catalog
+    from calculators.engines import ENGINE_IDS
+    from knowledge import load_knowledge
+    from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
+
+    kb = load_knowledge()
+    engines = [e.strip() for e in args.engines.split(",")] if args.engines else list(ENGINE_IDS)
+    unknown = [e for e in engines if e not in ENGINE_IDS]
+    if unknown:
+        raise ServewiseInputError(f"unknown engine(s) {', '.join(unknown)}; choose from {', '.join(ENGINE_IDS)}")
+    launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
+    command = shlex.join(launch) if launch else ""
+    models = {m.id: m for m in kb.models.models}
+    if args.model is not None and args.model not in models:
+        raise ServewiseInputError(f"{args.model!r} is not in the model catalog (knowledge/models.yaml)")
+    if args.what == "tools":
+        if args.model and models[args.model].embedding is not None:
+            raise ServewiseInputError(f"{args.model} is an embedding model; use `check embeddings`")
+        model = (tool_model_from_catalog(args.model, kb.tool_calling) if args.model
+                 else tool_model_from_file(args.template, kb.tool_calling))
+        checks = check_tool_calls_on_engines(model, engines, command, kb.tool_calling)
+        failed = {"will-not-parse", "unknown", "needs-flags"}
+        text = tool_checks_markdown(checks)
+    else:
+        if args.model and models[args.model].embedding is None:
+            raise ServewiseInputError(f"{args.model} is not an embedding model in the catalog; use `check tools`")
+        embedding = (embedding_model_from_catalog(models[args.model]) if args.model
+                     else embedding_model_from_directory(args.st_dir))
+        checks = check_embeddings_on_engines(embedding, engines, command, kb.embedding_serving)
+        failed = {"will-not-match", "not-served", "unknown", "needs-flags"}
+        text = embedding_checks_markdown(checks)
+    print(checks_json(checks) if args.json else text)
+    if launch:
+        from calculators.checks.launch_flags import read_command_flags
+
+        launched = next(c for c in checks if c.engine == read_command_flags(command).engine)
+        return EXIT_CHECK_FAILED if launched.verdict in failed else EXIT_OK
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; bad input is one line on stderr with status 2, never a traceback."""
     try:
         args = build_parser().parse_args(argv)
         handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile,
-                   "plan": run_plan}[args.command]
+                   "plan": run_plan, "check": run_check}[args.command]
         status = handler(args)
         sys.stdout.flush()
         return status
