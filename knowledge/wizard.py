@@ -61,9 +61,25 @@ class SupportStatusEffect(Frozen):
     explanation: str
 
 
+class CompatibilityEffect(Frozen):
+    """Points a tool-call or embedding verdict (calculators/checks) gives an engine, and why."""
+
+    verdict: str
+    points: int
+    explanation: str
+
+
+class CompatibilityEffects(Frozen):
+    """Points per verdict of the tool-call check and of the embedding check."""
+
+    tool_calls: tuple[CompatibilityEffect, ...]
+    embeddings: tuple[CompatibilityEffect, ...]
+
+
 class WizardRules(Frozen):
     """Everything the wizard weighs, in one file: knowledge/wizard.yaml."""
 
     rules: tuple[WizardRule, ...]
     caveats: tuple[WizardCaveat, ...]
     support_status_effects: tuple[SupportStatusEffect, ...]
+    compatibility_effects: CompatibilityEffects

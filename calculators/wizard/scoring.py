@@ -312,13 +312,16 @@ def recommend(answers: WizardAnswers, kb) -> Recommendation:
     fit = derive_fit(answers, kb) if answers.fits_one_card == "unknown" else None
     if fit is not None:
         answers = answers.model_copy(update={"fits_one_card": "yes" if fit.fits else "no"})
+    from calculators.wizard.compatibility import compatibility_rules, model_verdicts  # imports ScoringRule
+
     base_rules, caveats = _rules_from_kb(kb)
+    verdicts = model_verdicts(answers.model_id, WIZARD_ENGINES, kb)
 
     def ranking_for(candidate: WizardAnswers) -> tuple[EngineVerdict, ...]:
         exclusions, support_rules = _support_verdicts(kb, candidate)
-        return rank_engines(
-            candidate, WIZARD_ENGINES, base_rules + support_rules, caveats, lambda _, engine: exclusions[engine]
-        )
+        checked, checked_caveats = compatibility_rules(candidate, verdicts, kb)
+        return rank_engines(candidate, WIZARD_ENGINES, base_rules + support_rules + checked,
+                            caveats + checked_caveats, lambda _, engine: exclusions[engine])
 
     def top_of(candidate: WizardAnswers) -> str | None:
         eligible = [v for v in ranking_for(candidate) if not v.excluded]

@@ -1,0 +1,34 @@
+"""The wizard's tool-calling and embeddings answers use the checks' verdicts for the team's catalog model."""
+
+from calculators.wizard.answers import WizardAnswers
+from calculators.wizard.scoring import recommend
+from knowledge.loader import load_knowledge
+
+
+def _by_engine(result):
+    return {v.engine: v for v in result.ranking}
+
+
+def test_tool_calling_scores_each_engine_by_its_verdict_and_names_the_flags():
+    kb = load_knowledge()
+    verdicts = _by_engine(recommend(WizardAnswers(model_id="llama-3.1-8b", tool_calling=True), kb))
+    mlx = [c for c in verdicts["mlx-lm"].contributions if c.rule_id == "check-tool-calls-mlx-lm"]
+    assert [c.points for c in mlx] == [-4]  # MLX LM infers no parser from Llama 3.1's template
+    assert [c.points for c in verdicts["llama-cpp"].contributions if c.rule_id.startswith("check-")] == [1]
+    vllm_caveats = [c.text for c in verdicts["vllm"].caveats if c.id == "check-tool-calls-vllm"]
+    assert vllm_caveats and vllm_caveats[0].endswith("--enable-auto-tool-choice --tool-call-parser llama3_json")
+
+
+def test_without_tool_calling_the_verdicts_do_not_count():
+    kb = load_knowledge()
+    verdicts = _by_engine(recommend(WizardAnswers(model_id="llama-3.1-8b"), kb))
+    assert not any(c.rule_id.startswith("check-") for v in verdicts.values() for c in v.contributions)
+
+
+def test_an_embeddings_service_scores_the_embedding_verdicts():
+    kb = load_knowledge()
+    verdicts = _by_engine(recommend(WizardAnswers(model_id="bge-m3", use="embeddings"), kb))
+    assert [c.points for c in verdicts["mlx-lm"].contributions if c.rule_id.startswith("check-")] == [-4]
+    assert [c.points for c in verdicts["vllm"].contributions if c.rule_id.startswith("check-")] == [1]
+    llama = [c.text for c in verdicts["llama-cpp"].caveats if c.id.startswith("check-")]
+    assert llama and "--embeddings" in llama[0] and "-ub 8192 -b 8192" in llama[0]
