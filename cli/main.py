@@ -197,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     kinds = check.add_subparsers(dest="what", required=True, parser_class=_Parser)
     for kind, file_flag, file_help in (
-        ("tools", "--template", "tokenizer_config.json or a chat template file"),
+        ("tools", "--template", "tokenizer_config.json or a chat template file (- reads standard input)"),
         ("embeddings", "--st-dir", "the model's sentence-transformers folder"),
     ):
         sub = kinds.add_parser(kind, help=f"{kind} check")
@@ -370,9 +370,14 @@ def run_plan(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Print tool-call or embedding verdicts per engine; status 5 when the launched engine's verdict fails."""
+    from calculators.checks.chat_template import chat_template_from_text
     from calculators.checks.embeddings import check_embeddings_on_engines, embedding_model_from_catalog
     from calculators.checks.inputs import embedding_model_from_directory, tool_model_from_file
-    from calculators.checks.tool_calls import check_tool_calls_on_engines, tool_model_from_catalog
+    from calculators.checks.tool_calls import (
+        check_tool_calls_on_engines,
+        tool_model_from_catalog,
+        tool_model_from_template,
+    )
     from calculators.engines import ENGINE_IDS
     from knowledge import load_knowledge
     from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
@@ -390,8 +395,13 @@ def run_check(args: argparse.Namespace) -> int:
     if args.what == "tools":
         if args.model and models[args.model].embedding is not None:
             raise ServewiseInputError(f"{args.model} is an embedding model; use `check embeddings`")
-        model = (tool_model_from_catalog(args.model, kb.tool_calling) if args.model
-                 else tool_model_from_file(args.template, kb.tool_calling))
+        if args.model:
+            model = tool_model_from_catalog(args.model, kb.tool_calling)
+        elif args.template == "-":
+            text = chat_template_from_text(read_text_input("-", "a chat template"), "standard input")
+            model = tool_model_from_template(text, kb.tool_calling, "standard input", "standard input")
+        else:
+            model = tool_model_from_file(args.template, kb.tool_calling)
         checks = check_tool_calls_on_engines(model, engines, command, kb.tool_calling)
         failed = {"will-not-parse", "unknown", "needs-flags"}
         text = tool_checks_markdown(checks)

@@ -4,7 +4,7 @@ import json
 
 import streamlit as st
 
-from calculators.checks.chat_template import chat_template_from_tokenizer_config
+from calculators.checks.chat_template import chat_template_from_text
 from calculators.checks.embeddings import (
     check_embeddings_on_engines,
     embedding_model_from_catalog,
@@ -58,7 +58,7 @@ def tool_calls_section() -> None:
             if not pasted.strip():
                 st.info(_("Paste a chat template to check it."), icon=":material/content_paste:")
                 return
-            text = chat_template_from_tokenizer_config(pasted) if pasted.lstrip().startswith("{") else pasted
+            text = chat_template_from_text(pasted, _("the pasted text"))
             model = tool_model_from_template(text, tools_kb, _("pasted template"), _("the pasted template"))
         else:
             model_id = url_widgets.selectbox(_("Chat model"), chat_models, key="cmp_tool_model",

@@ -83,3 +83,16 @@ def read_template_file(path: str | Path) -> str:
     if not text.strip():
         raise ServewiseInputError(f"{file.name} is empty")
     return text
+
+
+def chat_template_from_text(text: str, source: str) -> str:
+    """A pasted chat template, or the one inside a pasted tokenizer_config.json (a JSON object)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        if not text.strip():
+            raise ServewiseInputError(f"{source} is empty") from None
+        return text
+    if isinstance(data, dict):
+        return chat_template_from_tokenizer_config(text, source)
+    raise ServewiseInputError(f"{source} is JSON but not a tokenizer_config.json object")

@@ -44,3 +44,12 @@ def test_bad_requests_are_one_line(capsys):
     assert main(["check", "embeddings", "--model", "nope"]) == EXIT_BAD_INPUT
     assert main(["check", "tools", "--model", "qwen3-8b", "--engines", "tgi"]) == EXIT_BAD_INPUT
     assert "unknown engine" in capsys.readouterr().err
+
+
+def test_a_template_on_standard_input(capsys, monkeypatch):
+    import io
+
+    template = (REPO_ROOT / "knowledge" / "chat_templates" / "Qwen-Qwen2.5-7B-Instruct.jinja").read_text()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(template.encode())))
+    assert main(["check", "tools", "--template", "-", "--engines", "mlx-lm", "--json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)[0]["parser"] == "json_tools"

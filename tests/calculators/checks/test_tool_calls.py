@@ -158,3 +158,13 @@ def test_a_template_file_is_a_model(tmp_path) -> None:
     assert check_tool_calls(model, "vllm", None, KB).flags_to_add[-1] == "--tool-call-parser openai"
     with pytest.raises(ServewiseInputError, match="cannot be read"):
         tool_model_from_file(tmp_path / "missing.jinja", KB)
+
+
+def test_pasted_text_is_a_template_unless_it_is_a_json_object() -> None:
+    from calculators.checks.chat_template import chat_template_from_text
+
+    template = _template("Qwen-Qwen2.5-7B-Instruct.jinja")  # starts with "{%-": a template, not JSON
+    assert chat_template_from_text(template, "paste") == template
+    assert chat_template_from_text(json.dumps({"chat_template": template}), "paste") == template
+    with pytest.raises(ServewiseInputError, match="not a tokenizer_config"):
+        chat_template_from_text("[1, 2]", "paste")
