@@ -4,7 +4,9 @@ import shlex
 
 import streamlit as st
 
-from calculators.engines import ENGINE_IDS, ENGINES
+from calculators.engines import ENGINE_IDS, ENGINES, display_name
+from calculators.hardware.compat import HardwareChoice, format_verdict, scheme_column
+from calculators.i18n import _
 from calculators.launch.render import render_launch_command
 from calculators.memory.capacity import context_grid, most_sequences
 from calculators.memory.compare import (
@@ -154,6 +156,24 @@ for row in rows:
         "why not": row.not_applicable or row.error
         or (why_not_held(row.engine, plan, workload, machine) if plan else "") or "",
     })
+column = scheme_column(kb.formats, weights.scheme) if weights.scheme else None
+if column is not None:
+    # The formats matrix read for this GPU, the same answer the Formats page and the wizard give.
+    choice = HardwareChoice(gpu_id=machine.gpu_id)
+    for entry in summary:
+        verdict = format_verdict(kb, entry["engine"], column, choice)
+        entry[_("loads {column} here").format(column=column)] = verdict.status.value
+    for engine_id in ENGINE_IDS:
+        verdict = format_verdict(kb, engine_id, column, choice)
+        if verdict.status == "not-supported" and verdict.refused_by is not None:
+            st.warning(
+                _("{engine} cannot load {column} weights on {gpu}: {note} (source: {source} at {version})").format(
+                    engine=display_name(engine_id),
+                    column=column, gpu=machine.gpu_id, note=verdict.note, source=verdict.source,
+                    version=verdict.verified.version,
+                ),
+                icon=":material/block:",
+            )
 st.markdown(markdown_table(summary))
 if machine.n_devices > 1:
     st.caption("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not fit "

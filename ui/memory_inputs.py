@@ -124,6 +124,7 @@ class WeightsChoice:
     exact: bool
     error: str | None = None
     approximations: tuple[str, ...] = ()
+    scheme: str | None = None  # formats.yaml quantization or GGUF file mix id, when weights come from one
 
 
 def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsChoice:
@@ -138,12 +139,12 @@ def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsCh
     scheme = url_widgets.selectbox("Weight precision / quantization", schemes, key="mem_precision",
                                    index=schemes.index("bf16"))
     if arch is None:
-        return WeightsChoice(None, "", False, None)
+        return WeightsChoice(None, "", False, None, scheme=scheme)
     try:
         estimate = model_weights(kb.formats, arch, scheme)
     except ServewiseInputError as exc:
-        return WeightsChoice(None, "", False, str(exc))
-    return WeightsChoice(estimate.bytes, estimate.basis, estimate.exact, None, estimate.approximations)
+        return WeightsChoice(None, "", False, str(exc), scheme=scheme)
+    return WeightsChoice(estimate.bytes, estimate.basis, estimate.exact, None, estimate.approximations, scheme)
 
 
 @dataclass

@@ -62,9 +62,16 @@ def matrix_on_hardware(kb, choice: HardwareChoice = HardwareChoice()) -> dict[tu
     }
 
 
+def scheme_column(formats, scheme_id: str) -> str | None:
+    """The matrix column (quantization family) a weight scheme or GGUF file mix belongs to, or None."""
+    mix = formats.file_mix(scheme_id)
+    quant = formats.quantization(mix.main_type if mix is not None else scheme_id)
+    return quant.family if quant is not None else None
+
+
 def usable(status: CompatStatus | str) -> bool:
     """True for statuses that mean the engine serves it (native, experimental, via a plugin)."""
     return str(status) in USABLE_STATUSES
 
 
-__all__ = ["HardwareChoice", "engine_backends", "format_verdict", "matrix_on_hardware", "usable"]
+__all__ = ["HardwareChoice", "engine_backends", "format_verdict", "matrix_on_hardware", "scheme_column", "usable"]

@@ -192,3 +192,16 @@ def test_a_hybrid_model_shows_its_state_pages_step_by_step():
     text = _text(at)
     assert "State of one recurrent layer, one sequence (fixed, any length)" in text
     assert "state blocks" in text
+
+
+def test_a_quantization_refused_on_this_gpu_is_said_with_its_source():
+    # SGLang v0.5.23 registers its OCP mxfp4 method on AMD only for gfx950; an MI300X is gfx942
+    # (knowledge/formats.yaml cell sglang/mxfp4, calculators/hardware/compat.py).
+    at = _run(mem_model="gpt-oss-120b", mem_gpu="mi300x-192gb", mem_precision="mxfp4", mem_ctx="8192", mem_seqs="4")
+    assert not at.exception
+    warnings = [w.value for w in at.warning if "cannot load mxfp4" in w.value]
+    assert len(warnings) == 1 and warnings[0].startswith("SGLang") and "v0.5.23" in warnings[0]
+    assert "loads mxfp4 here" in _text(at)
+    # on an MI355X (gfx950) nothing is refused
+    at = _run(mem_model="gpt-oss-120b", mem_gpu="mi355x-288gb", mem_precision="mxfp4", mem_ctx="8192", mem_seqs="4")
+    assert not [w.value for w in at.warning if "cannot load" in w.value]
