@@ -473,6 +473,11 @@ def _plan(
         raise ServewiseInputError("weights bytes cannot be negative")
 
     notes: list[PlanNote] = []
+    if s.spec_draft_model is not None:
+        notes.append(PlanNote(code="llamacpp_draft_context", message=(
+            f"-md {s.spec_draft_model}: the draft model gets a context of its own with these -c / -np and its own "
+            f"cache types (-ctkd {s.spec_draft_type_k} / -ctvd {s.spec_draft_type_v}); its weights and KV come on "
+            "top of this plan (plan_llamacpp_draft with the draft's geometry).")))
     auto_parallel = s.parallel == -1
     n_seq = SERVER_AUTO_PARALLEL if auto_parallel else s.parallel
     if n_seq > LLAMA_MAX_SEQ:

@@ -173,6 +173,16 @@ def plan_mlx_lm(
     refusal: str | None = None
     retained = prompt_tokens + generated_tokens
     chunks = generation_chunks(prompt_tokens, generated_tokens, settings.prefill_step_size)
+    if settings.draft_model is not None:
+        # generate.py speculative_generate_step / server.py is_batchable (see speculative.py)
+        if arch.layers_of(LayerKind.RECURRENT) or any(layer.recurrent_state_elements for layer in arch.layers):
+            refusal = ("Speculative decoding requires a trimmable prompt cache: this model's recurrent layers keep "
+                       "ArraysCache, which mlx_lm cannot trim, so --draft-model fails here.")
+        notes.append(PlanNote(code="mlx_draft_model", message=(
+            f"--draft-model {settings.draft_model}: the draft model's own weights and cache come on top of this plan "
+            "(give its config.json to plan them: calculators.engines.mlx_lm.speculative), each cache keeps up to "
+            f"--num-draft-tokens ({settings.num_draft_tokens}) more tokens, and mlx_lm.server stops batching: "
+            "requests run one at a time.")))
     if not file.read:
         notes.append(PlanNote(code="mlx_model_file_unread", message=f"servewise has not read mlx_lm/models/"
                               f"{file.name}.py; the plan assumes it has no make_cache (KVCache on every layer)."))

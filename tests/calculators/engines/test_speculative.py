@@ -127,3 +127,19 @@ def test_ollama_runs_hybrids_from_config_json_one_request_at_a_time():
         plan = plan_ollama(arch, OllamaSettings(num_parallel=4, context_length=8192),
                            Machine(device_memory_bytes=80 << 30), None)
         assert plan.effective_parallel == 1
+
+
+def test_mlx_draft_model_setting_refuses_hybrids_and_says_batching_stops():
+    from calculators.engines.mlx_lm.plan import plan_mlx_lm
+
+    mac = Machine(device_memory_bytes=64 << 30, unified_memory=True)
+    settings = MlxLmSettings(draft_model="mlx-community/Llama-3.2-1B-Instruct-4bit")
+    plan = plan_mlx_lm(LLAMA_8B, settings, mac, None, prompt_tokens=100)
+    assert plan.refusal is None and "stops batching" in {n.code: n.message for n in plan.notes}["mlx_draft_model"]
+    hybrid = plan_mlx_lm(QWEN3_NEXT, settings, mac, None, prompt_tokens=100)
+    assert hybrid.refusal is not None and "trimmable" in hybrid.refusal
+
+
+def test_llamacpp_plan_names_the_draft_context():
+    plan = plan_llamacpp(LLAMA_8B, LlamaCppSettings(ctx_size=8192, parallel=1, spec_draft_model="draft.gguf"))
+    assert "draft model gets a context of its own" in {n.code: n.message for n in plan.notes}["llamacpp_draft_context"]

@@ -57,3 +57,16 @@ def test_sglang_speculative_and_mamba_flags():
     s = parsed.settings
     assert (s.speculative_algorithm, s.speculative_num_draft_tokens, s.mamba_ssm_dtype,
             s.mamba_radix_cache_strategy, s.disable_overlap_schedule) == ("NEXTN", 4, "bfloat16", "no_buffer", True)
+
+
+def test_mlx_draft_model_flags():
+    parsed = settings_from_command("mlx_lm.server --model mlx-community/Llama-3.1-8B-Instruct-4bit "
+                                   "--draft-model mlx-community/Llama-3.2-1B-Instruct-4bit --num-draft-tokens 4", KB)
+    assert (parsed.settings.draft_model, parsed.settings.num_draft_tokens) == (
+        "mlx-community/Llama-3.2-1B-Instruct-4bit", 4)
+
+
+def test_sglang_mamba_cache_size_flag():
+    parsed = settings_from_command("python -m sglang.launch_server --model-path m --max-mamba-cache-size 120 "
+                                   "--mamba-full-memory-ratio 0.5", KB)
+    assert (parsed.settings.max_mamba_cache_size, parsed.settings.mamba_full_memory_ratio) == (120, 0.5)
