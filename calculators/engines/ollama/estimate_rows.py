@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calculators.engines.ollama.memory_estimate import (
-    BACKWARD_FILL_SINCE,
     ESTIMATE_REMOVED_IN,
+    estimator_era,
     kv_estimate,
     layer_estimate,
     parse_version,
@@ -146,7 +146,10 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
         return
     num_gpu = overrides.get("num_gpu", parsed.settings.get("num_gpu", -1))
     num_gpu = num_gpu if isinstance(num_gpu, int) else -1
-    forward = version is not None and version < BACKWARD_FILL_SINCE
+    era = estimator_era(version, parsed.logged_at)
+    forward = era.forward
+    if version is None:
+        out.notes.append(f"estimator variant: {era.reason}")
     results = []
     for pick in (0, 1):  # 0: least room (high sizes, low free), 1: most room
         def lo_hi(f: Figure, pick: int = pick) -> int:  # a size: its largest value when room is least
@@ -155,7 +158,10 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
         def hi_lo(f: Figure, pick: int = pick) -> int:  # free memory: its smallest value when room is least
             return int(f.interval()[pick])
 
-        per_layer = lo_hi(repeating) // arch.n_layers
+        blocks = lo_hi(repeating)
+        if era.weights_include_kv:  # "repeating" was blocks + KV - output: take the KV back out, add the output
+            blocks = max(blocks + hi_lo(nonrepeating) - sum(kv_per_layer), 0)
+        per_layer = blocks // arch.n_layers
         results.append(layer_estimate(
             kv_per_layer=kv_per_layer,
             layer_weight_bytes=(per_layer,) * arch.n_layers,
@@ -174,6 +180,7 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
     rounded = tuple(f"{f.printed} {f.printed_unit}" for f in inputs)
     basis = ("llm/memory.go estimateGPULayers (v0.12.10) with servewise's KV per layer and the printed free memory, "
              "weights (spread evenly over the blocks) and graph"
+             + ("; memory.weights.* read with the KV in them (before v0.6.1)" if era.weights_include_kv else "")
              + ("; blocks placed first-up (before v0.7.0)" if forward else ""))
 
     def predict(values: list[int]) -> Prediction:

@@ -30,9 +30,43 @@ GPTOSS_SLIDING_TOKENS = 4096  # ggml.go: even gpt-oss layers are sized for 4096 
 GEMMA3_RULE_SINCE = (0, 6, 6)
 GPTOSS_RULE_SINCE = (0, 11, 0)
 BACKWARD_FILL_SINCE = (0, 7, 0)  # 0478d440: blocks placed from the last one down
+# 033cec23 (v0.6.1): memory.weights.total/.repeating stop counting each block's share of the KV cache; before it
+# "total" was the sum of blocks + KV and "repeating" that sum minus the output layer
+WEIGHTS_WITHOUT_KV_SINCE = (0, 6, 1)
+#: The day each change was committed to main (commit dates): a log time-stamped before it ran older code.
+WEIGHTS_WITHOUT_KV_COMMITTED = "2025-03-13"
+BACKWARD_FILL_COMMITTED = "2025-05-13"
 ESTIMATE_REMOVED_IN = (0, 12, 11)  # f560bd07: no msg=offload line from this release on
 
 Version = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class EstimatorEra:
+    """Which variant of estimateGPULayers printed a msg=offload line, and how that was decided."""
+
+    weights_include_kv: bool  # memory.weights.* count the KV (before v0.6.1)
+    forward: bool  # blocks placed from the first one up (before v0.7.0)
+    reason: str
+
+
+def estimator_era(version: Version | None, logged_at: str | None) -> EstimatorEra:
+    """From the stated release, else from the log's own date (a log dated before a change ran older code)."""
+    if version is not None:
+        return EstimatorEra(version < WEIGHTS_WITHOUT_KV_SINCE, version < BACKWARD_FILL_SINCE,
+                            f"Ollama {'.'.join(map(str, version))} as the log states")
+    if logged_at is None:
+        return EstimatorEra(False, False, "no release or date in the log: read as v0.12.10")
+    old_weights = logged_at < WEIGHTS_WITHOUT_KV_COMMITTED
+    forward = logged_at < BACKWARD_FILL_COMMITTED
+    if old_weights:
+        reason = (f"the log is dated {logged_at}, before commit 033cec23 ({WEIGHTS_WITHOUT_KV_COMMITTED}): "
+                  "memory.weights.* still count the KV and blocks are placed first-up")
+    elif forward:
+        reason = f"the log is dated {logged_at}, before commit 0478d440 ({BACKWARD_FILL_COMMITTED}): blocks first-up"
+    else:
+        reason = f"the log is dated {logged_at}: read as v0.12.10"
+    return EstimatorEra(old_weights, forward, reason)
 
 
 def parse_version(text: str | None) -> Version | None:

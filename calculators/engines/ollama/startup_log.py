@@ -65,6 +65,7 @@ _ENV_KEYS: dict[str, tuple[str, type]] = {
     "OLLAMA_GPU_OVERHEAD": ("gpu_overhead", int),
 }
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?=T)")
 #: How Ollama's own lines begin: Go slog text (the time may be cut off by the paste), its server banner.
 LINE_STARTS = (
     r"time=\S+ level=\w+ |level=(?:INFO|WARN|WARNING|DEBUG|ERROR|TRACE) source=\S+ msg=|Listening on |"
@@ -97,6 +98,8 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
         return bool(match)
     kv = slog.pairs(text)
     msg = kv.get("msg", "")
+    if out.logged_at is None and (stamp := _DATE.match(kv.get("time", ""))):
+        out.logged_at = stamp.group(0)
     if msg == "offload" or msg.startswith("offload to "):  # "offload to cuda" before v0.5.x
         if "library" not in kv and msg != "offload":
             kv["library"] = msg.removeprefix("offload to ")

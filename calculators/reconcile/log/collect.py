@@ -23,6 +23,7 @@ class Collector:
     devices: list[str] = field(default_factory=list)
     notes: list[LogNote] = field(default_factory=list)
     version: str | None = None
+    logged_at: str | None = None  # the first date the log's own time stamps give (YYYY-MM-DD)
     refusal: str | None = None
     #: per line number: the setting, runner-setting and geometry keys (and 'version') a line gave
     produced: dict[int, list[str]] = field(default_factory=dict)

@@ -119,6 +119,8 @@ class ParsedLog(Result):
         default=None, description="engine whose lines this engine relays (llama.cpp's for Ollama)"
     )
     version: str | None = None
+    logged_at: str | None = Field(default=None, description="first date (YYYY-MM-DD) of the log's own time stamps; "
+                                  "bounds the release when the log states none")
     geometry: LogGeometry = Field(default_factory=LogGeometry)
     settings: dict[str, SettingValue] = Field(default_factory=dict, description="the engine's own setting keys")
     runner_settings: dict[str, SettingValue] = Field(

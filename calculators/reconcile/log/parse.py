@@ -75,6 +75,7 @@ def _finish(
         engine=engine,
         runner=runner,
         version=out.version,
+        logged_at=out.logged_at,
         geometry=geometry,
         settings=dict(out.settings),
         runner_settings=dict(out.runner_settings),

@@ -321,11 +321,16 @@ def test_empty_and_foreign_logs_give_notes_not_rows():
 
 def test_ollama_log_without_caches_compares_its_own_estimate():
     # Ollama 2025-02 (4 GPUs, partial offload): the runner command is there, the cache lines are not, so only
-    # Ollama's msg=offload prediction is compared: its KV estimate "19.5 GiB" for --ctx-size 64000 is exact
+    # Ollama's msg=offload prediction is compared: its KV estimate "19.5 GiB" for --ctx-size 64000 is exact, and
+    # so are the 44 layers split 11,11,11,11 once the log's date (2025-02-18, before commit 033cec23) says its
+    # memory.weights.* still counted the KV
     result = run("ollama-v0.5-offload-4gpu-partial.log", "llama-3.1-70b")
     assert result.plan_engine == "llama-cpp"
     assert result.settings_used["ctx_size"] == 64000
-    assert {r.figure for r in result.rows if r.status is EXACT} == {"estimate_kv_bytes", "total_layers"}
+    assert {r.figure for r in result.rows if r.status is EXACT} == {
+        "estimate_kv_bytes", "total_layers", "estimate_offload_layers", "estimate_split_layers"}
+    assert all(r.status is not UNEXPLAINED for r in result.rows)
+    assert any("2025-02-18" in note for note in result.plan_notes + result.assumptions)
     assert not any(r.cache for r in result.rows)
 
 

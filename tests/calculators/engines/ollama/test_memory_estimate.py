@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from calculators.engines.ollama.memory_estimate import kv_estimate, layer_estimate
+from calculators.engines.ollama.memory_estimate import estimator_era, kv_estimate, layer_estimate
 from calculators.model.catalog import architecture_from_catalog
 from calculators.reconcile.check import reconcile_log
 from calculators.reconcile.result import RowStatus
@@ -90,3 +90,15 @@ def test_layer_fill_leaves_room_for_the_graph_and_minimum():
                               graph_partial_bytes=GIB, graph_full_bytes=GIB, gpu_free_bytes=(4 * GIB,))
     # 4 GiB free: 457 MiB minimum + the first block reserved + 1 GiB graph leave room for 1 more block
     assert estimate.layers == 1 and not estimate.fully_loaded
+
+
+def test_the_estimator_variant_comes_from_the_release_or_else_the_logs_date():
+    assert estimator_era((0, 6, 0), None).weights_include_kv  # memory.weights.* counted the KV until v0.6.1
+    assert not estimator_era((0, 6, 1), None).weights_include_kv
+    assert estimator_era((0, 6, 8), None).forward and not estimator_era((0, 7, 0), None).forward
+    old = estimator_era(None, "2024-07-24")  # a log dated before both commits ran the old code
+    assert old.weights_include_kv and old.forward and "033cec23" in old.reason
+    between = estimator_era(None, "2025-04-01")
+    assert not between.weights_include_kv and between.forward
+    late = estimator_era(None, "2025-05-22")
+    assert not late.weights_include_kv and not late.forward
