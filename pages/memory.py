@@ -17,6 +17,7 @@ from calculators.memory.compare import (
     why_not_held,
     workload_settings,
 )
+from calculators.checks.embedding_memory import embedding_server_memory
 from calculators.memory.plan import ComponentKind
 from calculators.model.catalog import catalog_id_for_repo
 from knowledge.loader import load_knowledge
@@ -193,6 +194,40 @@ st.caption("Longest context in whole 256-token steps (or the trained context), s
 st.plotly_chart(capacity_chart(curves, workload.context_tokens), width="stretch")
 st.caption(f"Capped at {CURVE_SEQUENCES_LIMIT} sequences. Memory capacity only: it says nothing about the speed "
            "at which that many sequences decode.")
+
+# ---- embedding server ----------------------------------------------------------------------------------------------
+if arch.is_embedding_model:
+    st.header(_("Embedding server"))
+    st.markdown(_(
+        "An embedding request is one forward pass over its input: nothing is generated, so no KV cache grows "
+        "with a conversation. What the server needs is the weights plus one batch's activations. The estimate "
+        "below bounds those by the largest tensors one layer holds per token (servewise's estimate, not an "
+        "engine's figure; vLLM still reserves its --gpu-memory-utilization share whatever the model needs)."
+    ))
+    emb_catalog_id = catalog_id_for_repo(kb, model.model_ref)
+    catalog_entry = next((m for m in kb.models.models if m.id == emb_catalog_id), None)
+    mlp_default = catalog_entry.config.get("intermediate_size") if catalog_entry else None
+    emb_batch_col, emb_mlp_col = st.columns(2)
+    with emb_batch_col:
+        emb_batch = url_widgets.number(_("Tokens per batch"), key="mem_emb_batch", min_value=1,
+                                       max_value=10_000_000, value=8192)
+    with emb_mlp_col:
+        emb_mlp = url_widgets.number(_("MLP width (config.json intermediate_size)"), key="mem_emb_mlp", min_value=1,
+                                     max_value=10_000_000, value=mlp_default)
+    if emb_mlp is None or weights.bytes is None:
+        st.info(_("Give the MLP width (and the weights) to estimate the embedding server's memory."),
+                icon=":material/info:")
+    else:
+        server = embedding_server_memory(arch, weights.bytes, int(emb_mlp), int(emb_batch))
+        weights_metric, activations_metric, total_metric = st.columns(3)
+        weights_metric.metric(_("Weights"), human_bytes(server.weights_bytes))
+        activations_metric.metric(_("Activations, one batch"), human_bytes(server.activation_bytes),
+                                  help=_("{per:,} bytes per token x {tokens:,} tokens").format(
+                                      per=server.activation_bytes_per_token, tokens=server.batch_tokens))
+        total_metric.metric(_("Total (no KV cache)"), human_bytes(server.total_bytes))
+        page_link("pages/compatibility.py", label=_("Will the engine's vectors match your index?"),
+                  icon=":material/handyman:",
+                  query_params={"cmp_emb_model": catalog_entry.id} if catalog_entry and catalog_entry.embedding else None)
 
 # ---- users at a latency target ---------------------------------------------------------------------------------
 st.header("How many users at a latency target")

@@ -205,3 +205,18 @@ def test_a_quantization_refused_on_this_gpu_is_said_with_its_source():
     # on an MI355X (gfx950) nothing is refused
     at = _run(mem_model="gpt-oss-120b", mem_gpu="mi355x-288gb", mem_precision="mxfp4", mem_ctx="8192", mem_seqs="4")
     assert not [w.value for w in at.warning if "cannot load" in w.value]
+
+
+def test_an_embedding_model_gets_the_embedding_server_section():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "pages" / "memory.py"), default_timeout=120)
+    at.query_params["mem_model"] = "bge-m3"
+    at.query_params["mem_emb_batch"] = "10"
+    at.run()
+    assert not at.exception, at.exception
+    assert any(h.value == "Embedding server" for h in at.header)
+    metrics = {m.label: m.value for m in at.metric}
+    # tests/calculators/checks/test_embedding_memory.py: 26,624 bytes per token for bge-m3 -> 10 tokens = 260.0 KiB
+    assert metrics["Activations, one batch"] == "260.0 KiB"
+    assert metrics["Total (no KV cache)"].endswith("GiB")
