@@ -207,7 +207,48 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--engines", metavar="IDS", help="comma-separated engine ids (default: all)")
         sub.add_argument("--json", action="store_true", help="print one JSON array")
         sub.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
+
+    speed = commands.add_parser(
+        "speed",
+        help="decode and prefill speed for one engine launch command, with its basis and band",
+        description="Decode tokens/s at batch 1 and at the launch command's concurrency, prefill tokens/s and time to "
+        "first token, from the speed model fitted to public measurements (or your --calibration).",
+        epilog="example: python -m calculators speed --model llama-3.1-8b --gpu h100-sxm-80gb --prompt-tokens 2048 -- "
+        "vllm serve meta-llama/Llama-3.1-8B --max-num-seqs 64",
+    )
+    _add_speed_inputs(speed)
+    speed.add_argument("--prompt-tokens", type=int, default=1024, metavar="N", help="prompt length for TTFT (default 1024)")
+    speed.add_argument("--calibration", metavar="FILE", help="a profile written by `calibrate` (JSON or link text)")
+    speed.add_argument("--json", action="store_true", help="print one JSON object")
+    speed.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
+
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="fit the speed model to your own benchmark run and write a calibration profile",
+        description="Read benchmark outputs (vllm bench serve JSON, sglang.bench_serving JSONL, GuideLLM JSON, "
+        "llama-bench, Ollama timings, MLX LM output), fit the speed model for the launch command's engine, model "
+        "and GPU, and compare predicted with measured for every point.",
+        epilog="example: python -m calculators calibrate --bench result.json --log vllm.log --model llama-3.1-8b "
+        "--gpu h100-sxm-80gb --output profile.json -- vllm serve meta-llama/Llama-3.1-8B",
+    )
+    _add_speed_inputs(calibrate)
+    calibrate.add_argument("--bench", action="append", required=True, metavar="FILE", help="benchmark output (repeatable)")
+    calibrate.add_argument("--format", metavar="FORMAT", help="benchmark format (default: detected)")
+    calibrate.add_argument("--log", metavar="FILE", help="the engine's start-up log, for the real KV capacity")
+    calibrate.add_argument("--output", metavar="FILE", help="write the profile JSON here (for speed --calibration)")
+    calibrate.add_argument("--json", action="store_true", help="print one JSON object (profile, link text, comparisons)")
+    calibrate.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
     return parser
+
+
+def _add_speed_inputs(parser: argparse.ArgumentParser) -> None:
+    """The `memory` verb's model, GPU and weight options, shared by `speed` and `calibrate`."""
+    _add_model_source(parser)
+    parser.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
+    parser.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs (default: the command's TP x PP)")
+    weights = parser.add_mutually_exclusive_group()
+    weights.add_argument("--weights", metavar="QUANT", help="quantization id for estimated weight bytes (e.g. bf16)")
+    weights.add_argument("--weights-bytes", type=int, metavar="N", help="exact weight bytes per model")
 
 
 def _read_json_file(path: str) -> object:
@@ -419,6 +460,75 @@ def run_check(args: argparse.Namespace) -> int:
 
         launched = next(c for c in checks if c.engine == read_command_flags(command).engine)
         return EXIT_CHECK_FAILED if launched.verdict in failed else EXIT_OK
+
+
+def _speed_inputs(args: argparse.Namespace):
+    from calculators.memory.command import plan_from_command
+    from calculators.speed.command import speed_inputs
+    from knowledge import load_knowledge
+
+    launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
+    if not launch:
+        raise ServewiseInputError("give the engine launch command after `--`, e.g. `-- vllm serve MODEL`")
+    kb = load_knowledge()
+    result = plan_from_command(shlex.join(launch), kb, hf_config=args.hf_config, hf_model=args.hf_model, gguf=args.gguf,
+                               catalog_id=args.model, gpu_id=args.gpu, n_gpus=args.gpus, weights_scheme=args.weights,
+                               weights_bytes=args.weights_bytes)
+    return speed_inputs(result, kb), result
+
+
+def _read_text(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ServewiseInputError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ServewiseInputError(f"{path} is not a UTF-8 text file; expected {what}") from exc
+
+
+def run_speed(args: argparse.Namespace) -> int:
+    """Print decode/prefill speed and TTFT for the launch command; return the exit status."""
+    from calculators.speed.calibration import decode_profile
+    from calculators.speed.command import speed_estimate
+    from reports.speed_text import speed_estimate_json, speed_estimate_text
+
+    inputs, _ = _speed_inputs(args)
+    calibration = decode_profile(_read_text(args.calibration, "a calibration profile")) if args.calibration else None
+    estimate = speed_estimate(inputs, args.prompt_tokens, calibration)
+    if args.json:
+        print(json.dumps({**speed_estimate_json(estimate), "notes": list(inputs.notes)}, indent=2))
+    else:
+        print(speed_estimate_text(estimate))
+        for note in inputs.notes:
+            print(note)
+    return EXIT_OK
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Fit a calibration profile to the benchmark files; print the comparison; return the exit status."""
+    from calculators.speed.calibration import encode_profile
+    from calculators.speed.command import calibrate_from_texts
+    from reports.speed_text import calibration_text
+
+    inputs, result = _speed_inputs(args)
+    texts = [_read_text(path, "a benchmark output") for path in args.bench]
+    log = _read_text(args.log, "a start-up log") if args.log else None
+    label = f"{result.model.arch.name} on {inputs.hardware.label}"
+    calibrated = calibrate_from_texts(inputs, texts, log, args.format, label)
+    profile_json = calibrated.profile.model_dump_json(indent=2)
+    if args.output:
+        try:
+            Path(args.output).write_text(profile_json + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ServewiseInputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    if args.json:
+        document = calibrated.model_dump(mode="json")
+        document["link_parameter"] = encode_profile(calibrated.profile)
+        print(json.dumps(document, indent=2))
+    else:
+        print(calibration_text(calibrated))
+        if not args.output:
+            print("\n" + profile_json)
     return EXIT_OK
 
 
@@ -427,7 +537,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile,
-                   "plan": run_plan, "check": run_check}[args.command]
+                   "plan": run_plan, "check": run_check,
+                   "speed": run_speed, "calibrate": run_calibrate}[args.command]
         status = handler(args)
         sys.stdout.flush()
         return status

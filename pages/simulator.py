@@ -11,10 +11,15 @@ from calculators.simulator.model_inputs import simulator_inputs
 from calculators.simulator.policy import StaticBatchPolicy
 from calculators.simulator.results import Slo
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
+from calculators.speed.calibration import decode_profile
+from calculators.speed.inputs import hardware_class_of
+from calculators.speed.model import Accelerator, ModelShape
+from calculators.speed.predict import engine_step_costs
 from calculators.simulator.run import simulate
 from calculators.simulator.sweep import sweep_arrival_rates
 from calculators.simulator.workload import LengthDistribution, WorkloadSpec, draw_requests, parse_length_pairs_csv
 from knowledge import load_knowledge
+from reports.speed_text import step_basis_lines
 from reports.simulator_charts import (
     comparison_table,
     distribution_table,
@@ -39,26 +44,30 @@ SWEEP_REQUESTS = 300
 # A run takes tens to hundreds of milliseconds and building a plotly figure tens more, so results and
 # figures are cached by their inputs. They are never mutated, so sharing them between sessions is safe.
 @st.cache_resource(max_entries=8, show_spinner="Simulating…")
-def run_engines(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo):
-    """Each policy on the same drawn requests: results, their tables and timeline figures."""
+def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
+    """Each policy with its own step costs on the same drawn requests: results, their tables and timeline figures."""
     requests = draw_requests(workload)
-    results = [simulate(workload, policy, cost, kv_tokens, slo, requests) for policy in policies]
+    results = [simulate(workload, policy, cost, kv_tokens, slo, requests) for policy, cost in zip(policies, costs, strict=True)]
     return results, comparison_table(results), distribution_table(results), timeline_figures(results)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Replaying the closed loop as independent arrivals…")
-def run_open_twins(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo):
+def run_open_twins(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
     """Each engine's closed-loop run replayed open loop at its own closed-loop rate: (closed, open) results."""
-    closed = run_engines(workload, policies, cost, kv_tokens, slo)[0]
-    twins = [simulate(open_loop_twin(workload, c), p, cost, kv_tokens, slo) for c, p in zip(closed, policies, strict=True)]
+    closed = run_engines(workload, policies, costs, kv_tokens, slo)[0]
+    twins = [simulate(open_loop_twin(workload, c), p, cost, kv_tokens, slo)
+             for c, p, cost in zip(closed, policies, costs, strict=True)]
     return loop_comparison_table(closed, twins)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Sweeping arrival rates…")
-def run_sweep(workload: WorkloadSpec, policies: tuple, cost: StepCostModel, kv_tokens: int, slo: Slo, rates: tuple):
-    """Goodput and p99 TTFT figures per engine over `rates` (requests per second)."""
-    engines = {policy.engine: (policy, kv_tokens) for policy in policies}
-    return sweep_figures(sweep_arrival_rates(workload, engines, cost, list(rates), slo))
+def run_sweep(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo,
+              rates: tuple):
+    """Goodput and p99 TTFT figures per engine over `rates` (requests per second), each with its own step costs."""
+    points = []
+    for policy, cost in zip(policies, costs, strict=True):
+        points += sweep_arrival_rates(workload, {policy.engine: (policy, kv_tokens)}, cost, list(rates), slo)
+    return sweep_figures(points)
 
 
 st.title("Concurrency & queueing")
@@ -128,14 +137,22 @@ with machine_col:
                                        min_value=0, value=32768, step=1024,
                                        help="What the engine reports as its KV cache size; pick a catalog model "
                                        "to take it from the memory model.")
-    memory_eff = url_widgets.number("Decode bandwidth efficiency", key="sim_mem_eff", min_value=0.0, max_value=1.0,
-                                    value=DEFAULT_MEMORY_EFFICIENCY, step=0.05,
-                                    help="Share of peak bandwidth reached while decoding. llama.cpp's CUDA scoreboard "
-                                    "implies 0.6-0.72 on consumer cards and 0.3-0.5 on HBM GPUs at batch 1.")
-    compute_eff = url_widgets.number("Prefill compute efficiency (MFU)", key="sim_mfu", min_value=0.0,
-                                     max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
-                                     help="An assumption; Pope et al. (MLSys 2023) report 76 % for large-batch "
-                                     "prefill of PaLM 540B on TPU v4.")
+    hardware_class = hardware_class_of(gpu) if gpu else url_widgets.selectbox(
+        "Hardware class (custom GPU)", ["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"], key="sim_hw_class",
+        help="Which fitted speed parameters apply to the typed device.")
+    typed_efficiency = url_widgets.toggle(
+        "Type the step-time efficiencies", key="sim_typed_eff", value=False,
+        help="Off: each engine's efficiencies and overheads come from the speed model (fitted to public measurements, "
+        "or your calibration from the Speed page's link). On: one typed pair for every engine.")
+    memory_eff, compute_eff = DEFAULT_MEMORY_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
+    if typed_efficiency:
+        memory_eff = url_widgets.number("Decode bandwidth efficiency", key="sim_mem_eff", min_value=0.0, max_value=1.0,
+                                        value=DEFAULT_MEMORY_EFFICIENCY, step=0.05,
+                                        help="Share of peak bandwidth reached while decoding.")
+        compute_eff = url_widgets.number("Prefill compute efficiency (MFU)", key="sim_mfu", min_value=0.0,
+                                         max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
+                                         help="An assumption; Pope et al. (MLSys 2023) report 76 % for large-batch "
+                                         "prefill of PaLM 540B on TPU v4.")
 
 with workload_col:
     st.subheader("Workload")
@@ -236,8 +253,27 @@ try:
     )
     slo = checked(Slo, "SLO", ttft_s=ttft_slo, itl_s=itl_slo_ms / 1000)
     built = tuple(checked(cls, cls.model_fields["engine"].default, **knobs) for cls, knobs in policies)
+    step_costs = ()
+    if typed_efficiency:
+        costs = tuple(cost for _ in built)
+    else:
+        calibration = None
+        if st.query_params.get("speed_cal"):
+            try:
+                calibration = decode_profile(st.query_params["speed_cal"])
+            except ServewiseInputError as exc:
+                st.warning(literal(f"The link's speed calibration was not used: {exc}"), icon=":material/link_off:")
+        step_costs = engine_step_costs(
+            tuple(p.engine for p in built),
+            ModelShape(weights_read_bytes=cost.weights_bytes, params_active=cost.active_params, n_layers=1,
+                       attention_q_dim=1, kv_bytes_per_token=cost.kv_bytes_per_token),
+            Accelerator(hardware_class=hardware_class, memory_bandwidth_bytes_per_s=cost.memory_bandwidth_bytes_per_s,
+                        flops_per_s=cost.flops_per_s),
+            calibration,
+        )
+        costs = tuple(c.cost for c in step_costs)
     results, comparison, distributions, (queued_fig, running_fig, kv_fig) = run_engines(
-        workload, built, cost, kv_tokens, slo
+        workload, built, costs, kv_tokens, slo
     )
 except ServewiseInputError as exc:
     st.error(f"Cannot simulate: {literal(str(exc))}", icon=":material/error:")
@@ -251,6 +287,10 @@ st.caption(
     f"Goodput counts finished requests with TTFT ≤ {slo.ttft_s:g} s and mean inter-token latency ≤ "
     f"{slo.itl_s * 1000:g} ms, per second of the run. Step times are roofline estimates."
 )
+if step_costs:
+    st.markdown("\n".join(f"- {line}" for line in step_basis_lines(step_costs)))
+else:
+    st.caption("Step times from the typed efficiencies (the same for every engine), not the fitted speed model.")
 
 st.subheader("Latency distributions")
 st.dataframe(distributions, hide_index=True, width="stretch")
@@ -274,7 +314,7 @@ for column, result in zip(st.columns(len(results)), results, strict=True):
 
 if workload.arrival == "closed":
     st.subheader("What the closed loop hides")
-    st.dataframe(run_open_twins(workload, built, cost, kv_tokens, slo), hide_index=True, width="stretch")
+    st.dataframe(run_open_twins(workload, built, costs, kv_tokens, slo), hide_index=True, width="stretch")
     st.caption(
         f"{workload.n_clients} clients that wait for each answer can never queue more than "
         f"{workload.n_clients} requests, and they send less when the server slows down. The same mean rate "
@@ -309,7 +349,7 @@ if rate <= 0:
 else:
     sweep_workload = workload.model_copy(update={"n_requests": min(workload.n_requests, SWEEP_REQUESTS)})
     try:
-        goodput_fig, ttft_fig = run_sweep(sweep_workload, built, cost, kv_tokens, slo, rates)
+        goodput_fig, ttft_fig = run_sweep(sweep_workload, built, costs, kv_tokens, slo, rates)
     except ServewiseInputError as exc:
         st.error(f"Cannot sweep: {literal(str(exc))}", icon=":material/error:")
     else:

@@ -75,3 +75,15 @@ def ledger_markdown(summaries: list[Summary]) -> str:
     for s in summaries:
         lines.append(f"| {s.check} | {s.engine} | {s.hardware_class} | {s.metric} | {s.n} | {s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |")
     return "\n".join(lines)
+
+
+def step_basis_lines(step_costs) -> list[str]:
+    """One line per simulated engine: where its step times come from and how far the fit's errors spread."""
+    lines = []
+    for item in step_costs:
+        band = item.params.decode_band
+        lines.append(_("{engine}: {basis} Decode step band {low:+.0%} to {high:+.0%} (leave-one-out, {n} measurements); "
+                       "request handling ({ms:.0f} ms) is not in the simulated TTFT.").format(
+            engine=item.engine, basis=basis_line(item.basis), low=band.low, high=band.high, n=band.n_points,
+            ms=item.params.prefill_overhead_s * 1000))
+    return lines

@@ -103,6 +103,8 @@ class EngineSpeed:
     bench_readers: tuple[BenchReader, ...] = ()
     #: `backend` values this engine's serving results carry (vllm bench serve / sglang.bench_serving output)
     bench_backends: tuple[str, ...] = ()
+    #: family whose parameters apply on a hardware class this engine has no measurements on (a similar runtime)
+    fallback_family: str | None = None
 
 
 @dataclass(frozen=True)

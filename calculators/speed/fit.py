@@ -168,25 +168,27 @@ class FitTable:
 
     groups: dict[tuple[str, str], GroupFit]
 
-    def lookup(self, family: str, hardware_class: str) -> tuple[SpeedParams, SpeedBasis]:
+    def lookup(self, family: str, hardware_class: str, fallback: str | None = None) -> tuple[SpeedParams, SpeedBasis]:
         """Parameters for a family on a class, with the basis saying which group (or fallback) gave them.
 
-        Order: the group itself; else the same family on the nearest class that has a fit (stated);
-        else any family on the same class (stated). Raises when nothing at all is fitted.
+        Order: the group itself; else the `fallback` family (a similar runtime) on the same class; else any
+        family on the same class; else the same family on another class (each fallback is stated). Raises
+        when nothing at all is fitted.
         """
         exact = self.groups.get((family, hardware_class))
         if exact is not None:
             return exact.params, SpeedBasis(
                 kind="default-fit", engine_family=family, hardware_class=hardware_class, group=f"{family} / {hardware_class}"
             )
-        for (fam, cls), fit in sorted(self.groups.items()):
+        ordered = sorted(self.groups.items(), key=lambda kv: (kv[0][0] != fallback, kv[0]))
+        for (fam, cls), fit in ordered:
             if cls == hardware_class:
                 return fit.params, SpeedBasis(
                     kind="default-fit",
                     engine_family=family,
                     hardware_class=hardware_class,
                     group=f"{fam} / {cls}",
-                    note=f"no measurements of {family} on {hardware_class}; parameters of {fam} on the same class",
+                    note=f"No measurements of {family} on {hardware_class}: parameters of {fam} on the same class.",
                 )
         for (fam, cls), fit in sorted(self.groups.items()):
             if fam == family:
@@ -195,7 +197,7 @@ class FitTable:
                     engine_family=family,
                     hardware_class=hardware_class,
                     group=f"{fam} / {cls}",
-                    note=f"no measurements on {hardware_class}; parameters of {family} on {cls}",
+                    note=f"No measurements on {hardware_class}: parameters of {family} on {cls}.",
                 )
         raise LookupError("the speed fit has no groups")
 

@@ -36,7 +36,11 @@ def speed_params(engine: str, hardware_class: str, calibration: CalibrationProfi
             group=f"calibration: {calibration.label or calibration.engine}",
             note=f"fitted on {calibration.n_measurements} measurement(s) of the team's own run",
         )
-    return default_fit().lookup(family, hardware_class)
+    from calculators.engines import ENGINES
+
+    found = ENGINES.get(engine)
+    fallback = found.speed.fallback_family if found is not None and found.speed is not None else None
+    return default_fit().lookup(family, hardware_class, fallback)
 
 
 class SpeedEstimate(BaseModel):
@@ -117,3 +121,26 @@ def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> 
         compute_efficiency=params.compute_efficiency,
         step_overhead_s=params.decode_overhead_s,
     )
+
+
+class EngineStepCost(BaseModel):
+    """One engine's simulator step-cost inputs and the speed basis they come from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    engine: str
+    cost: StepCostModel
+    basis: SpeedBasis
+    params: SpeedParams
+
+
+def engine_step_costs(
+    engines: tuple[str, ...], model: ModelShape, hw: Accelerator, calibration: CalibrationProfile | None = None
+) -> tuple[EngineStepCost, ...]:
+    """Step costs per engine from the speed model (a calibration applies to its own engine and class only)."""
+    out = []
+    for engine in engines:
+        usable = calibration if calibration and calibration.engine == engine and calibration.hardware_class == hw.hardware_class else None
+        params, basis = speed_params(engine, hw.hardware_class, usable)
+        out.append(EngineStepCost(engine=engine, cost=step_cost_model(model, hw, params), basis=basis, params=params))
+    return tuple(out)

@@ -15,6 +15,7 @@ def concurrency(settings, plan, machine) -> int:
 SPEED = EngineSpeed(
     family=ENGINE_ID,
     concurrency=concurrency,
+    fallback_family="llama-cpp",  # the other Metal runtime
     bench_readers=(
         BenchReader("mlx-lm-benchmark", bench_import.read_mlx_benchmark, bench_import.looks_like_benchmark),
         BenchReader("mlx-lm-generate", bench_import.read_mlx_generate, bench_import.looks_like_generate),

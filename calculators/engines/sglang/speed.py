@@ -17,6 +17,7 @@ def concurrency(settings, plan, machine) -> int:
 SPEED = EngineSpeed(
     family=ENGINE_ID,
     concurrency=concurrency,
+    fallback_family="vllm",  # the other Python server with CUDA graphs and paged KV
     bench_readers=(BenchReader("sglang-jsonl", bench_import.read_output_file, bench_import.looks_like_output_file),),
     bench_backends=bench_import.BACKENDS,
 )

@@ -18,6 +18,7 @@ def concurrency(settings, plan, machine) -> int:
 SPEED = EngineSpeed(
     family=ENGINE_ID,
     concurrency=concurrency,
+    fallback_family="sglang",  # the other Python server with CUDA graphs and paged KV
     bench_readers=(BenchReader("vllm-json", bench_import.read_save_result, bench_import.looks_like_save_result),),
     bench_backends=("vllm", "vllm-chat"),
 )

@@ -62,7 +62,9 @@ def test_lookup_falls_back_and_says_so():
     params, basis = speed_params("ollama", "apple-unified")  # ollama runs llama.cpp kernels
     assert basis.group == "llama-cpp / apple-unified" and basis.kind == "default-fit"
     _, basis = speed_params("vllm", "apple-unified")
-    assert basis.note and "no measurements of vllm" in basis.note
+    assert basis.note and "No measurements of vllm" in basis.note
+    _, basis = speed_params("sglang", "consumer-gddr")  # a similar runtime's parameters first
+    assert basis.group == "vllm / consumer-gddr"
 
 
 def test_estimate_speed_bands_and_concurrency():

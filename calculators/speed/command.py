@@ -1,0 +1,92 @@
+"""What the `speed` and `calibrate` CLI verbs run: speed inputs from a launch command's memory plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calculators.engines import adapter
+from calculators.errors import ServewiseInputError
+from calculators.memory.command import MemoryCommandResult
+from calculators.speed.calibrate import CalibrationResult, calibrate
+from calculators.speed.calibration import CalibrationProfile
+from calculators.speed.imports.read import read_benchmark
+from calculators.speed.inputs import accelerator_of_gpu, model_shape
+from calculators.speed.model import Accelerator, ModelShape
+from calculators.speed.predict import SpeedEstimate, estimate_speed
+
+#: Figures of a start-up log that state the KV pool in tokens (the shared log vocabulary).
+KV_TOKEN_FIGURES = ("kv_tokens", "max_total_num_tokens")
+
+
+@dataclass(frozen=True)
+class SpeedInputs:
+    """The speed model's view of one launch: model shape, accelerator(s), the engine and its concurrency."""
+
+    engine: str
+    model: ModelShape
+    hardware: Accelerator
+    concurrency: int
+    notes: tuple[str, ...]
+
+
+def speed_inputs(result: MemoryCommandResult, kb) -> SpeedInputs:
+    """Speed inputs from the memory plan of a launch command (KV bytes per token as the engine allocates them)."""
+    engine_id = result.launch.engine
+    engine = adapter(engine_id)
+    if engine.speed is None:
+        raise ServewiseInputError(f"{engine.display_name} has no speed model")
+    if result.machine is None or result.machine.gpu_id is None:
+        raise ServewiseInputError("speed needs the accelerator: give --gpu with a catalog id")
+    gpu = kb.gpus.get(result.machine.gpu_id)
+    hw = accelerator_of_gpu(gpu)
+    notes = []
+    n = result.machine.n_devices
+    if n > 1:
+        # tensor/pipeline parallel: bandwidth and flop/s add up; communication is not modelled
+        hw = hw.model_copy(update={
+            "memory_bandwidth_bytes_per_s": hw.memory_bandwidth_bytes_per_s * n,
+            "flops_per_s": hw.flops_per_s * n if hw.flops_per_s else None,
+            "label": f"{n} x {hw.label}",
+        })
+        notes.append(f"{n} devices: bandwidth and flop/s summed, communication between them not modelled")
+    weights = result.model_weights_bytes or (result.plan.weights_bytes or 0) * n
+    if not weights:
+        raise ServewiseInputError("the weight bytes are unknown; give --weights or --weights-bytes")
+    shape = model_shape(result.model.arch, weights, result.plan.kv_bytes_per_token * max(1, n))
+    concurrency = engine.speed.concurrency(result.launch.settings, result.plan, result.machine)
+    return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes))
+
+
+def speed_estimate(inputs: SpeedInputs, prompt_tokens: int, calibration: CalibrationProfile | None) -> SpeedEstimate:
+    """The `speed` verb's answer; a calibration for another engine or class is refused, not silently ignored."""
+    if calibration is not None and (calibration.engine != inputs.engine or calibration.hardware_class != inputs.hardware.hardware_class):
+        raise ServewiseInputError(
+            f"the calibration is for {calibration.engine} on {calibration.hardware_class}, not "
+            f"{inputs.engine} on {inputs.hardware.hardware_class}"
+        )
+    return estimate_speed(inputs.model, inputs.hardware, inputs.engine, concurrency=inputs.concurrency,
+                          prompt_tokens=prompt_tokens, calibration=calibration)
+
+
+def kv_tokens_from_log(text: str) -> int | None:
+    """The KV pool in tokens a start-up log printed (vLLM's 'GPU KV cache size', SGLang's max_total_num_tokens)."""
+    from calculators.reconcile.log.parse import parse_startup_log
+
+    parsed = parse_startup_log(text)
+    for name in KV_TOKEN_FIGURES:
+        found = parsed.figures_named(name)
+        if found:
+            return int(found[-1].value)
+    return None
+
+
+def calibrate_from_texts(inputs: SpeedInputs, bench_texts: list[str], log_text: str | None, fmt: str | None,
+                         label: str) -> CalibrationResult:
+    """Read every benchmark text, take the KV capacity from the log when given, and calibrate."""
+    runs = []
+    for text in bench_texts:
+        runs.extend(read_benchmark(text, fmt).runs)
+    kv_tokens = kv_tokens_from_log(log_text) if log_text else None
+    if log_text and kv_tokens is None:
+        raise ServewiseInputError("the start-up log states no KV capacity in tokens (vLLM 'GPU KV cache size' or SGLang #tokens)")
+    return calibrate(runs, inputs.model, inputs.hardware, inputs.engine, kv_capacity_tokens=kv_tokens, label=label)
