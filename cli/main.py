@@ -213,8 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="decode and prefill speed for one engine launch command, with its basis and band",
         description="Decode tokens/s at batch 1 and at the launch command's concurrency, prefill tokens/s and time to "
         "first token, from the speed model fitted to public measurements (or your --calibration).",
-        epilog="example: python -m calculators speed --model llama-3.1-8b --gpu h100-sxm-80gb --prompt-tokens 2048 -- "
-        "vllm serve meta-llama/Llama-3.1-8B --max-num-seqs 64",
+        epilog=_examples(
+            "python -m calculators speed --model llama-3.1-8b --gpu h100-sxm-80gb --prompt-tokens 2048 -- "
+            "vllm serve meta-llama/Llama-3.1-8B --max-num-seqs 64",
+            "python -m calculators speed --model llama-3.1-8b --gpu rtx-4090-24gb --weights q4_k_m --json -- "
+            "llama-server -c 8192 -np 4",
+        ),
+        **raw,
     )
     _add_speed_inputs(speed)
     speed.add_argument("--prompt-tokens", type=int, default=1024, metavar="N", help="prompt length for TTFT (default 1024)")
@@ -228,8 +233,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read benchmark outputs (vllm bench serve JSON, sglang.bench_serving JSONL, GuideLLM JSON, "
         "llama-bench, Ollama timings, MLX LM output), fit the speed model for the launch command's engine, model "
         "and GPU, and compare predicted with measured for every point.",
-        epilog="example: python -m calculators calibrate --bench result.json --log vllm.log --model llama-3.1-8b "
-        "--gpu h100-sxm-80gb --output profile.json -- vllm serve meta-llama/Llama-3.1-8B",
+        epilog=_examples(
+            "python -m calculators calibrate --bench tests/data/speed/vllm_save_result_qwen25vl3b.json "
+            "--model qwen2.5-7b --gpu h100-sxm-80gb -- vllm serve Qwen/Qwen2.5-7B-Instruct",
+            "python -m calculators calibrate --bench tests/data/speed/vllm_save_result_qwen25vl3b.json "
+            "--log tests/data/logs/vllm-v0.11-enginecore-qwen3-14b.log --model qwen2.5-7b --gpu h100-sxm-80gb "
+            "--json -- vllm serve Qwen/Qwen2.5-7B-Instruct",
+        ),
+        **raw,
     )
     _add_speed_inputs(calibrate)
     calibrate.add_argument("--bench", action="append", required=True, metavar="FILE", help="benchmark output (repeatable)")
