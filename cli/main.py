@@ -222,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
         **raw,
     )
     _add_speed_inputs(speed)
-    speed.add_argument("--prompt-tokens", type=int, default=1024, metavar="N", help="prompt length for TTFT (default 1024)")
+    speed.add_argument("--prompt-tokens", type=int, default=1024, metavar="N",
+                       help="prompt length for TTFT (default 1024)")
     speed.add_argument("--calibration", metavar="FILE", help="a profile written by `calibrate` (JSON or link text)")
     speed.add_argument("--json", action="store_true", help="print one JSON object")
     speed.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
@@ -243,11 +244,13 @@ def build_parser() -> argparse.ArgumentParser:
         **raw,
     )
     _add_speed_inputs(calibrate)
-    calibrate.add_argument("--bench", action="append", required=True, metavar="FILE", help="benchmark output (repeatable)")
+    calibrate.add_argument("--bench", action="append", required=True, metavar="FILE",
+                           help="benchmark output (repeatable)")
     calibrate.add_argument("--format", metavar="FORMAT", help="benchmark format (default: detected)")
     calibrate.add_argument("--log", metavar="FILE", help="the engine's start-up log, for the real KV capacity")
     calibrate.add_argument("--output", metavar="FILE", help="write the profile JSON here (for speed --calibration)")
-    calibrate.add_argument("--json", action="store_true", help="print one JSON object (profile, link text, comparisons)")
+    calibrate.add_argument("--json", action="store_true",
+                           help="print one JSON object (profile, link text, comparisons)")
     calibrate.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
     return parser
 
@@ -471,6 +474,7 @@ def run_check(args: argparse.Namespace) -> int:
 
         launched = next(c for c in checks if c.engine == read_command_flags(command).engine)
         return EXIT_CHECK_FAILED if launched.verdict in failed else EXIT_OK
+    return EXIT_OK
 
 
 def _speed_inputs(args: argparse.Namespace):

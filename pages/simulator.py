@@ -11,15 +11,14 @@ from calculators.simulator.model_inputs import simulator_inputs
 from calculators.simulator.policy import StaticBatchPolicy
 from calculators.simulator.results import Slo
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
+from calculators.simulator.run import simulate
+from calculators.simulator.sweep import sweep_arrival_rates
+from calculators.simulator.workload import LengthDistribution, WorkloadSpec, draw_requests, parse_length_pairs_csv
 from calculators.speed.calibration import decode_profile
 from calculators.speed.inputs import hardware_class_of
 from calculators.speed.model import Accelerator, ModelShape
 from calculators.speed.predict import engine_step_costs
-from calculators.simulator.run import simulate
-from calculators.simulator.sweep import sweep_arrival_rates
-from calculators.simulator.workload import LengthDistribution, WorkloadSpec, draw_requests, parse_length_pairs_csv
 from knowledge import load_knowledge
-from reports.speed_text import step_basis_lines
 from reports.simulator_charts import (
     comparison_table,
     distribution_table,
@@ -28,6 +27,7 @@ from reports.simulator_charts import (
     sweep_figures,
     timeline_figures,
 )
+from reports.speed_text import step_basis_lines
 from ui import url_widgets
 from ui.markdown_text import literal
 
@@ -47,7 +47,8 @@ SWEEP_REQUESTS = 300
 def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
     """Each policy with its own step costs on the same drawn requests: results, their tables and timeline figures."""
     requests = draw_requests(workload)
-    results = [simulate(workload, policy, cost, kv_tokens, slo, requests) for policy, cost in zip(policies, costs, strict=True)]
+    results = [simulate(workload, policy, cost, kv_tokens, slo, requests)
+               for policy, cost in zip(policies, costs, strict=True)]
     return results, comparison_table(results), distribution_table(results), timeline_figures(results)
 
 

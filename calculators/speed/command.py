@@ -59,7 +59,8 @@ def speed_inputs(result: MemoryCommandResult, kb) -> SpeedInputs:
 
 def speed_estimate(inputs: SpeedInputs, prompt_tokens: int, calibration: CalibrationProfile | None) -> SpeedEstimate:
     """The `speed` verb's answer; a calibration for another engine or class is refused, not silently ignored."""
-    if calibration is not None and (calibration.engine != inputs.engine or calibration.hardware_class != inputs.hardware.hardware_class):
+    if calibration is not None and (calibration.engine != inputs.engine
+                                    or calibration.hardware_class != inputs.hardware.hardware_class):
         raise ServewiseInputError(
             f"the calibration is for {calibration.engine} on {calibration.hardware_class}, not "
             f"{inputs.engine} on {inputs.hardware.hardware_class}"
@@ -88,5 +89,6 @@ def calibrate_from_texts(inputs: SpeedInputs, bench_texts: list[str], log_text: 
         runs.extend(read_benchmark(text, fmt).runs)
     kv_tokens = kv_tokens_from_log(log_text) if log_text else None
     if log_text and kv_tokens is None:
-        raise ServewiseInputError("the start-up log states no KV capacity in tokens (vLLM 'GPU KV cache size' or SGLang #tokens)")
+        raise ServewiseInputError("the start-up log states no KV capacity in tokens "
+                                  "(vLLM 'GPU KV cache size' or SGLang #tokens)")
     return calibrate(runs, inputs.model, inputs.hardware, inputs.engine, kv_capacity_tokens=kv_tokens, label=label)

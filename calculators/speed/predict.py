@@ -25,7 +25,8 @@ from calculators.speed.model import (
 )
 
 
-def speed_params(engine: str, hardware_class: str, calibration: CalibrationProfile | None = None) -> tuple[SpeedParams, SpeedBasis]:
+def speed_params(engine: str, hardware_class: str,
+                 calibration: CalibrationProfile | None = None) -> tuple[SpeedParams, SpeedBasis]:
     """Parameters and basis for `engine` on `hardware_class`: the calibration when given, else the default fit."""
     family = speed_family(engine)
     if calibration is not None:
@@ -140,7 +141,9 @@ def engine_step_costs(
     """Step costs per engine from the speed model (a calibration applies to its own engine and class only)."""
     out = []
     for engine in engines:
-        usable = calibration if calibration and calibration.engine == engine and calibration.hardware_class == hw.hardware_class else None
+        matches = calibration is not None and (
+            (calibration.engine, calibration.hardware_class) == (engine, hw.hardware_class))
+        usable = calibration if matches else None
         params, basis = speed_params(engine, hw.hardware_class, usable)
         out.append(EngineStepCost(engine=engine, cost=step_cost_model(model, hw, params), basis=basis, params=params))
     return tuple(out)

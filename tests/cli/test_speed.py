@@ -48,11 +48,12 @@ def test_calibrate_writes_a_profile_that_speed_then_uses(tmp_path):
 
 def test_bad_inputs_are_one_line_with_status_2(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
+    gpu = ("--gpu", "h100-sxm-80gb")
     cases = [
         ("speed", "--model", "llama-3.1-8b", *VLLM),  # no --gpu
-        ("speed", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb", "--calibration", str(tmp_path / "bad.json"), *VLLM),
-        ("calibrate", "--bench", str(tmp_path / "bad.json"), "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb", *VLLM),
-        ("calibrate", "--bench", str(tmp_path / "missing.json"), "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb", *VLLM),
+        ("speed", "--model", "llama-3.1-8b", *gpu, "--calibration", str(tmp_path / "bad.json"), *VLLM),
+        ("calibrate", "--bench", str(tmp_path / "bad.json"), "--model", "llama-3.1-8b", *gpu, *VLLM),
+        ("calibrate", "--bench", str(tmp_path / "missing.json"), "--model", "llama-3.1-8b", *gpu, *VLLM),
     ]
     for args in cases:
         done = cli(*args)
