@@ -35,3 +35,13 @@ def test_dense_module_makes_dimension_unknown_and_no_normalize_means_raw():
 def test_no_mode_is_an_error():
     with pytest.raises(ServewiseInputError, match="no pooling mode"):
         embedding_pooling_from_files({"word_embedding_dimension": 768})
+
+
+def test_sentence_transformers_6_config_keys():
+    # sentence-transformers 6.2.0 writes pooling_mode and embedding_dimension (config_keys of its Pooling module)
+    from calculators.model.embedding_info import embedding_pooling_from_files
+
+    pooled = embedding_pooling_from_files({"embedding_dimension": 1024, "pooling_mode": "lasttoken"})
+    assert (pooled.pooling, pooled.output_dimension) == (("last_token",), 1024)
+    both = embedding_pooling_from_files({"embedding_dimension": 8, "pooling_mode": ["cls", "mean"]})
+    assert (both.pooling, both.output_dimension) == (("cls", "mean"), 16)
