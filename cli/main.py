@@ -197,13 +197,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     kinds = check.add_subparsers(dest="what", required=True, parser_class=_Parser)
     for kind, file_flag, file_help in (
-        ("tools", "--template", "tokenizer_config.json or a chat template file (- reads standard input)"),
+        ("tools", "--template", "a GGUF (its tokenizer.chat_template), tokenizer_config.json or a chat template file "
+         "(- reads standard input)"),
         ("embeddings", "--st-dir", "the model's sentence-transformers folder"),
     ):
         sub = kinds.add_parser(kind, help=f"{kind} check")
         source = sub.add_mutually_exclusive_group(required=True)
         source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
         source.add_argument(file_flag, metavar="PATH", help=file_help)
+        if kind == "tools":
+            source.add_argument("--hf-model", metavar="REPO_ID", help="fetch tokenizer_config.json from the hub")
         sub.add_argument("--engines", metavar="IDS", help="comma-separated engine ids (default: all)")
         sub.add_argument("--json", action="store_true", help="print one JSON array")
         sub.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
@@ -427,7 +430,7 @@ def run_check(args: argparse.Namespace) -> int:
     """Print tool-call or embedding verdicts per engine; status 5 when the launched engine's verdict fails."""
     from calculators.checks.chat_template import chat_template_from_text
     from calculators.checks.embeddings import check_embeddings_on_engines, embedding_model_from_catalog
-    from calculators.checks.inputs import embedding_model_from_directory, tool_model_from_file
+    from calculators.checks.inputs import embedding_model_from_directory, tool_model_from_file, tool_model_from_hub
     from calculators.checks.tool_calls import (
         check_tool_calls_on_engines,
         tool_model_from_catalog,
@@ -452,6 +455,8 @@ def run_check(args: argparse.Namespace) -> int:
             raise ServewiseInputError(f"{args.model} is an embedding model; use `check embeddings`")
         if args.model:
             model = tool_model_from_catalog(args.model, kb.tool_calling)
+        elif args.hf_model:
+            model = tool_model_from_hub(args.hf_model, kb.tool_calling)
         elif args.template == "-":
             text = chat_template_from_text(read_text_input("-", "a chat template"), "standard input")
             model = tool_model_from_template(text, kb.tool_calling, "standard input", "standard input")

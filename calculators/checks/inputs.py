@@ -14,9 +14,23 @@ from knowledge.tool_calling import ToolCallingFile
 
 
 def tool_model_from_file(path: str | Path, kb: ToolCallingFile) -> ToolModel:
-    """A model known by its chat template: tokenizer_config.json, a .jinja file, or any text file holding one."""
+    """A model known by its chat template: a GGUF (tokenizer.chat_template), tokenizer_config.json or a text file."""
     file = Path(path)
+    if file.suffix == ".gguf":
+        from calculators.model.gguf import read_gguf_header
+
+        template = read_gguf_header(file).chat_template
+        if template is None:
+            raise ServewiseInputError(f"{file.name} carries no tokenizer.chat_template; give the model's template file")
+        return tool_model_from_template(template, kb, file.name, f"{file} (tokenizer.chat_template)")
     return tool_model_from_template(read_template_file(file), kb, file.name, str(file))
+
+
+def tool_model_from_hub(repo_id: str, kb: ToolCallingFile) -> ToolModel:
+    """A hub model's chat template from its tokenizer_config.json (HF_ENDPOINT, HF_TOKEN as for config.json)."""
+    from calculators.model.hf_hub import fetch_chat_template
+
+    return tool_model_from_template(fetch_chat_template(repo_id), kb, repo_id, f"hf:{repo_id}/tokenizer_config.json")
 
 
 def _json_file(path: Path, required: bool = False) -> Any:

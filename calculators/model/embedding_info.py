@@ -54,7 +54,9 @@ def embedding_pooling_from_files(
         names = [named] if isinstance(named, str) else list(named) if isinstance(named, list) else []
         unknown = [n for n in names if n not in _POOLING_MODES]
         if unknown or not names:
-            raise ServewiseInputError(f"1_Pooling/config.json: pooling_mode {named!r} is not a sentence-transformers mode")
+            raise ServewiseInputError(
+                f"1_Pooling/config.json: pooling_mode {named!r} is not a sentence-transformers mode"
+            )
         modes = tuple(_POOLING_MODES[n] for n in names)
     else:
         modes = tuple(slug for flag, slug in _POOLING_FLAGS.items() if pooling_config.get(flag))

@@ -35,6 +35,8 @@ class GgufHeader:
     tensor_types: dict[str, int]  # ggml type name (e.g. "Q4_K") -> number of tensors stored that way
     file_bytes: int
     file_type: int | None  # general.file_type (llama.cpp's LLAMA_FTYPE), when present
+    chat_template: str | None = None  # tokenizer.chat_template, the Jinja template llama-server and Ollama use
+    pooling_type: str | None = None  # <arch>.pooling_type as a servewise pooling slug (embedding models)
 
 
 def read_gguf_header(path: str | Path) -> GgufHeader:
@@ -77,7 +79,22 @@ def read_gguf_header(path: str | Path) -> GgufHeader:
         tensor_types=dict(sorted(types.items())),
         file_bytes=file.stat().st_size,
         file_type=fields.get("general.file_type"),
+        chat_template=_chat_template(reader),
+        pooling_type=_POOLING_TYPES.get(fields.get(f"{arch_name}.pooling_type")),
     )
+
+
+#: llama.cpp's enum llama_pooling_type (include/llama.h) -> servewise pooling slug; 0 (none) pools nothing
+_POOLING_TYPES = {1: "mean", 2: "cls", 3: "last_token", 4: "rank"}
+
+
+def _chat_template(reader) -> str | None:
+    """The GGUF's tokenizer.chat_template string, or None when the file carries none."""
+    field = reader.fields.get("tokenizer.chat_template")
+    if field is None:
+        return None
+    value = field.contents()
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _check_magic(file: Path) -> None:

@@ -51,6 +51,25 @@ def fetch_config(
     return load_config_text(text, source=f"{repo_id}/config.json")
 
 
+def fetch_chat_template(
+    repo_id: str, revision: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S, cache_dir: str | Path | None = None
+) -> str:
+    """The default chat template in `repo_id`'s tokenizer_config.json (or its chat_template.jinja)."""
+    from calculators.checks.chat_template import chat_template_from_tokenizer_config
+
+    try:
+        text = _download_text(repo_id, "tokenizer_config.json", revision, timeout_s, cache_dir)
+    except HubFileMissing:
+        text = None
+    if text is not None and '"chat_template"' in text:
+        return chat_template_from_tokenizer_config(text, f"{repo_id}/tokenizer_config.json")
+    try:
+        return _download_text(repo_id, "chat_template.jinja", revision, timeout_s, cache_dir)
+    except HubFileMissing:
+        raise HubFileMissing(f"{repo_id} has no chat template (neither in tokenizer_config.json nor "
+                             "chat_template.jinja)") from None
+
+
 def fetch_embedding_pooling(
     repo_id: str, revision: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S, cache_dir: str | Path | None = None
 ) -> EmbeddingPooling | None:

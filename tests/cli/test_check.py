@@ -53,3 +53,21 @@ def test_a_template_on_standard_input(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(template.encode())))
     assert main(["check", "tools", "--template", "-", "--engines", "mlx-lm", "--json"]) == EXIT_OK
     assert json.loads(capsys.readouterr().out)[0]["parser"] == "json_tools"
+
+
+def test_a_gguf_carries_its_chat_template(capsys, monkeypatch, tmp_path):
+    from tests.support import tiny_gguf
+
+    template = (REPO_ROOT / "knowledge" / "chat_templates" / "meta-llama-Llama-3.1-8B-Instruct.jinja").read_text()
+    finish = tiny_gguf._finish
+
+    def with_template(writer):
+        writer.add_chat_template(template)
+        finish(writer)
+
+    monkeypatch.setattr(tiny_gguf, "_finish", with_template)
+    spec = tiny_gguf.TinyAttentionModel(name="t", arch="llama", n_layer=2, n_head=2, n_head_kv=1, head_dim=16,
+                                        n_ctx_train=256)
+    path = spec.write(tmp_path / "llama.gguf")
+    assert main(["check", "tools", "--template", str(path), "--engines", "vllm", "--json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)[0]["recommended_parser"] == "llama3_json"

@@ -210,3 +210,26 @@ def test_header_bytes_follow_the_ggml_block_rule(tmp_path):
     assert header.weights_bytes == 512 * 34 + 1024 == 18_432
     assert header.weights_bytes == ggml_tensor_bytes("q8_0", 64 * 256) + ggml_tensor_bytes("f32", 256)
     assert header.architecture.params_total == 64 * 256 + 256
+
+
+def test_chat_template_and_pooling_type_are_read(tmp_path, monkeypatch):
+    import gguf
+
+    from calculators.model.gguf import read_gguf_header
+    from knowledge.tool_calling import TEMPLATES_DIR
+    from tests.support import tiny_gguf
+
+    template = (TEMPLATES_DIR / "Qwen-Qwen3-0.6B.jinja").read_text(encoding="utf-8")
+    finish = tiny_gguf._finish
+
+    def with_keys(writer):
+        writer.add_chat_template(template)
+        writer.add_pooling_type(gguf.PoolingType.LAST)
+        finish(writer)
+
+    monkeypatch.setattr(tiny_gguf, "_finish", with_keys)
+    spec = tiny_gguf.TinyAttentionModel(name="t", arch="llama", n_layer=2, n_head=2, n_head_kv=1, head_dim=16,
+                                        n_ctx_train=256)
+    header = read_gguf_header(spec.write(tmp_path / "t.gguf"))
+    assert header.chat_template == template
+    assert header.pooling_type == "last_token"

@@ -21,7 +21,13 @@ from huggingface_hub import constants as hf_constants
 from huggingface_hub import file_download
 from huggingface_hub.utils import _detect_agent, close_session
 
-from calculators.model.hf_hub import HubFetchError, architecture_from_hub, fetch_config, fetch_embedding_pooling
+from calculators.model.hf_hub import (
+    HubFetchError,
+    architecture_from_hub,
+    fetch_chat_template,
+    fetch_config,
+    fetch_embedding_pooling,
+)
 
 # Abandoned fetches keep retrying in daemon threads after their test; keep their warnings out of the log.
 logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
@@ -41,6 +47,13 @@ EMBED_FILES = {  # the two sentence-transformers files, shaped as Qwen3-Embeddin
 }
 
 
+TEMPLATE = (Path(__file__).resolve().parents[3] / "knowledge" / "chat_templates" / "Qwen-Qwen3-0.6B.jinja").read_text()
+TEMPLATE_FILES = {  # template/model keeps its template in tokenizer_config.json, jinja/model in its own file
+    "template/model": {"tokenizer_config.json": json.dumps({"chat_template": TEMPLATE}).encode()},
+    "jinja/model": {"tokenizer_config.json": b'{"model_max_length": 32768}', "chat_template.jinja": TEMPLATE.encode()},
+}
+
+
 class FakeHub(BaseHTTPRequestHandler):
     seen: list[tuple[str, str, str | None]] = []
     broken_until_fixed = True  # "broken/model" answers 500 until a test flips this
@@ -53,6 +66,10 @@ class FakeHub(BaseHTTPRequestHandler):
         repo = "/".join(self.path.strip("/").split("/")[:2])
         if repo == "slow/model":
             time.sleep(1.0)
+        if self.path.split("/resolve/main/")[-1] in TEMPLATE_FILES.get(repo, {}):
+            return self._ok(TEMPLATE_FILES[repo][self.path.split("/resolve/main/")[-1]], send_body)
+        if repo in TEMPLATE_FILES:
+            return self._error(404, "EntryNotFound", "Entry not found", commit=True)
         if repo == "embed/model" and self.path.split("/resolve/main/")[-1] in EMBED_FILES:
             return self._ok(EMBED_FILES[self.path.split("/resolve/main/")[-1]], send_body)
         if repo in ("ok/model", "slow/model", "needs-token/model") and self.path.endswith("/config.json"):
@@ -239,3 +256,10 @@ def test_the_default_timeout_bounds_every_fetch():
 
     assert 0 < DEFAULT_TIMEOUT_S <= 30
     assert inspect.signature(fetch_config).parameters["timeout_s"].default == DEFAULT_TIMEOUT_S
+
+
+def test_chat_template_from_tokenizer_config_or_its_own_file(hub):
+    assert fetch_chat_template("template/model", cache_dir=hub) == TEMPLATE
+    assert fetch_chat_template("jinja/model", cache_dir=hub) == TEMPLATE
+    with pytest.raises(HubFetchError, match="no chat template"):
+        fetch_chat_template("nofile/model", cache_dir=hub)
