@@ -478,7 +478,10 @@ def _mamba_pool(
         raise ServewiseInputError("the model's recurrent layers have different state shapes; servewise plans one")
     geometry = geometries.pop()
     conv_shape, ssm_shape = _state_shapes(geometry, settings.tp_size)
-    ssm_dtype = settings.mamba_ssm_dtype or arch.mamba_ssm_dtype or "float32"  # configs/mamba_utils.py
+    # configs/mamba_utils.py mamba2_state_dtype reads config.json's `mamba_ssm_dtype` (Qwen3.5); Nemotron-H's
+    # `mamba_ssm_cache_dtype` (what arch.mamba_ssm_dtype holds for it) is vLLM's key, not SGLang's
+    from_config = arch.mamba_ssm_dtype if arch.family != "nemotron_h" else None
+    ssm_dtype = settings.mamba_ssm_dtype or from_config or "float32"
     if ssm_dtype not in _STATE_DTYPE_BYTES:
         raise ServewiseInputError(f"SGLang --mamba-ssm-dtype takes float32, bfloat16 or float16, not '{ssm_dtype}'")
     conv_dtype = "bfloat16"  # SGLANG_MAMBA_CONV_DTYPE default (environ.py)

@@ -8,6 +8,7 @@ V1 engine ("GPU KV cache size: 2,042,016 tokens").
 
 from __future__ import annotations
 
+import json
 import re
 
 from calculators.reconcile.log import pydump
@@ -137,15 +138,16 @@ def read_vllm_line(line: LogLine, out: Collector, continuation: str = "") -> boo
     text = line.text
     if match := _VERSION.search(text):
         out.version = out.version or match.group(1) or match.group(2)
+    if match := _SPECULATIVE.search(text):
+        # The engine line's SpeculativeConfig repr: kept as the JSON text --speculative-config takes.
+        out.settings.setdefault("speculative_config", json.dumps(
+            {"method": match.group(1), "num_speculative_tokens": int(match.group(2))}))
     if _CONFIG.search(text):
         settings_from(pydump.assignments(text + continuation), out, overwrite=False)
         return True
     if match := _NON_DEFAULT.search(text):
         settings_from(pydump.dict_items(match.group(1)), out, overwrite=True)
         return True
-    if match := _SPECULATIVE.search(text):
-        out.settings.setdefault("speculative_config",  # type: ignore[arg-type]
-                                {"method": match.group(1), "num_speculative_tokens": int(match.group(2))})
     for handler in (_figures, _hybrid, _profile, _refusals):
         if handler(text, line, out):
             return True

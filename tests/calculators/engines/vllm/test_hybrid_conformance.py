@@ -118,3 +118,18 @@ def test_the_drafter_lowers_capacity_by_its_layers():
     assert sum(g.draft_layers for g in plan.kv_cache_groups) == 1
     assert plan.num_speculative_tokens == 3 and plan.num_lookahead_tokens == 3
     assert _plan(plain).kv_cache_groups[0].draft_layers == 1
+
+
+@pytest.mark.parametrize("name", ["spec-llama-eagle3", "spec-qwen3-next-mtp"])
+def test_the_logged_speculative_config_is_read_back(name):
+    """The engine line's SpeculativeConfig(method=..., num_spec_tokens=N) (and the crash dump repeating it)
+    is read into the setting --speculative-config takes, which VllmSettings accepts as JSON text."""
+    from calculators.reconcile.log.parse import parse_startup_log
+
+    record = _record(name)
+    text = "\n".join(f"INFO 12-01 10:00:00 [core.py:1] {line}" for line in record["log"])
+    parsed = parse_startup_log(text)
+    logged = VllmSettings(speculative_config=parsed.settings["speculative_config"]).speculative_config
+    expected = record["engine"]["speculative_config"]
+    assert logged.method == expected["method"]
+    assert logged.num_speculative_tokens == expected["num_speculative_tokens"]
