@@ -14,21 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from calculators.checks.launch_flags import CommandFlags, read_command_flags
+from calculators.checks.launch_flags import CommandFlags, checks_per_engine
+from calculators.checks.reason import Reason
 from calculators.errors import ServewiseInputError
 from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from knowledge.embedding_serving import EmbeddingServingFile, EngineEmbedding
 
 EmbeddingVerdict = Literal["will-match", "needs-flags", "will-not-match", "not-served", "unknown"]
-
-
-@dataclass(frozen=True)
-class Reason:
-    """One step of the argument: a stable code (rendered in reports/), its values, and its source."""
-
-    code: str
-    source: str
-    values: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -344,11 +336,7 @@ def check_embeddings_on_engines(
     model: EmbeddingModel, engine_ids: Sequence[str], command_text: str, kb: EmbeddingServingFile
 ) -> list[EmbeddingCheck]:
     """One embedding check per engine; a non-empty `command_text` is that engine's launch command."""
-    command = read_command_flags(command_text) if command_text.strip() else None
-    ids = list(engine_ids)
-    if command is not None and command.engine not in ids:
-        ids.append(command.engine)
-    return [
-        check_embeddings(model, engine_id, command if command and command.engine == engine_id else None, kb)
-        for engine_id in ids
-    ]
+    def one(engine_id: str, command: CommandFlags | None):
+        return check_embeddings(model, engine_id, command, kb)
+
+    return checks_per_engine(engine_ids, command_text, one)

@@ -7,8 +7,9 @@ flags (--tool-call-parser, --pooler-config, --embeddings ...) are not settings, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from calculators.launch.command import detect_engine, split_command
 
@@ -78,3 +79,18 @@ def _numeric(word: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+T = TypeVar("T")
+
+
+def checks_per_engine(
+    engine_ids: Sequence[str], command_text: str, check: Callable[[str, CommandFlags | None], T]
+) -> list[T]:
+    """`check(engine_id, command)` for each engine; a non-empty `command_text` goes to the engine it starts
+    (added when not listed), every other engine runs with its defaults (command None)."""
+    command = read_command_flags(command_text) if command_text.strip() else None
+    ids = list(engine_ids)
+    if command is not None and command.engine not in ids:
+        ids.append(command.engine)
+    return [check(engine_id, command if command and command.engine == engine_id else None) for engine_id in ids]

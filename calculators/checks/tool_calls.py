@@ -14,20 +14,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from calculators.checks.chat_template import TemplateToolSupport, analyse_template, markers_match
-from calculators.checks.launch_flags import CommandFlags, read_command_flags
+from calculators.checks.launch_flags import CommandFlags, checks_per_engine
+from calculators.checks.reason import Reason
 from calculators.errors import ServewiseInputError
 from knowledge.tool_calling import TEMPLATES_DIR, EngineToolCalling, ToolCallingFile
 
 Verdict = Literal["works", "needs-flags", "will-not-parse", "unknown"]
-
-@dataclass(frozen=True)
-class Reason:
-    """One step of the argument: a stable code (rendered in reports/), its values, and its source."""
-
-    code: str
-    source: str
-    values: dict[str, str] = field(default_factory=dict)
-
 
 @dataclass(frozen=True)
 class ToolModel:
@@ -225,11 +217,7 @@ def check_tool_calls_on_engines(
     model: ToolModel, engine_ids: Sequence[str], command_text: str, kb: ToolCallingFile
 ) -> list[ToolCallCheck]:
     """One verdict per engine; a non-empty `command_text` is that engine's launch command, the rest run defaults."""
-    command = read_command_flags(command_text) if command_text.strip() else None
-    ids = list(engine_ids)
-    if command is not None and command.engine not in ids:
-        ids.append(command.engine)
-    return [
-        check_tool_calls(model, engine_id, command if command and command.engine == engine_id else None, kb)
-        for engine_id in ids
-    ]
+    def one(engine_id: str, command: CommandFlags | None):
+        return check_tool_calls(model, engine_id, command, kb)
+
+    return checks_per_engine(engine_ids, command_text, one)
