@@ -13,6 +13,7 @@ from reports.compatibility import (
     embedding_reason_text,
     tool_checks_markdown,
     tool_reason_text,
+    verdict_label,
 )
 
 PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
@@ -43,3 +44,13 @@ def test_every_catalog_verdict_renders_without_unfilled_placeholders() -> None:
     assert tool_checks_markdown(tool_checks[:5]).count("\n") == 6
     assert embedding_checks_markdown(embed_checks[:5]).count("\n") == 6
     assert '"verdict"' in checks_json(tool_checks[:1] + embed_checks[:1])
+
+
+def test_verdicts_and_reasons_read_in_spanish() -> None:
+    from calculators.i18n import language
+
+    with language("es"):
+        assert verdict_label("needs-flags") == "necesita flags"
+        assert tool_reason_text("parser-missing", {"flag": "--tool-call-parser", "parser": "hermes"}) == (
+            "No se ha elegido parser de llamadas; añada --tool-call-parser hermes."
+        )
