@@ -17,6 +17,7 @@ from calculators.engines import ENGINE_IDS
 from calculators.hardware.compat import HardwareChoice, format_verdict
 from calculators.i18n import _
 from calculators.wizard.answers import WizardAnswers
+from calculators.wizard.explain import render_fact_text
 from calculators.wizard.fit_check import FitCheck, check_fit
 
 
@@ -287,8 +288,11 @@ def _support_verdicts(kb, answers: WizardAnswers) -> tuple[dict[str, list[Exclus
 
 
 def _rules_from_kb(kb) -> tuple[tuple[ScoringRule, ...], tuple[CaveatRule, ...]]:
-    rules = tuple(ScoringRule(r.id, r.when, r.points, r.reason, r.rests_on) for r in kb.wizard.rules)
-    caveats = tuple(CaveatRule(c.id, c.when, c.engines, c.text, c.rests_on) for c in kb.wizard.caveats)
+    """The wizard's rules and caveats with their texts rendered from the facts they cite, in the reader's language."""
+    rules = tuple(ScoringRule(r.id, r.when, r.points, render_fact_text(r.reason, r.says, kb), r.rests_on)
+                  for r in kb.wizard.rules)
+    caveats = tuple(CaveatRule(c.id, c.when, c.engines, render_fact_text(c.text, c.says, kb), c.rests_on)
+                    for c in kb.wizard.caveats)
     return rules, caveats
 
 
