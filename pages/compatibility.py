@@ -22,6 +22,7 @@ from knowledge.engines import PRIMARY_ENGINE_IDS
 from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
 from ui import url_widgets
 from ui.compatibility_view import embedding_checks_table, show_embedding_reasons, show_tool_reasons, tool_checks_table
+from ui.tables import pin_first_column
 
 kb = load_knowledge()
 tools_kb = kb.tool_calling
@@ -75,7 +76,8 @@ def tool_calls_section() -> None:
     except ServewiseInputError as exc:
         st.error(str(exc), icon=":material/error:")
         return
-    st.dataframe(tool_checks_table(checks), hide_index=True)
+    table = tool_checks_table(checks)
+    st.dataframe(table, hide_index=True, column_config=pin_first_column(table))
     show_tool_reasons(checks)
     left, right = st.columns(2)
     left.download_button(_("Markdown"), tool_checks_markdown(checks), file_name="tool-calls.md", key="cmp_tool_md")
@@ -125,7 +127,8 @@ def embeddings_section() -> None:
     except ServewiseInputError as exc:
         st.error(str(exc), icon=":material/error:")
         return
-    st.dataframe(embedding_checks_table(checks), hide_index=True)
+    table = embedding_checks_table(checks)
+    st.dataframe(table, hide_index=True, column_config=pin_first_column(table))
     show_embedding_reasons(checks)
     left, right = st.columns(2)
     left.download_button(_("Markdown"), embedding_checks_markdown(checks), file_name="embeddings.md", key="cmp_emb_md")

@@ -19,6 +19,7 @@ from reports.engines_tables import (
     sources_table,
 )
 from ui import url_widgets
+from ui.tables import pin_first_column
 
 TIERS = ("primary", "all")
 ROW_PX = 35  # st.dataframe's row height: size tables to show every row without inner scrolling
@@ -88,17 +89,21 @@ if not shown:
     )
 else:
     st.subheader(f"{len(shown)} of {len(pool)} engines")
-    # Equal, moderate columns keep all engines on screen; hovering a cell shows the whole value.
+    # One row per engine: the engine names are the (pinned) index, so a page narrower than every attribute
+    # scrolls sideways under them instead of hiding the last engine; hovering a cell shows the whole value.
+    by_engine = comparison_table(shown).T.rename_axis(_("Engine"))
     st.dataframe(
-        comparison_table(shown),
-        height=ROW_PX * (len(ATTRIBUTES) + 1) + 3,
-        column_config={e.name: st.column_config.TextColumn(e.name, width="medium") for e in shown},
+        by_engine,
+        height=ROW_PX * (len(shown) + 1) + 3,
+        column_config={a: st.column_config.TextColumn(a, width="medium") for a in by_engine.columns},
     )
     with st.expander("Where each value comes from (source and version read)"):
+        sources = sources_table(shown)
         st.dataframe(
-            sources_table(shown),
+            sources,
             hide_index=True,
-            column_config={"Source": st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+/[^/]+)$")},
+            column_config=pin_first_column(sources, {
+                "Source": st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+/[^/]+)$")}),
         )
 
 st.subheader(_("How current each engine's facts are"))
@@ -109,7 +114,8 @@ st.caption(
         "commits cannot be ordered and are counted apart."
     )
 )
-st.dataframe(currency_table(facts_currency(), {e.id: e.name for e in engines}), hide_index=True)
+currency = currency_table(facts_currency(), {e.id: e.name for e in engines})
+st.dataframe(currency, hide_index=True, column_config=pin_first_column(currency))
 
 st.header("Settings that shape memory and concurrency")
 st.markdown(
@@ -125,14 +131,15 @@ st.dataframe(
     knobs,
     height=ROW_PX * (len(knobs) + 1) + 3,
     hide_index=True,
-    column_config={"Source": st.column_config.LinkColumn("Source", display_text="source")},
+    column_config=pin_first_column(knobs, {"Source": st.column_config.LinkColumn("Source", display_text="source")}),
 )
 st.subheader(f"Strengths and limits of {chosen.name}")
 st.caption("In our words; the numbers refer to the ideas in servewise's product brief.")
+points = points_table(chosen)
 st.dataframe(
-    points_table(chosen),
+    points,
     hide_index=True,
-    column_config={"Source": st.column_config.LinkColumn("Source", display_text="source")},
+    column_config=pin_first_column(points, {"Source": st.column_config.LinkColumn("Source", display_text="source")}),
 )
 
 with url_notes.container():

@@ -19,6 +19,7 @@ from reports.planner_report import planner_json, planner_markdown, rejections_ta
 from ui import url_widgets
 from ui.markdown_text import literal
 from ui.planner_inputs import read_spec
+from ui.tables import pin_first_column
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ else:
         engine=names[best.shape.engine], replicas=best.replicas, per=best.shape.gpus_per_instance,
         gpu=gpu_names[best.shape.gpu_id], hour=best.cost.usd_per_hour, month=best.cost.usd_per_month,
         mtok=best.cost.usd_per_million_output_tokens or 0.0, rate=result.load_rate_per_s))
-st.dataframe(view.winners, hide_index=True, width="stretch")
+st.dataframe(view.winners, hide_index=True, width="stretch", column_config=pin_first_column(view.winners))
 
 left, right = st.columns(2)
 left.plotly_chart(view.pareto, width="stretch")
@@ -118,7 +119,7 @@ if best is not None:
         st.info(literal(view.bench_error))
 
 with st.expander(_("Rejected configurations ({count})").format(count=len(result.rejections))):
-    st.dataframe(view.rejections, hide_index=True, width="stretch")
+    st.dataframe(view.rejections, hide_index=True, width="stretch", column_config=pin_first_column(view.rejections))
 st.caption(_("{sims} simulations searched.").format(sims=result.n_simulations))
 a, b = st.columns(2)
 a.download_button(_("Download the plan (Markdown)"), view.full_markdown, "servewise-capacity-plan.md", "text/markdown")

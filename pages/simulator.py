@@ -30,6 +30,7 @@ from reports.simulator_charts import (
 from reports.speed_text import step_basis_lines
 from ui import url_widgets
 from ui.markdown_text import literal
+from ui.tables import pin_first_column
 
 #: The example machine: a 24 GB card an 8B BF16 model fits on.
 DEFAULT_GPU_ID = "rtx-4090-24gb"
@@ -283,7 +284,7 @@ except ServewiseInputError as exc:
 st.header("Side by side on the same workload")
 if workload.length_pairs:
     st.caption(f"Lengths sampled from {len(workload.length_pairs):,} CSV rows.")
-st.dataframe(comparison, hide_index=True, width="stretch")
+st.dataframe(comparison, hide_index=True, width="stretch", column_config=pin_first_column(comparison))
 st.caption(
     f"Goodput counts finished requests with TTFT ≤ {slo.ttft_s:g} s and mean inter-token latency ≤ "
     f"{slo.itl_s * 1000:g} ms, per second of the run. Step times are roofline estimates."
@@ -294,7 +295,7 @@ else:
     st.caption("Step times from the typed efficiencies (the same for every engine), not the fitted speed model.")
 
 st.subheader("Latency distributions")
-st.dataframe(distributions, hide_index=True, width="stretch")
+st.dataframe(distributions, hide_index=True, width="stretch", column_config=pin_first_column(distributions))
 st.download_button(
     "Download every simulated request (CSV)", data=lambda: records_csv(results), file_name="servewise-simulation.csv",
     mime="text/csv", on_click="ignore", icon=":material/download:", key="sim_download",
@@ -315,7 +316,8 @@ for column, result in zip(st.columns(len(results)), results, strict=True):
 
 if workload.arrival == "closed":
     st.subheader("What the closed loop hides")
-    st.dataframe(run_open_twins(workload, built, costs, kv_tokens, slo), hide_index=True, width="stretch")
+    twins = run_open_twins(workload, built, costs, kv_tokens, slo)
+    st.dataframe(twins, hide_index=True, width="stretch", column_config=pin_first_column(twins))
     st.caption(
         f"{workload.n_clients} clients that wait for each answer can never queue more than "
         f"{workload.n_clients} requests, and they send less when the server slows down. The same mean rate "

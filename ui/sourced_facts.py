@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ui.tables import pin_first_column
+
 SOURCE_LINK = st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+)$")
 ROW_PX = 35  # st.dataframe's row height
 FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags and prose readable
@@ -13,7 +15,7 @@ FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags an
 def show_table(frame: pd.DataFrame) -> None:
     """A wide sourced table sized to show every row, with the source as a link labelled by its file name."""
     height = ROW_PX * (len(frame) + 1) + 3
-    st.dataframe(frame, hide_index=True, height=height, column_config={"Source": SOURCE_LINK})
+    st.dataframe(frame, hide_index=True, height=height, column_config=pin_first_column(frame, {"Source": SOURCE_LINK}))
 
 
 def markdown_escaped(text: str) -> str:

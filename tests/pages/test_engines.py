@@ -24,7 +24,8 @@ def run_page(**query: str | list[str]) -> AppTest:
 
 
 def comparison_columns(at: AppTest) -> list[str]:
-    return list(at.dataframe[0].value.columns)
+    """The engines compared, in order: one row each, named by the table's (pinned) index."""
+    return list(at.dataframe[0].value.index)
 
 
 def all_text(at: AppTest) -> str:
@@ -37,8 +38,8 @@ def test_default_view_compares_the_five_primary_engines():
     at = run_page()
     assert comparison_columns(at) == ["Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"]
     table = at.dataframe[0].value
-    assert table.loc["Version read", "vLLM"] == "v0.33.0"
-    assert table.loc["Default bind", "Ollama"] == "127.0.0.1:11434"
+    assert table.loc["vLLM", "Version read"] == "v0.33.0"
+    assert table.loc["Ollama", "Default bind"] == "127.0.0.1:11434"
     assert "5 of 5 engines" in all_text(at)
     # how current each engine's facts are (knowledge/currency.py): every fact read at the newest read
     currency = at.dataframe[2].value.set_index("Engine")
