@@ -27,7 +27,7 @@ STATUS_CLAIMS: dict[str, re.Pattern] = {
 }
 #: "elsewhere", "other engines": a claim about every engine the text does not name.
 OTHERS = re.compile(r"\b(elsewhere|other engines|the others)\b", re.I)
-FLAG = re.compile(r"(?<![\w.\-/])(--?[a-zA-Z][a-zA-Z0-9-]*)")
+FLAG = re.compile(r"(?<![\w.\-/}])(--?[a-zA-Z][a-zA-Z0-9-]*)")  # "{n}-token" is not a flag
 ENV = re.compile(r"\b([A-Z][A-Z0-9]+_[A-Z0-9_]+)\b")
 NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w])")
 LITERAL_DEFAULT = re.compile(r"\bdefaults?\s+(to|of|is|=)\s+(?!\{)|\b(on|off|enabled|disabled) by default\b", re.I)
@@ -41,7 +41,7 @@ def _engine_records(kb) -> list:
 _SPELLINGS: dict[int, tuple] = {}
 
 
-def _spellings(kb) -> tuple[frozenset[str], frozenset[str], dict[str, list]]:
+def kb_spellings(kb) -> tuple[frozenset[str], frozenset[str], dict[str, list]]:
     """Every flag and environment variable engines.yaml spells, and knob spelling -> knobs (read once per KB)."""
     if id(kb) not in _SPELLINGS:
         _SPELLINGS[id(kb)] = _read_spellings(kb)
@@ -56,7 +56,7 @@ def _read_spellings(kb) -> tuple[frozenset[str], frozenset[str], dict[str, list]
     def walk(value, key=""):
         if isinstance(value, dict):
             for k, v in value.items():
-                walk(v, k)
+                walk(v, key if "flag" in key else k)  # a tool's `flags: {input_len: -p}` are flags too
         elif isinstance(value, list | tuple):
             for v in value:
                 walk(v, key)
@@ -97,7 +97,7 @@ def literal_facts(template: str, kb) -> list[str]:
     problems += [f"literal environment variable {m!r}" for m in ENV.findall(prose)]
     problems += [f"literal {status} claim {m.group(0)!r}" for status, p in STATUS_CLAIMS.items() for m in p.finditer(prose)]
     problems += [f"literal default {m.group(0)!r}" for m in LITERAL_DEFAULT.finditer(template)]
-    _, _, knobs = _spellings(kb)
+    _, _, knobs = kb_spellings(kb)
     problems += [f"literal knob name {s!r}" for s in knobs if ("_" in s or s.startswith("-"))
                  and re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", prose)]
     return sorted(set(problems))
@@ -127,7 +127,7 @@ def _status_problems(text: str, kb, rests_on: tuple[str, ...]) -> list[str]:
 
 
 def _default_problems(text: str, kb, rests_on: tuple[str, ...]) -> list[str]:
-    _, _, knobs = _spellings(kb)
+    _, _, knobs = kb_spellings(kb)
     cited = {id(resolve_reference(r, {e.id: e for e in kb.engines}, kb.formats)) for r in rests_on
              if r.startswith("knob:")}
     problems = []
@@ -152,7 +152,7 @@ def contradictions(text: str, kb, rests_on: tuple[str, ...] = ()) -> list[str]:
     `rests_on` are the fact references the text cites; numbers must occur in one of those facts (with no
     references, numbers are not checked) and status claims are checked against the cited matrix columns.
     """
-    flags, env, _ = _spellings(kb)
+    flags, env, _ = kb_spellings(kb)
     problems = _status_problems(text, kb, rests_on) + _default_problems(text, kb, rests_on)
     problems += [f"flag {f!r} is not spelled in engines.yaml" for f in FLAG.findall(text) if f not in flags]
     problems += [f"environment variable {v!r} is not in engines.yaml" for v in ENV.findall(text) if v not in env]

@@ -27,7 +27,7 @@ class LlamaCppPolicy(SchedulerPolicy):
     engine: Literal["llama-cpp"] = "llama-cpp"
     ctx_size: int = Field(default=16384, gt=0, description="-c: KV tokens shared by all slots")
     parallel: int = Field(default=4, gt=0, description="-np: slots")
-    batch_size: int = Field(default=2048, gt=0, description="-b: tokens per step (llama-server default 2048)")
+    batch_size: int = Field(default=2048, gt=0, description="-b: tokens per step (llama-server's default)")
     cache_prompt: bool = Field(default=True, description="slots reuse the common prefix of their last prompt")
 
     def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec:

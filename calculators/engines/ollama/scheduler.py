@@ -7,15 +7,22 @@ from typing import Literal
 from pydantic import Field
 
 from calculators.engines.base import SimulatorKnob
-from calculators.engines.ollama.plan import default_context_tokens
+from calculators.engines.ollama.plan import VRAM_CONTEXT_TIERS, default_context_tokens
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import PlanNote
+from calculators.units import GIB
 from calculators.simulator.policy import (
     Admission,
     KvLayout,
     PrefixReuse,
     SchedulerPolicy,
     SchedulerSpec,
+)
+
+
+#: Ollama's num_ctx by total VRAM, written from the tiers the plan uses (never typed twice).
+CONTEXT_TIERS_TEXT = ", ".join(
+    f"{tokens:,} from {threshold / GIB:g} GiB" if threshold else f"{tokens:,} below that" for threshold, tokens in VRAM_CONTEXT_TIERS
 )
 
 
@@ -28,17 +35,17 @@ class OllamaPolicy(SchedulerPolicy):
     """
 
     engine: Literal["ollama"] = "ollama"
-    num_parallel: int = Field(default=1, gt=0, description="OLLAMA_NUM_PARALLEL: slots (default 1)")
+    num_parallel: int = Field(default=1, gt=0, description="OLLAMA_NUM_PARALLEL: slots")
     context_length: int = Field(
         default=4096,
         gt=0,
         description=(
-            "num_ctx per slot. OLLAMA_CONTEXT_LENGTH unset picks it by total VRAM (server/routes.go): 4096 below "
-            "23 GiB, 32768 from 23 GiB, 262144 from 47 GiB, capped at the model's trained context"
+            f"num_ctx per slot. OLLAMA_CONTEXT_LENGTH unset picks it by total VRAM (server/routes.go): "
+            f"{CONTEXT_TIERS_TEXT}, capped at the model's trained context"
         ),
     )
-    num_batch: int = Field(default=512, gt=0, description="tokens per llama-server step (api/types.go default 512)")
-    max_queue: int = Field(default=512, ge=0, description="OLLAMA_MAX_QUEUE (default 512); beyond it HTTP 503")
+    num_batch: int = Field(default=512, gt=0, description="tokens per llama-server step (api/types.go)")
+    max_queue: int = Field(default=512, ge=0, description="OLLAMA_MAX_QUEUE; beyond it HTTP 503")
     max_queue_applies_to_slot_wait: bool = Field(
         default=False,
         description=(
@@ -72,8 +79,8 @@ class OllamaPolicy(SchedulerPolicy):
                 "Ollama source read (v0.33.0-rc2) the limit only bounds requests waiting for a model to load, not "
                 "for a slot. Raising it creates no replicas either.")),
             single_slot_note=PlanNote(code="ollama_single_slot", message=(
-                "Ollama runs one request at a time by default (OLLAMA_NUM_PARALLEL=1): every other request "
-                "waits its turn.")),
+                f"Ollama ran one request at a time (OLLAMA_NUM_PARALLEL={self.num_parallel}; its default is "
+                f"{type(self).model_fields['num_parallel'].default}): every other request waited its turn.")),
         )
 
 
@@ -86,8 +93,7 @@ SIMULATOR_LABEL = "Ollama"
 SIMULATOR_KNOBS = (
     SimulatorKnob("num_parallel", "OLLAMA_NUM_PARALLEL", "sim_ollama_np"),
     SimulatorKnob("context_length", "Context per slot (num_ctx)", "sim_ollama_ctx", default_for_gpu=_context_on_gpu,
-                  help="Unset, Ollama picks it by total VRAM: 4,096 below 23 GiB, 32,768 from 23 GiB (the 24 GB "
-                  "default card here), 262,144 from 47 GiB; each slot holds this much KV."),
+                  help=f"Unset, Ollama picks it by total VRAM: {CONTEXT_TIERS_TEXT}; each slot holds this much KV."),
     SimulatorKnob("num_batch", "num_batch (tokens per step)", "sim_ollama_batch"),
     SimulatorKnob("max_queue", "OLLAMA_MAX_QUEUE", "sim_ollama_queue", min_value=0),
     SimulatorKnob("max_queue_applies_to_slot_wait", "Apply OLLAMA_MAX_QUEUE to requests waiting for a slot",

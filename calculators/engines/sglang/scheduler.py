@@ -75,15 +75,19 @@ def _chunk_on_gpu(gpu_memory_bytes: int) -> int:
     return auto_chunk_and_graph_sizes(gpu_memory_bytes / MIB, 1)[0]
 
 
+#: GPU sizes (GiB) the chunk-size help quotes; the sizes SGLang picks for them come from its plan's rule.
+_HELP_GPU_GIB = (16, 24, 48, 80, 192)
+
 SIMULATOR_LABEL = "SGLang"
 SIMULATOR_KNOBS = (
     SimulatorKnob("max_running_requests", "--max-running-requests", "sim_sglang_mrr"),
     SimulatorKnob("chunked_prefill_size", "--chunked-prefill-size", "sim_sglang_chunk", default_for_gpu=_chunk_on_gpu,
-                  help="Unset, SGLang picks it by GPU memory: 2,048 below 35 GiB (the 24 GB default card here), "
-                  "8,192 below 160 GiB, 16,384 above."),
+                  help="Unset, SGLang picks it by GPU memory: " + ", ".join(
+                      f"{auto_chunk_and_graph_sizes(gib * 1024, 1)[0]:,} on {gib} GiB" for gib in _HELP_GPU_GIB) + "."),
     SimulatorKnob("disable_radix_cache", "Radix prefix cache", "sim_sglang_radix", invert=True),
     SimulatorKnob("enable_mixed_chunk", "--enable-mixed-chunk", "sim_sglang_mixed",
-                  help="Off (default): a prefill batch runs alone and running decodes wait for it."),
+                  help="Default: " + ("on" if SglangPolicy.model_fields["enable_mixed_chunk"].default else "off")
+                  + ". Off, a prefill batch runs alone and running decodes wait for it."),
 )
 
 
