@@ -29,6 +29,8 @@ class EngineEmbedding(Sourced):
     serves: Literal["yes", "no", "needs-flag"]
     endpoints: tuple[str, ...] = ()
     how: str
+    served_without_flag: tuple[str, ...] = ()  # architectures served as embedders without the runner flag
+    served_without_flag_source: str | None = None
     pooling_source: Literal["sentence-transformers", "architecture", "gguf", "none"]
     pooling_modes: tuple[PoolingSlug, ...] = ()
     pooling_mapping: dict[PoolingSlug, str] = Field(default_factory=dict)

@@ -212,7 +212,8 @@ def _serving(draft: EmbeddingDraft) -> bool:
         draft.say("not-served", how=engine.how)
         return False
     runner = engine.flags.runner
-    if engine.serves == "needs-flag" and runner and not draft.command.has(runner.split(" ")[0]):
+    flagless = draft.model.architecture in engine.served_without_flag
+    if engine.serves == "needs-flag" and runner and not flagless and not draft.command.has(runner.split(" ")[0]):
         draft.add.append(runner)
         draft.say("runner-flag-missing", flag=runner)
     return True

@@ -113,3 +113,9 @@ def test_a_sentence_transformers_directory_is_read_whole() -> None:
     assert (model.architecture, model.hidden_size, model.output_dimension) == ("Qwen2ForCausalLM", 1536, 8192)
     with pytest.raises(ServewiseInputError, match="does not exist"):
         embedding_model_from_directory(DATA)
+
+
+def test_sglang_serves_encoder_embedders_without_is_embedding() -> None:
+    # python/sglang/srt/configs/model_config.py is_generation_model: XLMRobertaModel is an embedding architecture
+    assert check_embeddings(_catalog("bge-m3"), "sglang", None, KB).flags_to_add == ()
+    assert check_embeddings(_catalog("qwen3-embedding-0.6b"), "sglang", None, KB).flags_to_add == ("--is-embedding",)
