@@ -105,7 +105,7 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return singular if one else plural
 
 
-def N_(message: str) -> str:  # noqa: N802 (the conventional gettext marker name)
+def N_(message: str) -> str:  # the conventional gettext marker name
     """Mark a constant for extraction without translating it now; translate it with `_()` where shown."""
     return message
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from knowledge.common import Frozen, KnowledgeError, Verified
 from knowledge.currency import check_formats_agree
@@ -75,7 +75,7 @@ class KnowledgeBase(Frozen):
     prices: PricesFile
     tool_calling: ToolCallingFile
     embedding_serving: EmbeddingServingFile
-    versions_read: dict[str, Verified] = {}
+    versions_read: dict[str, Verified] = Field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=4)

@@ -66,7 +66,7 @@ class CatalogModel(Sourced):
     embedding: EmbeddingInfo | None = None
     same_architecture_as: tuple[str, ...] = Field(default=(), description="other repos sharing this exact geometry")
     notes: str = ""
-    rope_scaling: dict[str, Any] | None | Unknown = Field(
+    rope_scaling: dict[str, Any] | Unknown | None = Field(
         default="unknown",
         description="config.json's rope_scaling (or rope_parameters) verbatim; None = the file has none; "
         "'unknown' = the file was not read",

@@ -4,6 +4,7 @@ import shlex
 
 import streamlit as st
 
+from calculators.checks.embedding_memory import embedding_server_memory
 from calculators.engines import ENGINE_IDS, ENGINES, display_name
 from calculators.hardware.compat import HardwareChoice, format_verdict, scheme_column
 from calculators.i18n import _
@@ -17,7 +18,6 @@ from calculators.memory.compare import (
     why_not_held,
     workload_settings,
 )
-from calculators.checks.embedding_memory import embedding_server_memory
 from calculators.memory.plan import ComponentKind
 from calculators.model.catalog import catalog_id_for_repo
 from knowledge.loader import load_knowledge

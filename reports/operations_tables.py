@@ -89,7 +89,7 @@ def practice_table(engines: Sequence[Engine]) -> pd.DataFrame:
         rows += [
             _row(engine, "Chat template", template.default, template),
             _row(engine, "Template flags", _joined(template.flags, "none (see note)") +
-                 (f" — {template.note}" if template.note else ""), template),  # fmt: skip
+                 (f" — {template.note}" if template.note else ""), template),
             _row(engine, "Sampling defaults come from", sampling.defaults_from, sampling),
             _row(engine, "Engine's own sampling defaults", sampling.engine_defaults, sampling),
             _row(engine, "Output limit when max_tokens is unset", sampling.default_max_output, sampling),
@@ -201,7 +201,7 @@ def security_table(engines: Sequence[Engine]) -> pd.DataFrame:
             rows += [
                 _row(engine, "CORS default", cors.default, cors),
                 _row(engine, "CORS settings", _joined(list(cors.flags) + list(cors.env), "none (fixed)") +
-                     (f" — {cors.note}" if cors.note else ""), cors),  # fmt: skip
+                     (f" — {cors.note}" if cors.note else ""), cors),
                 _row(engine, "Inter-node traffic", inter.mechanism, inter),
                 _row(engine, "Inter-node protection", inter.protection, inter),
             ]

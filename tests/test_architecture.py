@@ -29,7 +29,7 @@ EXEMPT = frozenset({"calculators/__main__.py"})
 #: Shared code: every layer except the engines' own folders and the knowledge base (its YAML and schema are data).
 SHARED = ("calculators", "reports", "ui", "pages", "cli")
 ENGINE_HOME = "calculators/engines/"
-_QUOTED_ID = re.compile(r"""["'](%s)["']""" % "|".join(re.escape(engine_id) for engine_id in ENGINE_IDS))
+_QUOTED_ID = re.compile(r"""["'](""" + "|".join(re.escape(engine_id) for engine_id in ENGINE_IDS) + r""")["']""")
 
 
 def layer_violations(source: str, layer: str) -> list[str]:

@@ -106,7 +106,7 @@ def architecture_from_config(
     except ConfigFieldMissing as missing:
         # The KV geometry is complete; only the weight count lacks a field. Say so instead of guessing.
         note = f"parameter count unknown: config.json has no '{missing.field}'"
-        return replace(arch, notes=arch.notes + (note,))
+        return replace(arch, notes=(*arch.notes, note))
     return replace(arch, params_total=counts.total, params_active=counts.active)
 
 

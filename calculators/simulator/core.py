@@ -683,8 +683,8 @@ def downsample(t: list[float], queued: list[int], active: list[int], kv: list[fl
     body = len(t) - 1
     edges = np.linspace(0, body, points).astype(int)[:-1]
     return TimeSeries(
-        t_s=np.asarray(t[:body])[edges].tolist() + [t[-1]],
-        queued=np.maximum.reduceat(np.asarray(queued[:body]), edges).tolist() + [queued[-1]],
-        active=np.maximum.reduceat(np.asarray(active[:body]), edges).tolist() + [active[-1]],
-        kv_used_tokens=np.maximum.reduceat(np.asarray(kv[:body], dtype=float), edges).tolist() + [kv[-1]],
+        t_s=[*np.asarray(t[:body])[edges].tolist(), t[-1]],
+        queued=[*np.maximum.reduceat(np.asarray(queued[:body]), edges).tolist(), queued[-1]],
+        active=[*np.maximum.reduceat(np.asarray(active[:body]), edges).tolist(), active[-1]],
+        kv_used_tokens=[*np.maximum.reduceat(np.asarray(kv[:body], dtype=float), edges).tolist(), kv[-1]],
     )

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.memory.compare import model_weights
 from calculators.memory.kv import raw_kv_estimate
 from calculators.model.architecture import ModelArchitecture
-from calculators.memory.compare import model_weights
 
 FIT_CONTEXT_TOKENS = 8_192
 USABLE_SHARE = 0.9

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tests.support.browser import open_page, wait_for_app
 
 pytestmark = pytest.mark.browser

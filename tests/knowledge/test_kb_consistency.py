@@ -98,8 +98,8 @@ def test_the_agreement_check_fails_when_the_matrix_changes_alone(tmp_path):
     root = _copy_knowledge(tmp_path)
     _edit(root / "formats.yaml", "  - engine: llama-cpp\n    target: awq\n    status: not-supported",
           "  - engine: llama-cpp\n    target: awq\n    status: convert-first")
-    from knowledge.loader import load_yaml_file
     from knowledge.formats import FormatsSection
+    from knowledge.loader import load_yaml_file
 
     formats = load_yaml_file(root / "formats.yaml", FormatsSection)
     kb = KB.model_copy(update={"formats": formats})

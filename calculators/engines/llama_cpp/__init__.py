@@ -4,9 +4,10 @@ from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp import embeddings, launch, plan, startup_log, tools, workload
 from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.engines.llama_cpp.reconcile import llamacpp_rows
-from calculators.engines.llama_cpp.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy
+from calculators.engines.llama_cpp.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy, policy_from_plan
 from calculators.engines.llama_cpp.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
+
 
 def _without_speculation(settings):
     """-md and --spec-type removed (None when the settings have neither)."""

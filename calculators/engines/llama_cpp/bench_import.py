@@ -83,7 +83,7 @@ def read_llama_bench_markdown(text: str) -> ImportResult:
         if len(cells) != len(header):
             skipped.append(SkippedLine(line_no=line_no, text=raw, reason=f"{len(cells)} cells where the header has {len(header)}"))
             continue
-        row = dict(zip(header, cells))
+        row = dict(zip(header, cells, strict=True))  # lengths checked just above
         test = _TEST.match(row["test"])
         rate = _RATE.match(row["t/s"])
         if not test or not rate:

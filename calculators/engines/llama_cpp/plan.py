@@ -509,10 +509,8 @@ def _plan(
 
     n_layer = arch.n_layers
     n_gpus = machine.n_devices if machine else 1
-    if s.n_gpu_layers >= 0:
-        n_gpu_layers = s.n_gpu_layers
-    else:
-        n_gpu_layers = n_layer + 1  # src/llama-model.cpp:2004 (-1 and <= -2 both mean every layer)
+    # src/llama-model.cpp:2004 (-1 and <= -2 both mean every layer)
+    n_gpu_layers = s.n_gpu_layers if s.n_gpu_layers >= 0 else n_layer + 1
     block_devices, output_device = _layer_devices(n_layer, n_gpu_layers, n_gpus)
     devices = _device_shares(block_devices, output_device, layer_bytes, n_gpus, s, weights_bytes, n_layer)
 

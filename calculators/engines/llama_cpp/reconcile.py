@@ -170,7 +170,7 @@ def _device_rows(run: EngineRun, out: Outcome, file_bytes: Figure | None) -> lis
                                         "servewise evenly (the log does not state the free memory of each)"),)
         out.rows.append(judge(summed, "KV buffers on this device", point(predicted, "plan.devices[].kv_cache_bytes "
                               "(even layer split over the log's devices)"), alternatives, interval))
-    return [f for f in last.values()]
+    return list(last.values())
 
 
 def _summed(parts: list[Figure], device: str) -> Figure:

@@ -32,7 +32,7 @@ def read_mlx_benchmark(text: str) -> ImportResult:
             batch = int(timing.group(3) or 1)
             start = line_no
             continue
-        values = dict((k, float(v)) for k, v in _VALUES.findall(line))
+        values = {k: float(v) for k, v in _VALUES.findall(line)}
         if line.startswith("Averages:") and "generation_tps" in values:
             averages = values
         elif line.startswith("Trial") and "generation_tps" in values:

@@ -6,7 +6,7 @@ from calculators.engines.ollama import embeddings, launch, startup_log, tools, w
 from calculators.engines.ollama.estimate_rows import estimate_rows
 from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
 from calculators.engines.ollama.reconcile import ollama_rows
-from calculators.engines.ollama.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy
+from calculators.engines.ollama.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy, policy_from_plan
 from calculators.engines.ollama.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 

@@ -4,9 +4,10 @@ from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.sglang import embeddings, launch, plan, startup_log, tools, workload
 from calculators.engines.sglang.plan import ENGINE_ID, SglangSettings, plan_sglang
 from calculators.engines.sglang.reconcile import sglang_rows
-from calculators.engines.sglang.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy
+from calculators.engines.sglang.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy, policy_from_plan
 from calculators.engines.sglang.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
+
 
 def _without_speculation(settings):
     """--speculative-algorithm and its drafter removed (None when the settings have none)."""

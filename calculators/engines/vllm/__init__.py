@@ -5,9 +5,10 @@ from calculators.engines.vllm import embeddings, launch, speculative, startup_lo
 from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.plan import ENGINE_ID, plan_vllm
 from calculators.engines.vllm.reconcile import vllm_rows
-from calculators.engines.vllm.scheduler import policy_from_plan, SIMULATOR_KNOBS, SIMULATOR_LABEL, VllmPolicy
+from calculators.engines.vllm.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, VllmPolicy, policy_from_plan
 from calculators.engines.vllm.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
+
 
 def _without_speculation(settings):
     """--speculative-config removed (None when the settings have none)."""

@@ -51,7 +51,8 @@ def size_list(value: str) -> list[tuple[str, str, int]]:
     """'[22.0 GiB 22.0 GiB]' -> one size per device."""
     tokens = value.strip().strip("[]").split()
     out = []
-    for number, unit in zip(tokens[0::2], tokens[1::2]):
+    # strict=False: a trailing token without its unit is dropped, as before
+    for number, unit in zip(tokens[0::2], tokens[1::2], strict=False):
         parsed = size(f"{number} {unit}")
         if parsed:
             out.append(parsed)

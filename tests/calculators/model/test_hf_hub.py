@@ -15,6 +15,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from huggingface_hub import constants as hf_constants
@@ -55,7 +56,7 @@ TEMPLATE_FILES = {  # template/model keeps its template in tokenizer_config.json
 
 
 class FakeHub(BaseHTTPRequestHandler):
-    seen: list[tuple[str, str, str | None]] = []
+    seen: ClassVar[list[tuple[str, str, str | None]]] = []  # shared by every request's handler
     broken_until_fixed = True  # "broken/model" answers 500 until a test flips this
 
     def log_message(self, *args):  # keep test output quiet

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from calculators.model.catalog import architecture_from_catalog
 from calculators.errors import ServewiseInputError
 from calculators.model.architecture import LayerKind
+from calculators.model.catalog import architecture_from_catalog
 from calculators.model.params import count_parameters
 from knowledge.loader import load_knowledge
 

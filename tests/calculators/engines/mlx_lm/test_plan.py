@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from dataclasses import replace
+
+import pytest
 
 from calculators.engines.mlx_lm.cache import kv_cache_growth, quantized_bytes_per_vector, rotating_cache_growth
 from calculators.engines.mlx_lm.generate import generation_chunks
