@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8501
 
-.PHONY: run test test-fast lint chromium bench
+.PHONY: run test test-fast lint chromium bench i18n
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,3 +69,12 @@ test-fast: $(VENV)/.test-installed
 
 bench: $(VENV)/.test-installed
 	@for script in bench/bench_*.py; do name=$$(basename $$script .py); echo "== $$script"; $(PY) -m bench.$$name || exit 1; done
+
+# Message catalogs: extract every _()/N_()/ngettext() message (babel.cfg) into servewise.pot, then merge it into
+# each language's .po (kept in the repository; translations are written by hand, new ones arrive untranslated).
+LOCALES := calculators/locale
+i18n: $(VENV)/.app-installed
+	$(VENV)/bin/pybabel extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 --no-location --sort-output \
+		--project servewise --omit-header -o $(LOCALES)/servewise.pot .
+	$(VENV)/bin/pybabel update -i $(LOCALES)/servewise.pot -d $(LOCALES) -D servewise -l es --no-location \
+		--no-fuzzy-matching

@@ -20,6 +20,7 @@ from calculators.simulator.workload import LengthDistribution, WorkloadSpec
 from knowledge import load_knowledge
 from knowledge.engines import PRIMARY_ENGINE_IDS
 from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
+from reports.names import namer
 from ui import url_widgets
 from ui.compatibility_view import embedding_checks_table, show_embedding_reasons, show_tool_reasons, tool_checks_table
 from ui.tables import pin_first_column
@@ -62,12 +63,12 @@ def tool_calls_section() -> None:
             text = chat_template_from_text(pasted, _("the pasted text"))
             model = tool_model_from_template(text, tools_kb, _("pasted template"), _("the pasted template"))
         else:
-            model_id = url_widgets.selectbox(_("Chat model"), chat_models, key="cmp_tool_model",
+            model_id = url_widgets.selectbox(_("Chat model"), chat_models, key="cmp_tool_model", labels=namer(kb),
                                              index=chat_models.index("qwen3-8b") if "qwen3-8b" in chat_models else 0)
             model = tool_model_from_catalog(model_id, tools_kb)
             if model.template_of:
                 st.caption(_("Template read: {what}").format(what=model.template_of))
-        engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_tool_engines",
+        engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_tool_engines", labels=namer(kb),
                                           default=list(PRIMARY_ENGINE_IDS))
         command = url_widgets.text(_("Launch command (optional; checked for the engine it starts)"), key="cmp_tool_cmd",
                                    max_chars=1000,
@@ -117,9 +118,9 @@ def embeddings_section() -> None:
                 _read("modules.json"), _read("config.json"), _read("2_Dense/config.json"),
             )
         else:
-            model_id = url_widgets.selectbox(_("Embedding model"), embedding_models, key="cmp_emb_model")
+            model_id = url_widgets.selectbox(_("Embedding model"), embedding_models, key="cmp_emb_model", labels=namer(kb))
             embedding = embedding_model_from_catalog(models_by_id[model_id])
-        engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_emb_engines",
+        engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_emb_engines", labels=namer(kb),
                                           default=list(PRIMARY_ENGINE_IDS))
         command = url_widgets.text(_("Launch command (optional)"), key="cmp_emb_cmd", max_chars=1000,
                                    placeholder="llama-server -m bge-m3-f16.gguf --embeddings -ub 8192 -b 8192")
@@ -145,14 +146,14 @@ def ingestion_section() -> None:
             and isinstance(g.dense_bf16_tflops, int | float)]
     c1, c2, c3 = st.columns(3)
     with c1:
-        model_id = url_widgets.selectbox(_("Chat model"), chat_models, key="cmp_ing_model",
+        model_id = url_widgets.selectbox(_("Chat model"), chat_models, key="cmp_ing_model", labels=namer(kb),
                                          index=chat_models.index(INGESTION_MODEL))
     with c2:
-        gpu_id = url_widgets.selectbox(_("GPU"), gpus, key="cmp_ing_gpu",
+        gpu_id = url_widgets.selectbox(_("GPU"), gpus, key="cmp_ing_gpu", labels=namer(kb),
                                        index=gpus.index("h100-sxm-80gb") if "h100-sxm-80gb" in gpus else 0)
     with c3:
         reference = next((e.id for e in ENGINES.values() if e.simulator_reference), SIMULATED_ENGINES[0])
-        engine = url_widgets.selectbox(_("Engine"), list(SIMULATED_ENGINES), key="cmp_ing_engine",
+        engine = url_widgets.selectbox(_("Engine"), list(SIMULATED_ENGINES), key="cmp_ing_engine", labels=namer(kb),
                                        index=list(SIMULATED_ENGINES).index(reference))
     d1, d2, d3, d4 = st.columns(4)
     with d1:

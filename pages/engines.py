@@ -18,6 +18,7 @@ from reports.engines_tables import (
     points_table,
     sources_table,
 )
+from reports.names import namer
 from ui import url_widgets
 from ui.tables import pin_first_column
 
@@ -124,7 +125,7 @@ st.markdown(
     "llama-server divides `--ctx-size` among its `--parallel` slots."
 )
 with_knobs = [e.id for e in engines if e.knobs]
-engine_id = url_widgets.selectbox("Engine", with_knobs, key="engines_knobs")
+engine_id = url_widgets.selectbox(_("Engine"), with_knobs, key="engines_knobs", labels=namer(load_knowledge()))
 chosen = next(e for e in engines if e.id == engine_id)
 knobs = knob_table(chosen)
 st.dataframe(

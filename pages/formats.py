@@ -11,6 +11,7 @@ from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
 from reports.formats_figures import SHORT_LABELS, compatibility_heatmap
+from reports.names import namer
 from ui import url_widgets
 
 kb = load_knowledge()
@@ -66,14 +67,15 @@ and say so in the result.
 st.subheader("Compatibility matrix")
 left, middle, right = st.columns(3)
 with left:
-    engine_id = url_widgets.selectbox("Engine", engine_ids, key="formats_engine")
+    engine_id = url_widgets.selectbox(_("Engine"), engine_ids, key="formats_engine", labels=namer(kb))
 with middle:
-    column_id = url_widgets.selectbox("Format or quantization", column_ids, key="formats_format")
+    column_id = url_widgets.selectbox(_("Format or quantization"), column_ids, key="formats_format", labels=namer(kb))
 with right:
     hardware_id = url_widgets.selectbox(
         _("Hardware"),
         hardware_ids,
         key="formats_gpu",
+        labels=namer(kb),
         help=_("A catalog accelerator: cells that depend on the GPU generation or backend are read for it."),
     )
 url_widgets.show_url_notes()

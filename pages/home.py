@@ -4,9 +4,11 @@ from pathlib import Path
 
 import streamlit as st
 
+from calculators.i18n import N_, _
 from calculators.memory.kv import raw_kv_estimate, uniform_gqa_architecture
 from calculators.simulator.request_states import request_states
 from calculators.units import GIB
+from reports.numbers import number
 from ui import url_widgets
 from ui.links import page_link
 
@@ -20,31 +22,30 @@ MAX_ACTIVE = 256
 # One line per tool page: (page file, link label, Material icon, what it answers). Pages whose file is
 # not in this checkout, or that app.py does not register yet, are skipped.
 TOOLS = [
-    ("pages/engines.py", "Engines", ":material/compare:", "The five engines side by side, with sources."),
-    ("pages/formats.py", "Formats & compatibility", ":material/grid_on:", "Which engine runs which format."),
-    ("pages/memory.py", "Memory & capacity", ":material/memory:", "Every engine's memory for one model and machine, and how many sequences fit."),
-    ("pages/wizard.py", "Wizard", ":material/assistant:", "From a workload to engines and settings."),
-    ("pages/simulator.py", "Simulator", ":material/timeline:", "How a queue builds when arrivals outpace it."),
-    ("pages/reconcile.py", "Check against your engine", ":material/fact_check:",
-     "Paste a start-up log: servewise's numbers next to your engine's."),
-    ("pages/operations.py", "Operations", ":material/monitoring:", "Metrics, security, lifecycle before going live."),
+    ("pages/engines.py", N_("Engines"), ":material/compare:", N_("The five engines side by side, with sources.")),
+    ("pages/formats.py", N_("Formats & compatibility"), ":material/grid_on:", N_("Which engine runs which format.")),
+    ("pages/memory.py", N_("Memory & capacity"), ":material/memory:", N_("Every engine's memory for one model and machine, and how many sequences fit.")),
+    ("pages/wizard.py", N_("Wizard"), ":material/assistant:", N_("From a workload to engines and settings.")),
+    ("pages/simulator.py", N_("Simulator"), ":material/timeline:", N_("How a queue builds when arrivals outpace it.")),
+    ("pages/reconcile.py", N_("Check against your engine"), ":material/fact_check:",
+     N_("Paste a start-up log: servewise's numbers next to your engine's.")),
+    ("pages/operations.py", N_("Operations"), ":material/monitoring:", N_("Metrics, security, lifecycle before going live.")),
 ]
 
 st.title("servewise")
 st.markdown(
-    "Getting a model to answer once says little about serving it. servewise helps a team **choose an "
+    _("Getting a model to answer once says little about serving it. servewise helps a team **choose an "
     "inference engine and size it**: Ollama, llama.cpp's llama-server, vLLM, SGLang or MLX LM. "
-    "The choice is one of architecture (how memory and compute time are shared out), not a speed ranking."
-)
+    "The choice is one of architecture (how memory and compute time are shared out), not a speed ranking."))
 st.warning(
-    "Every figure servewise shows is an **estimate** from published specifications and arithmetic, "
-    "never a measurement. Benchmark your own workload before committing.",
+    _("Every figure servewise shows is an **estimate** from published specifications and arithmetic, "
+    "never a measurement. Benchmark your own workload before committing."),
     icon=":material/calculate:",
 )
 
-st.header("What it answers")
+st.header(_("What it answers"))
 st.markdown(
-    "- **Which engine fits how the model will be used?** A shared API with latency targets points to "
+    _("- **Which engine fits how the model will be used?** A shared API with latency targets points to "
     "vLLM or SGLang; local development and mixed hardware favour Ollama or llama.cpp; on Apple "
     "silicon, MLX LM is a first-class path.\n"
     "- **Does it fit, and for how many conversations at once?** Weights, KV cache per active sequence, "
@@ -52,56 +53,58 @@ st.markdown(
     "- **What do the settings really control?** `gpu_memory_utilization` and `mem_fraction_static` are "
     "different fractions; llama-server splits `--ctx-size` across its `--parallel` slots.\n"
     "- **Which file format and quantization does each engine accept?** Format, precision and "
-    "compatibility are separate decisions."
-)
+    "compatibility are separate decisions."))
 
-st.header("Four layers, four decisions")
+st.header(_("Four layers, four decisions"))
 st.markdown(
-    "A chat service is a stack. Each layer can change without the others: a team can keep the chat "
+    _("A chat service is a stack. Each layer can change without the others: a team can keep the chat "
     "interface people like and swap the engine behind it, or put an API gateway in front without "
-    "changing how much memory the model needs."
-)
+    "changing how much memory the model needs."))
 st.graphviz_chart(
     """
-    digraph layers {
+    digraph layers {{
       rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname="sans-serif"];
-      ui [label="Chat UI\\n(Open WebUI, an IDE plug-in, your app)"];
-      http [label="HTTP server / API gateway\\n(OpenAI-compatible endpoint, auth, routing)"];
-      engine [label="Inference engine\\n(scheduler, KV cache, batching)", fillcolor="#dceafc"];
-      weights [label="Model weights\\n(one copy per replica)"];
+      ui [label="{ui}"];
+      http [label="{http}"];
+      engine [label="{engine}", fillcolor="#dceafc"];
+      weights [label="{weights}"];
       ui -> http -> engine -> weights;
-    }
-    """
+    }}
+    """.format(
+        ui=_("Chat UI\\n(Open WebUI, an IDE plug-in, your app)"),
+        http=_("HTTP server / API gateway\\n(OpenAI-compatible endpoint, auth, routing)"),
+        engine=_("Inference engine\\n(scheduler, KV cache, batching)"),
+        weights=_("Model weights\\n(one copy per replica)"),
+    )
 )
 st.table(
     {
-        "Layer": ["Chat UI", "HTTP server / gateway", "Inference engine", "Weights"],
-        "Decides": [
-            "What users see; how conversations are stored",
-            "Who may call, limits, which worker gets a request",
-            "How many sequences run together, how KV memory is shared, queue order",
-            "Quality, and the fixed part of the memory bill",
+        _("Layer"): [_("Chat UI"), _("HTTP server / gateway"), _("Inference engine"), _("Weights")],
+        _("Decides"): [
+            _("What users see; how conversations are stored"),
+            _("Who may call, limits, which worker gets a request"),
+            _("How many sequences run together, how KV memory is shared, queue order"),
+            _("Quality, and the fixed part of the memory bill"),
         ],
-        "Can change without touching": [
-            "the engine and the model",
-            "the model's memory needs",
-            "the UI, if the API stays compatible",
-            "the UI and the gateway",
+        _("Can change without touching"): [
+            _("the engine and the model"),
+            _("the model's memory needs"),
+            _("the UI, if the API stays compatible"),
+            _("the UI and the gateway"),
         ],
     }
 )
 
-st.header("Connections, queued requests, active sequences")
+st.header(_("Connections, queued requests, active sequences"))
 st.markdown(
-    "These are three different numbers. A server can hold many open HTTP connections while the engine "
+    _("These are three different numbers. A server can hold many open HTTP connections while the engine "
     "admits only a few requests into its batch; the rest wait in a queue and hold no KV cache yet. "
     "Each **active sequence** holds its own KV cache, and all of them read the **same single copy of the "
-    "weights**: 100 concurrent requests do not load the model 100 times."
-)
+    "weights**: 100 concurrent requests do not load the model 100 times."))
 left, right = st.columns(2)
 with left:
     connections = url_widgets.number(
-        "Open connections (one request each)",
+        _("Open connections (one request each)"),
         min_value=0,
         max_value=MAX_CONNECTIONS,
         value=100,
@@ -110,7 +113,7 @@ with left:
     )
 with right:
     max_active = url_widgets.number(
-        "Sequences the engine admits at once",
+        _("Sequences the engine admits at once"),
         min_value=1,
         max_value=MAX_ACTIVE,
         value=8,
@@ -125,76 +128,85 @@ kv = raw_kv_estimate(
     EXAMPLE_MODEL, tokens_per_sequence=EXAMPLE_TOKENS, n_sequences=states.active_sequences, bytes_per_element=2
 )
 cols = st.columns(4)
-cols[0].metric("Open connections", f"{states.open_connections:,}")
-cols[1].metric("Waiting in the queue", f"{states.queued_requests:,}", help="No KV cache held yet.")
-cols[2].metric("Active sequences", f"{states.active_sequences:,}", help="Each holds its own KV cache.")
-cols[3].metric("Copies of the weights", states.weight_copies)
-active = f"{states.active_sequences:,}"
+cols[0].metric(_("Open connections"), number(states.open_connections))
+cols[1].metric(_("Waiting in the queue"), number(states.queued_requests), help=_("No KV cache held yet."))
+cols[2].metric(_("Active sequences"), number(states.active_sequences), help=_("Each holds its own KV cache."))
+cols[3].metric(_("Copies of the weights"), states.weight_copies)
+active = number(states.active_sequences)
+conn_label = _("{n} open connections").format(n=number(states.open_connections))
+queue_label = _("{n} queued\\n(no KV cache yet)").format(n=number(states.queued_requests))
+active_label = _("{n} active sequences\\n({n} KV caches)").format(n=active)
+weights_label, over, admitted = _("1 copy of the weights"), _("over the limit"), _("admitted")
+finishes, all_read = _("when a sequence finishes"), _("all read")
 st.graphviz_chart(
     f"""
     digraph requests {{
       rankdir=LR; node [shape=box, style="rounded,filled", fontname="sans-serif"];
-      conn [label="{states.open_connections:,} open connections", fillcolor="#eef3fb"];
-      queue [label="{states.queued_requests:,} queued\\n(no KV cache yet)", fillcolor="#fdf0d5"];
-      active [label="{active} active sequences\\n({active} KV caches)", fillcolor="#dceafc"];
-      weights [label="1 copy of the weights", fillcolor="#e3f4e1"];
-      conn -> queue [label="over the limit"];
-      conn -> active [label="admitted"];
-      queue -> active [label="when a sequence finishes", style=dashed];
-      active -> weights [label="all read"];
+      conn [label="{conn_label}", fillcolor="#eef3fb"];
+      queue [label="{queue_label}", fillcolor="#fdf0d5"];
+      active [label="{active_label}", fillcolor="#dceafc"];
+      weights [label="{weights_label}", fillcolor="#e3f4e1"];
+      conn -> queue [label="{over}"];
+      conn -> active [label="{admitted}"];
+      queue -> active [label="{finishes}", style=dashed];
+      active -> weights [label="{all_read}"];
     }}
     """
 )
 st.caption(
-    f"Worked example from the product brief (an estimate, not a measurement): a model with 32 layers, "
-    f"8 KV heads and head dimension 128 stores {kv.bytes_per_token_unbounded_layers / 1024:,.0f} KiB of "
-    f"KV per token at 2 bytes per element. {states.active_sequences:,} active sequences that each reach "
-    f"{EXAMPLE_TOKENS:,} tokens hold {kv.total_bytes / GIB:,.0f} GiB of raw KV cache, on top of one copy "
-    "of the weights; queued requests add none until they are admitted."
+    _(
+        "Worked example from the product brief (an estimate, not a measurement): a model with 32 layers, "
+        "8 KV heads and head dimension 128 stores {kib} KiB of KV per token at 2 bytes per element. {active} "
+        "active sequences that each reach {tokens} tokens hold {gib} GiB of raw KV cache, on top of one copy "
+        "of the weights; queued requests add none until they are admitted."
+    ).format(
+        kib=number(kv.bytes_per_token_unbounded_layers / 1024),
+        active=active,
+        tokens=number(EXAMPLE_TOKENS),
+        gib=number(kv.total_bytes / GIB),
+    )
 )
 
-st.header("How an engine shares its batch")
+st.header(_("How an engine shares its batch"))
 st.markdown(
-    "Engines built for shared serving schedule **per iteration**: after every generated token the "
+    _("Engines built for shared serving schedule **per iteration**: after every generated token the "
     "batch is reconsidered, so a finished request leaves at once and a waiting one can take its place, "
     "instead of everyone waiting for the longest answer. How much this helps depends on the "
     "scheduler's policy and on how much request lengths vary.\n\n"
     "Feature names act at different layers: PagedAttention is about how KV memory is allocated (in "
     "blocks), FlashAttention about how the attention kernel computes. Two engines that both list them "
-    "do not therefore behave alike under the same load."
-)
+    "do not therefore behave alike under the same load."))
 
-st.header("Where to start")
+st.header(_("Where to start"))
 st.table(
     {
-        "Situation": [
-            "Switching between models on a workstation, local apps",
-            "Local GGUF files, CPU or mixed GPUs, a model larger than VRAM",
-            "A shared API with latency targets, many concurrent users",
-            "Apple silicon",
+        _("Situation"): [
+            _("Switching between models on a workstation, local apps"),
+            _("Local GGUF files, CPU or mixed GPUs, a model larger than VRAM"),
+            _("A shared API with latency targets, many concurrent users"),
+            _("Apple silicon"),
         ],
-        "First candidates": [
+        _("First candidates"): [
             "Ollama",
             "llama.cpp (llama-server)",
             "vLLM, SGLang",
-            "MLX LM (also llama.cpp, Ollama)",
+            _("MLX LM (also llama.cpp, Ollama)"),
         ],
     }
 )
 st.markdown(
-    "Keep the interface your users rely on and change the layer that is actually limiting. A migration "
+    _("Keep the interface your users rely on and change the layer that is actually limiting. A migration "
     "pays off when it raises the work the service accepts, or lowers its cost, at the same quality and "
-    "latency target."
-)
+    "latency target."))
 
-st.header("Tools")
+st.header(_("Tools"))
 linked = 0
 for path, label, icon, blurb in TOOLS:
     if not (REPO_ROOT / path).is_file():
         continue
-    if not page_link(path, label=label, icon=icon):
+    if not page_link(path, label=_(label), icon=icon):
         continue  # the file exists but app.py does not register it yet
-    st.caption(blurb)
+    st.caption(_(blurb))
     linked += 1
 if not linked:
-    st.caption("The tool pages will be listed here as they are added.")
+    st.caption(_("The tool pages will be listed here as they are added."))

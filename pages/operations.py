@@ -6,10 +6,12 @@ import streamlit as st
 
 from calculators.engines import ENGINE_IDS, ENGINES
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.operations.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
 from knowledge import load_knowledge
 from knowledge.sources import source_url
 from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yaml
+from reports.names import namer
 from reports.operations_tables import (
     APP_MEASURES,
     embeddings_table,
@@ -41,7 +43,7 @@ st.markdown(
 )
 url_notes = st.empty()
 selected = url_widgets.multiselect(
-    "Engines", list(ENGINE_IDS), key="ops_engines", placeholder="pick engines",
+    _("Engines"), list(ENGINE_IDS), key="ops_engines", placeholder=_("pick engines"), labels=namer(kb),
     default=[e.id for e in sorted(ENGINES.values(), key=lambda e: e.operations_default or 0) if e.operations_default],
 )
 chosen = [engines_by_id[engine_id] for engine_id in selected]
@@ -142,9 +144,9 @@ with bench_tab:
     gpu_ids = [gpu.id for gpu in kb.gpus.all_gpus]
     left, middle, right = st.columns(3)
     with left:
-        model_id = url_widgets.selectbox("Model (catalog id)", model_ids, key="ops_model",
+        model_id = url_widgets.selectbox(_("Model"), model_ids, key="ops_model", labels=namer(kb),
                                          index=model_ids.index("llama-3.1-8b"))  # fmt: skip
-        gpu_id = url_widgets.selectbox("GPU (catalog id)", gpu_ids, key="ops_gpu", index=gpu_ids.index("h100-sxm-80gb"))
+        gpu_id = url_widgets.selectbox(_("GPU"), gpu_ids, key="ops_gpu", labels=namer(kb), index=gpu_ids.index("h100-sxm-80gb"))
         gpu_count = url_widgets.number("GPUs", key="ops_gpus", min_value=1, max_value=64, value=1, step=1)
     with middle:
         workloads = url_widgets.multiselect("Workload categories", list(WORKLOADS), key="ops_workloads",

@@ -4,6 +4,7 @@ import streamlit as st
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.simulator.checked import checked
 from calculators.simulator.engines import SIMULATED_ENGINES
 from calculators.simulator.loops import open_loop_twin
@@ -19,6 +20,7 @@ from calculators.speed.inputs import hardware_class_of
 from calculators.speed.model import Accelerator, ModelShape
 from calculators.speed.predict import engine_step_costs
 from knowledge import load_knowledge
+from reports.names import namer
 from reports.simulator_charts import (
     comparison_table,
     distribution_table,
@@ -34,6 +36,8 @@ from ui.tables import pin_first_column
 
 #: The example machine: a 24 GB card an 8B BF16 model fits on.
 DEFAULT_GPU_ID = "rtx-4090-24gb"
+# The page opens on a catalog model, its figures from the memory model; typed figures are one choice away.
+DEFAULT_MODEL_ID = "llama-3.1-8b"
 #: Most requests one page run simulates per engine (keeps a first run within a few seconds).
 MAX_PAGE_REQUESTS = 20_000
 #: Sweep points as multiples of the chosen arrival rate.
@@ -81,7 +85,8 @@ st.caption(
 )
 
 engines = url_widgets.multiselect(
-    "Engines to compare (same workload)", list(SIMULATED_ENGINES), key="sim_engines",
+    _("Engines to compare (same workload)"), list(SIMULATED_ENGINES), key="sim_engines",
+    labels=namer(load_knowledge(), {"static": _("static batching (baseline)")}),
     default=[engine.id for engine in ENGINES.values() if engine.simulator_default],
     help="'static' is a baseline without iteration-level scheduling: a batch starts when the previous one ends.",
 )
@@ -91,7 +96,8 @@ with machine_col:
     st.subheader("Machine and model")
     catalog = load_knowledge().gpus
     gpu_ids = [gpu.id for gpu in catalog.all_gpus]
-    gpu_id = url_widgets.selectbox("GPU (catalog)", ["custom", *gpu_ids], key="sim_gpu",
+    gpu_id = url_widgets.selectbox(_("GPU (catalog)"), ["custom", *gpu_ids], key="sim_gpu",
+                                   labels=namer(load_knowledge(), {"custom": _("Custom (type bandwidth and TFLOPS)")}),
                                    index=1 + gpu_ids.index(DEFAULT_GPU_ID),
                                    help="'custom' lets you type bandwidth and TFLOPS.")
     gpu = catalog.get(gpu_id) if gpu_id != "custom" else None
@@ -104,8 +110,10 @@ with machine_col:
     if not isinstance(tflops, int | float):
         tflops = url_widgets.number("Dense TFLOPS at the weights' precision", key="sim_tflops", min_value=0.0,
                                     value=165.0, help="The catalog has no figure for this device; type one.")
+    model_choices = ["typed", *load_knowledge().models.ids]
     model_id = url_widgets.selectbox(
-        "Model", ["typed", *load_knowledge().models.ids], key="sim_model",
+        _("Model"), model_choices, key="sim_model", index=model_choices.index(DEFAULT_MODEL_ID),
+        labels=namer(load_knowledge(), {"typed": _("Typed figures")}),
         help="A catalog model takes its figures from the memory model (vLLM's KV capacity on the GPU above); "
         "'typed' lets you type them.",
     )

@@ -5,18 +5,19 @@ from pathlib import Path
 
 import streamlit as st
 
-from calculators.model.catalog import architecture_from_catalog
-from calculators.memory.compare import model_weights
 from calculators.engines import ENGINE_IDS, ENGINES
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
+from calculators.memory.compare import model_weights
 from calculators.memory.kv import raw_kv_estimate
+from calculators.model.catalog import architecture_from_catalog
 from calculators.speed.calibrate import calibrate
 from calculators.speed.calibration import decode_profile, encode_profile
 from calculators.speed.imports.read import read_benchmark
 from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.predict import estimate_speed
 from knowledge import load_knowledge
+from reports.names import namer
 from reports.speed_text import calibration_text, ledger_markdown, speed_estimate_text
 from ui import url_widgets
 from ui.markdown_text import literal
@@ -37,14 +38,17 @@ left, right = st.columns(2)
 with left:
     speed_engines = [e for e in ENGINE_IDS if ENGINES[e].speed is not None]
     reference = next((i for i, e in enumerate(speed_engines) if ENGINES[e].simulator_reference), 0)
-    engine = url_widgets.selectbox(_("Engine"), speed_engines, key="speed_engine", index=reference)
+    engine = url_widgets.selectbox(_("Engine"), speed_engines, key="speed_engine", index=reference,
+                                labels=namer(kb))
     gpu_ids = [g.id for g in kb.gpus.all_gpus]
-    gpu_id = url_widgets.selectbox(_("Accelerator (catalog)"), gpu_ids, key="speed_gpu", index=gpu_ids.index("h100-sxm-80gb"))
-    model_id = url_widgets.selectbox(_("Model (catalog)"), list(kb.models.ids), key="speed_model",
+    gpu_id = url_widgets.selectbox(_("Accelerator (catalog)"), gpu_ids, key="speed_gpu",
+                                index=gpu_ids.index("h100-sxm-80gb"), labels=namer(kb))
+    model_id = url_widgets.selectbox(_("Model (catalog)"), list(kb.models.ids), key="speed_model", labels=namer(kb),
                                      index=list(kb.models.ids).index("llama-3.1-8b"))
 with right:
     schemes = [q.id for q in kb.formats.quantizations] + [m.id for m in kb.formats.file_mixes]
-    scheme = url_widgets.selectbox(_("Weight precision / quantization"), schemes, key="speed_precision", index=schemes.index("bf16"))
+    scheme = url_widgets.selectbox(_("Weight precision / quantization"), schemes, key="speed_precision",
+                                index=schemes.index("bf16"), labels=namer(kb))
     concurrency = int(url_widgets.number(_("Concurrent sequences"), key="speed_concurrency", min_value=1, max_value=4096, value=32, step=1))
     prompt_tokens = int(url_widgets.number(_("Prompt tokens (TTFT)"), key="speed_prompt", min_value=1, max_value=1_000_000, value=1024, step=1))
 

@@ -3,9 +3,11 @@
 import streamlit as st
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.wizard.answers import WizardAnswers, parse_answers
 from calculators.wizard.scoring import recommend
 from knowledge import load_knowledge
+from reports.names import namer
 from reports.wizard import recommendation_markdown_for
 from ui import url_widgets
 from ui.markdown_text import literal
@@ -47,7 +49,7 @@ with hardware_tab:
         "Operating system", ["linux", "macos", "windows"], key="wiz_os", default="linux"
     )
     gpu_ids = ["none"] + [gpu.id for gpu in kb.gpus.all_gpus]
-    gpu_id = url_widgets.selectbox("GPU model (catalog id)", gpu_ids, key="wiz_gpu")
+    gpu_id = url_widgets.selectbox(_("GPU model"), gpu_ids, key="wiz_gpu", labels=namer(kb, {"none": _("none")}))
     n_gpus = url_widgets.number("GPUs per host", key="wiz_gpus", min_value=0, max_value=64, value=1, step=1)
     nvlink = url_widgets.toggle("GPUs linked by NVLink / XGMI", key="wiz_nvlink")
     hosts = url_widgets.number("Hosts", key="wiz_hosts", min_value=1, max_value=1024, value=1, step=1)
@@ -57,7 +59,7 @@ with hardware_tab:
     )
 with model_tab:
     model_ids = ["none", *kb.models.ids]
-    model_id = url_widgets.selectbox("Model (catalog id)", model_ids, key="wiz_model")
+    model_id = url_widgets.selectbox(_("Model"), model_ids, key="wiz_model", labels=namer(kb, {"none": _("none")}))
     weight_format = url_widgets.segmented(
         "Weights you have or want",
         ["any", "gguf", "safetensors", "awq", "gptq", "fp8", "mxfp4", "nvfp4", "mlx"],

@@ -15,6 +15,7 @@ from calculators.engines import adapter
 from calculators.errors import LaunchCommandError, ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.launch.settings import settings_from_command
 from calculators.memory.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
 from calculators.memory.kv import uniform_gqa_architecture
@@ -25,6 +26,7 @@ from calculators.model.hf_hub import fetch_config
 from calculators.model.weights import weights_from_file_bytes
 from calculators.units import GIB
 from knowledge.loader import KnowledgeBase
+from reports.names import namer
 from ui import url_widgets
 
 MODEL_SOURCES = ["catalog", "config-json", "hf-repo", "geometry"]
@@ -59,7 +61,7 @@ def read_model(kb: KnowledgeBase) -> ModelChoice:
     source = url_widgets.radio("Model from", MODEL_SOURCES, key="mem_model_from", horizontal=True)
     if source == "catalog":
         ids = list(catalog.ids)
-        model_id = url_widgets.selectbox("Catalog model", ids, key="mem_model",
+        model_id = url_widgets.selectbox(_("Catalog model"), ids, key="mem_model", labels=namer(kb),
                                          index=ids.index(DEFAULT_MODEL) if DEFAULT_MODEL in ids else 0)
         try:
             return ModelChoice(architecture_from_catalog(model_id, kb), catalog.get(model_id).hf_repo)
@@ -136,7 +138,7 @@ def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsCh
         estimate = weights_from_file_bytes(int(gib * GIB), source="typed file size")
         return WeightsChoice(estimate.bytes, "the file size you typed", True)
     schemes = [q.id for q in kb.formats.quantizations] + [m.id for m in kb.formats.file_mixes]
-    scheme = url_widgets.selectbox("Weight precision / quantization", schemes, key="mem_precision",
+    scheme = url_widgets.selectbox(_("Weight precision / quantization"), schemes, key="mem_precision", labels=namer(kb),
                                    index=schemes.index("bf16"))
     if arch is None:
         return WeightsChoice(None, "", False, None, scheme=scheme)
@@ -158,7 +160,8 @@ class MachineChoice:
 def read_machine(kb: KnowledgeBase) -> MachineChoice:
     """GPU from the catalog (or custom memory/bandwidth), number of GPUs, host RAM for offload."""
     ids = ["custom"] + [gpu.id for gpu in kb.gpus.all_gpus]
-    gpu_id = url_widgets.selectbox("GPU or Apple silicon", ids, key="mem_gpu", index=ids.index(DEFAULT_GPU))
+    gpu_id = url_widgets.selectbox(_("GPU or Apple silicon"), ids, key="mem_gpu", index=ids.index(DEFAULT_GPU),
+                                   labels=namer(kb, {"custom": _("Custom (type memory and bandwidth)")}))
     notes: list[str] = []
     cols = st.columns(2)
     with cols[0]:

@@ -18,6 +18,7 @@ from calculators.planner.spec import (
     default_spec,
 )
 from calculators.simulator.workload import LengthDistribution, LengthKind
+from reports.names import namer
 from ui import url_widgets
 
 #: Weight schemes offered (quantization or GGUF file-mix ids of knowledge/formats.yaml).
@@ -32,9 +33,10 @@ def read_spec(kb) -> PlannerSpec | str:
     gpu_ids = [gpu.id for gpu in kb.gpus.all_gpus]
     model_col, load_col, slo_col, hw_col = st.columns(4)
     with model_col:
-        model_id = url_widgets.selectbox(_("Model"), model_ids, key="plan_model",
+        model_id = url_widgets.selectbox(_("Model"), model_ids, key="plan_model", labels=namer(kb),
                                          index=model_ids.index(defaults.model_id))
-        engines = url_widgets.multiselect(_("Engines"), list(ENGINE_IDS), key="plan_engines", default=list(ENGINE_IDS))
+        engines = url_widgets.multiselect(_("Engines"), list(ENGINE_IDS), key="plan_engines", default=list(ENGINE_IDS),
+                                            labels=namer(kb))
         with st.expander(_("Weights, KV cache, concurrency")):
             weights = url_widgets.multiselect(_("Weights to consider"), list(WEIGHT_OPTIONS), key="plan_weights",
                                               default=list(defaults.weights))
@@ -74,7 +76,7 @@ def read_spec(kb) -> PlannerSpec | str:
             failed = url_widgets.number(_("Most failed or rejected (%)"), key="plan_failed", min_value=0.0,
                                         max_value=100.0, value=1.0)
     with hw_col:
-        chosen = url_widgets.multiselect(_("GPUs that may be used"), gpu_ids, key="plan_gpus",
+        chosen = url_widgets.multiselect(_("GPUs that may be used"), gpu_ids, key="plan_gpus", labels=namer(kb),
                                          default=[o.gpu_id for o in defaults.hardware])
         with st.expander(_("Hosts and prices")):
             per_host = url_widgets.number(_("GPUs per host"), key="plan_per_host", min_value=1, max_value=72,

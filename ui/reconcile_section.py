@@ -25,6 +25,7 @@ from calculators.reconcile.log.parse import parse_startup_log
 from calculators.reconcile.result import Reconciliation, RowStatus
 from knowledge.log_help import load_log_captures
 from reports.log_lines import line_rows, line_summary
+from reports.names import namer
 from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
 from ui import url_widgets
 
@@ -76,10 +77,12 @@ def _model_inputs(kb, parsed: ParsedLog, key_prefix: str) -> tuple[str, str, str
                     "config.json.")
         col_model, col_gpu = st.columns(2)
         with col_model:
-            model_id = url_widgets.selectbox("Catalog model", [NONE, *kb.models.ids], key=f"{key_prefix}_model",
+            model_id = url_widgets.selectbox(_("Catalog model"), [NONE, *kb.models.ids], key=f"{key_prefix}_model",
+                                             labels=namer(kb, {NONE: _("none")}),
                                              help="'none' uses the geometry the log prints (llama.cpp, Ollama)")
         with col_gpu:
-            gpu_id = url_widgets.selectbox("GPU", [NONE, *(g.id for g in kb.gpus.gpus)], key=f"{key_prefix}_gpu",
+            gpu_id = url_widgets.selectbox(_("GPU"), [NONE, *(g.id for g in kb.gpus.gpus)], key=f"{key_prefix}_gpu",
+                                           labels=namer(kb, {NONE: _("none")}),
                                            help="optional: only sets engine defaults that depend on GPU memory")
         config = st.text_area("…or paste the model's config.json", key=f"{key_prefix}_config", height=100)
         extra = url_widgets.text("Settings the log does not print (key=value, comma separated)",

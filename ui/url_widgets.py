@@ -4,18 +4,30 @@ Streamlit drops an invalid bound value silently and falls back to the default. A
 stale or hand-edited link deserves to know, so each wrapper checks the raw URL value first and
 remembers a note for `show_url_notes()` to display (kept in session state: the value is gone from
 the URL after the first run).
+
+Choice widgets take `labels=` (a mapping or a function from option to what a person reads: "NVIDIA H100
+SXM5 80 GB" for `h100-sxm-80gb`, a translated word for `short`). Streamlit 1.67's `bind="query-params"`
+writes the *format_func label* into the URL (checked in Chromium: choosing "MLX LM" gave `?g=MLX+LM`), so
+a labelled widget is not bound by Streamlit: it is seeded from the URL's slug and writes its slug back
+(`_SyncedChoice`), and links stay the same in every language.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
+from calculators.i18n import _
+
 _NOTES_KEY = "_url_value_notes"
+#: Per session: the URL value(s) each labelled widget last read or wrote, to tell a new link from our own write.
+_SYNCED_KEY = "_url_synced_values"
+
+Labels = Mapping[Any, str] | Callable[[Any], str]
 
 
 def _remember(key: str, message: str) -> None:
@@ -43,6 +55,12 @@ def _raw_url_values(key: str) -> list[str] | None:
     return st.query_params.get_all(key)
 
 
+def _repeated(key: str, times: int) -> str:
+    return _("The link gave `{key}` {times} times; only one value is allowed, so the default is used.").format(
+        key=key, times=times
+    )
+
+
 def _check_choices(key: str, options: Sequence[Any], multiple: bool) -> None:
     raw = _raw_url_values(key)
     if raw is None:
@@ -52,9 +70,10 @@ def _check_choices(key: str, options: Sequence[Any], multiple: bool) -> None:
     bad = [value for value in values if value not in allowed and value != ""]
     if bad:
         shown = ", ".join(_shown(value) for value in bad[:3])
-        _remember(key, f"The link set `{key}` to {shown}, which is not one of the choices; using the default instead.")
+        _remember(key, _("The link set `{key}` to {shown}, which is not one of the choices; using the default instead.")
+                  .format(key=key, shown=shown))
     elif not multiple and len(raw) > 1:
-        _remember(key, f"The link gave `{key}` {len(raw)} times; only one value is allowed, so the default is used.")
+        _remember(key, _repeated(key, len(raw)))
 
 
 #: Streamlit's own bounds for a whole-number input without min/max (JavaScript's safe integers): beyond them it
@@ -70,46 +89,112 @@ def _check_number(key: str, min_value: float | None, max_value: float | None, in
     if raw is None:
         return
     if len(raw) > 1:
-        _remember(key, f"The link gave `{key}` {len(raw)} times; only one value is allowed, so the default is used.")
+        _remember(key, _repeated(key, len(raw)))
         return
     text = raw[-1]
     try:
         number = float(text)
     except ValueError:
-        _remember(key, f"The link set `{key}` to {_shown(text)}, which is not a number; using the default instead.")
+        _remember(key, _("The link set `{key}` to {shown}, which is not a number; using the default instead.")
+                  .format(key=key, shown=_shown(text)))
         return
     if not math.isfinite(number) or (integer and not number.is_integer()):
-        kind = "a whole number" if integer else "a finite number"
-        _remember(key, f"The link set `{key}` to {_shown(text)}, which is not {kind}; using the default instead.")
+        message = (_("The link set `{key}` to {shown}, which is not a whole number; using the default instead.")
+                   if integer else
+                   _("The link set `{key}` to {shown}, which is not a finite number; using the default instead."))
+        _remember(key, message.format(key=key, shown=_shown(text)))
     elif (min_value is not None and number < min_value) or (max_value is not None and number > max_value):
         _remember(
             key,
-            f"The link set `{key}` to {_shown(text)}, outside the allowed range {min_value}–{max_value}; "
-            "using the default instead.",
+            _("The link set `{key}` to {shown}, outside the allowed range {low}–{high}; using the default instead.")
+            .format(key=key, shown=_shown(text), low=min_value, high=max_value),
         )
 
 
-def selectbox(label: str, options: Sequence[Any], *, key: str, **kwargs: Any) -> Any:
-    """A selectbox bound to the URL parameter `key`; a bad URL value gets a note."""
+def _label_function(labels: Labels) -> Callable[[Any], str]:
+    if callable(labels):
+        return labels
+    return lambda option: labels.get(option, str(option))
+
+
+def _synced_choice(
+    draw: Callable[..., Any], label: str, options: Sequence[Any], key: str, labels: Labels, multiple: bool,
+    default_kwarg: str, kwargs: dict[str, Any],
+) -> Any:
+    """Draw a labelled choice widget kept in step with the URL parameter `key` by its option values (slugs).
+
+    The widget is seeded from the URL only when the URL differs from what this session last read or wrote
+    (a new link), so a user's own change is never undone; the default is left out of the URL, as Streamlit's
+    own binding does.
+    """
+    synced: dict[str, list[str] | None] = st.session_state.setdefault(_SYNCED_KEY, {})
+    by_text = {str(option): option for option in options}
+    raw = _raw_url_values(key)
+    if raw is not None and raw != synced.get(key):
+        valid = [by_text[value] for value in raw if value in by_text]
+        if multiple and (valid or raw == [""]):  # as Streamlit's binding: the valid part; `key=` is none
+            st.session_state[key] = valid
+        elif not multiple and len(raw) == 1 and raw[0] in by_text:
+            st.session_state[key] = by_text[raw[0]]
+    if key in st.session_state:
+        # Streamlit warns when a widget gets both a default and a session-state value.
+        kwargs = {name: value for name, value in kwargs.items() if name != default_kwarg}
+    if multiple:
+        default = list(kwargs.get("default") or ())
+    elif default_kwarg == "index":
+        index = kwargs.get("index", 0)
+        default = None if index is None or not options else options[index]
+    else:
+        default = kwargs.get("default")
+    value = draw(label, options, key=key, format_func=_label_function(labels), **kwargs)
+    if value == default or value is None:
+        written = None
+    else:
+        written = ([str(v) for v in value] or [""]) if multiple else [str(value)]
+    if written != synced.get(key) or (written is None) != (key not in st.query_params):
+        if written is None:
+            st.query_params.pop(key, None)
+        else:
+            st.query_params[key] = written if multiple else written[0]
+        synced[key] = written
+    return value
+
+
+def selectbox(label: str, options: Sequence[Any], *, key: str, labels: Labels | None = None, **kwargs: Any) -> Any:
+    """A selectbox bound to the URL parameter `key` by option value; a bad URL value gets a note.
+
+    `labels` (option -> text a person reads) shows names while the URL keeps the option values.
+    """
     _check_choices(key, options, multiple=False)
+    if labels is not None:
+        return _synced_choice(st.selectbox, label, options, key, labels, False, "index", kwargs)
     return st.selectbox(label, options, key=key, bind="query-params", **kwargs)
 
 
-def radio(label: str, options: Sequence[Any], *, key: str, **kwargs: Any) -> Any:
-    """Radio buttons bound to the URL parameter `key`; a bad URL value gets a note."""
+def radio(label: str, options: Sequence[Any], *, key: str, labels: Labels | None = None, **kwargs: Any) -> Any:
+    """Radio buttons bound to the URL parameter `key` by option value; a bad URL value gets a note."""
     _check_choices(key, options, multiple=False)
+    if labels is not None:
+        return _synced_choice(st.radio, label, options, key, labels, False, "index", kwargs)
     return st.radio(label, options, key=key, bind="query-params", **kwargs)
 
 
-def segmented(label: str, options: Sequence[Any], *, key: str, **kwargs: Any) -> Any:
-    """A segmented control bound to the URL parameter `key`; a bad URL value gets a note."""
-    _check_choices(key, options, multiple=kwargs.get("selection_mode") == "multi")
+def segmented(label: str, options: Sequence[Any], *, key: str, labels: Labels | None = None, **kwargs: Any) -> Any:
+    """A segmented control bound to the URL parameter `key` by option value; a bad URL value gets a note."""
+    multiple = kwargs.get("selection_mode") == "multi"
+    _check_choices(key, options, multiple=multiple)
+    if labels is not None:
+        return _synced_choice(st.segmented_control, label, options, key, labels, multiple, "default", kwargs)
     return st.segmented_control(label, options, key=key, bind="query-params", **kwargs)
 
 
-def multiselect(label: str, options: Sequence[Any], *, key: str, **kwargs: Any) -> list[Any]:
-    """A multiselect bound to the URL parameter `key`; values not among the options get a note."""
+def multiselect(
+    label: str, options: Sequence[Any], *, key: str, labels: Labels | None = None, **kwargs: Any
+) -> list[Any]:
+    """A multiselect bound to the URL parameter `key` by option values; values not among the options get a note."""
     _check_choices(key, options, multiple=True)
+    if labels is not None:
+        return _synced_choice(st.multiselect, label, options, key, labels, True, "default", kwargs)
     return st.multiselect(label, options, key=key, bind="query-params", **kwargs)
 
 
@@ -156,9 +241,10 @@ def text(label: str, *, key: str, max_chars: int = 200, **kwargs: Any) -> str:
     """A single-line text input bound to the URL parameter `key` (over-long values get a note)."""
     raw = _raw_url_values(key)
     if raw is not None and len(raw) > 1:
-        _remember(key, f"The link gave `{key}` {len(raw)} times; only one value is allowed, so the default is used.")
+        _remember(key, _repeated(key, len(raw)))
     elif raw is not None and len(raw[-1]) > max_chars:
-        _remember(key, f"The link's `{key}` is longer than {max_chars} characters; it was not used.")
+        _remember(key, _("The link's `{key}` is longer than {max_chars} characters; it was not used.")
+                  .format(key=key, max_chars=max_chars))
     return st.text_input(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
 
 
@@ -166,7 +252,8 @@ def text_area(label: str, *, key: str, max_chars: int = 20_000, **kwargs: Any) -
     """A multi-line text area bound to the URL parameter `key` (over-long values get a note)."""
     raw = _raw_url_values(key)
     if raw is not None and len(raw[-1]) > max_chars:
-        _remember(key, f"The link's `{key}` is longer than {max_chars} characters; it was not used.")
+        _remember(key, _("The link's `{key}` is longer than {max_chars} characters; it was not used.")
+                  .format(key=key, max_chars=max_chars))
     return st.text_area(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
 
 

@@ -92,7 +92,7 @@ def test_absurd_prompt_length_is_explained():
 
 
 def test_zero_kv_capacity_is_explained_for_pool_engines():
-    at = run_page({"sim_engines": ["vllm"], "sim_kv_tokens": "0"})
+    at = run_page({"sim_engines": ["vllm"], "sim_model": "typed", "sim_kv_tokens": "0"})
     assert "KV capacity must be a positive number of tokens" in errors(at)
 
 

@@ -36,3 +36,24 @@ def test_out_of_range_and_repeated_values_are_explained():
     messages = " ".join(w.value for w in at.warning)
     assert "outside the allowed range" in messages
     assert "2 times" in messages
+
+
+def test_a_labelled_widget_reads_slugs_from_the_link_and_shows_names():
+    at = AppTest.from_file(APP)
+    at.query_params.update({"t_named": "mlx-lm", "t_several": ["vllm", "h100-sxm-80gb"]})
+    at.run()
+    assert not at.exception and not at.warning
+    assert at.text[1].value == "named: mlx-lm ['vllm', 'h100-sxm-80gb']"
+    named = at.selectbox(key="t_named")
+    assert named.options == ["NVIDIA H100 SXM5 80 GB", "MLX LM", "vLLM"]
+    named.set_value("vllm").run()
+    assert at.text[1].value.startswith("named: vllm")
+    assert at.query_params["t_named"] == "vllm"
+
+
+def test_a_labelled_widget_notes_a_name_or_unknown_value_in_the_link():
+    at = AppTest.from_file(APP)
+    at.query_params.update({"t_named": "MLX LM"})
+    at.run()
+    assert at.text[1].value == "named: h100-sxm-80gb []"
+    assert "t_named" in " ".join(w.value for w in at.warning)

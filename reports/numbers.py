@@ -1,0 +1,28 @@
+"""Numbers for the reader's language: 1,234.5 in English, 1234,5 / 12.345,6 in Spanish (Babel's CLDR rules).
+
+Calculators return plain numbers; pages and reports format them here at display time, in the language of
+the current run (`calculators.i18n.current_language()`). Units stay as written (GiB, MiB, tokens, ms).
+"""
+
+from __future__ import annotations
+
+from babel.numbers import format_decimal, format_percent
+
+from calculators.i18n import current_language
+
+
+def number(value: float, decimals: int = 0) -> str:
+    """`value` with grouping and exactly `decimals` decimals, in the current language."""
+    pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
+    return format_decimal(value, format=pattern, locale=current_language())
+
+
+def percent(fraction: float, decimals: int = 0) -> str:
+    """`fraction` (0.25) as a percentage ("25%" / "25 %"), in the current language."""
+    pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "") + "%"
+    return format_percent(fraction, format=pattern, locale=current_language())
+
+
+def quantity(value: float, unit: str, decimals: int = 1) -> str:
+    """`value` followed by its unit ("12.5 GiB" / "12,5 GiB")."""
+    return f"{number(value, decimals)} {unit}"

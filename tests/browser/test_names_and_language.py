@@ -1,0 +1,76 @@
+"""People read names, links carry slugs, and a Spanish link opens the app in Spanish (real Chromium)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from tests.support.browser import open_page, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def _params(url: str) -> dict[str, list[str]]:
+    return parse_qs(urlparse(url).query)
+
+
+def test_a_chosen_name_writes_the_slug_into_the_link(app_url, page):
+    from playwright.sync_api import expect
+
+    open_page(page, f"{app_url}/memory")
+    page.get_by_label("GPU or Apple silicon").first.click()
+    page.get_by_role("option", name="NVIDIA H100 SXM5 80 GB", exact=True).click()
+    wait_for_app(page)
+    assert _params(page.url).get("mem_gpu") == ["h100-sxm-80gb"], page.url
+    assert "NVIDIA" not in page.url and "SXM5" not in page.url
+    page.get_by_label("Catalog model").first.click()
+    page.get_by_role("option", name="Llama 3.1 70B", exact=True).click()
+    wait_for_app(page)
+    assert _params(page.url).get("mem_model") == ["llama-3.1-70b"], page.url
+    # the link restores the names from the slugs
+    open_page(page, page.url)
+    expect(page.get_by_text("NVIDIA H100 SXM5 80 GB").first).to_be_visible()
+    expect(page.get_by_text("Llama 3.1 70B").first).to_be_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_labelled_multiselect_keeps_slugs_in_the_link(app_url, page):
+    open_page(page, f"{app_url}/simulator")
+    page.get_by_label("Engines to compare (same workload)").first.click()
+    page.get_by_role("option", name="MLX LM", exact=True).click()
+    wait_for_app(page)
+    engines = _params(page.url).get("sim_engines", [])
+    assert "mlx-lm" in engines and not any(" " in e for e in engines), page.url
+
+
+def test_a_spanish_shared_link_opens_in_spanish_with_human_names(app_url, page, screenshot_dir):
+    from playwright.sync_api import expect
+
+    open_page(page, f"{app_url}/memory?lang=es&mem_gpu=h100-sxm-80gb&mem_model=llama-3.1-8b")
+    expect(page.get_by_role("heading", name="Memoria y capacidad").first).to_be_visible()
+    expect(page.get_by_text("NVIDIA H100 SXM5 80 GB").first).to_be_visible()
+    expect(page.get_by_text("Llama 3.1 8B").first).to_be_visible()
+    expect(page.locator('[data-testid="stSidebarNav"]').get_by_text("Inicio")).to_be_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert _params(page.url).get("lang") == ["es"]
+    page.screenshot(path=str(screenshot_dir / "memory-es.png"), full_page=False)
+    # moving to another page keeps the language
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Inicio").click()
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Cuatro capas, cuatro decisiones").first).to_be_visible()
+
+
+def test_the_browser_language_is_the_default(browser, app_url):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(locale="es-ES", viewport={"width": 1400, "height": 1000})
+    try:
+        tab = context.new_page()
+        open_page(tab, app_url)
+        expect(tab.get_by_role("heading", name="Cuatro capas, cuatro decisiones").first).to_be_visible()
+        tab.locator('[data-testid="stSidebar"]').get_by_text("English", exact=True).click()
+        wait_for_app(tab)
+        expect(tab.get_by_role("heading", name="Four layers, four decisions").first).to_be_visible()
+        assert _params(tab.url).get("lang") == ["en"]
+    finally:
+        context.close()
