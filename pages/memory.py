@@ -37,6 +37,8 @@ from reports.memory_readouts import (
     plan_readout,
     speculation_rows,
 )
+from reports.names import namer
+from reports.numbers import number
 from ui import url_widgets
 from ui.links import page_link
 from ui.memory_compute import analyse, users_readouts
@@ -55,31 +57,32 @@ CURVE_SEQUENCES_LIMIT = 256
 SEQUENCES_LIMIT = 4096
 
 kb = load_knowledge()
-st.title("Memory & capacity")
-st.caption(
+name = namer(kb)
+st.title(_("Memory & capacity"))
+st.caption(_(
     "One model, one machine, every engine under its own settings. All figures are **estimates** from each "
     "engine's published allocation rules; measure before you commit. GiB = 2^30 bytes."
-)
+))
 
 inputs_box = st.container(border=True)
 model_col, machine_col, workload_col = inputs_box.columns(3)
 with model_col:
-    st.markdown("**Model**")
+    st.markdown(_("**Model**"))
     model = read_model(kb)
     weights = read_weights(kb, model.arch)
 with machine_col:
-    st.markdown("**Machine**")
+    st.markdown(_("**Machine**"))
     machine_choice = read_machine(kb)
 with workload_col:
-    st.markdown("**Workload**")
+    st.markdown(_("**Workload**"))
     workload = read_workload()
 
-st.markdown("**Engine settings** — the workload fills each engine's context and concurrency knobs; "
-            "these change the rest.")
+st.markdown(_("**Engine settings** — the workload fills each engine's context and concurrency knobs; "
+              "these change the rest."))
 pasted = read_launch_command(kb)
 overrides: dict[str, dict] = {}
 for engine, column in zip(ENGINE_IDS, st.columns(len(ENGINE_IDS)), strict=True):
-    with column, st.expander(engine):
+    with column, st.expander(name(engine)):
         overrides[engine] = read_engine_knobs(kb, engine)
         if not isinstance(workload, str):
             try:
@@ -87,7 +90,7 @@ for engine, column in zip(ENGINE_IDS, st.columns(len(ENGINE_IDS)), strict=True):
             except EngineNotApplicable as exc:
                 st.caption(str(exc))
             else:
-                st.caption("From the workload: " + ", ".join(f"`{k}={v}`" for k, v in mapped.items()))
+                st.caption(_("From the workload:") + " " + ", ".join(f"`{k}={v}`" for k, v in mapped.items()))
 url_widgets.show_url_notes(exclude_prefix="mem_log_")
 
 if pasted is not None:
@@ -96,17 +99,18 @@ if pasted is not None:
     if pasted.engine and pasted.overrides:
         overrides[pasted.engine] = {**overrides.get(pasted.engine, {}), **pasted.overrides}
         shown = ", ".join(f"`{k}={v}`" for k, v in pasted.overrides.items())
-        st.success(f"Your command set these {pasted.engine} settings (they win over the workload and the "
-                   f"boxes above): {shown}", icon=":material/terminal:")
+        st.success(_("Your command set these {engine} settings (they win over the workload and the boxes above): "
+                     "{shown}").format(engine=name(pasted.engine), shown=shown), icon=":material/terminal:")
     if pasted.unknown_flags:
-        st.warning("Flags servewise did not understand (not applied): "
+        st.warning(_("Flags servewise did not understand (not applied):") + " "
                    + " ".join(f"`{flag}`" for flag in pasted.unknown_flags))
     if pasted.ignored:
-        st.caption("Understood but no effect on memory: " + ", ".join(pasted.ignored))
+        st.caption(_("Understood but no effect on memory:") + " " + ", ".join(pasted.ignored))
     if pasted.model:
-        match = f": catalog model `{pasted.catalog_match}`" if pasted.catalog_match else ""
-        st.caption(f"Your command serves `{pasted.model}`{match}. The model planned below is the one chosen "
-                   "under Model.")
+        served = (_("Your command serves `{model}`: catalog model {name}.").format(
+            model=pasted.model, name=name(pasted.catalog_match)) if pasted.catalog_match
+            else _("Your command serves `{model}`.").format(model=pasted.model))
+        st.caption(served + " " + _("The model planned below is the one chosen under Model."))
 
 for problem in (model.error, weights.error, machine_choice.error, workload if isinstance(workload, str) else None):
     if problem:
@@ -117,30 +121,32 @@ if model.arch is None or machine_choice.machine is None or isinstance(workload, 
     st.stop()
 arch, machine = model.arch, machine_choice.machine
 if weights.bytes is None:
-    st.info("Weight bytes are unknown: vLLM and SGLang cannot size their KV budget without them. "
-            "Give an exact file size (Weights from: file-size).")
+    st.info(_("Weight bytes are unknown: vLLM and SGLang cannot size their KV budget without them. "
+              "Give an exact file size (Weights from: file-size)."))
 
 # ---- the brief's arithmetic -------------------------------------------------------------------------------------
-st.header("The arithmetic, step by step")
-trained = f"{arch.max_context_tokens:,} tokens" if arch.max_context_tokens else "unknown"
-st.markdown(f"**{arch.name}** · {arch.n_layers} layers · trained context {trained} · weights "
-            f"{human_bytes(weights.bytes) if weights.bytes else 'unknown'}"
-            + (f" ({weights.basis})" if weights.basis else ""))
+st.header(_("The arithmetic, step by step"))
+trained = _("{n} tokens").format(n=number(arch.max_context_tokens)) if arch.max_context_tokens else _("unknown")
+st.markdown(_("**{model}** · {layers} layers · trained context {trained} · weights {weights}").format(
+    model=arch.name, layers=arch.n_layers, trained=trained,
+    weights=human_bytes(weights.bytes) if weights.bytes else _("unknown"))
+    + (f" ({weights.basis})" if weights.basis else ""))
 st.markdown(markdown_table(arithmetic_rows(arch, RAW_BYTES_PER_ELEMENT[workload.kv_cache_type])))
 st.markdown(arithmetic_markdown(arch, workload))
 for warning in architecture_warnings(arch):
     st.warning(warning, icon=":material/layers:")
 for approximation in weights.approximations:
-    st.caption(f"Weights: {approximation}")
+    st.caption(_("Weights: {note}").format(note=approximation))
 
 # ---- every engine side by side ----------------------------------------------------------------------------------
 inputs = ComparisonInputs(arch, machine, weights.bytes, overrides)
 contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
 rows, capacities, curves = analyse(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
-st.header("Every engine on this machine")
-st.caption(f"{machine_choice.label}: per-GPU memory under each engine for {workload.sequences} sequences x "
-           f"{workload.context_tokens:,} tokens ({workload.kv_cache_type} KV cache). The black mark is the "
-           "memory the engine can use on one device.")
+st.header(_("Every engine on this machine"))
+st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences x {tokens} tokens ({kv} KV "
+             "cache). The black mark is the memory the engine can use on one device.").format(
+    machine=machine_choice.label, sequences=number(workload.sequences), tokens=number(workload.context_tokens),
+    kv=workload.kv_cache_type))
 st.plotly_chart(memory_bars(rows), width="stretch")
 summary = []
 for row in rows:
@@ -149,20 +155,20 @@ for row in rows:
                for kind, kinds in (("weights", (ComponentKind.WEIGHTS,)),
                                    ("kv", (ComponentKind.KV_CACHE, ComponentKind.RECURRENT_STATE)))}
     summary.append({
-        "engine": row.engine,
-        "holds the workload": ("refuses to start" if plan.refusal else ("yes" if row.holds else "no"))
+        _("engine"): name(row.engine),
+        _("holds the workload"): (_("refuses to start") if plan.refusal else (_("yes") if row.holds else _("no")))
         if plan else "—",
-        "weights / GPU": human_bytes(per_gpu["weights"]) if plan else "—",
-        "KV cache / GPU": human_bytes(per_gpu["kv"]) if plan else "—",
-        "why not": row.not_applicable or row.error
+        _("weights / GPU"): human_bytes(per_gpu["weights"]) if plan else "—",
+        _("KV cache / GPU"): human_bytes(per_gpu["kv"]) if plan else "—",
+        _("why not"): row.not_applicable or row.error
         or (why_not_held(row.engine, plan, workload, machine) if plan else "") or "",
     })
 column = scheme_column(kb.formats, weights.scheme) if weights.scheme else None
 if column is not None:
     # The formats matrix read for this GPU, the same answer the Formats page and the wizard give.
     choice = HardwareChoice(gpu_id=machine.gpu_id)
-    for entry in summary:
-        verdict = format_verdict(kb, entry["engine"], column, choice)
+    for row, entry in zip(rows, summary, strict=True):
+        verdict = format_verdict(kb, row.engine, column, choice)
         entry[_("loads {column} here").format(column=column)] = verdict.status.value
     for engine_id in ENGINE_IDS:
         verdict = format_verdict(kb, engine_id, column, choice)
@@ -170,30 +176,32 @@ if column is not None:
             st.warning(
                 _("{engine} cannot load {column} weights on {gpu}: {note} (source: {source} at {version})").format(
                     engine=display_name(engine_id),
-                    column=column, gpu=machine.gpu_id, note=verdict.note, source=verdict.source,
+                    column=column, gpu=name(machine.gpu_id), note=verdict.note, source=verdict.source,
                     version=verdict.verified.version,
                 ),
                 icon=":material/block:",
             )
 st.markdown(markdown_table(summary))
 if machine.n_devices > 1:
-    st.caption("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not fit "
-               "one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in their "
-               "settings. The bars show the busiest GPU.")
+    st.caption(_("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not "
+                 "fit one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in "
+                 "their settings. The bars show the busiest GPU."))
 
 # ---- capacity -----------------------------------------------------------------------------------------------------
-st.header("Capacity")
+st.header(_("Capacity"))
+longest = _("longest context for {n} sequences (tokens)").format(n=number(workload.sequences))
+most = _("most sequences at {n} tokens").format(n=number(workload.context_tokens))
 st.markdown(markdown_table([{
-    "engine": c.engine,
-    f"longest context for {workload.sequences} sequences (tokens)": "—" if c.reason else f"{c.max_context_tokens:,}",
-    f"most sequences at {workload.context_tokens:,} tokens": "—" if c.reason else f"{c.max_sequences:,}",
-    "note": c.reason or "",
+    _("engine"): name(c.engine),
+    longest: "—" if c.reason else number(c.max_context_tokens),
+    most: "—" if c.reason else number(c.max_sequences),
+    _("note"): c.reason or "",
 } for c in capacities]))
-st.caption("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
-           "plan with your other settings kept, up to the model's trained context. 0 = not even one fits.")
+st.caption(_("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
+             "plan with your other settings kept, up to the model's trained context. 0 = not even one fits."))
 st.plotly_chart(capacity_chart(curves, workload.context_tokens), width="stretch")
-st.caption(f"Capped at {CURVE_SEQUENCES_LIMIT} sequences. Memory capacity only: it says nothing about the speed "
-           "at which that many sequences decode.")
+st.caption(_("Capped at {n} sequences. Memory capacity only: it says nothing about the speed at which that many "
+             "sequences decode.").format(n=CURVE_SEQUENCES_LIMIT))
 
 # ---- embedding server ----------------------------------------------------------------------------------------------
 if arch.is_embedding_model:
@@ -230,38 +238,39 @@ if arch.is_embedding_model:
                   query_params={"cmp_emb_model": catalog_entry.id} if catalog_entry and catalog_entry.embedding else None)
 
 # ---- users at a latency target ---------------------------------------------------------------------------------
-st.header("How many users at a latency target")
+st.header(_("How many users at a latency target"))
 readouts = users_readouts(inputs, workload)
 if readouts:
     first = readouts[0]
-    st.caption(
-        f"One instance of each plan above, simulated with {first.prompt_tokens:,}-token prompts and "
-        f"{first.output_tokens:,}-token answers, users pausing {first.think_time_s:g} s between requests, "
-        f"p{first.slo.ttft_percentile:g} time to first token ≤ {first.slo.ttft_s:g} s and "
-        f"p{first.slo.itl_percentile:g} inter-token latency ≤ {first.slo.itl_s * 1000:g} ms. An estimate from "
-        "the scheduler simulation on a roofline of the GPU; the capacity planner searches for the cheapest "
-        "configuration at your own load and target."
-    )
+    st.caption(_(
+        "One instance of each plan above, simulated with {prompt}-token prompts and {output}-token answers, users "
+        "pausing {think:g} s between requests, p{ttft_pct:g} time to first token ≤ {ttft:g} s and p{itl_pct:g} "
+        "inter-token latency ≤ {itl:g} ms. An estimate from the scheduler simulation on a roofline of the GPU; the "
+        "capacity planner searches for the cheapest configuration at your own load and target."
+    ).format(prompt=number(first.prompt_tokens), output=number(first.output_tokens), think=first.think_time_s,
+             ttft_pct=first.slo.ttft_percentile, ttft=first.slo.ttft_s, itl_pct=first.slo.itl_percentile,
+             itl=first.slo.itl_s * 1000))
     st.markdown("\n".join(
-        f"- **{ENGINES[r.engine].display_name}**: " + (f"about **{r.users:,} users** ({r.rate_per_s:.3g} requests/s)"
-                                                   if r.users is not None else f"not estimated: {r.reason}")
+        f"- **{ENGINES[r.engine].display_name}**: " + (
+            _("about **{users} users** ({rate} requests/s)").format(users=number(r.users), rate=f"{r.rate_per_s:.3g}")
+            if r.users is not None else _("not estimated: {reason}").format(reason=r.reason))
         for r in readouts))
     planner_query = {key: value for key, value in (("plan_model", catalog_id_for_repo(kb, model.model_ref)),
                                                    ("plan_gpus", machine.gpu_id)) if value}
-    page_link("pages/planner.py", label="Plan the cheapest configuration for a load in the capacity planner",
+    page_link("pages/planner.py", label=_("Plan the cheapest configuration for a load in the capacity planner"),
               icon=":material/price_check:", query_params=planner_query)
 
 # ---- each engine in its own words --------------------------------------------------------------------------------
-st.header("Each engine in its own words")
+st.header(_("Each engine in its own words"))
 commands: dict[str, str] = {}
-for row, tab in zip(rows, st.tabs(list(ENGINE_IDS)), strict=True):
+for row, tab in zip(rows, st.tabs([name(e) for e in ENGINE_IDS]), strict=True):
     with tab:
         if row.plan is None:
             st.info(row.not_applicable or row.error, icon=":material/block:")
             continue
         plan = row.plan
         if plan.refusal:
-            st.error(f"Would refuse to start: {plan.refusal}", icon=":material/dangerous:")
+            st.error(_("Would refuse to start: {why}").format(why=plan.refusal), icon=":material/dangerous:")
         st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
         plain = plan_without_speculation(row.engine, arch, machine, weights.bytes, row.settings, workload)
         if plain is not None:
@@ -279,15 +288,15 @@ for row, tab in zip(rows, st.tabs(list(ENGINE_IDS)), strict=True):
             st.caption(remark)
 
 # ---- multi-GPU -------------------------------------------------------------------------------------------------------
-st.header("Several GPUs")
+st.header(_("Several GPUs"))
 degrees = valid_tensor_parallel_sizes(arch, max(machine.n_devices, 8))
-st.markdown(f"Tensor-parallel degrees that split this model's {arch.n_heads} attention heads evenly: "
-            f"**{', '.join(map(str, degrees))}** (vLLM and SGLang refuse others).")
+st.markdown(_("Tensor-parallel degrees that split this model's {heads} attention heads evenly: **{degrees}** "
+              "(vLLM and SGLang refuse others).").format(heads=arch.n_heads, degrees=", ".join(map(str, degrees))))
 replicas_engine = next((e for e in ENGINES.values() if e.replica_study_key), None)
 replicas_row = next((r for r in rows if replicas_engine and r.engine == replicas_engine.id), None)
 if machine.n_devices > 1 and replicas_row is not None and replicas_row.plan is not None:
     options = []
-    tp_key, name = replicas_engine.replica_study_key, replicas_engine.display_name
+    tp_key, study_engine = replicas_engine.replica_study_key, replicas_engine.display_name
     for tp in [d for d in degrees if machine.n_devices % d == 0]:
         replicas = machine.n_devices // tp
         per_tp = ComparisonInputs(arch, machine, weights.bytes,
@@ -295,39 +304,41 @@ if machine.n_devices > 1 and replicas_row is not None and replicas_row.plan is n
                                                                       tp_key: tp}})
         per_replica = most_sequences(per_tp, replicas_row.engine, workload, SEQUENCES_LIMIT) or 0
         options.append({
-            "layout": f"{replicas} replica(s) x TP {tp}",
-            "weights per GPU": human_bytes(weights.bytes / tp) if weights.bytes else "unknown",
-            f"sequences per replica ({name})": per_replica,
-            "sequences in all": per_replica * replicas,
+            _("layout"): _("{replicas} replica(s) x TP {tp}").format(replicas=replicas, tp=tp),
+            _("weights per GPU"): human_bytes(weights.bytes / tp) if weights.bytes else _("unknown"),
+            _("sequences per replica ({engine})").format(engine=study_engine): per_replica,
+            _("sequences in all"): per_replica * replicas,
         })
     st.markdown(markdown_table(options))
-    st.caption("Replicas need the whole model plus working memory on each card; TP splits one instance. "
-               "Replicas on one host still share its failure: losing the host loses them all. Without NVLink, "
-               "pipeline parallelism (-pp) moves less data between cards than TP. More cards do not multiply "
-               "throughput by themselves.")
+    st.caption(_("Replicas need the whole model plus working memory on each card; TP splits one instance. "
+                 "Replicas on one host still share its failure: losing the host loses them all. Without NVLink, "
+                 "pipeline parallelism (-pp) moves less data between cards than TP. More cards do not multiply "
+                 "throughput by themselves."))
 else:
-    st.caption("Pick more than one GPU to compare replicas with tensor/pipeline parallelism.")
+    st.caption(_("Pick more than one GPU to compare replicas with tensor/pipeline parallelism."))
 
 # ---- offload -------------------------------------------------------------------------------------------------------
-st.header("Offload to host RAM (llama.cpp, Ollama)")
+st.header(_("Offload to host RAM (llama.cpp, Ollama)"))
 offloaded = []
 for row in rows:
     if row.plan is not None and getattr(row.plan, "devices", None) is not None:
-        st.markdown(f"**{row.engine}**: -ngl {row.plan.n_gpu_layers} of {arch.n_layers + 1} layers on the GPU(s)")
+        st.markdown(_("**{engine}**: -ngl {ngl} of {layers} layers on the GPU(s)").format(
+            engine=name(row.engine), ngl=row.plan.n_gpu_layers, layers=arch.n_layers + 1))
         st.markdown(markdown_table(offload_rows(row)))
-        offloaded += [row.engine for d in row.plan.devices if d.device == "host" and d.repeating_layers]
-vram_speed = (f"this GPU's {machine.memory_bandwidth_bytes_per_s / 1e9:,.0f} GB/s"
-              if machine.memory_bandwidth_bytes_per_s else "VRAM's hundreds or thousands of GB/s")
-warning = (f"Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of {vram_speed}: every "
-           "generated token reads them, so a partly offloaded model decodes far slower.")
+        offloaded += [name(row.engine) for d in row.plan.devices if d.device == "host" and d.repeating_layers]
+vram_speed = (_("this GPU's {n} GB/s").format(n=number(machine.memory_bandwidth_bytes_per_s / 1e9))
+              if machine.memory_bandwidth_bytes_per_s else _("VRAM's hundreds or thousands of GB/s"))
+warning = _("Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of {vram}: every "
+            "generated token reads them, so a partly offloaded model decodes far slower.").format(vram=vram_speed)
 if offloaded:
-    st.warning(f"{' and '.join(offloaded)} keep layers in host RAM here. {warning}", icon=":material/speed:")
+    st.warning(_("{engines} keep layers in host RAM here.").format(engines=_(" and ").join(offloaded)) + " "
+               + warning, icon=":material/speed:")
 else:
-    st.caption(f"Every layer stays on the GPU(s) here. {warning}")
+    st.caption(_("Every layer stays on the GPU(s) here.") + " " + warning)
 
 # ---- warnings ------------------------------------------------------------------------------------------------------
-st.header("Read before tuning")
-st.markdown(
+st.header(_("Read before tuning"))
+st.markdown(_(
     "- **A memory fraction is not a compute limit.** vLLM's `gpu_memory_utilization` and SGLang's "
     "`mem_fraction_static` are different fractions of memory; neither caps GPU compute, and a high reservation "
     "can sit next to an idle model.\n"
@@ -335,14 +346,14 @@ st.markdown(
     "KV cache holds leads to preemption and recomputation (vLLM, SGLang) or to short per-slot contexts "
     "(llama.cpp).\n"
     "- **Concurrent requests share one copy of the weights**; only the KV cache grows with sequences."
-)
+))
 
 # ---- export --------------------------------------------------------------------------------------------------------
 data = export_data(arch.name, machine_choice.label, workload, weights.bytes, rows, capacities, commands)
 left, right = st.columns(2)
-left.download_button("Download the plan (Markdown)", export_markdown(data), "servewise-memory-plan.md",
+left.download_button(_("Download the plan (Markdown)"), export_markdown(data), "servewise-memory-plan.md",
                      mime="text/markdown", icon=":material/description:")
-right.download_button("Download the plan (JSON)", export_json(data), "servewise-memory-plan.json",
+right.download_button(_("Download the plan (JSON)"), export_json(data), "servewise-memory-plan.json",
                       mime="application/json", icon=":material/data_object:")
 
 # ---- the engine's own accounting -------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ SWEEP_REQUESTS = 300
 
 # A run takes tens to hundreds of milliseconds and building a plotly figure tens more, so results and
 # figures are cached by their inputs. They are never mutated, so sharing them between sessions is safe.
-@st.cache_resource(max_entries=8, show_spinner="Simulating…")
+@st.cache_resource(max_entries=8, show_spinner=_("Simulating…"))
 def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
     """Each policy with its own step costs on the same drawn requests: results, their tables and timeline figures."""
     requests = draw_requests(workload)
@@ -57,7 +57,7 @@ def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostMo
     return results, comparison_table(results), distribution_table(results), timeline_figures(results)
 
 
-@st.cache_resource(max_entries=8, show_spinner="Replaying the closed loop as independent arrivals…")
+@st.cache_resource(max_entries=8, show_spinner=_("Replaying the closed loop as independent arrivals…"))
 def run_open_twins(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
     """Each engine's closed-loop run replayed open loop at its own closed-loop rate: (closed, open) results."""
     closed = run_engines(workload, policies, costs, kv_tokens, slo)[0]
@@ -66,7 +66,7 @@ def run_open_twins(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCos
     return loop_comparison_table(closed, twins)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Sweeping arrival rates…")
+@st.cache_resource(max_entries=16, show_spinner=_("Sweeping arrival rates…"))
 def run_sweep(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo,
               rates: tuple):
     """Goodput and p99 TTFT figures per engine over `rates` (requests per second), each with its own step costs."""
@@ -76,46 +76,46 @@ def run_sweep(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostMode
     return sweep_figures(points)
 
 
-st.title("Concurrency & queueing")
+st.title(_("Concurrency & queueing"))
 st.caption(
-    "Open connections are not running requests: the engine admits a few sequences, the rest wait, and "
+    _("Open connections are not running requests: the engine admits a few sequences, the rest wait, and "
     "every running sequence holds KV cache. This page simulates each engine's scheduler step by step "
     "(iteration-level batching) on your workload. Step times come from a roofline of the GPU — "
-    "**every figure here is an estimate, not a measurement.**"
+    "**every figure here is an estimate, not a measurement.**")
 )
 
 engines = url_widgets.multiselect(
     _("Engines to compare (same workload)"), list(SIMULATED_ENGINES), key="sim_engines",
     labels=namer(load_knowledge(), {"static": _("static batching (baseline)")}),
     default=[engine.id for engine in ENGINES.values() if engine.simulator_default],
-    help="'static' is a baseline without iteration-level scheduling: a batch starts when the previous one ends.",
+    help=_("'static' is a baseline without iteration-level scheduling: a batch starts when the previous one ends."),
 )
 
 machine_col, workload_col, knobs_col = st.columns(3)
 with machine_col:
-    st.subheader("Machine and model")
+    st.subheader(_("Machine and model"))
     catalog = load_knowledge().gpus
     gpu_ids = [gpu.id for gpu in catalog.all_gpus]
     gpu_id = url_widgets.selectbox(_("GPU (catalog)"), ["custom", *gpu_ids], key="sim_gpu",
                                    labels=namer(load_knowledge(), {"custom": _("Custom (type bandwidth and TFLOPS)")}),
                                    index=1 + gpu_ids.index(DEFAULT_GPU_ID),
-                                   help="'custom' lets you type bandwidth and TFLOPS.")
+                                   help=_("'custom' lets you type bandwidth and TFLOPS."))
     gpu = catalog.get(gpu_id) if gpu_id != "custom" else None
     bandwidth_gbs = gpu.memory_bandwidth_gb_per_s if gpu else "unknown"
     tflops = gpu.dense_bf16_tflops if gpu else "unknown"
     if gpu:
         st.caption(f"{gpu.name}: {bandwidth_gbs} GB/s, dense BF16 {tflops} TFLOPS ([source]({gpu.source})).")
     if not isinstance(bandwidth_gbs, int | float):
-        bandwidth_gbs = url_widgets.number("Memory bandwidth (GB/s)", key="sim_bw", min_value=0.0, value=1008.0)
+        bandwidth_gbs = url_widgets.number(_("Memory bandwidth (GB/s)"), key="sim_bw", min_value=0.0, value=1008.0)
     if not isinstance(tflops, int | float):
-        tflops = url_widgets.number("Dense TFLOPS at the weights' precision", key="sim_tflops", min_value=0.0,
-                                    value=165.0, help="The catalog has no figure for this device; type one.")
+        tflops = url_widgets.number(_("Dense TFLOPS at the weights' precision"), key="sim_tflops", min_value=0.0,
+                                    value=165.0, help=_("The catalog has no figure for this device; type one."))
     model_choices = ["typed", *load_knowledge().models.ids]
     model_id = url_widgets.selectbox(
         _("Model"), model_choices, key="sim_model", index=model_choices.index(DEFAULT_MODEL_ID),
         labels=namer(load_knowledge(), {"typed": _("Typed figures")}),
-        help="A catalog model takes its figures from the memory model (vLLM's KV capacity on the GPU above); "
-        "'typed' lets you type them.",
+        help=_("A catalog model takes its figures from the memory model (vLLM's KV capacity on the GPU above); "
+        "'typed' lets you type them."),
     )
     from_memory_model = None
     if model_id != "typed" and gpu is not None:
@@ -128,7 +128,7 @@ with machine_col:
                      "pick a larger GPU or type the figures.", icon=":material/error:")
             from_memory_model = None
     elif model_id != "typed":
-        st.info("A catalog model needs a catalog GPU; using the typed figures.", icon=":material/info:")
+        st.info(_("A catalog model needs a catalog GPU; using the typed figures."), icon=":material/info:")
     if from_memory_model is not None:
         params_b = from_memory_model.active_params / 1e9
         weights_gb = from_memory_model.weights_bytes / 1e9
@@ -137,47 +137,47 @@ with machine_col:
         st.caption(f"From the memory model: {params_b:,.2f} B active parameters, {weights_gb:,.2f} GB of weights, "
                    f"{kv_kib:,.0f} KiB of KV per token, KV capacity {kv_tokens:,} tokens — {from_memory_model.basis}.")
     else:
-        params_b = url_widgets.number("Active parameters (billions)", key="sim_params", min_value=0.0,
+        params_b = url_widgets.number(_("Active parameters (billions)"), key="sim_params", min_value=0.0,
                                       max_value=100_000.0, value=8.0,
-                                      help="For MoE models, the parameters used per token.")
-        weights_gb = url_widgets.number("Weights (GB, 10^9 bytes)", key="sim_weights", min_value=0.0, value=16.0)
-        kv_kib = url_widgets.number("KV cache per token (KiB)", key="sim_kv_kib", min_value=0.0, value=128.0,
-                                    help="128 KiB: 32 layers x 8 KV heads x 128 dims x 2 bytes x K and V.")
-        kv_tokens = url_widgets.number("KV capacity (tokens) for vLLM / SGLang / static", key="sim_kv_tokens",
+                                      help=_("For MoE models, the parameters used per token."))
+        weights_gb = url_widgets.number(_("Weights (GB, 10^9 bytes)"), key="sim_weights", min_value=0.0, value=16.0)
+        kv_kib = url_widgets.number(_("KV cache per token (KiB)"), key="sim_kv_kib", min_value=0.0, value=128.0,
+                                    help=_("128 KiB: 32 layers x 8 KV heads x 128 dims x 2 bytes x K and V."))
+        kv_tokens = url_widgets.number(_("KV capacity (tokens) for vLLM / SGLang / static"), key="sim_kv_tokens",
                                        min_value=0, value=32768, step=1024,
-                                       help="What the engine reports as its KV cache size; pick a catalog model "
-                                       "to take it from the memory model.")
+                                       help=_("What the engine reports as its KV cache size; pick a catalog model "
+                                       "to take it from the memory model."))
     hardware_class = hardware_class_of(gpu) if gpu else url_widgets.selectbox(
-        "Hardware class (custom GPU)", ["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"], key="sim_hw_class",
-        help="Which fitted speed parameters apply to the typed device.")
+        _("Hardware class (custom GPU)"), ["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"], key="sim_hw_class",
+        help=_("Which fitted speed parameters apply to the typed device."))
     typed_efficiency = url_widgets.toggle(
-        "Type the step-time efficiencies", key="sim_typed_eff", value=False,
-        help="Off: each engine's efficiencies and overheads come from the speed model (fitted to public measurements, "
-        "or your calibration from the Speed page's link). On: one typed pair for every engine.")
+        _("Type the step-time efficiencies"), key="sim_typed_eff", value=False,
+        help=_("Off: each engine's efficiencies and overheads come from the speed model (fitted to public measurements, "
+        "or your calibration from the Speed page's link). On: one typed pair for every engine."))
     memory_eff, compute_eff = DEFAULT_MEMORY_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
     if typed_efficiency:
-        memory_eff = url_widgets.number("Decode bandwidth efficiency", key="sim_mem_eff", min_value=0.0, max_value=1.0,
+        memory_eff = url_widgets.number(_("Decode bandwidth efficiency"), key="sim_mem_eff", min_value=0.0, max_value=1.0,
                                         value=DEFAULT_MEMORY_EFFICIENCY, step=0.05,
-                                        help="Share of peak bandwidth reached while decoding.")
-        compute_eff = url_widgets.number("Prefill compute efficiency (MFU)", key="sim_mfu", min_value=0.0,
+                                        help=_("Share of peak bandwidth reached while decoding."))
+        compute_eff = url_widgets.number(_("Prefill compute efficiency (MFU)"), key="sim_mfu", min_value=0.0,
                                          max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
-                                         help="An assumption; Pope et al. (MLSys 2023) report 76 % for large-batch "
-                                         "prefill of PaLM 540B on TPU v4.")
+                                         help=_("An assumption; Pope et al. (MLSys 2023) report 76 % for large-batch "
+                                         "prefill of PaLM 540B on TPU v4."))
 
 with workload_col:
-    st.subheader("Workload")
-    arrival = url_widgets.segmented("Arrivals", ["poisson", "closed"], key="sim_arrival", default="poisson",
-                                    help="poisson: open loop, independent users at a mean rate. closed: N clients "
-                                    "that wait for each answer (a slow server slows them down too).")
-    n_requests = url_widgets.number("Requests", key="sim_n", min_value=0, max_value=MAX_PAGE_REQUESTS, value=1000,
+    st.subheader(_("Workload"))
+    arrival = url_widgets.segmented(_("Arrivals"), ["poisson", "closed"], key="sim_arrival", default="poisson",
+                                    help=_("poisson: open loop, independent users at a mean rate. closed: N clients "
+                                    "that wait for each answer (a slow server slows them down too)."))
+    n_requests = url_widgets.number(_("Requests"), key="sim_n", min_value=0, max_value=MAX_PAGE_REQUESTS, value=1000,
                                     step=100)
     if arrival == "closed":
-        n_clients = url_widgets.number("Clients", key="sim_clients", min_value=0, value=16, step=1)
-        think_s = url_widgets.number("Mean think time (s)", key="sim_think", min_value=0.0, value=2.0)
-        rate = url_widgets.number("Arrival rate for the sweep (requests/s)", key="sim_rate", min_value=0.0,
+        n_clients = url_widgets.number(_("Clients"), key="sim_clients", min_value=0, value=16, step=1)
+        think_s = url_widgets.number(_("Mean think time (s)"), key="sim_think", min_value=0.0, value=2.0)
+        rate = url_widgets.number(_("Arrival rate for the sweep (requests/s)"), key="sim_rate", min_value=0.0,
                                   value=1.0)
     else:
-        rate = url_widgets.number("Arrival rate (requests/s)", key="sim_rate", min_value=0.0, value=1.0)
+        rate = url_widgets.number(_("Arrival rate (requests/s)"), key="sim_rate", min_value=0.0, value=1.0)
         n_clients, think_s = 16, 0.0
     lengths: dict[str, LengthDistribution] = {}
     for name, default_value in (("prompt", 512), ("output", 256)):
@@ -195,21 +195,21 @@ with workload_col:
                                        min_value=0.0, max_value=4.0, value=0.8, step=0.1)
         lengths[name] = (kind, typical, low, high, sigma)
     csv_text = st.text_area(
-        "Or paste a CSV of lengths (prompt_tokens,output_tokens) — not kept in the link", key="sim_csv_text",
-        height=80, placeholder="prompt_tokens,output_tokens\n812,120\n95,640",
+        _("Or paste a CSV of lengths (prompt_tokens,output_tokens) — not kept in the link"), key="sim_csv_text",
+        height=80, placeholder=_("prompt_tokens,output_tokens\n812,120\n95,640"),
     )
-    uploaded = st.file_uploader("…or upload it", type=["csv"], key="sim_csv_file")
-    prefix_pct = url_widgets.number("Shared prefix (% of each prompt, token-identical)", key="sim_prefix",
+    uploaded = st.file_uploader(_("…or upload it"), type=["csv"], key="sim_csv_file")
+    prefix_pct = url_widgets.number(_("Shared prefix (% of each prompt, token-identical)"), key="sim_prefix",
                                     min_value=0, max_value=100, value=0, step=5)
-    prefix_warm = url_widgets.toggle("Prefix already cached at start", key="sim_warm", value=True)
-    cancel_s = url_widgets.number("Cancel requests without a first token after (s; 0 = never)", key="sim_cancel",
+    prefix_warm = url_widgets.toggle(_("Prefix already cached at start"), key="sim_warm", value=True)
+    cancel_s = url_widgets.number(_("Cancel requests without a first token after (s; 0 = never)"), key="sim_cancel",
                                   min_value=0.0, value=0.0)
-    ttft_slo = url_widgets.number("SLO: time to first token (s)", key="sim_slo_ttft", min_value=0.0, value=2.0)
-    itl_slo_ms = url_widgets.number("SLO: mean inter-token latency (ms)", key="sim_slo_itl", min_value=0.0, value=100.0)
-    seed = url_widgets.number("Random seed", key="sim_seed", min_value=0, max_value=2**31 - 1, value=0, step=1)
+    ttft_slo = url_widgets.number(_("SLO: time to first token (s)"), key="sim_slo_ttft", min_value=0.0, value=2.0)
+    itl_slo_ms = url_widgets.number(_("SLO: mean inter-token latency (ms)"), key="sim_slo_itl", min_value=0.0, value=100.0)
+    seed = url_widgets.number(_("Random seed"), key="sim_seed", min_value=0, max_value=2**31 - 1, value=0, step=1)
 
 with knobs_col:
-    st.subheader("Engine knobs")
+    st.subheader(_("Engine knobs"))
     policies = []
     for engine in ENGINES.values():
         if engine.id not in engines or engine.scheduler_policy is None:
@@ -229,14 +229,14 @@ with knobs_col:
                                                             value=default, help=knob.help)
         policies.append((engine.scheduler_policy, values))
     if "static" in engines:
-        with st.expander("Static batching baseline", expanded=True):
-            static_batch = url_widgets.number("Batch size", key="sim_static_batch", min_value=1, value=8)
+        with st.expander(_("Static batching baseline"), expanded=True):
+            static_batch = url_widgets.number(_("Batch size"), key="sim_static_batch", min_value=1, value=8)
             policies.append((StaticBatchPolicy, dict(batch_size=static_batch)))
 
 url_widgets.show_url_notes()
 
 if not engines:
-    st.info("Pick at least one engine to simulate.")
+    st.info(_("Pick at least one engine to simulate."))
     st.stop()
 
 try:
@@ -289,7 +289,7 @@ except ServewiseInputError as exc:
     st.error(f"Cannot simulate: {literal(str(exc))}", icon=":material/error:")
     st.stop()
 
-st.header("Side by side on the same workload")
+st.header(_("Side by side on the same workload"))
 if workload.length_pairs:
     st.caption(f"Lengths sampled from {len(workload.length_pairs):,} CSV rows.")
 st.dataframe(comparison, hide_index=True, width="stretch", column_config=pin_first_column(comparison))
@@ -300,30 +300,30 @@ st.caption(
 if step_costs:
     st.markdown("\n".join(f"- {line}" for line in step_basis_lines(step_costs)))
 else:
-    st.caption("Step times from the typed efficiencies (the same for every engine), not the fitted speed model.")
+    st.caption(_("Step times from the typed efficiencies (the same for every engine), not the fitted speed model."))
 
-st.subheader("Latency distributions")
+st.subheader(_("Latency distributions"))
 st.dataframe(distributions, hide_index=True, width="stretch", column_config=pin_first_column(distributions))
 st.download_button(
-    "Download every simulated request (CSV)", data=lambda: records_csv(results), file_name="servewise-simulation.csv",
+    _("Download every simulated request (CSV)"), data=lambda: records_csv(results), file_name="servewise-simulation.csv",
     mime="text/csv", on_click="ignore", icon=":material/download:", key="sim_download",
 )
 
-st.subheader("Queue, running sequences and KV over time")
+st.subheader(_("Queue, running sequences and KV over time"))
 left, middle, right = st.columns(3)
 left.plotly_chart(queued_fig, width="stretch", key="sim_chart_queued")
 middle.plotly_chart(running_fig, width="stretch", key="sim_chart_running")
 right.plotly_chart(kv_fig, width="stretch", key="sim_chart_kv")
-st.caption("Each point is the maximum over its slice of the run, so short peaks stay visible.")
+st.caption(_("Each point is the maximum over its slice of the run, so short peaks stay visible."))
 
-st.subheader("What the knobs did")
+st.subheader(_("What the knobs did"))
 for column, result in zip(st.columns(len(results)), results, strict=True):
     with column:
         st.markdown(f"**{result.engine}**")
         st.markdown("\n".join(f"- {note.message}" for note in result.notes if note.code != "estimate"))
 
 if workload.arrival == "closed":
-    st.subheader("What the closed loop hides")
+    st.subheader(_("What the closed loop hides"))
     twins = run_open_twins(workload, built, costs, kv_tokens, slo)
     st.dataframe(twins, hide_index=True, width="stretch", column_config=pin_first_column(twins))
     st.caption(
@@ -332,9 +332,9 @@ if workload.arrival == "closed":
         "from independent users (Poisson arrivals) shows the queue that external demand would build."
     )
 
-with st.expander("What the simulation assumes (and leaves out)", icon=":material/info:"):
+with st.expander(_("What the simulation assumes (and leaves out)"), icon=":material/info:"):
     st.markdown(
-        "- **Step time** is the larger of a memory bound (weights once per step plus the KV the batch reads, "
+        _("- **Step time** is the larger of a memory bound (weights once per step plus the KV the batch reads, "
         "over bandwidth x decode efficiency) and a compute bound (2 x active parameters FLOPs per token, over "
         "TFLOPS x prefill efficiency). Attention FLOPs, kernel launch gaps and sampling are left out, so long "
         "prompts and small models look faster than they are.\n"
@@ -350,13 +350,13 @@ with st.expander("What the simulation assumes (and leaves out)", icon=":material
         "- **Prefix cache**: the shared part of each prompt is token-identical across requests; cached "
         "prefixes are never evicted, and a shared copy counts against KV only while a running request uses it.\n"
         "- **Lengths are known** to the simulator; engines only see max_tokens, so real admission is "
-        "more conservative or preempts more."
+        "more conservative or preempts more.")
     )
 
-st.subheader("Where each engine saturates")
+st.subheader(_("Where each engine saturates"))
 rates = tuple(round(rate * factor, 4) for factor in SWEEP_FACTORS)
 if rate <= 0:
-    st.info("Set a positive arrival rate to sweep around it.")
+    st.info(_("Set a positive arrival rate to sweep around it."))
 else:
     sweep_workload = workload.model_copy(update={"n_requests": min(workload.n_requests, SWEEP_REQUESTS)})
     try:

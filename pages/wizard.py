@@ -3,7 +3,7 @@
 import streamlit as st
 
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.wizard.answers import WizardAnswers, parse_answers
 from calculators.wizard.scoring import recommend
 from knowledge import load_knowledge
@@ -15,88 +15,111 @@ from ui.wizard_section import render_recommendation, render_top_choice_plans
 
 kb = load_knowledge()
 defaults = WizardAnswers()
+# What a person reads for each answer's slug (the URL keeps the slug); formats and GPUs by their catalog names.
+WORDS = {
+    "occasional-local": N_("Occasional local use"), "local-dev": N_("Local development"),
+    "shared-api": N_("Shared internal API"), "public-multitenant": N_("Public multi-tenant service"),
+    "batch": N_("batch"), "embeddings": N_("Embeddings / reranking"),
+    "nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "apple": "Apple", "cpu": "CPU",
+    "linux": "Linux", "macos": "macOS", "windows": "Windows",
+    "any": N_("any"), "unknown": N_("unknown"), "yes": N_("yes"), "no": N_("no"), "none": N_("none"),
+    "short": N_("short"), "long": N_("long"), "steady": N_("steady"), "bursty": N_("bursty"),
+    "localhost": "localhost", "internal": N_("internal network"), "internet": N_("internet"),
+    "low": N_("low"), "medium": N_("medium"), "high": N_("high"),
+}
+name = namer(kb)
 
-st.title("Engine selection wizard")
+
+def word(slug: str) -> str:
+    """The answer's words in the reader's language (catalog names for formats and GPUs)."""
+    return _(WORDS[slug]) if slug in WORDS else name(slug)
+
+
+st.title(_("Engine selection wizard"))
 st.caption(
-    "An architecture choice, not a speed ranking: hard constraints from each engine's documented support "
+    _("An architecture choice, not a speed ranking: hard constraints from each engine's documented support "
     "come first, then transparent points from rules that cite the facts they rest on. Nothing here is a "
-    "measurement."
+    "measurement.")
 )
 
 use_tab, hardware_tab, model_tab, workload_tab, ops_tab = st.tabs(
-    ["1 · Use", "2 · Hardware", "3 · Model", "4 · Workload", "5 · Operations"], key="wiz_step", bind="query-params"
+    [_("1 · Use"), _("2 · Hardware"), _("3 · Model"), _("4 · Workload"), _("5 · Operations")], key="wiz_step", bind="query-params"
 )
 with use_tab:
     use = url_widgets.radio(
-        "What will the engine serve?",
+        _("What will the engine serve?"),
         ["occasional-local", "local-dev", "shared-api", "public-multitenant", "batch", "embeddings"],
         key="wiz_use",
         index=2,
+        labels=word,
         captions=[
-            "one person, now and then",
-            "developers switching models",
-            "an internal API with latency targets",
-            "a public, multi-tenant service",
-            "offline batch jobs",
-            "embeddings / reranking for RAG",
+            _("one person, now and then"),
+            _("developers switching models"),
+            _("an internal API with latency targets"),
+            _("a public, multi-tenant service"),
+            _("offline batch jobs"),
+            _("embeddings / reranking for RAG"),
         ],
     )
 with hardware_tab:
     hardware = url_widgets.segmented(
-        "Accelerator", ["nvidia", "amd", "intel", "apple", "cpu"], key="wiz_hardware", default="nvidia"
+        _("Accelerator"), ["nvidia", "amd", "intel", "apple", "cpu"], key="wiz_hardware", default="nvidia", labels=word
     )
     operating_system = url_widgets.segmented(
-        "Operating system", ["linux", "macos", "windows"], key="wiz_os", default="linux"
+        _("Operating system"), ["linux", "macos", "windows"], key="wiz_os", default="linux", labels=word
     )
     gpu_ids = ["none"] + [gpu.id for gpu in kb.gpus.all_gpus]
-    gpu_id = url_widgets.selectbox(_("GPU model"), gpu_ids, key="wiz_gpu", labels=namer(kb, {"none": _("none")}))
-    n_gpus = url_widgets.number("GPUs per host", key="wiz_gpus", min_value=0, max_value=64, value=1, step=1)
-    nvlink = url_widgets.toggle("GPUs linked by NVLink / XGMI", key="wiz_nvlink")
-    hosts = url_widgets.number("Hosts", key="wiz_hosts", min_value=1, max_value=1024, value=1, step=1)
+    gpu_id = url_widgets.selectbox(_("GPU model"), gpu_ids, key="wiz_gpu", labels=word)
+    n_gpus = url_widgets.number(_("GPUs per host"), key="wiz_gpus", min_value=0, max_value=64, value=1, step=1)
+    nvlink = url_widgets.toggle(_("GPUs linked by NVLink / XGMI"), key="wiz_nvlink")
+    hosts = url_widgets.number(_("Hosts"), key="wiz_hosts", min_value=1, max_value=1024, value=1, step=1)
     apple_memory = url_widgets.number(
-        "Mac unified memory (GB, Apple silicon only; 0 = not a Mac)",
+        _("Mac unified memory (GB, Apple silicon only; 0 = not a Mac)"),
         key="wiz_apple_gb", min_value=0, max_value=1024, value=0, step=8,
     )
 with model_tab:
     model_ids = ["none", *kb.models.ids]
-    model_id = url_widgets.selectbox(_("Model"), model_ids, key="wiz_model", labels=namer(kb, {"none": _("none")}))
+    model_id = url_widgets.selectbox(_("Model"), model_ids, key="wiz_model", labels=word)
     weight_format = url_widgets.segmented(
-        "Weights you have or want",
+        _("Weights you have or want"),
         ["any", "gguf", "safetensors", "awq", "gptq", "fp8", "mxfp4", "nvfp4", "mlx"],
         key="wiz_format",
         default="any",
+        labels=word,
     )
     fits_one_card = url_widgets.segmented(
-        "Does the model (with its KV cache) fit one card?",
+        _("Does the model (with its KV cache) fit one card?"),
         ["unknown", "yes", "no"],
         key="wiz_fits",
         default="unknown",
-        help="Leave 'unknown' and pick a model and GPU: servewise then works it out from the memory model.",
+        labels=word,
+        help=_("Leave 'unknown' and pick a model and GPU: servewise then works it out from the memory model."),
     )
 with workload_tab:
     users = url_widgets.number(
-        "Concurrent users or clients", key="wiz_users", min_value=1, max_value=1_000_000, value=10, step=1
+        _("Concurrent users or clients"), key="wiz_users", min_value=1, max_value=1_000_000, value=10, step=1
     )
-    prompt_length = url_widgets.segmented("Prompts", ["short", "long"], key="wiz_prompt", default="short")
-    output_length = url_widgets.segmented("Answers", ["short", "long"], key="wiz_output", default="short")
-    arrival = url_widgets.segmented("Arrivals", ["steady", "bursty", "batch"], key="wiz_arrival", default="steady")
+    prompt_length = url_widgets.segmented(_("Prompts"), ["short", "long"], key="wiz_prompt", default="short", labels=word)
+    output_length = url_widgets.segmented(_("Answers"), ["short", "long"], key="wiz_output", default="short", labels=word)
+    arrival = url_widgets.segmented(_("Arrivals"), ["steady", "bursty", "batch"], key="wiz_arrival", default="steady",
+                                    labels=word)
     shared_prefixes = url_widgets.toggle(
-        "Shared prefixes (long system prompts, multi-turn chat, agents with common histories)", key="wiz_prefixes"
+        _("Shared prefixes (long system prompts, multi-turn chat, agents with common histories)"), key="wiz_prefixes"
     )
-    tool_calling = url_widgets.toggle("Tool calling", key="wiz_tools")
-    structured_output = url_widgets.toggle("Structured (JSON-schema) output", key="wiz_structured")
-    languages = url_widgets.number("Languages served", key="wiz_languages", min_value=1, max_value=500, value=1)
+    tool_calling = url_widgets.toggle(_("Tool calling"), key="wiz_tools")
+    structured_output = url_widgets.toggle(_("Structured (JSON-schema) output"), key="wiz_structured")
+    languages = url_widgets.number(_("Languages served"), key="wiz_languages", min_value=1, max_value=500, value=1)
 with ops_tab:
-    slo_metrics = url_widgets.toggle("Latency targets measured (queue time, TTFT, inter-token latency)", key="wiz_slo")
+    slo_metrics = url_widgets.toggle(_("Latency targets measured (queue time, TTFT, inter-token latency)"), key="wiz_slo")
     exposure = url_widgets.segmented(
-        "Who can reach the port", ["localhost", "internal", "internet"], key="wiz_exposure", default="internal"
+        _("Who can reach the port"), ["localhost", "internal", "internet"], key="wiz_exposure", default="internal", labels=word
     )
-    multi_model = url_widgets.toggle("Several models loaded or switched", key="wiz_multimodel")
-    lora = url_widgets.toggle("LoRA adapters", key="wiz_lora")
-    cancellation = url_widgets.toggle("Cancel requests that have not started answering", key="wiz_cancel")
-    on_prem = url_widgets.toggle("Data must stay on premises", key="wiz_onprem")
+    multi_model = url_widgets.toggle(_("Several models loaded or switched"), key="wiz_multimodel")
+    lora = url_widgets.toggle(_("LoRA adapters"), key="wiz_lora")
+    cancellation = url_widgets.toggle(_("Cancel requests that have not started answering"), key="wiz_cancel")
+    on_prem = url_widgets.toggle(_("Data must stay on premises"), key="wiz_onprem")
     ops_skill = url_widgets.segmented(
-        "Team's experience running GPU services", ["low", "medium", "high"], key="wiz_skill", default="medium"
+        _("Team's experience running GPU services"), ["low", "medium", "high"], key="wiz_skill", default="medium", labels=word
     )
 
 url_widgets.show_url_notes()
@@ -134,17 +157,17 @@ try:
     answers = parse_answers(raw_answers)
     result = recommend(answers, kb)
 except ServewiseInputError as exc:
-    st.error(f"These answers contradict each other: {literal(str(exc))}", icon=":material/error:")
+    st.error(_("These answers contradict each other: {why}").format(why=literal(str(exc))), icon=":material/error:")
     st.stop()
 
 st.divider()
 render_recommendation(result, kb)
 render_top_choice_plans(result, kb)
 st.download_button(
-    "Download as Markdown (for a design document)",
+    _("Download as Markdown (for a design document)"),
     recommendation_markdown_for(result, kb),
     file_name="servewise-recommendation.md",
     mime="text/markdown",
     icon=":material/download:",
 )
-st.caption("Share this recommendation: the page's URL carries every answer.")
+st.caption(_("Share this recommendation: the page's URL carries every answer."))

@@ -46,7 +46,7 @@ class ModelChoice:
     notes: list[str] = field(default_factory=list)
 
 
-@st.cache_data(ttl=600, show_spinner="Fetching config.json from the Hugging Face hub…")
+@st.cache_data(ttl=600, show_spinner=_("Fetching config.json from the Hugging Face hub…"))
 def _fetch_hub_config(repo_id: str) -> tuple[dict[str, Any] | None, str | None]:
     """config.json of a hub repo, or the reason it could not be fetched (failures are cached too)."""
     try:
@@ -58,7 +58,7 @@ def _fetch_hub_config(repo_id: str) -> tuple[dict[str, Any] | None, str | None]:
 def read_model(kb: KnowledgeBase) -> ModelChoice:
     """Model source widgets: catalog id, pasted/uploaded config.json, hub repo id, or typed geometry."""
     catalog = kb.models
-    source = url_widgets.radio("Model from", MODEL_SOURCES, key="mem_model_from", horizontal=True)
+    source = url_widgets.radio(_("Model from"), MODEL_SOURCES, key="mem_model_from", horizontal=True)
     if source == "catalog":
         ids = list(catalog.ids)
         model_id = url_widgets.selectbox(_("Catalog model"), ids, key="mem_model", labels=namer(kb),
@@ -68,9 +68,9 @@ def read_model(kb: KnowledgeBase) -> ModelChoice:
         except ServewiseInputError as exc:
             return ModelChoice(None, model_id, str(exc))
     if source == "config-json":
-        text = url_widgets.text_area("Paste config.json", key="mem_config", height=140,
-                                     placeholder='{"model_type": "llama", "num_hidden_layers": 32, ...}')
-        upload = st.file_uploader("…or upload it (an upload is not part of the shared link)", type=["json"],
+        text = url_widgets.text_area(_("Paste config.json"), key="mem_config", height=140,
+                                     placeholder=_('{"model_type": "llama", "num_hidden_layers": 32, ...}'))
+        upload = st.file_uploader(_("…or upload it (an upload is not part of the shared link)"), type=["json"],
                                   key="mem_config_upload")
         if upload is not None:
             text, name = upload.getvalue().decode("utf-8", errors="replace"), upload.name
@@ -83,7 +83,7 @@ def read_model(kb: KnowledgeBase) -> ModelChoice:
         except ServewiseInputError as exc:
             return ModelChoice(None, "MODEL", str(exc))
     if source == "hf-repo":
-        repo = url_widgets.text("Hugging Face repo id", key="mem_repo", placeholder="Qwen/Qwen3-8B").strip()
+        repo = url_widgets.text(_("Hugging Face repo id"), key="mem_repo", placeholder=_("Qwen/Qwen3-8B")).strip()
         if not repo:
             return ModelChoice(None, "MODEL", "Type a repo id such as Qwen/Qwen3-8B.")
         config, problem = _fetch_hub_config(repo)
@@ -100,16 +100,16 @@ def read_model(kb: KnowledgeBase) -> ModelChoice:
 def _read_geometry() -> ModelChoice:
     cols = st.columns(3)
     with cols[0]:
-        layers = url_widgets.number("Layers", key="mem_layers", min_value=1, max_value=1000, value=32, step=1)
-        params_b = url_widgets.number("Parameters (billions)", key="mem_params_b", min_value=0.01,
+        layers = url_widgets.number(_("Layers"), key="mem_layers", min_value=1, max_value=1000, value=32, step=1)
+        params_b = url_widgets.number(_("Parameters (billions)"), key="mem_params_b", min_value=0.01,
                                       max_value=5000.0, value=8.03, step=0.01)
     with cols[1]:
-        kv_heads = url_widgets.number("KV heads", key="mem_kv_heads", min_value=1, max_value=1024, value=8, step=1)
-        heads = url_widgets.number("Query heads", key="mem_heads", min_value=1, max_value=1024, value=32, step=1)
+        kv_heads = url_widgets.number(_("KV heads"), key="mem_kv_heads", min_value=1, max_value=1024, value=8, step=1)
+        heads = url_widgets.number(_("Query heads"), key="mem_heads", min_value=1, max_value=1024, value=32, step=1)
     with cols[2]:
-        head_dim = url_widgets.number("Head dimension", key="mem_head_dim", min_value=1, max_value=4096,
+        head_dim = url_widgets.number(_("Head dimension"), key="mem_head_dim", min_value=1, max_value=4096,
                                       value=128, step=1)
-        trained = url_widgets.number("Trained context (tokens)", key="mem_trained_ctx", min_value=1,
+        trained = url_widgets.number(_("Trained context (tokens)"), key="mem_trained_ctx", min_value=1,
                                      max_value=10_000_000, value=131_072, step=1024)
     arch = uniform_gqa_architecture(int(layers), int(kv_heads), int(head_dim), name="typed geometry")
     arch = replace(arch, n_heads=int(heads), hidden_size=int(heads) * int(head_dim),
@@ -131,9 +131,9 @@ class WeightsChoice:
 
 def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsChoice:
     """Weight precision/quantization (formats.yaml slugs) or an exact file size in GiB."""
-    source = url_widgets.segmented("Weights from", WEIGHT_SOURCES, key="mem_weights_from", default="precision")
+    source = url_widgets.segmented(_("Weights from"), WEIGHT_SOURCES, key="mem_weights_from", default="precision")
     if source == "file-size":
-        gib = url_widgets.number("Exact weights size (GiB = 2^30 bytes)", key="mem_weights_gib", min_value=0.001,
+        gib = url_widgets.number(_("Exact weights size (GiB = 2^30 bytes)"), key="mem_weights_gib", min_value=0.001,
                                  max_value=100_000.0, value=15.0, step=0.5)
         estimate = weights_from_file_bytes(int(gib * GIB), source="typed file size")
         return WeightsChoice(estimate.bytes, "the file size you typed", True)
@@ -165,21 +165,21 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
     notes: list[str] = []
     cols = st.columns(2)
     with cols[0]:
-        n_gpus = int(url_widgets.number("Number of GPUs", key="mem_gpus", min_value=1, max_value=64, value=1, step=1))
+        n_gpus = int(url_widgets.number(_("Number of GPUs"), key="mem_gpus", min_value=1, max_value=64, value=1, step=1))
     with cols[1]:
-        host_gib = url_widgets.number("Host RAM for offload (GiB; 0 = not given)", key="mem_host_gib",
+        host_gib = url_widgets.number(_("Host RAM for offload (GiB; 0 = not given)"), key="mem_host_gib",
                                       min_value=0.0, max_value=100_000.0, value=0.0, step=16.0)
     host_bytes = int(host_gib * GIB) or None
     if gpu_id == "custom":
         cols = st.columns(3)
         with cols[0]:
-            mem_gib = url_widgets.number("Memory per GPU (GiB)", key="mem_vram_gib", min_value=0.5,
+            mem_gib = url_widgets.number(_("Memory per GPU (GiB)"), key="mem_vram_gib", min_value=0.5,
                                          max_value=100_000.0, value=24.0, step=1.0)
         with cols[1]:
-            bw = url_widgets.number("Bandwidth (GB/s = 10^9 B/s; 0 = not given)", key="mem_bw_gbs",
+            bw = url_widgets.number(_("Bandwidth (GB/s = 10^9 B/s; 0 = not given)"), key="mem_bw_gbs",
                                     min_value=0.0, max_value=100_000.0, value=0.0, step=10.0)
         with cols[2]:
-            unified = url_widgets.toggle("Apple unified memory", key="mem_unified", value=False)
+            unified = url_widgets.toggle(_("Apple unified memory"), key="mem_unified", value=False)
         if unified and n_gpus > 1:
             notes.append("A Mac has one GPU: planning with 1.")
             n_gpus = 1
@@ -205,11 +205,11 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
 
 def read_workload() -> Workload | str:
     """Context per sequence, concurrent active sequences and KV cache type (or a message when impossible)."""
-    ctx = url_widgets.number("Context per sequence (prompt + output, tokens)", key="mem_ctx", min_value=1,
+    ctx = url_widgets.number(_("Context per sequence (prompt + output, tokens)"), key="mem_ctx", min_value=1,
                              max_value=10_000_000, value=8192, step=1024)
-    seqs = url_widgets.number("Concurrent active sequences", key="mem_seqs", min_value=1, max_value=4096,
+    seqs = url_widgets.number(_("Concurrent active sequences"), key="mem_seqs", min_value=1, max_value=4096,
                               value=8, step=1)
-    kv_type = url_widgets.segmented("KV cache type", list(KV_CACHE_TYPES), key="mem_kv", default="16-bit")
+    kv_type = url_widgets.segmented(_("KV cache type"), list(KV_CACHE_TYPES), key="mem_kv", default="16-bit")
     try:
         return Workload(int(ctx), int(seqs), kv_type or "16-bit")
     except ServewiseInputError as exc:
@@ -275,8 +275,8 @@ class PastedCommand:
 
 def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
     """The 'Paste your launch command' box: fills that engine's settings from the command's own flags."""
-    command = url_widgets.text_area("Paste your launch command", key="mem_command", height=90, max_chars=4000,
-                                    placeholder="llama-server -m model.gguf -c 32768 -np 4 -fa on")
+    command = url_widgets.text_area(_("Paste your launch command"), key="mem_command", height=90, max_chars=4000,
+                                    placeholder=_("llama-server -m model.gguf -c 32768 -np 4 -fa on"))
     if not command.strip():
         return None
     try:

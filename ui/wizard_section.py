@@ -7,6 +7,7 @@ import shlex
 import pandas as pd
 import streamlit as st
 
+from calculators.i18n import _
 from calculators.launch.render import render_launch_command
 from calculators.units import GIB
 from calculators.wizard.fit_check import FitCheck
@@ -22,7 +23,7 @@ def render_recommendation(result: Recommendation, kb) -> None:
     names = engine_names(kb)
     top = result.top
     if top is None:
-        st.error("No engine meets the hard constraints of these answers; see the exclusions below.")
+        st.error(_("No engine meets the hard constraints of these answers; see the exclusions below."))
     else:
         st.success(f"First candidate: **{names[top.engine]}** (score {top.score:+d})", icon=":material/recommend:")
     table = pd.DataFrame(ranking_rows(result, names))
@@ -30,7 +31,7 @@ def render_recommendation(result: Recommendation, kb) -> None:
     if result.fit_check is not None:
         _render_fit_check(result.fit_check)
 
-    st.subheader("Why each engine scored as it did")
+    st.subheader(_("Why each engine scored as it did"))
     for index, verdict in enumerate(result.ranking):
         with st.expander(f"{names[verdict.engine]} · {verdict.score:+d}", expanded=index < 2):
             for exclusion in verdict.exclusions:
@@ -39,11 +40,11 @@ def render_recommendation(result: Recommendation, kb) -> None:
                 st.markdown(f"**{contribution.points:+d}** — {contribution.reason}")
                 st.caption("Rests on: " + "; ".join(fact_label(r, kb) for r in contribution.rests_on))
             if not verdict.contributions:
-                st.caption("No rule gave or took points for these answers.")
+                st.caption(_("No rule gave or took points for these answers."))
             for caveat in verdict.caveats:
                 st.warning(caveat.text, icon=":material/warning:")
 
-    st.subheader("What would change this answer")
+    st.subheader(_("What would change this answer"))
     if result.changes:
         st.dataframe(
             pd.DataFrame(
@@ -56,7 +57,7 @@ def render_recommendation(result: Recommendation, kb) -> None:
             width="stretch",
         )
     else:
-        st.caption("No single different answer changes the first candidate.")
+        st.caption(_("No single different answer changes the first candidate."))
 
 
 def _render_fit_check(fit: FitCheck) -> None:
@@ -84,10 +85,10 @@ def _top_choice_plans(result: Recommendation, _kb) -> list:
 
 def render_top_choice_plans(result: Recommendation, kb) -> None:
     """Each top engine's memory plan for the team's model and GPUs, its launch command and a memory-page link."""
-    st.subheader("Memory plan for the top choices")
+    st.subheader(_("Memory plan for the top choices"))
     plans = _top_choice_plans(result, kb)
     if not plans:
-        st.caption("Pick a catalog model and a GPU (steps 2 and 3) to see each top engine's memory plan here.")
+        st.caption(_("Pick a catalog model and a GPU (steps 2 and 3) to see each top engine's memory plan here."))
         return
     first = plans[0]
     st.caption(
@@ -120,6 +121,6 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
             command = render_launch_command(plan.engine, row.settings, plan.model_ref)
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in command.env.items())
             st.code((env + " " if env else "") + shlex.join(command.words), language="bash", wrap_lines=True)
-    if not page_link("pages/memory.py", label="Open this model and machine on the memory page",
+    if not page_link("pages/memory.py", label=_("Open this model and machine on the memory page"),
                      icon=":material/memory:", query_params=first.memory_page_query):
         st.caption("Open the memory page with: ?" + "&".join(f"{k}={v}" for k, v in first.memory_page_query.items()))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from calculators.engines import display_name
 from tests.support.paths import LOG_DIR
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,7 +92,7 @@ def test_pasted_launch_command_fills_that_engines_settings(engine):
     gpu = "m4-max-40c-128gb" if engine == "mlx-lm" else "h100-sxm-80gb"
     at = _run(mem_model="llama-3.1-8b", mem_gpu=gpu, mem_command=command)
     assert not at.exception
-    assert any(expected in s.value and engine in s.value for s in at.success)
+    assert any(expected in s.value and display_name(engine) in s.value for s in at.success)
 
 
 def test_unknown_flags_of_a_pasted_command_are_listed():
@@ -141,13 +142,13 @@ def test_unusual_architectures_are_planned_with_their_warnings(config, expected)
 
 def test_the_model_a_pasted_command_serves_is_named_with_its_catalog_id():
     at = _run(mem_model="llama-3.1-8b", mem_command=COMMANDS["vllm"][0])
-    assert any("`meta-llama/Llama-3.1-8B-Instruct`: catalog model `llama-3.1-8b`" in c.value for c in at.caption)
+    assert any("`meta-llama/Llama-3.1-8B-Instruct`: catalog model Llama 3.1 8B" in c.value for c in at.caption)
 
 
 def test_partial_offload_warns_about_host_ram_bandwidth():
     at = _run(mem_model="llama-3.1-8b", mem_command="llama-server -m m.gguf -c 8192 -np 1 -ngl 20")
     assert not at.exception
-    assert any("llama-cpp keep layers in host RAM" in w.value and "3,350 GB/s" in w.value for w in at.warning)
+    assert any("llama.cpp (llama-server) keep layers in host RAM" in w.value and "3,350 GB/s" in w.value for w in at.warning)
 
 
 def test_memory_page_embeds_the_start_up_log_check():
