@@ -7,14 +7,16 @@ import shlex
 import pandas as pd
 import streamlit as st
 
-from calculators.i18n import _
+from calculators.i18n import _, current_language
 from calculators.launch.render import render_launch_command
 from calculators.units import GIB
 from calculators.wizard.fit_check import FitCheck
 from calculators.wizard.plans import plans_for_top_choices
 from calculators.wizard.scoring import Recommendation
 from reports.memory_readouts import engine_readout
+from reports.numbers import number
 from reports.wizard import engine_names, fact_label, ranking_rows
+from reports.wizard_figures import concern_figure
 from ui.links import page_link
 
 
@@ -25,9 +27,12 @@ def render_recommendation(result: Recommendation, kb) -> None:
     if top is None:
         st.error(_("No engine meets the hard constraints of these answers; see the exclusions below."))
     else:
-        st.success(f"First candidate: **{names[top.engine]}** (score {top.score:+d})", icon=":material/recommend:")
-    table = pd.DataFrame(ranking_rows(result, names))
-    st.dataframe(table, hide_index=True, width="stretch")
+        st.success(_("First candidate: **{engine}** (score {score:+d})").format(engine=names[top.engine], score=top.score),
+                   icon=":material/recommend:")
+    ranking_col, chart_col = st.columns([1, 1])
+    ranking_col.dataframe(pd.DataFrame(ranking_rows(result, names)), hide_index=True, width="stretch")
+    chart_col.plotly_chart(concern_figure(result, kb.wizard.rules, names), width="stretch",
+                           config={"displayModeBar": False})
     if result.fit_check is not None:
         _render_fit_check(result.fit_check)
 
@@ -35,21 +40,22 @@ def render_recommendation(result: Recommendation, kb) -> None:
     for index, verdict in enumerate(result.ranking):
         with st.expander(f"{names[verdict.engine]} · {verdict.score:+d}", expanded=index < 2):
             for exclusion in verdict.exclusions:
-                st.error(exclusion.reason, icon=":material/block:")
+                st.error(_(exclusion.reason), icon=":material/block:")
             for contribution in verdict.contributions:
-                st.markdown(f"**{contribution.points:+d}** — {contribution.reason}")
-                st.caption("Rests on: " + "; ".join(fact_label(r, kb) for r in contribution.rests_on))
+                st.markdown(f"**{contribution.points:+d}** — {_(contribution.reason)}")
+                st.caption(_("Rests on:") + " " + "; ".join(fact_label(r, kb) for r in contribution.rests_on))
             if not verdict.contributions:
                 st.caption(_("No rule gave or took points for these answers."))
             for caveat in verdict.caveats:
-                st.warning(caveat.text, icon=":material/warning:")
+                st.warning(_(caveat.text), icon=":material/warning:")
 
     st.subheader(_("What would change this answer"))
     if result.changes:
         st.dataframe(
             pd.DataFrame(
                 [
-                    {"answer": c.field, "now": str(c.current), "if instead": str(c.alternative), "first would be": names[c.new_top]}
+                    {_("answer"): c.field, _("now"): str(c.current), _("if instead"): str(c.alternative),
+                     _("first would be"): names[c.new_top]}
                     for c in result.changes
                 ]
             ),
@@ -62,19 +68,21 @@ def render_recommendation(result: Recommendation, kb) -> None:
 
 def _render_fit_check(fit: FitCheck) -> None:
     """Say how 'fits one card' was derived, with the figures (GiB = 2^30 bytes)."""
-    verdict = "fits" if fit.fits else "does not fit"
+    headline = (_("**{model} fits on one {device}**") if fit.fits else _("**{model} does not fit on one {device}**"))
     st.info(
-        f"**{fit.model} {verdict} on one {fit.device}** (derived, first-order): weights "
-        f"{fit.weights_bytes / GIB:,.1f} GiB at {fit.weights_scheme} + KV for one {fit.context_tokens:,}-token "
-        f"sequence {fit.kv_bytes / GIB:,.2f} GiB against {fit.usable_bytes / GIB:,.1f} GiB "
-        f"(90 % of {fit.device_bytes / GIB:,.1f} GiB). The memory page gives each engine's exact plan.",
+        headline.format(model=fit.model, device=fit.device) + " " + _(
+            "(derived, first-order): weights {weights} GiB at {scheme} + KV for one {tokens}-token sequence {kv} GiB "
+            "against {usable} GiB (90 % of {device} GiB). The memory page gives each engine's exact plan."
+        ).format(weights=number(fit.weights_bytes / GIB, 1), scheme=fit.weights_scheme,
+                 tokens=number(fit.context_tokens), kv=number(fit.kv_bytes / GIB, 2),
+                 usable=number(fit.usable_bytes / GIB, 1), device=number(fit.device_bytes / GIB, 1)),
         icon=":material/memory:",
     )
 
 
 # The plans include a short simulation per engine (hundreds of milliseconds): memoised per set of answers.
 def _answers_key(result: Recommendation) -> str:
-    return result.answers.model_dump_json()
+    return current_language() + result.answers.model_dump_json()  # plans hold notes in the reader's language
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={Recommendation: _answers_key})
@@ -91,11 +99,11 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
         st.caption(_("Pick a catalog model and a GPU (steps 2 and 3) to see each top engine's memory plan here."))
         return
     first = plans[0]
-    st.caption(
-        f"Workload read off your answers: {first.workload.sequences} active sequence(s) x "
-        f"{first.workload.context_tokens:,} retained tokens, weights as {first.weights_scheme}, 16-bit KV cache. "
-        "An estimate from the memory model, not a measurement."
-    )
+    st.caption(_(
+        "Workload read off your answers: {sequences} active sequence(s) x {tokens} retained tokens, weights as "
+        "{scheme}, 16-bit KV cache. An estimate from the memory model, not a measurement."
+    ).format(sequences=first.workload.sequences, tokens=number(first.workload.context_tokens),
+             scheme=first.weights_scheme))
     names = engine_names(kb)
     for plan in plans:
         row = plan.comparison
@@ -105,18 +113,19 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
                 st.info(row.not_applicable or row.error, icon=":material/block:")
                 continue
             if row.plan.refusal:
-                st.error(f"Would refuse to start: {row.plan.refusal}", icon=":material/dangerous:")
-            held = "holds" if row.holds else "does not hold"
-            st.markdown(f"This plan **{held}** the whole workload on the GPU(s).")
+                st.error(_("Would refuse to start: {why}").format(why=row.plan.refusal), icon=":material/dangerous:")
+            st.markdown(_("This plan **holds** the whole workload on the GPU(s).") if row.holds
+                        else _("This plan **does not hold** the whole workload on the GPU(s)."))
             st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
             if plan.users is not None:
                 users = plan.users
                 st.markdown(
-                    f"About **{users.users:,} users** per instance within p{users.slo.ttft_percentile:g} TTFT "
-                    f"≤ {users.slo.ttft_s:g} s and inter-token latency ≤ {users.slo.itl_s * 1000:g} ms "
-                    f"({users.think_time_s:g} s between a user's requests; simulated estimate)."
+                    _("About **{users} users** per instance within p{pct:g} TTFT ≤ {ttft:g} s and inter-token "
+                      "latency ≤ {itl:g} ms ({think:g} s between a user's requests; simulated estimate).").format(
+                        users=number(users.users), pct=users.slo.ttft_percentile, ttft=users.slo.ttft_s,
+                        itl=users.slo.itl_s * 1000, think=users.think_time_s)
                     if users.users is not None
-                    else f"Users within the latency target: not estimated ({users.reason})."
+                    else _("Users within the latency target: not estimated ({why}).").format(why=users.reason)
                 )
             command = render_launch_command(plan.engine, row.settings, plan.model_ref)
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in command.env.items())

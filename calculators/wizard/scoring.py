@@ -278,12 +278,12 @@ def _support_verdicts(kb, answers: WizardAnswers) -> tuple[dict[str, list[Exclus
             effect = effects[status]
             detail = f" ({note})" if note else ""
             if effect.exclude:
-                exclusions[engine.id].append(Exclusion(f"{engine.name} on {what}: {effect.explanation}{detail}",
+                exclusions[engine.id].append(Exclusion(f"{engine.name} · {what}: {_(effect.explanation)}{detail}",
                                                        (reference,)))
             elif effect.points:
                 rules.append(ScoringRule(id=f"support-{engine.id}-{what.replace(' ', '-')}", when={},
                                          points={engine.id: effect.points},
-                                         reason=f"{what}: {effect.explanation}{detail}", rests_on=(reference,)))
+                                         reason=f"{what}: {_(effect.explanation)}{detail}", rests_on=(reference,)))
     return exclusions, tuple(rules)
 
 

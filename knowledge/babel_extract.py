@@ -1,0 +1,27 @@
+"""Babel extractor for the knowledge base's prose shown to people (`make i18n`, see babel.cfg).
+
+The wizard's reasons and caveats live in knowledge/wizard.yaml, not in code, so `_()` cannot mark them. This
+extractor yields each shown text exactly as the loader reads it; the page looks it up with `_(text)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, Any
+
+import yaml
+
+#: (top-level list, field) pairs of knowledge/wizard.yaml whose text is shown to people.
+SHOWN_FIELDS = (("rules", "reason"), ("caveats", "text"), ("support_status_effects", "explanation"))
+
+
+def extract_wizard_yaml(
+    fileobj: IO[bytes], keywords: Any, comment_tags: Any, options: Any
+) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Babel extraction method: (line number, function name, message, comments) per shown text."""
+    data = yaml.safe_load(fileobj.read().decode("utf-8")) or {}
+    for section, field in SHOWN_FIELDS:
+        for entry in data.get(section, ()):
+            text = entry.get(field)
+            if isinstance(text, str) and text.strip():
+                yield 0, "_", text, [f"{section}: {entry.get('id') or entry.get('status', '')}"]
