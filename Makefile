@@ -74,7 +74,7 @@ bench: $(VENV)/.test-installed
 # each language's .po (kept in the repository; translations are written by hand, new ones arrive untranslated).
 LOCALES := calculators/locale
 i18n: $(VENV)/.app-installed
-	$(VENV)/bin/pybabel extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 --no-location --sort-output \
+	$(PY) -m babel.messages.frontend extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 --no-location --sort-output \
 		--project servewise --omit-header -o $(LOCALES)/servewise.pot .
-	$(VENV)/bin/pybabel update -i $(LOCALES)/servewise.pot -d $(LOCALES) -D servewise -l es --no-location \
+	$(PY) -m babel.messages.frontend update -i $(LOCALES)/servewise.pot -d $(LOCALES) -D servewise -l es --no-location \
 		--no-fuzzy-matching

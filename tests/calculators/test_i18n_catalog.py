@@ -1,0 +1,92 @@
+"""Every message a person can read has a Spanish entry, and each translation keeps its placeholders.
+
+The messages are extracted from the sources exactly as `make i18n` extracts them (babel.cfg: every _(), N_()
+and ngettext() in the code, and the wizard's prose in knowledge/wizard.yaml), so a new English string without a
+Spanish entry fails here, naming it. Run `make i18n` and write the Spanish in calculators/locale/es/.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.pofile import read_po
+
+from tests.support.paths import REPO_ROOT
+
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+SPANISH_PO = REPO_ROOT / "calculators" / "locale" / "es" / "LC_MESSAGES" / "servewise.po"
+#: Messages that are the same in every language (product names, commands, code); said here, not left empty.
+SAME_IN_EVERY_LANGUAGE: frozenset[str] = frozenset()
+
+
+def extracted_messages() -> Catalog:
+    """The messages babel.cfg extracts from the repository, as a catalog."""
+    with (REPO_ROOT / "babel.cfg").open() as handle:
+        method_map, options_map = parse_mapping_cfg(handle)
+    catalog = Catalog()
+    for _filename, lineno, message, _comments, _context in extract_from_dir(
+        str(REPO_ROOT), method_map, options_map, keywords=KEYWORDS, strip_comment_tags=True
+    ):
+        catalog.add(message, None, [(_filename, lineno)])
+    return catalog
+
+
+def spanish() -> Catalog:
+    with SPANISH_PO.open("rb") as handle:
+        return read_po(handle, locale="es")
+
+
+def _placeholders(text: str) -> set[str]:
+    try:
+        return {field for _literal, field, _spec, _conv in string.Formatter().parse(text) if field is not None}
+    except ValueError:
+        return set(re.findall(r"\{[^{}]*\}", text))
+
+
+def untranslated(es: Catalog) -> list[str]:
+    """Extracted messages with no usable (non-empty, non-fuzzy) entry in `es`."""
+    missing = []
+    for message in extracted_messages():
+        if not message.id or message.id in SAME_IN_EVERY_LANGUAGE:
+            continue
+        entry = es.get(message.id)
+        strings = entry.string if entry is not None and isinstance(entry.string, tuple) else (entry and entry.string,)
+        if entry is None or entry.fuzzy or not all(strings):
+            missing.append(message.id if isinstance(message.id, str) else message.id[0])
+    return missing
+
+
+def test_every_extracted_message_has_a_spanish_entry():
+    missing = untranslated(spanish())
+    assert not missing, (
+        f"{len(missing)} message(s) without Spanish (run `make i18n`, then translate them in {SPANISH_PO}):\n"
+        + "\n".join(f"  {m!r}" for m in missing[:40])
+    )
+
+
+def test_translations_keep_every_placeholder():
+    broken = []
+    for entry in spanish():
+        if not entry.id or not entry.string:
+            continue
+        ids = entry.id if isinstance(entry.id, tuple) else (entry.id,)
+        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        if any(_placeholders(s) != _placeholders(ids[0]) for s in strings):
+            broken.append(ids[0])
+    assert not broken, "translations whose {placeholders} differ from the English:\n" + "\n".join(broken)
+
+
+def test_the_check_sees_the_pages_and_the_wizard_prose():
+    ids = {m.id for m in extracted_messages()}
+    assert "Memory & capacity" in ids and "Four layers, four decisions" in ids
+    assert any(isinstance(i, str) and i.startswith("An occasional local query gains little") for i in ids)
+
+
+def test_an_untranslated_message_is_caught():
+    es = spanish()
+    es.delete("Memory & capacity")
+    assert untranslated(es) == ["Memory & capacity"]
