@@ -136,9 +136,6 @@ def _synced_choice(
             st.session_state[key] = valid
         elif not multiple and len(raw) == 1 and raw[0] in by_text:
             st.session_state[key] = by_text[raw[0]]
-    if key in st.session_state:
-        # Streamlit warns when a widget gets both a default and a session-state value.
-        kwargs = {name: value for name, value in kwargs.items() if name != default_kwarg}
     if multiple:
         default = list(kwargs.get("default") or ())
     elif default_kwarg == "index":
@@ -146,6 +143,9 @@ def _synced_choice(
         default = None if index is None or not options else options[index]
     else:
         default = kwargs.get("default")
+    if key in st.session_state:
+        # Streamlit warns when a widget gets both a default and a session-state value.
+        kwargs = {name: value for name, value in kwargs.items() if name != default_kwarg}
     value = draw(label, options, key=key, format_func=_label_function(labels), **kwargs)
     if value == default or value is None:
         written = None

@@ -15,7 +15,7 @@ def test_choosing_a_model_writes_the_link_and_the_link_restores_it(app_url, page
     open_page(page, f"{app_url}/compatibility")
     expect(page.get_by_role("heading", name="Tool calls and embeddings").first).to_be_visible()
     page.get_by_label("Chat model").first.click()
-    page.get_by_role("option", name="llama-3.1-8b", exact=True).click()
+    page.get_by_role("option", name="Llama 3.1 8B", exact=True).click()
     wait_for_app(page)
     assert "cmp_tool_model=llama-3.1-8b" in page.url
     expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()

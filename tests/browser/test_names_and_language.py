@@ -19,28 +19,29 @@ def test_a_chosen_name_writes_the_slug_into_the_link(app_url, page):
 
     open_page(page, f"{app_url}/memory")
     page.get_by_label("GPU or Apple silicon").first.click()
-    page.get_by_role("option", name="NVIDIA H100 SXM5 80 GB", exact=True).click()
+    page.get_by_role("option", name="NVIDIA A100 SXM4 80 GB", exact=True).click()
     wait_for_app(page)
-    assert _params(page.url).get("mem_gpu") == ["h100-sxm-80gb"], page.url
-    assert "NVIDIA" not in page.url and "SXM5" not in page.url
+    assert _params(page.url).get("mem_gpu") == ["a100-sxm-80gb"], page.url
+    assert "NVIDIA" not in page.url and "SXM4" not in page.url
     page.get_by_label("Catalog model").first.click()
     page.get_by_role("option", name="Llama 3.1 70B", exact=True).click()
     wait_for_app(page)
     assert _params(page.url).get("mem_model") == ["llama-3.1-70b"], page.url
     # the link restores the names from the slugs
     open_page(page, page.url)
-    expect(page.get_by_text("NVIDIA H100 SXM5 80 GB").first).to_be_visible()
+    expect(page.get_by_text("NVIDIA A100 SXM4 80 GB").first).to_be_visible()
     expect(page.get_by_text("Llama 3.1 70B").first).to_be_visible()
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def test_a_labelled_multiselect_keeps_slugs_in_the_link(app_url, page):
     open_page(page, f"{app_url}/simulator")
-    page.get_by_label("Engines to compare (same workload)").first.click()
-    page.get_by_role("option", name="MLX LM", exact=True).click()
+    picker = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Engines to compare")
+    picker.locator("input").first.click()
+    page.get_by_role("option", name="llama.cpp (llama-server)", exact=True).click()
     wait_for_app(page)
     engines = _params(page.url).get("sim_engines", [])
-    assert "mlx-lm" in engines and not any(" " in e for e in engines), page.url
+    assert "llama-cpp" in engines and not any(" " in e or "(" in e for e in engines), page.url
 
 
 def test_a_spanish_shared_link_opens_in_spanish_with_human_names(app_url, page, screenshot_dir):

@@ -57,3 +57,9 @@ def test_a_labelled_widget_notes_a_name_or_unknown_value_in_the_link():
     at.run()
     assert at.text[1].value == "named: h100-sxm-80gb []"
     assert "t_named" in " ".join(w.value for w in at.warning)
+
+
+def test_a_labelled_widget_at_its_default_stays_out_of_the_link():
+    at = AppTest.from_file(APP).run()
+    at.run()
+    assert "t_named" not in at.query_params and "t_several" not in at.query_params
