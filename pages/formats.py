@@ -158,6 +158,7 @@ if members:
             }
         ),
         hide_index=True,
+        column_config={"scheme": st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
     )
 else:
     fmt = formats.file_format(column_id)
@@ -201,6 +202,7 @@ st.dataframe(
         }
     ),
     hide_index=True,
+    column_config={"scheme": st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
 )
 
 st.markdown("**GGUF file types are recipes, not one type**")
@@ -219,4 +221,5 @@ st.dataframe(
         }
     ),
     hide_index=True,
+    column_config={"file type": st.column_config.Column(pinned=True)},  # wide: the file type stays in view
 )
