@@ -7,7 +7,7 @@ each key the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, overload
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
 
@@ -70,6 +70,10 @@ def int_field(cfg: Config, key: str, family: str) -> int:
     return value
 
 
+@overload
+def int_or_hf_default(cfg: Config, key: str, family: str, hf_default: int) -> int: ...
+@overload
+def int_or_hf_default(cfg: Config, key: str, family: str, hf_default: None) -> int | None: ...
 def int_or_hf_default(cfg: Config, key: str, family: str, hf_default: int | None) -> int | None:
     """An integer field whose absence transformers itself fills with `hf_default` (caller cites the class)."""
     if cfg.get(key) is None:

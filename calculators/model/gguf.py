@@ -85,7 +85,8 @@ def read_gguf_header(path: str | Path) -> GgufHeader:
 
 
 #: llama.cpp's enum llama_pooling_type (include/llama.h) -> servewise pooling slug; 0 (none) pools nothing
-_POOLING_TYPES = {1: "mean", 2: "cls", 3: "last_token", 4: "rank"}
+# Keyed by the file's value, absent (None) included: .get(None) is None.
+_POOLING_TYPES: dict[int | None, str] = {1: "mean", 2: "cls", 3: "last_token", 4: "rank"}
 
 
 def _chat_template(reader) -> str | None:
@@ -195,7 +196,7 @@ def _architecture(fields: dict[str, Any], arch: str, file: Path, token_count: in
         is_recurrent = recurrent is not None and (
             (interval and (i + 1) % int(interval) != 0) or (not interval and kv_per_layer[i] == 0)
         )
-        if is_recurrent:
+        if is_recurrent and recurrent is not None:  # is_recurrent already implies it; mypy cannot see that
             layers.append(recurrent)
         elif kv_lora:
             layers.append(

@@ -668,7 +668,7 @@ def _gemma4_text(cfg: Config, family: str) -> ModelArchitecture:
         if layer_type not in ("sliding_attention", "full_attention"):
             raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
         layers.append(local if layer_type == "sliding_attention" else full)
-    notes = ()
+    notes: tuple[str, ...] = ()
     if cfg.get("attention_k_eq_v"):
         notes = ("attention_k_eq_v: full layers derive V from K; K and V are both counted (an upper bound)",)
     return _arch(cfg, family, tuple(layers), n_heads, notes=notes)

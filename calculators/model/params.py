@@ -95,7 +95,7 @@ def _dense_family(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, i
     return [layer] * n_layers, tied_default, hidden
 
 
-def _qwen_moe_layers(cfg: Config, family: str, attention: int, norms: int) -> list[_LayerCounts]:
+def _qwen_moe_layers(cfg: Config, family: str, attention: list[int], norms: int) -> list[_LayerCounts]:
     """Qwen3-MoE / Qwen3-Next blocks: routed experts + router (+ gated shared expert), or a dense MLP."""
     hidden = int_field(cfg, "hidden_size", family)
     n_layers = int_field(cfg, "num_hidden_layers", family)

@@ -145,11 +145,11 @@ def estimate_weights(
         raise ServewiseInputError("the parameter count must be positive")
     mix = formats.file_mix(scheme_id)
     if mix is not None:
-        bits = Fraction(str(mix.measured_bits_per_weight))
-        part = _part("all weights (file mix)", params_total, bits)
+        mix_bits = Fraction(str(mix.measured_bits_per_weight))
+        part = _part("all weights (file mix)", params_total, mix_bits)
         return WeightsEstimate(
             bytes=part.bytes,
-            bits_per_weight=float(bits),
+            bits_per_weight=float(mix_bits),
             exact=False,
             scheme=mix.id,
             basis=f"{params_total:,} parameters x {mix.measured_bits_per_weight} bits ({mix.name} as measured)",

@@ -45,7 +45,8 @@ def architecture_from_log(parsed: ParsedLog) -> ModelArchitecture:
             "llm_load_print_meta lines): add the model's config.json or pick a catalog model"
         )
     assert geo.n_layers is not None and geo.head_dim_k is not None
-    heads = geo.n_kv_heads_per_layer or (geo.n_kv_heads,) * geo.n_layers
+    # n_kv_heads is set whenever the per-layer list is empty (the `missing` check above); `or 0` is for mypy
+    heads = geo.n_kv_heads_per_layer or (geo.n_kv_heads or 0,) * geo.n_layers
     if len(heads) != geo.n_layers:
         raise ServewiseInputError(
             f"the log lists {len(heads)} per-layer KV head counts for {geo.n_layers} layers; "

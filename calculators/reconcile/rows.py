@@ -8,6 +8,7 @@ the plan does not predict are passed through as `not_compared`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -21,22 +22,25 @@ from calculators.units import GIB
 # (vLLM batch limits, SGLang chunk sizes), never a compared figure's budget.
 _DEFAULT_DEVICE_BYTES = 80 * GIB
 
+#: The engine's Settings model (check.validated_settings builds it from the engine's settings_type).
+SettingsT = TypeVar("SettingsT", bound=BaseModel)
+
 
 @dataclass
-class EngineRun:
+class EngineRun(Generic[SettingsT]):
     """The inputs of one reconciliation."""
 
     parsed: ParsedLog
     arch: ModelArchitecture
-    settings: BaseModel
+    settings: SettingsT
     machine: Machine | None
 
 
 @dataclass
-class Outcome:
+class Outcome(Generic[SettingsT]):
     """What a builder returns: rows, the figures it left alone, and what it assumed."""
 
-    settings: BaseModel
+    settings: SettingsT
     rows: list[ReconcileRow] = field(default_factory=list)
     not_compared: list[Figure] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
@@ -82,7 +86,7 @@ def first_figure(parsed: ParsedLog, name: str) -> Figure | None:
     return found[0] if found else None
 
 
-def setting_from_figure(out: Outcome, key: str, figure: Figure | None, where: str) -> BaseModel:
+def setting_from_figure(out: Outcome[SettingsT], key: str, figure: Figure | None, where: str) -> SettingsT:
     """out.settings with `key` taken from a printed figure when the settings leave it unset (noted)."""
     if getattr(out.settings, key) is None and figure is not None:
         out.settings = out.settings.model_copy(update={key: int(figure.value)})

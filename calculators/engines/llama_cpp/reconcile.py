@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from calculators.engines.llama_cpp.plan import ENGINE_ID, plan_llamacpp
+from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.reconcile.log.figures import Figure
@@ -51,7 +51,10 @@ def _mla_alternative(value: int | float | None, arch: ModelArchitecture) -> tupl
 
 
 def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp) -> Outcome:
-    """llama.cpp's cache lines (`llama_kv_cache: size = …`) and slot figures against `plan_llamacpp`."""
+    """llama.cpp's cache lines (`llama_kv_cache: size = …`) and slot figures against `plan_llamacpp`.
+
+    `run` holds llama.cpp's settings, or Ollama's (with Ollama's plan_fn); the device rows run for llama.cpp's only.
+    """
     parsed = run.parsed
     out = Outcome(settings=run.settings)
     inputs = _llamacpp_context_from_cache(run, out) if engine == ENGINE_ID else []
@@ -101,7 +104,8 @@ def _is_host(device: str) -> bool:
     return device.startswith("CPU") or device.endswith("_Host") or device == "host"
 
 
-def _device_rows(run: EngineRun, out: Outcome, file_bytes: Figure | None) -> list[Figure]:
+def _device_rows(run: EngineRun[LlamaCppSettings], out: Outcome[LlamaCppSettings],
+                 file_bytes: Figure | None) -> list[Figure]:
     """Each device's KV buffers (all caches summed) against the plan's layer split over the log's devices."""
     parsed = run.parsed
     last: dict[tuple[str, str | None], Figure] = {}

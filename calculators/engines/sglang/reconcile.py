@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pydantic import BaseModel
-
-from calculators.engines.sglang.plan import plan_sglang
+from calculators.engines.sglang.plan import SglangSettings, plan_sglang
 from calculators.hardware.machine import Machine
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.reconcile.log.figures import Figure
@@ -22,7 +20,7 @@ from calculators.reconcile.rows import (
 )
 
 
-def sglang_rows(run: EngineRun) -> Outcome:
+def sglang_rows(run: EngineRun[SglangSettings]) -> Outcome[SglangSettings]:
     """SGLang's K/V buffer sizes, request slots and token pool against `plan_sglang`, fed the log's figures."""
     parsed, plan_fn = run.parsed, plan_sglang
     out = Outcome(settings=run.settings)
@@ -59,7 +57,8 @@ def sglang_rows(run: EngineRun) -> Outcome:
     return out
 
 
-def _sglang_mamba_rows(run: EngineRun, settings: BaseModel, machine: Machine, out: Outcome) -> list[Figure]:
+def _sglang_mamba_rows(run: EngineRun[SglangSettings], settings: SglangSettings, machine: Machine,
+                       out: Outcome[SglangSettings]) -> list[Figure]:
     """The state pool a hybrid model's log prints (slots, conv and temporal bytes) against plan_sglang."""
     slots = first_figure(run.parsed, "mamba_cache_slots")
     if slots is None or not any(layer.recurrent for layer in run.arch.layers):
@@ -81,7 +80,8 @@ def _sglang_mamba_rows(run: EngineRun, settings: BaseModel, machine: Machine, ou
     return used
 
 
-def _sglang_alternatives(name: str, run: EngineRun, pool: BaseModel, machine: Machine, plan) -> tuple[Alternative, ...]:
+def _sglang_alternatives(name: str, run: EngineRun[SglangSettings], pool: SglangSettings, machine: Machine,
+                         plan) -> tuple[Alternative, ...]:
     """SGLang releases before the hybrid sliding-window pool kept every layer at full size."""
     if name not in ("k_bytes", "v_bytes") or plan.swa_max_total_num_tokens is None:
         return ()
@@ -92,7 +92,8 @@ def _sglang_alternatives(name: str, run: EngineRun, pool: BaseModel, machine: Ma
                         "(no separate SWA pool): every layer holds every token"),)
 
 
-def _sglang_budget(run: EngineRun, settings: BaseModel, machine: Machine, out: Outcome):
+def _sglang_budget(run: EngineRun[SglangSettings], settings: SglangSettings, machine: Machine,
+                   out: Outcome[SglangSettings]):
     """The token pool SGLang sizes from the free memory it printed before and after loading, as a range."""
     parsed = run.parsed
     before = first_figure(parsed, "avail_before_weights_bytes")
@@ -112,8 +113,13 @@ def _sglang_budget(run: EngineRun, settings: BaseModel, machine: Machine, out: O
     for pick in (0, 1):
         if weights is not None:
             w = weights.interval()[1 - pick]
-            free = before.interval()[pick] if before is not None else after.interval()[pick] + w
+            if before is not None:
+                free = before.interval()[pick]
+            else:
+                assert after is not None  # the early return above: one of before/after is printed
+                free = after.interval()[pick] + w
         else:
+            assert before is not None and after is not None  # the early return above: both are printed
             free, w = before.interval()[pick], before.interval()[pick] - after.interval()[1 - pick]
         for arch, into in ((run.arch, values), (all_full, full_values)):
             plan = plan_sglang(arch, settings, machine, int(w) * ranks,

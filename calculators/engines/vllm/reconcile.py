@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
+from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.plan import plan_vllm
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig
 from calculators.errors import ServewiseInputError
@@ -23,7 +22,7 @@ from calculators.reconcile.rows import (
 from calculators.units import GIB
 
 
-def vllm_rows(run: EngineRun) -> Outcome:
+def vllm_rows(run: EngineRun[VllmSettings]) -> Outcome[VllmSettings]:
     """vLLM's blocks, token capacity, concurrency and budget against `plan_vllm`, fed the log's printed figures."""
     from calculators.engines.vllm.gpu_worker import VllmOverheads
 
@@ -44,8 +43,13 @@ def vllm_rows(run: EngineRun) -> Outcome:
         if available is not None:
             budgets = available.interval()
             rounded: tuple[str, ...] = (f"Available KV cache memory {available.printed} {available.printed_unit}",)
+            source = "the printed available KV memory"
+            shown = available
         else:  # no budget printed: give the plan exactly the pool the engine printed, to check the rest
+            assert pool is not None  # the enclosing `if`: one of the two is printed
             budgets = (_pool_budget_bytes(run, settings, machine, pool),) * 2
+            source = f"the printed {pool.name}"
+            shown = pool
             rounded = ()
             out.assumptions.append(f"KV budget set to the pool the log printed ({pool.printed} {pool.unit}); "
                                    "only the figures derived from it are checked")
@@ -53,7 +57,6 @@ def vllm_rows(run: EngineRun) -> Outcome:
                  for b in budgets]
         out.refusal = plans[0].refusal
         out.plan_notes = [n.message for n in plans[0].notes if n.code != "vllm_kv_cache_memory_bytes"]
-        source = "the printed available KV memory" if available is not None else f"the printed {pool.name}"
         for name, label, attribute in (("num_gpu_blocks", "KV blocks on the GPU", "num_gpu_blocks"),
                                        ("kv_tokens", "KV cache size in tokens", "kv_tokens"),
                                        ("max_concurrency", "maximum concurrency", "max_concurrency"),
@@ -77,7 +80,7 @@ def vllm_rows(run: EngineRun) -> Outcome:
                 exact = settings.model_copy(update={"kv_cache_memory_bytes": _pool_budget_bytes(run, settings,
                                                                                                  machine, figure)})
                 plans, rounded, source = [plan_fn(run.arch, exact, machine, None)] * 2, (), "the printed GPU blocks"
-        used.append(available or pool)
+        used.append(shown)
         used.extend(_vllm_hybrid_rows(run, plans[0], out))
     else:
         out.plan_notes.append("the log does not print 'Available KV cache memory', so vLLM's block arithmetic "
@@ -93,7 +96,7 @@ def vllm_rows(run: EngineRun) -> Outcome:
             prediction, alternative, inputs = estimated
             out.rows.append(judge(available, "available KV cache memory", prediction, (alternative,)))
             used.extend(inputs)
-    requested, util = first_figure(parsed, "requested_memory_bytes"), getattr(settings, "gpu_memory_utilization", None)
+    requested, util = first_figure(parsed, "requested_memory_bytes"), settings.gpu_memory_utilization
     if requested is not None and total is not None and "gpu_memory_utilization" in settings.model_fields_set:
         lo, hi = total.interval()
         used.append(requested)
@@ -105,7 +108,8 @@ def vllm_rows(run: EngineRun) -> Outcome:
     return out
 
 
-def _vllm_estimated_budget(run: EngineRun, settings: BaseModel, machine: Machine, total_printed: bool):
+def _vllm_estimated_budget(run: EngineRun[VllmSettings], settings: VllmSettings, machine: Machine,
+                           total_printed: bool):
     """The available KV memory from the printed weights and servewise's estimated profile peaks.
 
     Used when the log prints the weights but not vLLM's profile (activation peak, non-torch memory). The
@@ -130,7 +134,7 @@ def _vllm_estimated_budget(run: EngineRun, settings: BaseModel, machine: Machine
     return prediction, alternative, [weights]
 
 
-def _pool_budget_bytes(run: EngineRun, settings: BaseModel, machine: Machine, pool: Figure) -> int:
+def _pool_budget_bytes(run: EngineRun[VllmSettings], settings: VllmSettings, machine: Machine, pool: Figure) -> int:
     """Bytes of exactly the printed pool (blocks, or tokens / block size), from the plan's bytes per block."""
     probe = plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": GIB}),
                                         machine, None)
@@ -146,7 +150,7 @@ def _pool_budget_bytes(run: EngineRun, settings: BaseModel, machine: Machine, po
 _PER_RANK_TOLERANCE = 0.05
 
 
-def _vllm_alternatives(name: str, plans: list, settings: BaseModel, workers: int) -> tuple[Alternative, ...]:
+def _vllm_alternatives(name: str, plans: list, settings: VllmSettings, workers: int) -> tuple[Alternative, ...]:
     """Rules that make vLLM print another value: older versions' formulas, and the smallest worker's pool."""
     alternatives: list[Alternative] = []
     if name == "kv_tokens":
@@ -172,7 +176,7 @@ def _vllm_alternatives(name: str, plans: list, settings: BaseModel, workers: int
     return tuple(alternatives)
 
 
-def _vllm_hybrid_rows(run: EngineRun, plan, out: Outcome) -> list[Figure]:
+def _vllm_hybrid_rows(run: EngineRun[VllmSettings], plan, out: Outcome[VllmSettings]) -> list[Figure]:
     """The raised block size and the state page's padding a hybrid model's log prints, against the plan."""
     used = []
     block = first_figure(run.parsed, "hybrid_block_size")
@@ -188,7 +192,7 @@ def _vllm_hybrid_rows(run: EngineRun, plan, out: Outcome) -> list[Figure]:
     return used
 
 
-def _vllm_hybrid_alternatives(name: str, run: EngineRun, settings: BaseModel, machine: Machine,
+def _vllm_hybrid_alternatives(name: str, run: EngineRun[VllmSettings], settings: VllmSettings, machine: Machine,
                               plans: list) -> tuple[Alternative, ...]:
     """Rules for hybrid and speculative runs that make vLLM print another token count or concurrency."""
     if name not in ("kv_tokens", "max_concurrency") or not plans:
@@ -215,7 +219,7 @@ def _vllm_hybrid_alternatives(name: str, run: EngineRun, settings: BaseModel, ma
     return tuple(out)
 
 
-def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, overheads_type: type):
+def _vllm_budget_row(run: EngineRun[VllmSettings], settings: VllmSettings, machine: Machine, overheads_type: type):
     """The 'Available KV cache memory' vLLM computes from the profile the log printed, as a range."""
     parsed = run.parsed
     total, weights = first_figure(parsed, "device_total_bytes"), first_figure(parsed, "weights_bytes")
@@ -227,7 +231,9 @@ def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, over
     if "gpu_memory_utilization" not in settings.model_fields_set:
         return None
     ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
-    rounded = tuple(f"{f.printed} {f.printed_unit}" for f in (total, weights, non_torch, activation or peak_torch))
+    profile = activation or peak_torch
+    assert profile is not None  # the early return above: one of the two is printed
+    rounded = tuple(f"{f.printed} {f.printed_unit}" for f in (total, weights, non_torch, profile))
     values = []
     for pick in (0, 1):  # 0: the smallest budget the prints allow, 1: the largest
         t = total.interval()[pick]
@@ -236,6 +242,7 @@ def _vllm_budget_row(run: EngineRun, settings: BaseModel, machine: Machine, over
         if activation is not None:
             a = activation.interval()[1 - pick]
         else:  # v0 printed the torch peak, weights included
+            assert peak_torch is not None  # the early return above
             a = max(0, peak_torch.interval()[1 - pick] - weights.interval()[pick])
         over = overheads_type(activation_peak_bytes=int(a), non_torch_bytes=int(n), basis="printed by the log")
         plan = plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": None}),

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from calculators.engines import ENGINES
+from calculators.engines.base import LogReader
 from calculators.reconcile.log.clean import LogLine
 
 
@@ -25,7 +26,7 @@ class Detection:
             for name, score in self.scores.items()
             if score >= 2
             and name not in (self.engine, self.runner)
-            and not (self.engine in ENGINES and name == ENGINES[self.engine].log_reader.relays)
+            and not (self.engine in ENGINES and name == reader_of(self.engine).relays)
         ]
 
 
@@ -42,6 +43,13 @@ def marker_patterns(engine: str | None, runner: str | None) -> tuple[re.Pattern[
     others = [r.markers.pattern for name, r in readers.items() if name not in (engine, runner)]
     join = "|".join
     return (re.compile(join(f"(?:{p})" for p in own)) if own else None), re.compile(join(f"(?:{p})" for p in others))
+
+
+def reader_of(engine: str) -> LogReader:
+    """The log reader of an engine `detect` named (it scores only engines that have one)."""
+    reader = ENGINES[engine].log_reader
+    assert reader is not None, engine
+    return reader
 
 
 def _readers() -> dict:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from calculators.engines import ENGINES, display_name
+from calculators.engines import display_name
 from calculators.reconcile.log.clean import LogLine, split_lines
 from calculators.reconcile.log.collect import Collector
-from calculators.reconcile.log.detect import detect, line_starts, marker_patterns
+from calculators.reconcile.log.detect import detect, line_starts, marker_patterns, reader_of
 from calculators.reconcile.log.figures import Expected, ParsedLog
 from calculators.reconcile.log.lines import line_reports
 
@@ -30,7 +30,7 @@ def parse_startup_log(text: str) -> ParsedLog:
     if detection.rivals:
         names = ", ".join(display_name(name) for name in detection.rivals)
         out.note("several_engines", f"Lines of {names} were found too; only {display_name(detection.engine)} was read.")
-    hardware = ENGINES[detection.engine].log_reader.read_log(lines, out, text)
+    hardware = reader_of(detection.engine).read_log(lines, out, text)
     if not any(f.unit == "bytes" or f.unit == "tokens" for f in out.figures):
         out.note("no_figures", "No memory figures were found: the log may stop before the engine sized its caches.")
     return _finish(detection.engine, detection.runner, lines, out, hardware)
@@ -49,7 +49,7 @@ def _missing(engine: str | None, out: Collector, geometry: dict[str, object]) ->
     if engine is None:
         return []
     found_figures = {f.name for f in out.figures}
-    reader = ENGINES[engine].log_reader
+    reader = reader_of(engine)
     settings = out.runner_settings | out.settings if reader.relays else out.settings
     missing: list[Expected] = []
     for kind, alternatives in reader.expected:
@@ -62,7 +62,7 @@ def _missing(engine: str | None, out: Collector, geometry: dict[str, object]) ->
         else:
             present = any(name in found_figures for name in alternatives)
         if not present:
-            missing.append(Expected(kind=kind, name=alternatives[0]))  # type: ignore[arg-type]
+            missing.append(Expected(kind=kind, name=alternatives[0]))
     return missing
 
 
