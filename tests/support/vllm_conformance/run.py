@@ -190,6 +190,14 @@ def run_case(case: dict[str, Any], models: Path) -> dict[str, Any]:
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
+        # Read the settings before shutting the engine down: shutdown clears the block count it holds.
+        config = seen.pop("vllm_config", None)
+        if config is None and multiprocess and record["started"]:
+            # The engine core ran in its own process: read what it sent back to this one (core_client.py).
+            config = vllm_config
+            seen["num_blocks"] = [config.cache_config.num_gpu_blocks]
+        if config is not None:
+            record["settings"] = _settings(config)
         if engine is not None:
             with contextlib.suppress(Exception):
                 engine.engine_core.shutdown()
@@ -200,13 +208,6 @@ def run_case(case: dict[str, Any], models: Path) -> dict[str, Any]:
         record["error"]["message"] = root_causes[-1]
         if match := ESTIMATE.search(root_causes[-1]):
             record["error"]["estimated_max_model_len"] = int(match.group(1))
-    config = seen.pop("vllm_config", None)
-    if config is None and multiprocess and record["started"]:
-        # The engine core ran in its own process: read what it sent back to this one (core_client.py).
-        config = vllm_config
-        seen["num_blocks"] = [config.cache_config.num_gpu_blocks]
-    if config is not None:
-        record["settings"] = _settings(config)
     record.update(seen)
     for line in [*handler.lines, *child_lines]:
         if match := KV_SIZE_LINE.search(line):
