@@ -18,10 +18,13 @@ from calculators.memory.compare import (
     why_not_held,
     workload_settings,
 )
+from calculators.errors import ServewiseInputError
 from calculators.memory.plan import ComponentKind
 from calculators.model.catalog import catalog_id_for_repo
+from calculators.speed.calibration import decode_profile
 from knowledge.loader import load_knowledge
 from reports.memory_figures import capacity_chart, memory_bars
+from reports.speed_text import speed_readout_line
 from reports.memory_readouts import (
     RAW_BYTES_PER_ELEMENT,
     architecture_warnings,
@@ -41,7 +44,7 @@ from reports.names import namer
 from reports.numbers import number
 from ui import url_widgets
 from ui.links import page_link
-from ui.memory_compute import analyse, users_readouts
+from ui.memory_compute import analyse, speed_readouts, users_readouts
 from ui.memory_inputs import (
     read_engine_knobs,
     read_launch_command,
@@ -259,6 +262,28 @@ if readouts:
                                                    ("plan_gpus", machine.gpu_id)) if value}
     page_link("pages/planner.py", label=_("Plan the cheapest configuration for a load in the capacity planner"),
               icon=":material/price_check:", query_params=planner_query)
+
+# ---- speed ----------------------------------------------------------------------------------------------------
+st.header(_("Speed"))
+calibration = None
+if st.query_params.get("speed_cal"):
+    try:
+        calibration = decode_profile(st.query_params["speed_cal"])
+    except ServewiseInputError as exc:
+        st.warning(_("The link's speed calibration was not used: {reason}").format(reason=exc),
+                   icon=":material/link_off:")
+speeds = speed_readouts(inputs, workload, calibration)
+if speeds:
+    st.caption(_(
+        "Decode and first-token speed of each plan above from servewise's speed model (fitted to public "
+        "measurements per engine and hardware class; your calibration where the link carries one). In "
+        "brackets: the 10th-90th percentile band of the fit's leave-one-out errors. Calibrate with your own "
+        "benchmark run on the Speed page."
+    ))
+    st.markdown("\n".join(f"- {speed_readout_line(ENGINES[engine].display_name, estimate)}"
+                           for engine, estimate in speeds))
+    page_link("pages/speed.py", label=_("Speed estimate and calibration"), icon=":material/speed:",
+              query_params={"speed_cal": st.query_params["speed_cal"]} if calibration is not None else None)
 
 # ---- each engine in its own words --------------------------------------------------------------------------------
 st.header(_("Each engine in its own words"))

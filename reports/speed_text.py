@@ -87,3 +87,16 @@ def step_basis_lines(step_costs) -> list[str]:
             engine=item.engine, basis=basis_line(item.basis), low=band.low, high=band.high, n=band.n_points,
             ms=item.params.prefill_overhead_s * 1000))
     return lines
+
+
+def speed_readout_line(engine_name: str, estimate: SpeedEstimate | str) -> str:
+    """One Markdown bullet for the memory page: decode at batch 1 and at the plan's concurrency, TTFT, basis."""
+    if isinstance(estimate, str):
+        return _("**{engine}**: not estimated: {reason}").format(engine=engine_name, reason=estimate)
+    text = _("**{engine}**: {one} for one sequence; {all} in all at {n} sequences").format(
+        engine=engine_name, one=_band(estimate.decode_tokens_per_s_batch1, "tokens/s"),
+        all=_band(estimate.decode_tokens_per_s_at_concurrency, "tokens/s", digits=0), n=estimate.concurrency)
+    if estimate.ttft_s is not None:
+        text += _("; first token of a {n:,}-token prompt in {value}").format(
+            n=estimate.prompt_tokens, value=_band(estimate.ttft_s, "ms", 1000.0, 0))
+    return f"{text}. {basis_line(estimate.basis)}"

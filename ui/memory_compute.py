@@ -14,7 +14,11 @@ import streamlit as st
 from calculators.engines import ENGINE_IDS
 from calculators.memory.capacity import capacity, capacity_curve
 from calculators.memory.compare import ComparisonInputs, compare_engines
-from calculators.planner.readout import UsersReadout, users_at_slo
+from calculators.planner.readout import UsersReadout, readout_lengths, users_at_slo
+from calculators.speed.calibration import CalibrationProfile
+from calculators.speed.command import plan_speed
+from calculators.speed.predict import SpeedEstimate
+from knowledge.loader import load_knowledge
 
 
 def _inputs_key(inputs: ComparisonInputs) -> tuple:
@@ -49,3 +53,14 @@ def users_readouts(inputs: ComparisonInputs, workload) -> list[UsersReadout]:
 def analyse_rows(inputs: ComparisonInputs, workload):
     """The side-by-side plans alone (shared by the users readout)."""
     return compare_engines(inputs, workload)
+
+
+def speed_readouts(inputs: ComparisonInputs, workload,
+                   calibration: CalibrationProfile | None = None) -> list[tuple[str, SpeedEstimate | str]]:
+    """(engine, speed estimate or why there is none) for every engine plan above; the speed model is closed
+    form, so only the plans are memoised (shared with the users readout)."""
+    kb = load_knowledge()
+    prompt_tokens, _ = readout_lengths(workload.context_tokens)
+    return [(row.engine, plan_speed(row.engine, row.settings, row.plan, inputs.machine, inputs.arch,
+                                    inputs.weights_bytes, kb, prompt_tokens, calibration))
+            for row in analyse_rows(inputs, workload) if row.plan is not None and row.settings is not None]

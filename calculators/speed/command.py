@@ -31,16 +31,23 @@ class SpeedInputs:
 
 def speed_inputs(result: MemoryCommandResult, kb) -> SpeedInputs:
     """Speed inputs from the memory plan of a launch command (KV bytes per token as the engine allocates them)."""
-    engine_id = result.launch.engine
+    weights = result.model_weights_bytes or (result.plan.weights_bytes or 0) * (result.machine.n_devices
+                                                                               if result.machine else 1)
+    return plan_speed_inputs(result.launch.engine, result.launch.settings, result.plan, result.machine,
+                             result.model.arch, weights, kb)
+
+
+def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_bytes: float | None, kb) -> SpeedInputs:
+    """Speed inputs for one engine's memory plan on a machine (shared by the CLI and the memory page)."""
     engine = adapter(engine_id)
     if engine.speed is None:
         raise ServewiseInputError(f"{engine.display_name} has no speed model")
-    if result.machine is None or result.machine.gpu_id is None:
+    if machine is None or machine.gpu_id is None:
         raise ServewiseInputError("speed needs the accelerator: give --gpu with a catalog id")
-    gpu = kb.gpus.get(result.machine.gpu_id)
+    gpu = kb.gpus.get(machine.gpu_id)
     hw = accelerator_of_gpu(gpu)
     notes = []
-    n = result.machine.n_devices
+    n = machine.n_devices
     if n > 1:
         # tensor/pipeline parallel: bandwidth and flop/s add up; communication is not modelled
         hw = hw.model_copy(update={
@@ -49,12 +56,24 @@ def speed_inputs(result: MemoryCommandResult, kb) -> SpeedInputs:
             "label": f"{n} x {hw.label}",
         })
         notes.append(f"{n} devices: bandwidth and flop/s summed, communication between them not modelled")
-    weights = result.model_weights_bytes or (result.plan.weights_bytes or 0) * n
-    if not weights:
+    if not weights_bytes:
         raise ServewiseInputError("the weight bytes are unknown; give --weights or --weights-bytes")
-    shape = model_shape(result.model.arch, weights, result.plan.kv_bytes_per_token * max(1, n))
-    concurrency = engine.speed.concurrency(result.launch.settings, result.plan, result.machine)
+    shape = model_shape(arch, weights_bytes, plan.kv_bytes_per_token * max(1, n))
+    concurrency = engine.speed.concurrency(settings, plan, machine)
     return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes))
+
+
+def plan_speed(engine_id: str, settings, plan, machine, arch, weights_bytes: float | None, kb, prompt_tokens: int,
+               calibration: CalibrationProfile | None = None) -> SpeedEstimate | str:
+    """The speed estimate for one engine's plan, or why there is none (a calibration for another engine or
+    hardware class is left out here: the page shows every engine, the calibration fits one)."""
+    try:
+        inputs = plan_speed_inputs(engine_id, settings, plan, machine, arch, weights_bytes, kb)
+    except ServewiseInputError as exc:
+        return str(exc)
+    usable = calibration if calibration is not None and (
+        (calibration.engine, calibration.hardware_class) == (engine_id, inputs.hardware.hardware_class)) else None
+    return speed_estimate(inputs, prompt_tokens, usable)
 
 
 def speed_estimate(inputs: SpeedInputs, prompt_tokens: int, calibration: CalibrationProfile | None) -> SpeedEstimate:

@@ -221,3 +221,26 @@ def test_an_embedding_model_gets_the_embedding_server_section():
     # tests/calculators/checks/test_embedding_memory.py: 26,624 bytes per token for bge-m3 -> 10 tokens = 260.0 KiB
     assert metrics["Activations, one batch"] == "260.0 KiB"
     assert metrics["Total (no KV cache)"].endswith("GiB")
+
+
+def test_speed_section_gives_each_engine_a_band_and_its_basis():
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", mem_ctx="8192", mem_seqs="8")
+    assert not at.exception
+    text = _text(at)
+    assert "for one sequence" in text and "in all at 8 sequences" in text
+    assert "Speed basis: default fit to public measurements (vllm / datacenter-hbm)" in text
+
+
+def test_speed_section_uses_the_links_calibration_for_its_engine_and_warns_on_a_bad_one():
+    from calculators.speed.calibration import CalibrationProfile, encode_profile
+    from calculators.speed.model import Band
+
+    profile = CalibrationProfile(engine="vllm", hardware_class="datacenter-hbm", label="test", memory_efficiency=0.5,
+                                 decode_overhead_s=0.004, compute_efficiency=0.5, prefill_overhead_s=0.02,
+                                 decode_band=Band(low=-0.05, high=0.05, median_abs=0.03, n_points=3), n_measurements=3)
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", speed_cal=encode_profile(profile))
+    assert not at.exception
+    assert "Speed basis: your calibration" in _text(at)
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", speed_cal="not-a-profile!")
+    assert not at.exception
+    assert any("speed calibration was not used" in w.value for w in at.warning)
