@@ -232,15 +232,16 @@ def _sliding_window(arch: ModelArchitecture) -> tuple[int, list[PlanNote]]:
     windows = {layer.sliding_window_tokens for layer in arch.layers_of(LayerKind.SLIDING)}
     if None in windows or 0 in windows:
         raise ServewiseInputError(f"{arch.name}: a sliding-window layer has no window size")
+    windows_set = {w for w in windows if w is not None}  # the same set: None was refused just above
     notes = []
     if len(windows) > 1:
         notes.append(
             PlanNote(
                 code="llamacpp_one_window",
-                message=f"llama.cpp keeps one sliding window per model; using the largest of {sorted(windows)}",
+                message=f"llama.cpp keeps one sliding window per model; using the largest of {sorted(windows_set)}",
             )
         )
-    return max(windows), notes
+    return max(windows_set), notes
 
 
 def _v_row_elements(layer: LayerGeometry, v_trans: bool, v_max: int) -> int:

@@ -12,6 +12,7 @@ relayed llama.cpp lines or, for Ollama's own engine, in `msg="model weights"` / 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from calculators.engines.llama_cpp.startup_log import read_log as read_llamacpp_log
 from calculators.reconcile.log import slog
@@ -221,7 +222,7 @@ def _offload(kv: dict[str, str], line: LogLine, out: Collector) -> None:
             )
 
 
-def _context_from_llama_server(runner: dict[str, object], line: LogLine, out: Collector) -> None:
+def _context_from_llama_server(runner: Mapping[str, object], line: LogLine, out: Collector) -> None:
     """Ollama (v0.30+) starts llama-server with `-c num_ctx*num_parallel -np num_parallel`
     (ollama/ollama:llm/llama_server.go, read at v0.33.0-rc2), and its older runner with `--ctx-size
     num_ctx*parallel --parallel N` (server/sched.go before v0.11.5), so the per-request context is the
@@ -233,7 +234,7 @@ def _context_from_llama_server(runner: dict[str, object], line: LogLine, out: Co
                  line.number)
 
 
-def _ollama_settings_from_runner(runner: dict[str, object], out: Collector) -> None:
+def _ollama_settings_from_runner(runner: Mapping[str, object], out: Collector) -> None:
     """Ollama's own knobs as far as the runner command shows them (llama-cpp keys stay in runner_settings)."""
     if isinstance(runner.get("parallel"), int):
         out.settings["num_parallel"] = runner["parallel"]  # type: ignore[assignment]

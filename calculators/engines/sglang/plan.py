@@ -233,8 +233,8 @@ def plan_sglang(
     chunked_prefill_size = settings.chunked_prefill_size if settings.chunked_prefill_size is not None else chunk_auto
     cuda_graph_max_bs = settings.cuda_graph_max_bs or graph_auto
     fraction_is_auto = settings.mem_fraction_static is None
-    fraction = settings.mem_fraction_static if not fraction_is_auto else auto_mem_fraction_static(
-        gpu_mem_mib, settings, chunked_prefill_size, cuda_graph_max_bs)
+    fraction = settings.mem_fraction_static if settings.mem_fraction_static is not None else auto_mem_fraction_static(
+        gpu_mem_mib, settings, chunked_prefill_size, cuda_graph_max_bs)  # (fraction_is_auto, spelled for mypy)
     if fraction_is_auto and arch.family in ("llava", "qwen2_vl", "qwen2_5_vl", "mllama", "gemma3"):
         notes.append(PlanNote(code="sglang_vlm_fraction", message="SGLang lowers the automatic fraction further "
                               "for multimodal models (adjust_mem_fraction_for_vlm); not modelled."))
@@ -342,6 +342,7 @@ def plan_sglang(
 
     # --- the buffers SGLang allocates (page 0 is padding: size + page_size rows per layer) ---
     if hybrid_swa:
+        assert swa_tokens is not None  # set above whenever hybrid_swa
         k_bytes = sum(heads(layer) * layer.head_dim_k for layer in full) * dtype_bytes * (tokens + page)
         k_bytes += sum(heads(layer) * layer.head_dim_k for layer in sliding) * dtype_bytes * (swa_tokens + page)
         v_bytes = sum(heads(layer) * layer.head_dim_v for layer in full) * dtype_bytes * (tokens + page)
@@ -374,6 +375,7 @@ def plan_sglang(
     caches = []
     if layers_for_pool:
         if hybrid_swa:
+            assert swa_tokens is not None  # set above whenever hybrid_swa
             caches.append(CacheAllocation(name="kv", layers=len(full), cells=tokens, seqs=running, type_k=dtype_name,
                                           type_v=dtype_name,
                                           k_bytes=sum(heads(x) * x.head_dim_k for x in full) * dtype_bytes * (tokens + page),

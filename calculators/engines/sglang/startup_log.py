@@ -98,7 +98,7 @@ def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> b
         for key, value in pydump.assignments(match.group(1) + continuation).items():
             name = _SETTING_KEYS.get(key)
             if name and value is not None and name not in out.settings:
-                out.settings[name] = value  # type: ignore[assignment]
+                out.settings[name] = value
         return True
     if match := _REDUCED_FRACTION.search(text):
         out.settings["mem_fraction_static"] = float(match.group(1))

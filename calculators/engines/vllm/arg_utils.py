@@ -82,6 +82,7 @@ def resolve_max_model_len(settings: VllmSettings, arch: ModelArchitecture) -> tu
         if model_max_len is None:
             raise ServewiseInputError("the model's maximum context is unknown: give max_model_len explicitly")
         return model_max_len, auto_fit, None
+    assert requested_len != "auto"  # returned above; mypy does not narrow through auto_fit
     if requested_len <= 0:
         raise ServewiseInputError("max_model_len must be positive, or 'auto' / -1")
     if model_max_len is not None and requested_len > model_max_len:

@@ -9,6 +9,8 @@ as a projector (vllm/model_executor/models/adapters.py). An input over max_model
 sentence_bert_config.json's max_seq_length) is rejected unless the request sets truncate_prompt_tokens.
 """
 
+from typing import cast
+
 from calculators.checks.embeddings import (
     EmbeddingDraft,
     architecture_default,
@@ -19,6 +21,7 @@ from calculators.checks.embeddings import (
     reference_pooling,
     slug_from_value,
 )
+from knowledge.embedding_serving import PoolingSlug
 
 
 def embedding_rule(draft: EmbeddingDraft) -> None:
@@ -34,7 +37,8 @@ def embedding_rule(draft: EmbeddingDraft) -> None:
     if "pooling_type" in pooler:
         served = slug_from_value(engine, str(pooler["pooling_type"]))
     elif model.pooling is not None and reference is not None:
-        mapped = engine.pooling_mapping.get(reference, reference)  # type: ignore[arg-type]
+        # a mode the table does not name is simply absent: the cast only lets a plain str look up the slug keys
+        mapped = engine.pooling_mapping.get(cast(PoolingSlug, reference), reference)
         served = architecture_default(engine, model) if mapped == "architecture-default" else mapped
         if mapped != reference:
             draft.say("pooling-mapped", reference=reference, served=mapped, note=engine.pooling_mapping_note or "")

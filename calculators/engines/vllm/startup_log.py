@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
 from calculators.reconcile.log import pydump
 from calculators.reconcile.log.clean import LogLine, continuation
@@ -123,7 +124,7 @@ def _gib(out: Collector, name: str, printed: str, unit: str, line: LogLine, basi
     out.add(name, printed, line, printed_unit=unit or "GiB", unit_size=GIB, device=line.device, basis=basis)
 
 
-def settings_from(values: dict[str, object], out: Collector, *, overwrite: bool) -> None:
+def settings_from(values: Mapping[str, object], out: Collector, *, overwrite: bool) -> None:
     """Copy known vLLM settings from a parsed dump into the shared vocabulary (None = left to vLLM)."""
     for key, value in values.items():
         name = _SETTING_KEYS.get(key)
