@@ -69,6 +69,7 @@ def resolve_model(
         return ResolvedModel(architecture_from_hub(hf_model), f"hub {hf_model}")
     if gguf or (command_model and command_model.lower().endswith(".gguf")):
         path = gguf or command_model
+        assert path is not None  # the condition above: gguf, or a command model ending in .gguf
         header = read_gguf_header(path)
         return ResolvedModel(header.architecture, f"GGUF header {path}", header.weights_bytes)
     if catalog_id:

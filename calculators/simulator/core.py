@@ -130,7 +130,7 @@ class _Run:
             self.arrivals = [(t, i) for i, t in enumerate(reqs.arrival_s)]  # sorted: already a heap
             self.next_issue = n
 
-        self.blocked = {c: 0.0 for c in Constraint if c is not Constraint.NONE}
+        self.blocked: dict[Constraint, float] = {c: 0.0 for c in Constraint if c is not Constraint.NONE}
         self.queued_time = 0.0
         self.busy_time = 0.0
         self.active_integral = 0.0
@@ -605,7 +605,7 @@ class _Run:
         blocked = dict(self.blocked)
         binding = Constraint.NONE
         if self.queued_time > QUEUE_NEGLIGIBLE_SHARE * duration and max(blocked.values()) > 0:
-            binding = max(blocked, key=blocked.get)
+            binding = max(blocked, key=lambda constraint: blocked[constraint])
         diagnostics = Diagnostics(
             binding=binding,
             queued_time_s=self.queued_time,

@@ -20,7 +20,7 @@ from calculators.hardware.catalog import catalog_gpu
 from calculators.simulator.checked import checked
 from calculators.simulator.core import summarize
 from calculators.simulator.model_inputs import simulator_inputs
-from calculators.simulator.results import SimulationResult, Slo, Summary
+from calculators.simulator.results import RequestRecord, SimulationResult, Slo, Summary
 from calculators.simulator.roofline import StepCostModel
 from calculators.simulator.run import simulate
 from calculators.simulator.workload import (
@@ -122,7 +122,7 @@ def ingestion_tradeoff(
     shared_spec = workload.model_copy(update={"n_requests": len(mixed.classes)})
     shared = simulate(shared_spec, policy, cost, kv_capacity_tokens, slo, requests=mixed.requests)
     separate = simulate(workload, policy, cost, kv_capacity_tokens, slo, requests=chat)
-    by_class = {CHAT: [], INGESTION: []}
+    by_class: dict[str, list[RequestRecord]] = {CHAT: [], INGESTION: []}
     for record in shared.records:
         by_class[mixed.classes[record.index]].append(record)
     ingestion_prompts = [p for p, c in zip(mixed.requests.prompt_tokens, mixed.classes, strict=True) if c == INGESTION]

@@ -11,7 +11,7 @@ whether a prefix cache spares prefill work.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,7 +19,7 @@ from calculators.errors import ServewiseInputError
 from calculators.memory.plan import PlanNote
 
 #: The baseline the simulator offers besides the engines: no iteration-level scheduling.
-STATIC_BASELINE = "static"
+STATIC_BASELINE: Final = "static"
 
 
 class KvLayout(StrEnum):
