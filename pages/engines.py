@@ -6,7 +6,6 @@ from calculators.i18n import _
 from knowledge import load_knowledge
 from knowledge.currency import engine_currency
 from reports.engines_tables import (
-    ATTRIBUTES,
     FEATURES,
     HARDWARE_OPTIONS,
     OS_OPTIONS,

@@ -6,6 +6,7 @@ import streamlit as st
 
 from calculators.checks.embedding_memory import embedding_server_memory
 from calculators.engines import ENGINE_IDS, ENGINES, display_name
+from calculators.errors import ServewiseInputError
 from calculators.hardware.compat import HardwareChoice, format_verdict, scheme_column
 from calculators.i18n import _
 from calculators.launch.render import render_launch_command
@@ -18,13 +19,11 @@ from calculators.memory.compare import (
     why_not_held,
     workload_settings,
 )
-from calculators.errors import ServewiseInputError
 from calculators.memory.plan import ComponentKind
 from calculators.model.catalog import catalog_id_for_repo
 from calculators.speed.calibration import decode_profile
 from knowledge.loader import load_knowledge
 from reports.memory_figures import capacity_chart, memory_bars
-from reports.speed_text import speed_readout_line
 from reports.memory_readouts import (
     RAW_BYTES_PER_ELEMENT,
     architecture_warnings,
@@ -42,6 +41,7 @@ from reports.memory_readouts import (
 )
 from reports.names import namer
 from reports.numbers import number
+from reports.speed_text import speed_readout_line
 from ui import url_widgets
 from ui.links import page_link
 from ui.memory_compute import analyse, speed_readouts, users_readouts

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calculators.simulator.engines import default_policy
-from calculators.simulator.workload import WorkloadSpec, draw_requests
-from calculators.simulator.workload import ArrivalProcess
+from calculators.simulator.workload import ArrivalProcess, WorkloadSpec, draw_requests
 from calculators.speed.calibrate import ServingObservation, fit_serving, simulate_medians
 from calculators.speed.families import speed_family
 from calculators.speed.fit import (
@@ -118,7 +117,7 @@ def sweep_workload(sweep: SpeedSweep, load: float, n_requests: int = LEDGER_REQU
     """The sweep's workload at one load level, lengths drawn once (same seed at every level)."""
     rng = random.Random(seed)
     n = min(n_requests, sweep.n_requests)
-    pairs = tuple(zip(_lengths(sweep.prompt, n, rng), _lengths(sweep.output, n, rng)))
+    pairs = tuple(zip(_lengths(sweep.prompt, n, rng), _lengths(sweep.output, n, rng), strict=True))  # n each
     if sweep.arrival == "poisson":
         return WorkloadSpec(n_requests=n, arrival=ArrivalProcess.POISSON, rate_per_s=load, length_pairs=pairs, seed=seed)
     clients = max(1, round(load))
@@ -164,10 +163,14 @@ def sweep_rows(
                 level.itl_ms_p50 / 1000 if level.itl_ms_p50 else None, draw_requests(workload),
             ))
 
-        def record(check: str, obs: ServingObservation, predicted: tuple[float | None, float | None]) -> None:
-            for metric, measured, value in (("ttft_p50_s", obs.ttft_s, predicted[0]), ("itl_p50_s", obs.itl_s, predicted[1])):
+        # called only within this iteration; the defaults bind this iteration's sweep and hardware (B023)
+        def record(check: str, obs: ServingObservation, predicted: tuple[float | None, float | None],
+                   sweep: SpeedSweep = sweep, hw=hw) -> None:
+            for metric, measured, value in (("ttft_p50_s", obs.ttft_s, predicted[0]),
+                                            ("itl_p50_s", obs.itl_s, predicted[1])):
                 if measured and value:
-                    rows.append(LedgerRow(check, sweep.engine, hw.hardware_class, metric, measured, value, sweep.source, obs.label))
+                    rows.append(LedgerRow(check, sweep.engine, hw.hardware_class, metric, measured, value,
+                                          sweep.source, obs.label))
 
         for obs in levels:
             record("serving uncalibrated", obs, simulate_medians(obs, model, hw, params, policy, capacity))

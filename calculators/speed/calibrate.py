@@ -14,13 +14,19 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from calculators.errors import ServewiseInputError
 from calculators.simulator.engines import default_policy
 from calculators.simulator.run import simulate
-from calculators.simulator.workload import RequestSet, WorkloadSpec, draw_requests
-from calculators.simulator.workload import ArrivalProcess, LengthDistribution, LengthKind
+from calculators.simulator.workload import (
+    ArrivalProcess,
+    LengthDistribution,
+    LengthKind,
+    RequestSet,
+    WorkloadSpec,
+    draw_requests,
+)
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.fit import band_from, decode_feature_s, fit_line, prefill_feature_s
 from calculators.speed.imports.run import ImportedRun
@@ -225,11 +231,11 @@ def calibrate(
         params = fit_serving(serving, model, hw, params, pol, capacity, max_evals=max_evals)
     comparisons: list[Comparison] = []
     decode_res, prefill_res = [], []
-    for r, x, y in decode:
+    for r, x, _y in decode:
         predicted = 1.0 / (x / params.memory_efficiency + params.decode_overhead_s)
         comparisons.append(_compare(f"{r.tool} line {r.line_no}", "decode_tokens_per_s", "tokens/s", r.decode_tokens_per_s, predicted))
         decode_res.append(r.decode_tokens_per_s / predicted - 1)
-    for r, x, y in prefill:
+    for r, x, _y in prefill:
         predicted = r.prompt_tokens / (x / params.compute_efficiency + params.prefill_overhead_s)
         comparisons.append(_compare(f"{r.tool} line {r.line_no}", "prefill_tokens_per_s", "tokens/s", r.prefill_tokens_per_s, predicted))
         prefill_res.append(r.prefill_tokens_per_s / predicted - 1)

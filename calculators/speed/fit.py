@@ -19,7 +19,14 @@ import numpy as np
 
 from calculators.speed.families import speed_family
 from calculators.speed.model import Accelerator, Band, ModelShape, SpeedBasis, SpeedParams
-from knowledge.speed import FIT_FILE, SpeedHardware, SpeedMeasurementSet, SpeedModelArtefact, SpeedPoint, load_speed_measurements
+from knowledge.speed import (
+    FIT_FILE,
+    SpeedHardware,
+    SpeedMeasurementSet,
+    SpeedModelArtefact,
+    SpeedPoint,
+    load_speed_measurements,
+)
 
 #: A group needs this many measurements to get its own parameters; smaller groups borrow (see `lookup`).
 MIN_POINTS = 3

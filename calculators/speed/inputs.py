@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.errors import ServewiseInputError
+from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.speed.model import Accelerator, ModelShape
 from knowledge.gpus import Gpu
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+
 from tests.support.browser import open_page, wait_for_app
 
 pytestmark = pytest.mark.browser

@@ -10,7 +10,6 @@ from calculators.engines.base import SimulatorKnob
 from calculators.engines.ollama.plan import VRAM_CONTEXT_TIERS, default_context_tokens
 from calculators.hardware.machine import Machine
 from calculators.memory.plan import PlanNote
-from calculators.units import GIB
 from calculators.simulator.policy import (
     Admission,
     KvLayout,
@@ -18,7 +17,7 @@ from calculators.simulator.policy import (
     SchedulerPolicy,
     SchedulerSpec,
 )
-
+from calculators.units import GIB
 
 #: Ollama's num_ctx by total VRAM, written from the tiers the plan uses (never typed twice).
 CONTEXT_TIERS_TEXT = ", ".join(

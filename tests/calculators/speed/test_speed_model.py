@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from calculators.errors import ServewiseInputError
+from calculators.simulator.engines import default_policy
 from calculators.speed.calibrate import calibrate, serving_observation, simulate_medians
 from calculators.speed.calibration import CalibrationProfile, decode_profile, encode_profile
 from calculators.speed.fit import default_fit, fit_line
 from calculators.speed.imports.read import read_benchmark
 from calculators.speed.imports.run import ImportedRun
 from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams, decode_step_seconds, prefill_seconds
-from calculators.speed.predict import estimate_speed, speed_params, step_cost_model
-from calculators.simulator.engines import default_policy
+from calculators.speed.predict import estimate_speed, speed_params
 from knowledge.speed import FIT_FILE, HOLDOUT_FILE, load_speed_measurements
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "speed"
@@ -59,7 +59,7 @@ def test_default_fit_covers_every_class_and_never_reads_the_holdout():
 
 
 def test_lookup_falls_back_and_says_so():
-    params, basis = speed_params("ollama", "apple-unified")  # ollama runs llama.cpp kernels
+    _, basis = speed_params("ollama", "apple-unified")  # ollama runs llama.cpp kernels
     assert basis.group == "llama-cpp / apple-unified" and basis.kind == "default-fit"
     _, basis = speed_params("vllm", "apple-unified")
     assert basis.note and "No measurements of vllm" in basis.note
