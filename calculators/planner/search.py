@@ -36,6 +36,8 @@ from calculators.planner.rate_search import RatePoint, search_max_rate, throughp
 from calculators.planner.spec import CostBasis, HardwareOption, PlannerSpec
 from calculators.planner.weights_options import engine_accepts
 from calculators.simulator.roofline import StepCostModel
+from calculators.speed.inputs import hardware_class_of_machine
+from calculators.speed.predict import speed_params
 from knowledge.formats import CompatStatus
 
 
@@ -151,13 +153,45 @@ def instance_step_cost(
         return "the catalog lacks this GPU's memory bandwidth or dense BF16 throughput"
     parallel = gpus if engine.multi_gpu_split == "tensor" else 1
     per_token = raw_kv_estimate(arch, 1, 1, 2).bytes_per_token_unbounded_layers
-    return StepCostModel(
+    cost = StepCostModel(
         memory_bandwidth_bytes_per_s=machine.memory_bandwidth_bytes_per_s * parallel,
         flops_per_s=machine.dense_bf16_flops_per_s * parallel,
         weights_bytes=weights_bytes,
         active_params=arch.params_active or arch.params_total,
         kv_bytes_per_token=per_token,
     )
+    if engine.speed is None:
+        return cost
+    params, _basis = instance_speed_params(machine, engine)
+    return cost.model_copy(update={
+        "memory_efficiency": params.memory_efficiency, "compute_efficiency": params.compute_efficiency,
+        "step_overhead_s": params.decode_overhead_s, "per_sequence_overhead_s": params.per_sequence_overhead_s,
+    })
+
+
+def _speed_basis_notes(engine: EngineAdapter, spec: PlannerSpec, kb) -> list[str]:
+    """One note per hardware class the spec's GPUs fall in: which fitted speed parameters this engine used."""
+    if engine.speed is None:
+        return []
+    seen: dict[str, str] = {}
+    for option in spec.hardware:
+        try:
+            gpu = catalog_gpu(kb, option.gpu_id)
+        except ServewiseInputError:
+            continue
+        _params, basis = instance_speed_params(machine_for_gpu(gpu, 1, working_set=kb.gpus.apple_working_set), engine)
+        seen.setdefault(basis.group, f"{engine.display_name}: speed basis default fit ({basis.group}). {basis.note}")
+    return [note.strip() for note in seen.values()]
+
+
+def instance_speed_params(machine: Machine, engine: EngineAdapter):
+    """The speed model's fitted parameters and basis for an engine on this machine's hardware class."""
+    gpu = None
+    if machine.gpu_id is not None:
+        from knowledge.loader import load_knowledge
+
+        gpu = load_knowledge().gpus.get(machine.gpu_id)
+    return speed_params(engine.id, hardware_class_of_machine(machine, gpu))
 
 
 def _context_tokens(spec: PlannerSpec) -> tuple[int, float]:
@@ -189,8 +223,10 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
     simulations = 0
     notes = [
         "Replicas are assumed to share the load evenly (a load balancer in front); each instance runs on one host.",
-        "Step times come from a roofline of the GPU's bandwidth and dense BF16 throughput; tensor-parallel "
-        "communication is not modelled, so TP instances are estimated optimistic.",
+        "Step times come from the speed model: a roofline of the GPU's bandwidth and dense BF16 throughput with "
+        "each engine's efficiencies and step overhead fitted to public measurements for its hardware class "
+        "(knowledge/speed_measurements.yaml; accuracy per class in the README); tensor-parallel communication "
+        "is not modelled, so TP instances are estimated optimistic.",
     ]
     if spec.load.users is not None:
         notes.append(f"{spec.load.users:,} users pausing {spec.load.think_time_s:g} s between requests are planned as "
@@ -198,6 +234,7 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
 
     for engine in engines:
         engine_adapter = adapter(engine)
+        notes += _speed_basis_notes(engine_adapter, spec, kb)
         if engine_adapter.policy_from_plan is None:
             rejections.append(Rejection(engine, "engine", "servewise has no scheduler model for this engine's server "
                                         "yet, so its latency under load cannot be simulated"))

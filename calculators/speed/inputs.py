@@ -15,6 +15,15 @@ def hardware_class_of(gpu: Gpu) -> str:
     return "datacenter-hbm" if "HBM" in gpu.memory_type.upper() else "consumer-gddr"
 
 
+def hardware_class_of_machine(machine, gpu: Gpu | None = None) -> str:
+    """The speed model's class for a Machine (its catalog entry when known; a typed GPU counts as GDDR)."""
+    if machine.device_kind == "cpu":
+        return "cpu"
+    if gpu is not None:
+        return hardware_class_of(gpu)
+    return "apple-unified" if machine.unified_memory else "consumer-gddr"
+
+
 def accelerator_of_gpu(gpu: Gpu) -> Accelerator:
     """Peak bandwidth and dense BF16 flop/s of a catalog entry (flop/s None when the catalog has no figure)."""
     bandwidth = gpu.memory_bandwidth_gb_per_s
