@@ -17,6 +17,7 @@ from typing import get_args
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import CpuFeature
+from calculators.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, language, supported_language
 from calculators.units import GIB
 from knowledge.common import KnowledgeError
 
@@ -92,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m calculators", description=__doc__.splitlines()[0], epilog=_exit_codes_epilog(),
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"servewise {_version()}")
+    parser.add_argument("--lang", choices=SUPPORTED_LANGUAGES, default=None,
+                        help="language of the text servewise prints (default: LC_ALL / LC_MESSAGES / LANG, else en)")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     raw = {"formatter_class": argparse.RawDescriptionHelpFormatter}
 
@@ -552,6 +555,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _environment_language() -> str:
+    """The language the POSIX locale variables ask for (LC_ALL, then LC_MESSAGES, then LANG), else English."""
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if os.environ.get(variable):
+            return supported_language(os.environ[variable]) or DEFAULT_LANGUAGE
+    return DEFAULT_LANGUAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; bad input is one line on stderr with status 2, never a traceback."""
     try:
@@ -559,7 +570,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile,
                    "plan": run_plan, "check": run_check,
                    "speed": run_speed, "calibrate": run_calibrate}[args.command]
-        status = handler(args)
+        with language(args.lang or _environment_language()):
+            status = handler(args)
         sys.stdout.flush()
         return status
     except BrokenPipeError:
