@@ -27,12 +27,11 @@ def render_recommendation(result: Recommendation, kb) -> None:
     if top is None:
         st.error(_("No engine meets the hard constraints of these answers; see the exclusions below."))
     else:
-        st.success(_("First candidate: **{engine}** (score {score:+d})").format(engine=names[top.engine], score=top.score),
-                   icon=":material/recommend:")
+        first = _("First candidate: **{engine}** (score {score:+d})").format(engine=names[top.engine], score=top.score)
+        st.success(first, icon=":material/recommend:")
     ranking_col, chart_col = st.columns([1, 1])
     ranking_col.dataframe(pd.DataFrame(ranking_rows(result, names)), hide_index=True, width="stretch")
-    chart_col.plotly_chart(concern_figure(result, kb.wizard.rules, names), width="stretch",
-                           config={"displayModeBar": False})
+    chart_col.plotly_chart(_concern_chart(result, kb), width="stretch", config={"displayModeBar": False})
     if result.fit_check is not None:
         _render_fit_check(result.fit_check)
 
@@ -83,6 +82,12 @@ def _render_fit_check(fit: FitCheck) -> None:
 # The plans include a short simulation per engine (hundreds of milliseconds): memoised per set of answers.
 def _answers_key(result: Recommendation) -> str:
     return current_language() + result.answers.model_dump_json()  # plans hold notes in the reader's language
+
+
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={Recommendation: _answers_key})
+def _concern_chart(result: Recommendation, _kb):
+    """The points-by-concern figure for one set of answers in one language (building it takes tens of ms)."""
+    return concern_figure(result, _kb.wizard.rules, engine_names(_kb))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={Recommendation: _answers_key})
