@@ -19,7 +19,7 @@ defaults = WizardAnswers()
 WORDS = {
     "occasional-local": N_("Occasional local use"), "local-dev": N_("Local development"),
     "shared-api": N_("Shared internal API"), "public-multitenant": N_("Public multi-tenant service"),
-    "batch": N_("batch"), "embeddings": N_("Embeddings / reranking"),
+    "batch": N_("Offline batch jobs"), "embeddings": N_("Embeddings / reranking"),
     "nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "apple": "Apple", "cpu": "CPU",
     "linux": "Linux", "macos": "macOS", "windows": "Windows",
     "any": N_("any"), "unknown": N_("unknown"), "yes": N_("yes"), "no": N_("no"), "none": N_("none"),
@@ -102,7 +102,7 @@ with workload_tab:
     prompt_length = url_widgets.segmented(_("Prompts"), ["short", "long"], key="wiz_prompt", default="short", labels=word)
     output_length = url_widgets.segmented(_("Answers"), ["short", "long"], key="wiz_output", default="short", labels=word)
     arrival = url_widgets.segmented(_("Arrivals"), ["steady", "bursty", "batch"], key="wiz_arrival", default="steady",
-                                    labels=word)
+                                    labels={"steady": _("steady"), "bursty": _("bursty"), "batch": _("all at once")})
     shared_prefixes = url_widgets.toggle(
         _("Shared prefixes (long system prompts, multi-turn chat, agents with common histories)"), key="wiz_prefixes"
     )

@@ -107,11 +107,11 @@ def ranking_rows(result: Recommendation, names: dict[str, str]) -> list[dict]:
     """The ranking as table rows: rank, engine name, score, status and why an engine was excluded."""
     return [
         {
-            "rank": index,
-            "engine": names[v.engine],
-            "score": v.score,
-            "status": "excluded" if v.excluded else "eligible",
-            "why excluded": "; ".join(e.reason for e in v.exclusions),
+            _("rank"): index,
+            _("engine"): names[v.engine],
+            _("score"): v.score,
+            _("status"): _("excluded") if v.excluded else _("eligible"),
+            _("why excluded"): "; ".join(e.reason for e in v.exclusions),
         }
         for index, v in enumerate(result.ranking, start=1)
     ]
