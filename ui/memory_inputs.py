@@ -58,7 +58,9 @@ def _fetch_hub_config(repo_id: str) -> tuple[dict[str, Any] | None, str | None]:
 def read_model(kb: KnowledgeBase) -> ModelChoice:
     """Model source widgets: catalog id, pasted/uploaded config.json, hub repo id, or typed geometry."""
     catalog = kb.models
-    source = url_widgets.radio(_("Model from"), MODEL_SOURCES, key="mem_model_from", horizontal=True)
+    source = url_widgets.radio(_("Model from"), MODEL_SOURCES, key="mem_model_from", horizontal=True, labels={
+        "catalog": _("catalog"), "config-json": "config.json", "hf-repo": _("Hugging Face repo"),
+        "geometry": _("typed geometry")})
     if source == "catalog":
         ids = list(catalog.ids)
         model_id = url_widgets.selectbox(_("Catalog model"), ids, key="mem_model", labels=namer(kb),
@@ -131,7 +133,8 @@ class WeightsChoice:
 
 def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsChoice:
     """Weight precision/quantization (formats.yaml slugs) or an exact file size in GiB."""
-    source = url_widgets.segmented(_("Weights from"), WEIGHT_SOURCES, key="mem_weights_from", default="precision")
+    source = url_widgets.segmented(_("Weights from"), WEIGHT_SOURCES, key="mem_weights_from", default="precision",
+                                   labels={"precision": _("precision"), "file-size": _("file size")})
     if source == "file-size":
         gib = url_widgets.number(_("Exact weights size (GiB = 2^30 bytes)"), key="mem_weights_gib", min_value=0.001,
                                  max_value=100_000.0, value=15.0, step=0.5)
