@@ -117,8 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs (default: the command's TP x PP)")
     memory.add_argument("--cpu-memory-gib", type=float, metavar="GIB",
                         help="plan the engine's CPU build on a host with this much memory (vLLM) instead of a GPU")
-    memory.add_argument("--cpu-features", default="", metavar="LIST",
-                        help="with --cpu-memory-gib: the CPU's extensions the CPU build checks: avx512, avx512_bf16, amx")
+    memory.add_argument(
+        "--cpu-features",
+        default="",
+        metavar="LIST",
+        help="with --cpu-memory-gib: the CPU's extensions the CPU build checks: avx512, avx512_bf16, amx",
+    )
     weights = memory.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="QUANT", help="quantization id for estimated weight bytes (e.g. bf16)")
     weights.add_argument("--weights-bytes", type=int, metavar="N", help="exact weight bytes per model")

@@ -32,7 +32,9 @@ def resolve_reference(reference: str, engines: dict, formats) -> object:
     if kind == "os":
         item = next((i for i in engine.operating_systems.items if i.id == detail), None)
         if item is None:
-            raise KnowledgeError(f"reference {reference!r}: engine {engine_id!r} records no operating system {detail!r}")
+            raise KnowledgeError(
+                f"reference {reference!r}: engine {engine_id!r} records no operating system {detail!r}"
+            )
         if item.source is None:  # the item was read at its list's source
             item = item.model_copy(update={"source": engine.operating_systems.source,
                                            "verified": engine.operating_systems.verified})

@@ -49,7 +49,9 @@ class SpeedHardware(Sourced):
     in_catalog: bool = Field(description="True when `id` is an entry of knowledge/gpus.yaml")
     memory_bandwidth_gb_per_s: float = Field(gt=0, description="peak (marketed or theoretical) decimal GB/s")
     dense_fp16_tflops: float | Unknown = Field(default="unknown", description="dense 16-bit tensor TFLOPS")
-    memory_bytes: int | None = Field(default=None, gt=0, description="device memory (marketed GB read as GiB); None = see the catalog or unknown")
+    memory_bytes: int | None = Field(
+        default=None, gt=0, description="device memory (marketed GB read as GiB); None = see the catalog or unknown"
+    )
     note: str = ""
 
 
@@ -60,7 +62,9 @@ class SpeedModelArtefact(Sourced):
     name: str = Field(min_length=2)
     weights_bytes: int = Field(gt=0, description="bytes of all weights as stored (file or checkpoint)")
     embedding_bytes_not_read: int = Field(
-        default=0, ge=0, description="input-embedding bytes a decode step does not stream (untied embeddings: one row is read)"
+        default=0,
+        ge=0,
+        description="input-embedding bytes a decode step does not stream (untied embeddings: one row is read)",
     )
     params_active: int = Field(gt=0, description="parameters used per token (MoE: active only)")
     n_layers: int = Field(gt=0)
@@ -162,7 +166,12 @@ class SpeedMeasurementSet(Frozen):
 
     @model_validator(mode="after")
     def _references(self) -> SpeedMeasurementSet:
-        for kind, items in (("hardware", self.hardware), ("models", self.models), ("points", self.points), ("sweeps", self.sweeps)):
+        for kind, items in (
+            ("hardware", self.hardware),
+            ("models", self.models),
+            ("points", self.points),
+            ("sweeps", self.sweeps),
+        ):
             ids = [item.id for item in items]
             duplicates = sorted({i for i in ids if ids.count(i) > 1})
             if duplicates:

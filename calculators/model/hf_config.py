@@ -630,7 +630,9 @@ def _llama4_text(cfg: Config, family: str) -> ModelArchitecture:
     interval = int_or_hf_default(cfg, "no_rope_layer_interval", family, 4)  # HF default: 4
     uses_rope = cfg.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(n_layers)]
     layers = tuple(
-        _attention_layer(LayerKind.SLIDING, n_kv, head_dim, chunk) if rope else _attention_layer(LayerKind.FULL, n_kv, head_dim)
+        _attention_layer(LayerKind.SLIDING, n_kv, head_dim, chunk)
+        if rope
+        else _attention_layer(LayerKind.FULL, n_kv, head_dim)
         for rope in uses_rope
     )
     step = int_or_hf_default(cfg, "interleave_moe_layer_step", family, 1)  # HF default: 1

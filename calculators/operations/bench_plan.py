@@ -434,7 +434,9 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
     if status not in USABLE_STATUSES:
         warnings.append(f"{engine.name} has no usable path on {gpu.vendor} hardware in the knowledge base ({status}).")
     generic = tool is None
-    client = tool or _serving_tool(engine_by_id(kb.engines, next(e.id for e in ENGINES.values() if e.generic_bench_client)))
+    client = tool or _serving_tool(
+        engine_by_id(kb.engines, next(e.id for e in ENGINES.values() if e.generic_bench_client))
+    )
     commands = [
         Command(
             run_id=run.id,

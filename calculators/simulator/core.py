@@ -300,7 +300,9 @@ class _Run:
         if spec.static_batch and self.running:
             return budget, Constraint.STATIC_BATCH
         kv_used = self.kv_used() + decode_growth if self.pool else 0.0
-        reserve = spec.output_reserve_ratio * self.remaining_outputs() if admission is Admission.PROMPT_PLUS_RESERVE else 0.0
+        reserve = (
+            spec.output_reserve_ratio * self.remaining_outputs() if admission is Admission.PROMPT_PLUS_RESERVE else 0.0
+        )
         status = self.status
         while waiting:
             if status[waiting[0]] != _WAITING:
@@ -440,7 +442,11 @@ class _Run:
             need = self.need[i]
             chunk = need if need <= budget else budget
             if self.pool:
-                while self.kv_used() + decode_growth + chunk > capacity and preempting and next(reversed(self.running)) != i:
+                while (
+                    self.kv_used() + decode_growth + chunk > capacity
+                    and preempting
+                    and next(reversed(self.running)) != i
+                ):
                     self.preempt_newest()
                     preempted = True
                     decode_growth = min(decode_growth, self.n_dec)
@@ -498,7 +504,9 @@ class _Run:
                     self.now = max(self.now, arrivals[0][0])
                     continue
                 # nothing can run: a state the arrival checks are meant to exclude
-                raise RuntimeError(f"{spec.engine}: simulation stalled at t={self.now:.3f}s with {self.n_waiting} waiting")
+                raise RuntimeError(
+                    f"{spec.engine}: simulation stalled at t={self.now:.3f}s with {self.n_waiting} waiting"
+                )
             dec_kv = self.sum_ctx_dec + n_dec * (self.decode_steps + 1) if n_dec else 0
             queued = self.n_waiting
             if not chunks and not self.prefilling and (not self.n_waiting or blocked is not Constraint.NONE):
@@ -574,7 +582,11 @@ class _Run:
     # ---- results --------------------------------------------------------------------------
     def result(self) -> SimulationResult:
         records = []
-        status_map = {_FINISHED: RequestStatus.FINISHED, _REJECTED: RequestStatus.REJECTED, _CANCELLED: RequestStatus.CANCELLED}
+        status_map = {
+            _FINISHED: RequestStatus.FINISHED,
+            _REJECTED: RequestStatus.REJECTED,
+            _CANCELLED: RequestStatus.CANCELLED,
+        }
         for i in range(self.n):
             st = self.status[i]
             if st not in status_map:  # defensive: the loop only ends when every request has ended

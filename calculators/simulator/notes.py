@@ -75,7 +75,11 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
         (RejectReason.QUEUE_FULL, "rejected because the queue was full (max_queue; Ollama answers HTTP 503)"),
         (RejectReason.EXCEEDS_CONTEXT, "rejected: prompt (+ output) longer than the context limit"),
         (RejectReason.EXCEEDS_KV, "rejected: prompt + output larger than the whole KV capacity"),
-        (RejectReason.EXCEEDS_TOKEN_BUDGET, "rejected: prompt + output above the step token budget, which without chunked prefill caps the request length"),
+        (
+            RejectReason.EXCEEDS_TOKEN_BUDGET,
+            "rejected: prompt + output above the step token budget, which without "
+            "chunked prefill caps the request length",
+        ),
     ):
         count = reasons.count(reason)
         if count:

@@ -117,5 +117,7 @@ class StaticBatchPolicy(SchedulerPolicy):
 
 def require_capacity(engine: str, kv_capacity_tokens: int | None) -> int:
     if kv_capacity_tokens is None or kv_capacity_tokens <= 0:
-        raise ServewiseInputError(f"{engine}: KV capacity must be a positive number of tokens (got {kv_capacity_tokens})")
+        raise ServewiseInputError(
+            f"{engine}: KV capacity must be a positive number of tokens (got {kv_capacity_tokens})"
+        )
     return int(kv_capacity_tokens)

@@ -9,8 +9,8 @@ every scheduled sequence. Two lower bounds apply:
 
 One fused forward pass overlaps weight streaming with the matrix multiplications, so the step takes
 the larger of the two (the roofline), plus a fixed per-step overhead and a host overhead per scheduled
-sequence (scheduler, sampler, detokenizer: 0 unless a speed calibration fitted it, calculators/speed). Attention FLOPs (quadratic in
-context) are left out, so long prompts are estimated optimistic.
+sequence (scheduler, sampler, detokenizer: 0 unless a speed calibration fitted it, calculators/speed).
+Attention FLOPs (quadratic in context) are left out, so long prompts are estimated optimistic.
 """
 
 from __future__ import annotations
@@ -66,7 +66,9 @@ class StepCostModel(BaseModel):
         return decode_span_seconds(self.rates, steps, n_seqs, kv_read_tokens_first)
 
 
-def step_seconds(rates: tuple[float, float, float, float, float], tokens: int, kv_read_tokens: float, n_seqs: int = 0) -> float:
+def step_seconds(
+    rates: tuple[float, float, float, float, float], tokens: int, kv_read_tokens: float, n_seqs: int = 0
+) -> float:
     """Roofline step time in seconds from `StepCostModel.rates` (plain function: the simulator's hot path)."""
     weights_s, kv_s, flop_s, overhead_s, per_seq_s = rates
     memory_s = weights_s + kv_s * kv_read_tokens

@@ -84,7 +84,9 @@ class WorkloadSpec(BaseModel):
     length_pairs: tuple[tuple[int, int], ...] | None = Field(
         default=None, description="(prompt, output) token pairs sampled with replacement instead of the distributions"
     )
-    shared_prefix_fraction: float = Field(default=0.0, ge=0, le=1, description="leading share of each prompt that is common")
+    shared_prefix_fraction: float = Field(
+        default=0.0, ge=0, le=1, description="leading share of each prompt that is common"
+    )
     prefix_warm: bool = Field(default=True, description="the shared prefix is already cached when the run starts")
     cancel_after_s: float | None = Field(default=None, gt=0, description="cancel requests with no first token by then")
     seed: int = 0

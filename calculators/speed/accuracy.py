@@ -84,7 +84,9 @@ def single_stream_rows(data: SpeedMeasurementSet) -> list[LedgerRow]:
             for i, o in enumerate(group):
                 keep = np.arange(len(group)) != i
                 slope, intercept = fit_line(x[keep], y[keep])
-                metric, predicted = _rate(o.point.metric, slope * x[i] + intercept, o.point.prompt_tokens, o.point.batch)
+                metric, predicted = _rate(
+                    o.point.metric, slope * x[i] + intercept, o.point.prompt_tokens, o.point.batch
+                )
                 rows.append(LedgerRow("single-stream (leave-one-out)", o.point.engine, o.hardware_class, metric,
                                       _measured_rate(o.point), predicted, o.point.source, o.point.id))
     return rows
@@ -119,9 +121,13 @@ def sweep_workload(sweep: SpeedSweep, load: float, n_requests: int = LEDGER_REQU
     n = min(n_requests, sweep.n_requests)
     pairs = tuple(zip(_lengths(sweep.prompt, n, rng), _lengths(sweep.output, n, rng), strict=True))  # n each
     if sweep.arrival == "poisson":
-        return WorkloadSpec(n_requests=n, arrival=ArrivalProcess.POISSON, rate_per_s=load, length_pairs=pairs, seed=seed)
+        return WorkloadSpec(
+            n_requests=n, arrival=ArrivalProcess.POISSON, rate_per_s=load, length_pairs=pairs, seed=seed
+        )
     clients = max(1, round(load))
-    return WorkloadSpec(n_requests=max(n, clients), arrival=ArrivalProcess.CLOSED, n_clients=clients, length_pairs=pairs, seed=seed)
+    return WorkloadSpec(
+        n_requests=max(n, clients), arrival=ArrivalProcess.CLOSED, n_clients=clients, length_pairs=pairs, seed=seed
+    )
 
 
 def sweep_kv_capacity_tokens(data: SpeedMeasurementSet, sweep: SpeedSweep, catalog_memory_bytes: dict[str, int]) -> int:
@@ -180,7 +186,11 @@ def sweep_rows(
             fitted = fit_serving([anchor], model, hw, params, policy, capacity, max_evals=max_evals)
             for j, obs in enumerate(levels):
                 if j != k:
-                    record("serving calibrated (one level -> others)", obs, simulate_medians(obs, model, hw, fitted, policy, capacity))
+                    record(
+                        "serving calibrated (one level -> others)",
+                        obs,
+                        simulate_medians(obs, model, hw, fitted, policy, capacity),
+                    )
     return rows
 
 
@@ -204,5 +214,7 @@ def summarize(rows: list[LedgerRow], by_engine: bool = True) -> list[Summary]:
     for check, engine, cls, metric in keys:
         errs = np.abs([r.error for r in rows if r.check == check and (not by_engine or r.engine == engine)
                        and r.hardware_class == cls and r.metric == metric])
-        out.append(Summary(check, engine, cls, metric, len(errs), float(np.median(errs)), float(np.quantile(errs, 0.9))))
+        out.append(
+            Summary(check, engine, cls, metric, len(errs), float(np.median(errs)), float(np.quantile(errs, 0.9)))
+        )
     return out

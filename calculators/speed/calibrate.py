@@ -103,7 +103,9 @@ def simulate_medians(
     obs: ServingObservation, model: ModelShape, hw: Accelerator, params: SpeedParams, policy, kv_capacity_tokens: int
 ) -> tuple[float | None, float | None]:
     """Simulated (TTFT median, ITL median) in seconds; request handling (prefill overhead) is added to TTFT."""
-    result = simulate(obs.workload, policy, step_cost_model(model, hw, params), kv_capacity_tokens, requests=obs.requests)
+    result = simulate(
+        obs.workload, policy, step_cost_model(model, hw, params), kv_capacity_tokens, requests=obs.requests
+    )
     summary = result.summary
     ttft = summary.ttft.p50 + params.prefill_overhead_s if summary.ttft is not None else None
     itl = summary.itl.p50 if summary.itl is not None else None
@@ -164,8 +166,12 @@ def fit_serving(
     kv_capacity_tokens: int, max_evals: int = 80,
 ) -> SpeedParams:
     """Parameters whose simulated medians best match `observations` (log error, weak pull to `start`)."""
-    obs = [o if o.requests is not None else ServingObservation(o.label, o.workload, o.ttft_s, o.itl_s, draw_requests(o.workload))
-           for o in observations]
+    obs = [
+        o
+        if o.requests is not None
+        else ServingObservation(o.label, o.workload, o.ttft_s, o.itl_s, draw_requests(o.workload))
+        for o in observations
+    ]
     u0 = _to_vector(start)
 
     def loss(u: np.ndarray) -> float:
@@ -198,12 +204,23 @@ def calibrate(
         raise ServewiseInputError("calibration needs at least one imported run")
     start, _ = speed_params(engine, hw.hardware_class)
     notes: list[str] = []
-    decode = [(r, decode_feature_s(model, hw, r.context_tokens + (r.output_tokens or 0) / 2), 1.0 / r.decode_tokens_per_s)
-              for r in runs if r.decode_tokens_per_s and r.load_kind == "single"]
+    decode = [
+        (r, decode_feature_s(model, hw, r.context_tokens + (r.output_tokens or 0) / 2), 1.0 / r.decode_tokens_per_s)
+        for r in runs
+        if r.decode_tokens_per_s and r.load_kind == "single"
+    ]
     prefill = [(r, prefill_feature_s(model, hw, int(r.prompt_tokens)), r.prompt_tokens / r.prefill_tokens_per_s)
                for r in runs if r.prefill_tokens_per_s and r.prompt_tokens]
     prefill = [row for row in prefill if row[1] is not None]
-    serving = [o for i, r in enumerate(runs) if (o := serving_observation(r, f"run {i + 1} ({r.tool}, {r.load_kind} {r.load:g})" if r.load else f"run {i + 1}"))]
+    serving = [
+        o
+        for i, r in enumerate(runs)
+        if (
+            o := serving_observation(
+                r, f"run {i + 1} ({r.tool}, {r.load_kind} {r.load:g})" if r.load else f"run {i + 1}"
+            )
+        )
+    ]
     params = start
     if decode:
         x = np.array([d[1] for d in decode]); y = np.array([d[2] for d in decode])  # noqa: E702
@@ -233,11 +250,17 @@ def calibrate(
     decode_res, prefill_res = [], []
     for r, x, _y in decode:
         predicted = 1.0 / (x / params.memory_efficiency + params.decode_overhead_s)
-        comparisons.append(_compare(f"{r.tool} line {r.line_no}", "decode_tokens_per_s", "tokens/s", r.decode_tokens_per_s, predicted))
+        comparisons.append(
+            _compare(f"{r.tool} line {r.line_no}", "decode_tokens_per_s", "tokens/s", r.decode_tokens_per_s, predicted)
+        )
         decode_res.append(r.decode_tokens_per_s / predicted - 1)
     for r, x, _y in prefill:
         predicted = r.prompt_tokens / (x / params.compute_efficiency + params.prefill_overhead_s)
-        comparisons.append(_compare(f"{r.tool} line {r.line_no}", "prefill_tokens_per_s", "tokens/s", r.prefill_tokens_per_s, predicted))
+        comparisons.append(
+            _compare(
+                f"{r.tool} line {r.line_no}", "prefill_tokens_per_s", "tokens/s", r.prefill_tokens_per_s, predicted
+            )
+        )
         prefill_res.append(r.prefill_tokens_per_s / predicted - 1)
     for o in serving:
         o = ServingObservation(o.label, o.workload, o.ttft_s, o.itl_s, draw_requests(o.workload))
@@ -264,7 +287,18 @@ def calibrate(
 
 
 def _compare(label: str, metric: str, unit: str, measured: float, predicted: float) -> Comparison:
-    return Comparison(label=label, metric=metric, unit=unit, measured=measured, predicted=predicted, error=predicted / measured - 1.0)
+    return Comparison(
+        label=label, metric=metric, unit=unit, measured=measured, predicted=predicted, error=predicted / measured - 1.0
+    )
 
 
-__all__ = ["Band", "CalibrationResult", "Comparison", "ServingObservation", "calibrate", "fit_serving", "serving_observation", "simulate_medians"]
+__all__ = [
+    "Band",
+    "CalibrationResult",
+    "Comparison",
+    "ServingObservation",
+    "calibrate",
+    "fit_serving",
+    "serving_observation",
+    "simulate_medians",
+]

@@ -65,18 +65,24 @@ def decode_profile(text: str) -> CalibrationProfile:
     if not text:
         raise ServewiseInputError("the calibration profile is empty")
     if len(text) > MAX_ENCODED_CHARS and not text.startswith("{"):
-        raise ServewiseInputError(f"the calibration profile is {len(text)} characters; a valid one is under {MAX_ENCODED_CHARS}")
+        raise ServewiseInputError(
+            f"the calibration profile is {len(text)} characters; a valid one is under {MAX_ENCODED_CHARS}"
+        )
     if text.startswith("{"):
         raw = text
     else:
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-            raise ServewiseInputError("the calibration profile is not valid base64 text (was the link cut short?)") from exc
+            raise ServewiseInputError(
+                "the calibration profile is not valid base64 text (was the link cut short?)"
+            ) from exc
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ServewiseInputError(f"the calibration profile is not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        raise ServewiseInputError(
+            f"the calibration profile is not valid JSON ({exc.msg} at column {exc.colno})"
+        ) from exc
     try:
         return CalibrationProfile.model_validate(data)
     except ValidationError as exc:

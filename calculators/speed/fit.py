@@ -81,7 +81,9 @@ def measured_seconds(point: SpeedPoint) -> float:
 
 def decode_feature_s(model: ModelShape, hw: Accelerator, context_tokens: float, batch: int = 1) -> float:
     """Seconds a decode step's bytes take at 100 % of peak bandwidth."""
-    return (model.weights_read_bytes + batch * context_tokens * model.kv_bytes_per_token) / hw.memory_bandwidth_bytes_per_s
+    return (
+        model.weights_read_bytes + batch * context_tokens * model.kv_bytes_per_token
+    ) / hw.memory_bandwidth_bytes_per_s
 
 
 def prefill_feature_s(model: ModelShape, hw: Accelerator, prompt_tokens: int) -> float | None:
@@ -185,7 +187,10 @@ class FitTable:
         exact = self.groups.get((family, hardware_class))
         if exact is not None:
             return exact.params, SpeedBasis(
-                kind="default-fit", engine_family=family, hardware_class=hardware_class, group=f"{family} / {hardware_class}"
+                kind="default-fit",
+                engine_family=family,
+                hardware_class=hardware_class,
+                group=f"{family} / {hardware_class}",
             )
         ordered = sorted(self.groups.items(), key=lambda kv: (kv[0][0] != fallback, kv[0]))
         for (fam, cls), fit in ordered:
@@ -234,7 +239,12 @@ def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
             prefill_band=prefill_band,
         )
         groups[key] = GroupFit(
-            key[0], key[1], params, tuple(r.point.id for r in rows), tuple(r.point.id for r in prow) if fitted else (), fitted
+            key[0],
+            key[1],
+            params,
+            tuple(r.point.id for r in rows),
+            tuple(r.point.id for r in prow) if fitted else (),
+            fitted,
         )
     return groups
 

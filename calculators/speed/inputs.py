@@ -52,7 +52,9 @@ def model_shape(arch: ModelArchitecture, weights_bytes: float, kv_bytes_per_toke
     if weights_bytes <= 0:
         raise ServewiseInputError("weight bytes must be positive to estimate speed")
     read = weights_bytes * (active / total) if active < total else weights_bytes
-    attention = next((layer for layer in arch.layers if layer.kind in (LayerKind.FULL, LayerKind.SLIDING) and layer.head_dim_k), None)
+    attention = next(
+        (layer for layer in arch.layers if layer.kind in (LayerKind.FULL, LayerKind.SLIDING) and layer.head_dim_k), None
+    )
     q_dim = arch.n_heads * attention.head_dim_k if attention is not None and arch.n_heads else arch.hidden_size
     return ModelShape(
         weights_read_bytes=read,

@@ -70,7 +70,9 @@ class SpeedParams(_Frozen):
     compute_efficiency: float = Field(gt=0, le=1)
     prefill_overhead_s: float = Field(ge=0, description="fixed seconds per prefill (includes request handling)")
     per_sequence_overhead_s: float = Field(
-        default=0.0, ge=0, description="host seconds per scheduled sequence per step (only a serving calibration fits it)"
+        default=0.0,
+        ge=0,
+        description="host seconds per scheduled sequence per step (only a serving calibration fits it)",
     )
     decode_band: Band
     prefill_band: Band | None = None
@@ -111,7 +113,9 @@ def decode_step_seconds(
     memory_s = bytes_read / (hw.memory_bandwidth_bytes_per_s * params.memory_efficiency)
     compute_s = 0.0
     if hw.flops_per_s is not None:
-        flops = 2.0 * model.params_active * batch + 4.0 * model.n_layers * model.attention_q_dim * batch * context_tokens
+        flops = (
+            2.0 * model.params_active * batch + 4.0 * model.n_layers * model.attention_q_dim * batch * context_tokens
+        )
         compute_s = flops / (hw.flops_per_s * params.compute_efficiency)
     return params.decode_overhead_s + params.per_sequence_overhead_s * batch + max(memory_s, compute_s)
 

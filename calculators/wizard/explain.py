@@ -54,7 +54,9 @@ def _statuses(pattern: str, kb) -> str:
     for engine_id in ENGINE_IDS:
         cell = kb.formats.cell(engine_id, column)
         if cell is not None:
-            parts.append(_("{engine}: {status}").format(engine=display_name(engine_id), status=status_phrase(cell.status)))
+            parts.append(
+                _("{engine}: {status}").format(engine=display_name(engine_id), status=status_phrase(cell.status))
+            )
     return "; ".join(parts)
 
 

@@ -1,4 +1,5 @@
-"""llama.cpp's llama-server: settings, memory plan, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
+"""llama.cpp's llama-server: settings, memory plan, launch flags, start-up-log reader,
+reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp import embeddings, launch, plan, startup_log, tools, workload

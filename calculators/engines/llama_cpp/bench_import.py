@@ -13,7 +13,9 @@ from calculators.errors import ServewiseInputError
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number
 
 
-def _run(n_prompt: float, n_gen: float, depth: float, rate: float, model: str, hardware: str, where: str, line_no: int) -> ImportedRun:
+def _run(
+    n_prompt: float, n_gen: float, depth: float, rate: float, model: str, hardware: str, where: str, line_no: int
+) -> ImportedRun:
     if rate <= 0:
         raise ServewiseInputError(f"{where}: t/s is {rate:g}; a rate must be positive")
     if n_prompt > 0 and n_gen == 0:
@@ -22,7 +24,9 @@ def _run(n_prompt: float, n_gen: float, depth: float, rate: float, model: str, h
     if n_gen > 0 and n_prompt == 0:
         return ImportedRun(tool="llama-bench", engine=ENGINE_ID, model_label=model, hardware_label=hardware,
                            output_tokens=n_gen, context_tokens=depth, decode_tokens_per_s=rate, line_no=line_no)
-    raise ServewiseInputError(f"{where}: a combined prompt+generation test (pg) mixes prefill and decode; servewise reads pp and tg tests")
+    raise ServewiseInputError(
+        f"{where}: a combined prompt+generation test (pg) mixes prefill and decode; servewise reads pp and tg tests"
+    )
 
 
 def read_llama_bench_json(text: str) -> ImportResult:
@@ -55,7 +59,9 @@ def read_llama_bench_json(text: str) -> ImportResult:
         except ServewiseInputError as exc:
             skipped.append(SkippedLine(line_no=line_of[index], text=str(row)[:500], reason=str(exc)))
     if not runs:
-        raise ServewiseInputError("llama-bench JSON: no pp or tg result" + (f" ({skipped[0].reason})" if skipped else ""))
+        raise ServewiseInputError(
+            "llama-bench JSON: no pp or tg result" + (f" ({skipped[0].reason})" if skipped else "")
+        )
     return ImportResult(tool="llama-bench", runs=tuple(runs), skipped=tuple(skipped))
 
 
@@ -78,25 +84,37 @@ def read_llama_bench_markdown(text: str) -> ImportResult:
             continue
         if header is None or set("".join(cells)) <= set("-: "):
             if header is None:
-                skipped.append(SkippedLine(line_no=line_no, text=raw, reason="table row before the header with 'test' and 't/s'"))
+                skipped.append(
+                    SkippedLine(line_no=line_no, text=raw, reason="table row before the header with 'test' and 't/s'")
+                )
             continue
         if len(cells) != len(header):
-            skipped.append(SkippedLine(line_no=line_no, text=raw, reason=f"{len(cells)} cells where the header has {len(header)}"))
+            skipped.append(
+                SkippedLine(line_no=line_no, text=raw, reason=f"{len(cells)} cells where the header has {len(header)}")
+            )
             continue
         row = dict(zip(header, cells, strict=True))  # lengths checked just above
         test = _TEST.match(row["test"])
         rate = _RATE.match(row["t/s"])
         if not test or not rate:
             what = "test" if not test else "t/s"
-            skipped.append(SkippedLine(line_no=line_no, text=raw, reason=f"column '{what}' ({row[what]!r}) is not a pp/tg test with a rate"))
+            skipped.append(
+                SkippedLine(
+                    line_no=line_no, text=raw, reason=f"column '{what}' ({row[what]!r}) is not a pp/tg test with a rate"
+                )
+            )
             continue
         n = float(test.group(2))
         depth = float(test.group(3) or 0)
         prompt, gen = (n, 0.0) if test.group(1) == "pp" else (0.0, n)
         model = " ".join(x for x in (row.get("model", ""), row.get("size", "")) if x)
-        runs.append(_run(prompt, gen, depth, float(rate.group(1)), model, row.get("backend", ""), f"line {line_no}", line_no))
+        runs.append(
+            _run(prompt, gen, depth, float(rate.group(1)), model, row.get("backend", ""), f"line {line_no}", line_no)
+        )
     if not runs:
-        raise ServewiseInputError("llama-bench table: no row with a pp/tg test and a t/s value (is the header row included?)")
+        raise ServewiseInputError(
+            "llama-bench table: no row with a pp/tg test and a t/s value (is the header row included?)"
+        )
     return ImportResult(tool="llama-bench", runs=tuple(runs), skipped=tuple(skipped))
 
 

@@ -554,7 +554,9 @@ def layer_groups(arch: ModelArchitecture) -> tuple[LayerGroup, LayerGroup, Layer
     base = [(i, layer) for i, layer in indexed if layer.kind in base_kinds]
     swa = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.SLIDING and swa_family]
     # Falcon-H1's layers are attention and Mamba side by side: in both caches (create_memory filters)
-    recurrent = [(i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT or layer.recurrent_state_elements]
+    recurrent = [
+        (i, layer) for i, layer in indexed if layer.kind is LayerKind.RECURRENT or layer.recurrent_state_elements
+    ]
     notes = []
     if arch.layers_of(LayerKind.SLIDING) and not swa_family:
         notes.append(
@@ -567,7 +569,8 @@ def layer_groups(arch: ModelArchitecture) -> tuple[LayerGroup, LayerGroup, Layer
 
 
 def swa_cells(n_swa: int, n_ctx_seq: int, n_seq: int, kv_unified: bool, n_ubatch: int, s: LlamaCppSettings) -> int:
-    """Cells of the sliding-window cache: window x seqs (if unified) + ubatch, padded (llama-kv-cache-iswa.cpp:71-81)."""
+    """Cells of the sliding-window cache: window x seqs (if unified) + ubatch, padded
+    (llama-kv-cache-iswa.cpp:71-81)."""
     if s.swa_full:
         return n_ctx_seq
     return _pad(min(n_ctx_seq, n_swa * (n_seq if kv_unified else 1) + n_ubatch), SWA_PAD_TOKENS)

@@ -34,7 +34,9 @@ class LlamaCppPolicy(SchedulerPolicy):
         """Rules for llama-server; KV capacity is ctx_size (the input is not used)."""
         per_slot = self.ctx_size // self.parallel
         if per_slot < 1:
-            raise ServewiseInputError(f"ctx_size {self.ctx_size} is smaller than parallel {self.parallel}: each slot needs context")
+            raise ServewiseInputError(
+                f"ctx_size {self.ctx_size} is smaller than parallel {self.parallel}: each slot needs context"
+            )
         return SchedulerSpec(
             engine=self.engine,
             max_running=self.parallel,

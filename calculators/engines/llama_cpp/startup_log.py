@@ -550,5 +550,6 @@ def settle_settings(values: dict) -> dict:
     return values
 
 
-#: Setting keys this engine's log states beyond its knob keys (what llama.cpp prints beside its flags: the per-slot context, the flash-attention choice -fa auto settled on, the tensor split).
+#: Setting keys this engine's log states beyond its knob keys (what llama.cpp prints beside its flags:
+#: the per-slot context, the flash-attention choice -fa auto settled on, the tensor split).
 LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset({"ctx_per_seq", "flash_attn_resolved", "tensor_split"})

@@ -39,20 +39,39 @@ def read_mlx_benchmark(text: str) -> ImportResult:
             trials.append(values)
         elif line:
             skipped.append(SkippedLine(line_no=line_no, text=raw, reason="not a Timing, Trial or Averages line"))
-    chosen = averages or ({k: sum(t[k] for t in trials) / len(trials) for k in ("prompt_tps", "generation_tps") if all(k in t for t in trials)} if trials else None)
+    chosen = averages or (
+        {
+            k: sum(t[k] for t in trials) / len(trials)
+            for k in ("prompt_tps", "generation_tps")
+            if all(k in t for t in trials)
+        }
+        if trials
+        else None
+    )
     if not chosen or "generation_tps" not in chosen:
         raise ServewiseInputError("mlx_lm.benchmark: no 'Averages:' or 'Trial' line with generation_tps=")
     if chosen["generation_tps"] <= 0:
         raise ServewiseInputError("mlx_lm.benchmark: generation_tps must be positive")
     single = batch == 1
-    return ImportResult(tool="mlx-lm-benchmark", runs=(ImportedRun(
-        tool="mlx-lm-benchmark", engine=ENGINE_ID, load_kind="single" if single else "concurrency", load=None if single else float(batch),
-        prompt_tokens=prompt_tokens, output_tokens=gen_tokens,
-        context_tokens=float(prompt_tokens or 0) + float(gen_tokens or 0) / 2.0,
-        decode_tokens_per_s=chosen["generation_tps"] if single else None,
-        output_tokens_per_s=None if single else chosen["generation_tps"],
-        prefill_tokens_per_s=chosen.get("prompt_tps") or None, line_no=start,
-    ),), skipped=tuple(skipped))
+    return ImportResult(
+        tool="mlx-lm-benchmark",
+        runs=(
+            ImportedRun(
+                tool="mlx-lm-benchmark",
+                engine=ENGINE_ID,
+                load_kind="single" if single else "concurrency",
+                load=None if single else float(batch),
+                prompt_tokens=prompt_tokens,
+                output_tokens=gen_tokens,
+                context_tokens=float(prompt_tokens or 0) + float(gen_tokens or 0) / 2.0,
+                decode_tokens_per_s=chosen["generation_tps"] if single else None,
+                output_tokens_per_s=None if single else chosen["generation_tps"],
+                prefill_tokens_per_s=chosen.get("prompt_tps") or None,
+                line_no=start,
+            ),
+        ),
+        skipped=tuple(skipped),
+    )
 
 
 def read_mlx_generate(text: str) -> ImportResult:
@@ -78,7 +97,9 @@ def read_mlx_generate(text: str) -> ImportResult:
         elif line and not line.startswith("Peak memory:"):
             skipped.append(SkippedLine(line_no=line_no, text=raw, reason="not a Prompt/Generation statistics line"))
     if not runs:
-        raise ServewiseInputError("mlx_lm.generate: no 'Generation: N tokens, X tokens-per-sec' line (run with --verbose)")
+        raise ServewiseInputError(
+            "mlx_lm.generate: no 'Generation: N tokens, X tokens-per-sec' line (run with --verbose)"
+        )
     return ImportResult(tool="mlx-lm-generate", runs=tuple(runs), skipped=tuple(skipped))
 
 

@@ -41,6 +41,7 @@ def run_plan(arch, settings, machine: Machine, weights_bytes: int | None, worklo
 
 def plan_for_work(arch, settings, machine: Machine | None, weights_bytes: int | None, *, prompt_tokens: int | None,
                   generated_tokens: int, sequences: int) -> MemoryPlan:
-    """MLX LM's plan for `sequences` runs of `prompt_tokens` in and `generated_tokens` out (None: the trained context)."""
+    """MLX LM's plan for `sequences` runs of `prompt_tokens` in and `generated_tokens` out
+    (None: the trained context)."""
     return plan_mlx_lm(arch, settings, machine, weights_bytes, prompt_tokens=prompt_tokens,
                        generated_tokens=generated_tokens, n_sequences=sequences)

@@ -1,4 +1,5 @@
-"""Ollama: settings, memory plan (its own prediction, then llama.cpp's), launch environment, start-up-log reader, reconciliation rows, scheduler policy."""
+"""Ollama: settings, memory plan (its own prediction, then llama.cpp's), launch environment,
+start-up-log reader, reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp.plan import ENGINE_ID as LLAMA_CPP_ID

@@ -43,19 +43,29 @@ def read_ollama_json(text: str) -> ImportResult:
         data = load_json(stripped, "Ollama response")
         rows = [(1, r) for r in (data if isinstance(data, list) else [data])]
     else:
-        rows = [(n, load_json(line, f"Ollama response line {n}")) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        rows = [
+            (n, load_json(line, f"Ollama response line {n}"))
+            for n, line in enumerate(text.splitlines(), start=1)
+            if line.strip()
+        ]
     runs, skipped = [], []
     for line_no, row in rows:
         where = f"Ollama response line {line_no}"
         if not isinstance(row, dict):
             raise ServewiseInputError(f"{where}: expected a JSON object")
         if "eval_count" not in row:
-            reason = "a streamed partial response (no timings until 'done': true)" if row.get("done") is False else "no eval_count field"
+            reason = (
+                "a streamed partial response (no timings until 'done': true)"
+                if row.get("done") is False
+                else "no eval_count field"
+            )
             skipped.append(SkippedLine(line_no=line_no, text=str(row)[:500], reason=reason))
             continue
         runs.append(_run(row, where, line_no))
     if not runs:
-        raise ServewiseInputError("Ollama response: no object with eval_count and eval_duration (paste the final 'done': true object)")
+        raise ServewiseInputError(
+            "Ollama response: no object with eval_count and eval_duration (paste the final 'done': true object)"
+        )
     return ImportResult(tool="ollama-api", runs=tuple(runs), skipped=tuple(skipped))
 
 

@@ -21,7 +21,8 @@ from calculators.units import GIB
 
 #: Ollama's num_ctx by total VRAM, written from the tiers the plan uses (never typed twice).
 CONTEXT_TIERS_TEXT = ", ".join(
-    f"{tokens:,} from {threshold / GIB:g} GiB" if threshold else f"{tokens:,} below that" for threshold, tokens in VRAM_CONTEXT_TIERS
+    f"{tokens:,} from {threshold / GIB:g} GiB" if threshold else f"{tokens:,} below that"
+    for threshold, tokens in VRAM_CONTEXT_TIERS
 )
 
 

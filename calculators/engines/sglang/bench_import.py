@@ -18,5 +18,7 @@ def read_output_file(text: str) -> ImportResult:
 def looks_like_output_file(text: str, first: dict | None) -> bool:
     """SGLang's lines count retokenized output tokens (and name an sglang backend when it served)."""
     return first is not None and (
-        "total_output_tokens_retokenized" in first or "accept_length" in first or str(first.get("backend", "")) in BACKENDS
+        "total_output_tokens_retokenized" in first
+        or "accept_length" in first
+        or str(first.get("backend", "")) in BACKENDS
     )

@@ -311,9 +311,14 @@ def plan_sglang(
         ratio = settings.swa_full_tokens_ratio
         per_full_token = full_cell + ratio * swa_cell
         tokens = (int(rest_bytes / per_full_token) // page) * page if rest_bytes > 0 else 0
-        notes.append(PlanNote(code="sglang_hybrid_swa", message="Sliding-window layers get their own pool of "
-                              f"swa_full_tokens_ratio ({ratio}) x the full-attention tokens (HybridSWAPoolConfigurator)"
-                              "; SGLang does this for the architectures it marks hybrid-SWA (Gemma 2/3, gpt-oss, ...)."))
+        notes.append(
+            PlanNote(
+                code="sglang_hybrid_swa",
+                message="Sliding-window layers get their own pool of "
+                f"swa_full_tokens_ratio ({ratio}) x the full-attention tokens (HybridSWAPoolConfigurator)"
+                "; SGLang does this for the architectures it marks hybrid-SWA (Gemma 2/3, gpt-oss, ...).",
+            )
+        )
     else:
         tokens = max(0, rest_bytes // cell_size) if cell_size else 0
     if settings.max_total_tokens is not None:
@@ -376,14 +381,30 @@ def plan_sglang(
     if layers_for_pool:
         if hybrid_swa:
             assert swa_tokens is not None  # set above whenever hybrid_swa
-            caches.append(CacheAllocation(name="kv", layers=len(full), cells=tokens, seqs=running, type_k=dtype_name,
-                                          type_v=dtype_name,
-                                          k_bytes=sum(heads(x) * x.head_dim_k for x in full) * dtype_bytes * (tokens + page),
-                                          v_bytes=sum(heads(x) * x.head_dim_v for x in full) * dtype_bytes * (tokens + page)))
-            caches.append(CacheAllocation(name="kv_swa", layers=len(sliding), cells=swa_tokens, seqs=running,
-                                          type_k=dtype_name, type_v=dtype_name,
-                                          k_bytes=sum(heads(x) * x.head_dim_k for x in sliding) * dtype_bytes * (swa_tokens + page),
-                                          v_bytes=sum(heads(x) * x.head_dim_v for x in sliding) * dtype_bytes * (swa_tokens + page)))
+            caches.append(
+                CacheAllocation(
+                    name="kv",
+                    layers=len(full),
+                    cells=tokens,
+                    seqs=running,
+                    type_k=dtype_name,
+                    type_v=dtype_name,
+                    k_bytes=sum(heads(x) * x.head_dim_k for x in full) * dtype_bytes * (tokens + page),
+                    v_bytes=sum(heads(x) * x.head_dim_v for x in full) * dtype_bytes * (tokens + page),
+                )
+            )
+            caches.append(
+                CacheAllocation(
+                    name="kv_swa",
+                    layers=len(sliding),
+                    cells=swa_tokens,
+                    seqs=running,
+                    type_k=dtype_name,
+                    type_v=dtype_name,
+                    k_bytes=sum(heads(x) * x.head_dim_k for x in sliding) * dtype_bytes * (swa_tokens + page),
+                    v_bytes=sum(heads(x) * x.head_dim_v for x in sliding) * dtype_bytes * (swa_tokens + page),
+                )
+            )
         else:
             caches.append(CacheAllocation(name="kv_mla" if mla else "kv", layers=len(layers_for_pool), cells=tokens,
                                           seqs=running, type_k=dtype_name, type_v="-" if mla else dtype_name,

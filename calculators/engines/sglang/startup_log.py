@@ -189,5 +189,8 @@ def _mark_auto(text: str, out: Collector) -> None:
             out.settings[key] = "auto"
 
 
-#: Setting keys this engine's log states beyond its knob keys (server_args fields SGLang dumps that the knob table does not list, and the KV dtype it resolved).
-LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset({"cpu_offload_gb", "dtype", "kv_cache_dtype_resolved", "max_prefill_tokens", "model", "pp_size", "quantization"})
+#: Setting keys this engine's log states beyond its knob keys (server_args fields SGLang dumps
+#: that the knob table does not list, and the KV dtype it resolved).
+LOG_ONLY_SETTING_KEYS: frozenset[str] = frozenset(
+    {"cpu_offload_gb", "dtype", "kv_cache_dtype_resolved", "max_prefill_tokens", "model", "pp_size", "quantization"}
+)

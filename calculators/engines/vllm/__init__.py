@@ -1,4 +1,5 @@
-"""vLLM (v1 engine): settings, memory plan split like vLLM's source, launch flags, start-up-log reader, reconciliation rows, scheduler policy."""
+"""vLLM (v1 engine): settings, memory plan split like vLLM's source, launch flags,
+start-up-log reader, reconciliation rows, scheduler policy."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.vllm import embeddings, launch, speculative, startup_log, tools, workload

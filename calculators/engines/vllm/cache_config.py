@@ -47,5 +47,7 @@ def resolve_kv_dtype_bytes(settings: VllmSettings) -> tuple[str, int]:
         return "fp8_ds_mla", 1
     if settings.kv_cache_dtype not in KV_DTYPE_BYTES:
         known = sorted([*KV_DTYPE_BYTES, "auto", "fp8_ds_mla"])
-        raise ServewiseInputError(f"unknown or unmodelled vLLM --kv-cache-dtype '{settings.kv_cache_dtype}'; use one of {known}")
+        raise ServewiseInputError(
+            f"unknown or unmodelled vLLM --kv-cache-dtype '{settings.kv_cache_dtype}'; use one of {known}"
+        )
     return settings.kv_cache_dtype, KV_DTYPE_BYTES[settings.kv_cache_dtype]

@@ -21,7 +21,11 @@ def _stat(metrics: dict, name: str, where: str, stat: str = "median") -> float |
         raise ServewiseInputError(f"{where}: metrics.{name}.successful should be an object")
     if stat == "p99":
         percentiles = successful.get("percentiles") or {}
-        return number(percentiles, "p99", f"{where}: metrics.{name}.successful.percentiles") if isinstance(percentiles, dict) else None
+        return (
+            number(percentiles, "p99", f"{where}: metrics.{name}.successful.percentiles")
+            if isinstance(percentiles, dict)
+            else None
+        )
     return number(successful, stat, f"{where}: metrics.{name}.successful")
 
 

@@ -10,7 +10,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from calculators.errors import ServewiseInputError
 
 #: The benchmark tools servewise reads.
-Tool = Literal["vllm-bench-serve", "sglang-bench-serving", "guidellm", "llama-bench", "ollama-api", "mlx-lm-benchmark", "mlx-lm-generate"]
+Tool = Literal[
+    "vllm-bench-serve",
+    "sglang-bench-serving",
+    "guidellm",
+    "llama-bench",
+    "ollama-api",
+    "mlx-lm-benchmark",
+    "mlx-lm-generate",
+]
 LoadKind = Literal["single", "rate", "concurrency"]
 
 
@@ -36,9 +44,15 @@ class ImportedRun(BaseModel):
     load_kind: LoadKind = "single"
     load: float | None = Field(default=None, gt=0, description="requests per second (rate) or concurrent requests")
     n_requests: int | None = Field(default=None, ge=0)
-    prompt_tokens: float | None = Field(default=None, ge=0, description="mean prompt tokens per request, or pp test size")
-    output_tokens: float | None = Field(default=None, ge=0, description="mean output tokens per request, or tg test size")
-    context_tokens: float = Field(default=0, ge=0, description="tokens already cached before the test (llama-bench depth)")
+    prompt_tokens: float | None = Field(
+        default=None, ge=0, description="mean prompt tokens per request, or pp test size"
+    )
+    output_tokens: float | None = Field(
+        default=None, ge=0, description="mean output tokens per request, or tg test size"
+    )
+    context_tokens: float = Field(
+        default=0, ge=0, description="tokens already cached before the test (llama-bench depth)"
+    )
     ttft_ms_p50: float | None = None
     ttft_ms_p99: float | None = None
     itl_ms_p50: float | None = None
@@ -80,7 +94,9 @@ def load_json(text: str, what: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ServewiseInputError(f"{what}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+        raise ServewiseInputError(
+            f"{what}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
 
 
 def positive_or_none(value: float | None) -> float | None:

@@ -42,7 +42,9 @@ def run_from_row(row: object, tool: str, where: str, line_no: int, engine: str |
     if not isinstance(row, dict):
         raise ServewiseInputError(f"{where}: expected a JSON object, got {type(row).__name__}")
     if "median_ttft_ms" not in row and "median_itl_ms" not in row and "median_tpot_ms" not in row:
-        raise ServewiseInputError(f"{where}: no median_ttft_ms / median_itl_ms / median_tpot_ms field: not a serving benchmark result")
+        raise ServewiseInputError(
+            f"{where}: no median_ttft_ms / median_itl_ms / median_tpot_ms field: not a serving benchmark result"
+        )
     completed = number(row, "completed", where)
     if completed is not None and completed <= 0:
         raise ServewiseInputError(f"{where}: 'completed' is {completed:g}: the run finished no request")
@@ -78,13 +80,17 @@ def read_json_rows(text: str, tool: str, what: str, engine: str | None = None) -
     if stripped.startswith("[") or (stripped.startswith("{") and "\n{" not in stripped):
         data = load_json(stripped, what)
         rows = data if isinstance(data, list) else [data]
-        return ImportResult(tool=tool, runs=tuple(run_from_row(r, tool, f"{what} #{i + 1}", 1, engine) for i, r in enumerate(rows)))
+        return ImportResult(
+            tool=tool, runs=tuple(run_from_row(r, tool, f"{what} #{i + 1}", 1, engine) for i, r in enumerate(rows))
+        )
     runs, skipped = [], []
     for line_no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            runs.append(run_from_row(load_json(line, f"{what} line {line_no}"), tool, f"{what} line {line_no}", line_no, engine))
+            runs.append(
+                run_from_row(load_json(line, f"{what} line {line_no}"), tool, f"{what} line {line_no}", line_no, engine)
+            )
         except ServewiseInputError as exc:
             skipped.append(SkippedLine(line_no=line_no, text=line, reason=str(exc)))
     if not runs:
@@ -112,7 +118,9 @@ _CONSOLE = {
 def read_serving_console(text: str) -> ImportResult:
     """The "Serving Benchmark Result" blocks both tools print (several blocks = several runs)."""
     runs, skipped, block, start = [], [], {}, 1
-    backends = [line.strip().split(":", 1)[1].strip() for line in text.splitlines() if line.strip().startswith("Backend:")]
+    backends = [
+        line.strip().split(":", 1)[1].strip() for line in text.splitlines() if line.strip().startswith("Backend:")
+    ]
     named = engine_for_backend(backends[0]) if backends else None
     # only sglang.bench_serving prints a Backend: line; vllm bench serve does not
     tool = "sglang-bench-serving" if backends else "vllm-bench-serve"
@@ -122,16 +130,28 @@ def read_serving_console(text: str) -> ImportResult:
         if any(k in block for k in ("ttft_ms_p50", "itl_ms_p50", "tpot_ms_p50")):
             completed = block.get("completed")
             rate, conc = block.get("rate"), block.get("concurrency")
-            kind, load = ("concurrency", conc) if conc else (("rate", rate) if rate and math.isfinite(rate) else ("concurrency", completed))
-            runs.append(ImportedRun(
-                tool=tool, engine=engine_for_backend(block.get("backend", "")) or named,
-                load_kind=kind, load=positive_or_none(load), n_requests=int(completed) if completed else None,
-                prompt_tokens=block["inputs"] / completed if completed and "inputs" in block else None,
-                output_tokens=block["outputs"] / completed if completed and "outputs" in block else None,
-                ttft_ms_p50=positive_or_none(block.get("ttft_ms_p50")), ttft_ms_p99=positive_or_none(block.get("ttft_ms_p99")),
-                itl_ms_p50=positive_or_none(block.get("itl_ms_p50")), tpot_ms_p50=positive_or_none(block.get("tpot_ms_p50")),
-                output_tokens_per_s=positive_or_none(block.get("output_tokens_per_s")), line_no=start,
-            ))
+            kind, load = (
+                ("concurrency", conc)
+                if conc
+                else (("rate", rate) if rate and math.isfinite(rate) else ("concurrency", completed))
+            )
+            runs.append(
+                ImportedRun(
+                    tool=tool,
+                    engine=engine_for_backend(block.get("backend", "")) or named,
+                    load_kind=kind,
+                    load=positive_or_none(load),
+                    n_requests=int(completed) if completed else None,
+                    prompt_tokens=block["inputs"] / completed if completed and "inputs" in block else None,
+                    output_tokens=block["outputs"] / completed if completed and "outputs" in block else None,
+                    ttft_ms_p50=positive_or_none(block.get("ttft_ms_p50")),
+                    ttft_ms_p99=positive_or_none(block.get("ttft_ms_p99")),
+                    itl_ms_p50=positive_or_none(block.get("itl_ms_p50")),
+                    tpot_ms_p50=positive_or_none(block.get("tpot_ms_p50")),
+                    output_tokens_per_s=positive_or_none(block.get("output_tokens_per_s")),
+                    line_no=start,
+                )
+            )
         block = {}
 
     for line_no, raw in enumerate(text.splitlines(), start=1):
@@ -155,7 +175,9 @@ def read_serving_console(text: str) -> ImportResult:
                     try:
                         block[key] = float(value)
                     except ValueError:
-                        skipped.append(SkippedLine(line_no=line_no, text=raw, reason=f"{key}: {value!r} is not a number"))
+                        skipped.append(
+                            SkippedLine(line_no=line_no, text=raw, reason=f"{key}: {value!r} is not a number")
+                        )
                 break
         else:
             if line:
