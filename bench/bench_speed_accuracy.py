@@ -26,10 +26,18 @@ from knowledge.speed import HOLDOUT_FILE, load_speed_measurements
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="skip the calibrated (leave-one-load-level-out) serving check")
-    parser.add_argument("--markdown", action="store_true", help="print the per-class table as Markdown (for the README)")
+    parser.add_argument(
+        "--quick", action="store_true", help="skip the calibrated (leave-one-load-level-out) serving check"
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the per-class table as Markdown (for the README)"
+    )
     parser.add_argument("--max-evals", type=int, default=50, help="simulator evaluations per calibration search")
-    parser.add_argument("--write", metavar="PATH", help="also save the summaries as JSON (the accuracy page reads bench/results/speed_accuracy.json)")
+    parser.add_argument(
+        "--write",
+        metavar="PATH",
+        help="also save the summaries as JSON (the accuracy page reads bench/results/speed_accuracy.json)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     data = load_speed_measurements()
@@ -45,7 +53,10 @@ def main() -> None:
         print("| check | class | metric | n | median abs error | p90 abs error |")
         print("|---|---|---|---:|---:|---:|")
         for s in accuracy.summarize(rows, by_engine=False):
-            print(f"| {s.check} | {s.hardware_class} | {s.metric} | {s.n} | {s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |")
+            print(
+                f"| {s.check} | {s.hardware_class} | {s.metric} | {s.n} | "
+                f"{s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |"
+            )
         print()
     print(f"{'check':44s} {'engine':9s} {'class':15s} {'metric':22s} {'n':>4s} {'median':>7s} {'p90':>7s}")
     for s in accuracy.summarize(rows):
@@ -53,13 +64,18 @@ def main() -> None:
               f"{s.median_abs_error:7.1%} {s.p90_abs_error:7.1%}")
     print("\nPer class, all engines:")
     for s in accuracy.summarize(rows, by_engine=False):
-        print(f"{s.check:44s} {s.hardware_class:15s} {s.metric:22s} {s.n:4d} {s.median_abs_error:7.1%} {s.p90_abs_error:7.1%}")
+        print(
+            f"{s.check:44s} {s.hardware_class:15s} {s.metric:22s} {s.n:4d} "
+            f"{s.median_abs_error:7.1%} {s.p90_abs_error:7.1%}"
+        )
     if args.write:
         import dataclasses
         import json
         import subprocess
 
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip()
         payload = {
             "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "commit": commit or "unknown",

@@ -68,8 +68,13 @@ def tool_calls_section() -> None:
             model = tool_model_from_catalog(model_id, tools_kb)
             if model.template_of:
                 st.caption(_("Template read: {what}").format(what=model.template_of))
-        engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_tool_engines", labels=namer(kb),
-                                          default=list(PRIMARY_ENGINE_IDS))
+        engines = url_widgets.multiselect(
+            _("Engines"),
+            list(PRIMARY_ENGINE_IDS),
+            key="cmp_tool_engines",
+            labels=namer(kb),
+            default=list(PRIMARY_ENGINE_IDS),
+        )
         command = url_widgets.text(_("Launch command (optional; checked for the engine it starts)"), key="cmp_tool_cmd",
                                    max_chars=1000,
                                    placeholder=TOOL_COMMAND_EXAMPLE)
@@ -118,10 +123,17 @@ def embeddings_section() -> None:
                 _read("modules.json"), _read("config.json"), _read("2_Dense/config.json"),
             )
         else:
-            model_id = url_widgets.selectbox(_("Embedding model"), embedding_models, key="cmp_emb_model", labels=namer(kb))
+            model_id = url_widgets.selectbox(
+                _("Embedding model"), embedding_models, key="cmp_emb_model", labels=namer(kb)
+            )
             embedding = embedding_model_from_catalog(models_by_id[model_id])
-        engines = url_widgets.multiselect(_("Engines"), list(PRIMARY_ENGINE_IDS), key="cmp_emb_engines", labels=namer(kb),
-                                          default=list(PRIMARY_ENGINE_IDS))
+        engines = url_widgets.multiselect(
+            _("Engines"),
+            list(PRIMARY_ENGINE_IDS),
+            key="cmp_emb_engines",
+            labels=namer(kb),
+            default=list(PRIMARY_ENGINE_IDS),
+        )
         command = url_widgets.text(_("Launch command (optional)"), key="cmp_emb_cmd", max_chars=1000,
                                    placeholder="llama-server -m bge-m3-f16.gguf --embeddings -ub 8192 -b 8192")
         checks = check_embeddings_on_engines(embedding, engines, command, embed_kb)

@@ -60,7 +60,10 @@ with filters:
         systems = url_widgets.multiselect("Operating system", OS_OPTIONS, key="engines_os", placeholder="any OS")
     with right:
         formats = url_widgets.multiselect(
-            "Loads this format or quantization", format_options(engines, matrix), key="engines_format", placeholder="any format"
+            "Loads this format or quantization",
+            format_options(engines, matrix),
+            key="engines_format",
+            placeholder="any format",
         )
         features = url_widgets.multiselect(
             "Has these features",

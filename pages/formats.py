@@ -99,7 +99,9 @@ else:
     verdict = format_verdict(kb, engine_id, column_id, choice)
     colour, meaning = STATUS_BADGE[verdict.status]
     st.badge(verdict.status.value, color=colour)
-    st.caption(meaning if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=meaning, gpu=choice.gpu_id))
+    st.caption(
+        meaning if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=meaning, gpu=choice.gpu_id)
+    )
     if verdict.refused_by == "compute-capability":
         st.warning(
             _("Needs compute capability {need} or newer; {gpu} has {have}.").format(

@@ -24,12 +24,26 @@ MAX_ACTIVE = 256
 TOOLS = [
     ("pages/engines.py", N_("Engines"), ":material/compare:", N_("The five engines side by side, with sources.")),
     ("pages/formats.py", N_("Formats & compatibility"), ":material/grid_on:", N_("Which engine runs which format.")),
-    ("pages/memory.py", N_("Memory & capacity"), ":material/memory:", N_("Every engine's memory for one model and machine, and how many sequences fit.")),
+    (
+        "pages/memory.py",
+        N_("Memory & capacity"),
+        ":material/memory:",
+        N_("Every engine's memory for one model and machine, and how many sequences fit."),
+    ),
     ("pages/wizard.py", N_("Wizard"), ":material/assistant:", N_("From a workload to engines and settings.")),
     ("pages/simulator.py", N_("Simulator"), ":material/timeline:", N_("How a queue builds when arrivals outpace it.")),
-    ("pages/reconcile.py", N_("Check against your engine"), ":material/fact_check:",
-     N_("Paste a start-up log: servewise's numbers next to your engine's.")),
-    ("pages/operations.py", N_("Operations"), ":material/monitoring:", N_("Metrics, security, lifecycle before going live.")),
+    (
+        "pages/reconcile.py",
+        N_("Check against your engine"),
+        ":material/fact_check:",
+        N_("Paste a start-up log: servewise's numbers next to your engine's."),
+    ),
+    (
+        "pages/operations.py",
+        N_("Operations"),
+        ":material/monitoring:",
+        N_("Metrics, security, lifecycle before going live."),
+    ),
 ]
 
 st.title("servewise")

@@ -236,9 +236,12 @@ if arch.is_embedding_model:
                                   help=_("{per:,} bytes per token x {tokens:,} tokens").format(
                                       per=server.activation_bytes_per_token, tokens=server.batch_tokens))
         total_metric.metric(_("Total (no KV cache)"), human_bytes(server.total_bytes))
-        page_link("pages/compatibility.py", label=_("Will the engine's vectors match your index?"),
-                  icon=":material/handyman:",
-                  query_params={"cmp_emb_model": catalog_entry.id} if catalog_entry and catalog_entry.embedding else None)
+        page_link(
+            "pages/compatibility.py",
+            label=_("Will the engine's vectors match your index?"),
+            icon=":material/handyman:",
+            query_params={"cmp_emb_model": catalog_entry.id} if catalog_entry and catalog_entry.embedding else None,
+        )
 
 # ---- users at a latency target ---------------------------------------------------------------------------------
 st.header(_("How many users at a latency target"))

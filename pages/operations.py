@@ -146,7 +146,9 @@ with bench_tab:
     with left:
         model_id = url_widgets.selectbox(_("Model"), model_ids, key="ops_model", labels=namer(kb),
                                          index=model_ids.index("llama-3.1-8b"))  # fmt: skip
-        gpu_id = url_widgets.selectbox(_("GPU"), gpu_ids, key="ops_gpu", labels=namer(kb), index=gpu_ids.index("h100-sxm-80gb"))
+        gpu_id = url_widgets.selectbox(
+            _("GPU"), gpu_ids, key="ops_gpu", labels=namer(kb), index=gpu_ids.index("h100-sxm-80gb")
+        )
         gpu_count = url_widgets.number("GPUs", key="ops_gpus", min_value=1, max_value=64, value=1, step=1)
     with middle:
         workloads = url_widgets.multiselect("Workload categories", list(WORKLOADS), key="ops_workloads",
@@ -232,8 +234,9 @@ with bench_tab:
                         f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip
                 st.code(engine_script(section), language="bash", height=CODE_HEIGHT_PX)
         left, middle, right = st.columns(3)
-        left.download_button("Download plan (Markdown)", partial(plan_markdown, plan), file_name="servewise-bench-plan.md",
-                             mime="text/markdown", icon=":material/download:")  # fmt: skip
+        left.download_button("Download plan (Markdown)", partial(plan_markdown, plan),
+                             file_name="servewise-bench-plan.md", mime="text/markdown",
+                             icon=":material/download:")  # fmt: skip
         middle.download_button("Download plan (YAML)", partial(plan_yaml, plan), file_name="servewise-bench-plan.yaml",
                                mime="application/yaml", icon=":material/download:")  # fmt: skip
         right.download_button("Download plan (JSON)", partial(plan_json, plan), file_name="servewise-bench-plan.json",

@@ -147,18 +147,36 @@ with machine_col:
                                        min_value=0, value=32768, step=1024,
                                        help=_("What the engine reports as its KV cache size; pick a catalog model "
                                        "to take it from the memory model."))
-    hardware_class = hardware_class_of(gpu) if gpu else url_widgets.selectbox(
-        _("Hardware class (custom GPU)"), ["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"], key="sim_hw_class",
-        help=_("Which fitted speed parameters apply to the typed device."))
+    hardware_class = (
+        hardware_class_of(gpu)
+        if gpu
+        else url_widgets.selectbox(
+            _("Hardware class (custom GPU)"),
+            ["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"],
+            key="sim_hw_class",
+            help=_("Which fitted speed parameters apply to the typed device."),
+        )
+    )
     typed_efficiency = url_widgets.toggle(
-        _("Type the step-time efficiencies"), key="sim_typed_eff", value=False,
-        help=_("Off: each engine's efficiencies and overheads come from the speed model (fitted to public measurements, "
-        "or your calibration from the Speed page's link). On: one typed pair for every engine."))
+        _("Type the step-time efficiencies"),
+        key="sim_typed_eff",
+        value=False,
+        help=_(
+            "Off: each engine's efficiencies and overheads come from the speed model (fitted to public measurements, "
+            "or your calibration from the Speed page's link). On: one typed pair for every engine."
+        ),
+    )
     memory_eff, compute_eff = DEFAULT_MEMORY_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
     if typed_efficiency:
-        memory_eff = url_widgets.number(_("Decode bandwidth efficiency"), key="sim_mem_eff", min_value=0.0, max_value=1.0,
-                                        value=DEFAULT_MEMORY_EFFICIENCY, step=0.05,
-                                        help=_("Share of peak bandwidth reached while decoding."))
+        memory_eff = url_widgets.number(
+            _("Decode bandwidth efficiency"),
+            key="sim_mem_eff",
+            min_value=0.0,
+            max_value=1.0,
+            value=DEFAULT_MEMORY_EFFICIENCY,
+            step=0.05,
+            help=_("Share of peak bandwidth reached while decoding."),
+        )
         compute_eff = url_widgets.number(_("Prefill compute efficiency (MFU)"), key="sim_mfu", min_value=0.0,
                                          max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
                                          help=_("An assumption; Pope et al. (MLSys 2023) report 76 % for large-batch "
@@ -205,7 +223,9 @@ with workload_col:
     cancel_s = url_widgets.number(_("Cancel requests without a first token after (s; 0 = never)"), key="sim_cancel",
                                   min_value=0.0, value=0.0)
     ttft_slo = url_widgets.number(_("SLO: time to first token (s)"), key="sim_slo_ttft", min_value=0.0, value=2.0)
-    itl_slo_ms = url_widgets.number(_("SLO: mean inter-token latency (ms)"), key="sim_slo_itl", min_value=0.0, value=100.0)
+    itl_slo_ms = url_widgets.number(
+        _("SLO: mean inter-token latency (ms)"), key="sim_slo_itl", min_value=0.0, value=100.0
+    )
     seed = url_widgets.number(_("Random seed"), key="sim_seed", min_value=0, max_value=2**31 - 1, value=0, step=1)
 
 with knobs_col:
@@ -305,8 +325,13 @@ else:
 st.subheader(_("Latency distributions"))
 st.dataframe(distributions, hide_index=True, width="stretch", column_config=pin_first_column(distributions))
 st.download_button(
-    _("Download every simulated request (CSV)"), data=lambda: records_csv(results), file_name="servewise-simulation.csv",
-    mime="text/csv", on_click="ignore", icon=":material/download:", key="sim_download",
+    _("Download every simulated request (CSV)"),
+    data=lambda: records_csv(results),
+    file_name="servewise-simulation.csv",
+    mime="text/csv",
+    on_click="ignore",
+    icon=":material/download:",
+    key="sim_download",
 )
 
 st.subheader(_("Queue, running sequences and KV over time"))

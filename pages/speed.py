@@ -49,8 +49,16 @@ with right:
     schemes = [q.id for q in kb.formats.quantizations] + [m.id for m in kb.formats.file_mixes]
     scheme = url_widgets.selectbox(_("Weight precision / quantization"), schemes, key="speed_precision",
                                 index=schemes.index("bf16"), labels=namer(kb))
-    concurrency = int(url_widgets.number(_("Concurrent sequences"), key="speed_concurrency", min_value=1, max_value=4096, value=32, step=1))
-    prompt_tokens = int(url_widgets.number(_("Prompt tokens (TTFT)"), key="speed_prompt", min_value=1, max_value=1_000_000, value=1024, step=1))
+    concurrency = int(
+        url_widgets.number(
+            _("Concurrent sequences"), key="speed_concurrency", min_value=1, max_value=4096, value=32, step=1
+        )
+    )
+    prompt_tokens = int(
+        url_widgets.number(
+            _("Prompt tokens (TTFT)"), key="speed_prompt", min_value=1, max_value=1_000_000, value=1024, step=1
+        )
+    )
 
 url_widgets.show_url_notes("speed_")
 
@@ -60,7 +68,10 @@ if encoded:
     try:
         calibration = decode_profile(encoded)
     except ServewiseInputError as exc:
-        st.warning(literal(_("The shared link's calibration was not used: {reason}").format(reason=exc)), icon=":material/link_off:")
+        st.warning(
+            literal(_("The shared link's calibration was not used: {reason}").format(reason=exc)),
+            icon=":material/link_off:",
+        )
 
 try:
     arch = architecture_from_catalog(model_id, kb)
@@ -68,11 +79,17 @@ try:
     kv_per_token = raw_kv_estimate(arch, 1, 1, 2).bytes_per_token_unbounded_layers
     shape = model_shape(arch, weights, kv_per_token)
     hw = accelerator_of_gpu(kb.gpus.get(gpu_id))
-    usable = calibration if calibration and calibration.engine == engine and calibration.hardware_class == hw.hardware_class else None
+    usable = (
+        calibration
+        if calibration and calibration.engine == engine and calibration.hardware_class == hw.hardware_class
+        else None
+    )
     if calibration and usable is None:
         st.info(_("The loaded calibration is for {engine} on {cls}; the default fit is used here.").format(
             engine=calibration.engine, cls=calibration.hardware_class))
-    estimate = estimate_speed(shape, hw, engine, concurrency=concurrency, prompt_tokens=prompt_tokens, calibration=usable)
+    estimate = estimate_speed(
+        shape, hw, engine, concurrency=concurrency, prompt_tokens=prompt_tokens, calibration=usable
+    )
 except ServewiseInputError as exc:
     st.error(literal(str(exc)), icon=":material/error:")
     st.stop()
@@ -81,12 +98,21 @@ st.subheader(_("Estimate"))
 st.markdown(speed_estimate_text(estimate).replace("\n", "  \n"))
 
 st.subheader(_("Calibrate with your own run"))
-st.caption(_("Paste the output of vllm bench serve (JSON or console), sglang.bench_serving (JSONL or console), GuideLLM's "
-             "report JSON, llama-bench (JSON or table), an Ollama response with eval_count/eval_duration, "
-             "mlx_lm.benchmark or mlx_lm.generate --verbose. Lines servewise does not read are listed, never dropped."))
+st.caption(
+    _(
+        "Paste the output of vllm bench serve (JSON or console), sglang.bench_serving (JSONL or console), GuideLLM's "
+        "report JSON, llama-bench (JSON or table), an Ollama response with eval_count/eval_duration, "
+        "mlx_lm.benchmark or mlx_lm.generate --verbose. Lines servewise does not read are listed, never dropped."
+    )
+)
 pasted = st.text_area(_("Benchmark output"), key="speed_bench_text", height=180)
-kv_tokens = st.number_input(_("KV capacity in tokens from the start-up log (optional, serving runs)"), min_value=0, value=0, step=1024,
-                            key="speed_kv_tokens")
+kv_tokens = st.number_input(
+    _("KV capacity in tokens from the start-up log (optional, serving runs)"),
+    min_value=0,
+    value=0,
+    step=1024,
+    key="speed_kv_tokens",
+)
 if pasted.strip():
     try:
         imported = read_benchmark(pasted)
@@ -103,19 +129,28 @@ if pasted.strip():
             st.query_params[CALIBRATION_PARAM] = encode_profile(result.profile)
             st.rerun()
 if calibration is not None:
-    st.caption(_("Calibration in use from the link: {label}.").format(label=literal(calibration.label or calibration.engine)))
+    st.caption(
+        _("Calibration in use from the link: {label}.").format(label=literal(calibration.label or calibration.engine))
+    )
 
 st.subheader(_("How accurate is servewise?"))
 if LEDGER_FILE.exists():
     ledger = json.loads(LEDGER_FILE.read_text(encoding="utf-8"))
     from calculators.speed.accuracy import Summary
 
-    st.caption(_("From `python -m bench.bench_speed_accuracy` at {commit} ({when}): {points} single-stream measurements, "
-                 "{sweeps} serving sweeps, and the held-out Apple scoreboard (llama.cpp discussion #4167), which the fit "
-                 "never sees.").format(commit=ledger["commit"], when=ledger["generated"], points=ledger["n_points"],
-                                        sweeps=ledger["n_sweeps"]))
+    st.caption(
+        _(
+            "From `python -m bench.bench_speed_accuracy` at {commit} ({when}): {points} single-stream measurements, "
+            "{sweeps} serving sweeps, and the held-out Apple scoreboard (llama.cpp discussion #4167), which the fit "
+            "never sees."
+        ).format(
+            commit=ledger["commit"], when=ledger["generated"], points=ledger["n_points"], sweeps=ledger["n_sweeps"]
+        )
+    )
     st.markdown(ledger_markdown([Summary(**row) for row in ledger["by_class"]]))
     with st.expander(_("Sources")):
         st.markdown("\n".join(f"- {literal(s)}" for s in ledger["sources"]))
 else:
-    st.info(_("Run `python -m bench.bench_speed_accuracy --write bench/results/speed_accuracy.json` to produce the table."))
+    st.info(
+        _("Run `python -m bench.bench_speed_accuracy --write bench/results/speed_accuracy.json` to produce the table.")
+    )

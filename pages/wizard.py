@@ -43,7 +43,9 @@ st.caption(
 )
 
 use_tab, hardware_tab, model_tab, workload_tab, ops_tab = st.tabs(
-    [_("1 · Use"), _("2 · Hardware"), _("3 · Model"), _("4 · Workload"), _("5 · Operations")], key="wiz_step", bind="query-params"
+    [_("1 · Use"), _("2 · Hardware"), _("3 · Model"), _("4 · Workload"), _("5 · Operations")],
+    key="wiz_step",
+    bind="query-params",
 )
 with use_tab:
     use = url_widgets.radio(
@@ -99,8 +101,12 @@ with workload_tab:
     users = url_widgets.number(
         _("Concurrent users or clients"), key="wiz_users", min_value=1, max_value=1_000_000, value=10, step=1
     )
-    prompt_length = url_widgets.segmented(_("Prompts"), ["short", "long"], key="wiz_prompt", default="short", labels=word)
-    output_length = url_widgets.segmented(_("Answers"), ["short", "long"], key="wiz_output", default="short", labels=word)
+    prompt_length = url_widgets.segmented(
+        _("Prompts"), ["short", "long"], key="wiz_prompt", default="short", labels=word
+    )
+    output_length = url_widgets.segmented(
+        _("Answers"), ["short", "long"], key="wiz_output", default="short", labels=word
+    )
     arrival = url_widgets.segmented(_("Arrivals"), ["steady", "bursty", "batch"], key="wiz_arrival", default="steady",
                                     labels={"steady": _("steady"), "bursty": _("bursty"), "batch": _("all at once")})
     shared_prefixes = url_widgets.toggle(
@@ -110,16 +116,26 @@ with workload_tab:
     structured_output = url_widgets.toggle(_("Structured (JSON-schema) output"), key="wiz_structured")
     languages = url_widgets.number(_("Languages served"), key="wiz_languages", min_value=1, max_value=500, value=1)
 with ops_tab:
-    slo_metrics = url_widgets.toggle(_("Latency targets measured (queue time, TTFT, inter-token latency)"), key="wiz_slo")
+    slo_metrics = url_widgets.toggle(
+        _("Latency targets measured (queue time, TTFT, inter-token latency)"), key="wiz_slo"
+    )
     exposure = url_widgets.segmented(
-        _("Who can reach the port"), ["localhost", "internal", "internet"], key="wiz_exposure", default="internal", labels=word
+        _("Who can reach the port"),
+        ["localhost", "internal", "internet"],
+        key="wiz_exposure",
+        default="internal",
+        labels=word,
     )
     multi_model = url_widgets.toggle(_("Several models loaded or switched"), key="wiz_multimodel")
     lora = url_widgets.toggle(_("LoRA adapters"), key="wiz_lora")
     cancellation = url_widgets.toggle(_("Cancel requests that have not started answering"), key="wiz_cancel")
     on_prem = url_widgets.toggle(_("Data must stay on premises"), key="wiz_onprem")
     ops_skill = url_widgets.segmented(
-        _("Team's experience running GPU services"), ["low", "medium", "high"], key="wiz_skill", default="medium", labels=word
+        _("Team's experience running GPU services"),
+        ["low", "medium", "high"],
+        key="wiz_skill",
+        default="medium",
+        labels=word,
     )
 
 url_widgets.show_url_notes()

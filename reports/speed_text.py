@@ -35,9 +35,19 @@ def speed_estimate_text(est: SpeedEstimate) -> str:
         lines.append(_("Time to first token for {n} prompt tokens (idle server): {value}").format(
             n=est.prompt_tokens, value=_band(est.ttft_s, "ms", 1000.0, 0)))
     else:
-        lines.append(_("Prefill and time to first token: unknown (the accelerator's flop/s are not in the catalog; calibrate with a run)."))
+        lines.append(
+            _(
+                "Prefill and time to first token: unknown (the accelerator's flop/s are not in the catalog; "
+                "calibrate with a run)."
+            )
+        )
     lines.append(basis_line(est.basis))
-    lines.append(_("Bands are the 10th-90th percentile of the fit's leave-one-out errors; confirm with the Operations page's benchmark plan."))
+    lines.append(
+        _(
+            "Bands are the 10th-90th percentile of the fit's leave-one-out errors; "
+            "confirm with the Operations page's benchmark plan."
+        )
+    )
     return "\n".join(lines)
 
 
@@ -59,11 +69,18 @@ def calibration_text(result: CalibrationResult) -> str:
     ]
     for c in result.comparisons:
         scale, unit = (1000.0, "ms") if c.unit == "s" else (1.0, c.unit)
-        lines.append(f"| {c.label} | {c.metric} | {c.measured * scale:,.2f} {unit} | {c.predicted * scale:,.2f} {unit} | {c.error:+.1%} |")
+        lines.append(
+            f"| {c.label} | {c.metric} | {c.measured * scale:,.2f} {unit} | {c.predicted * scale:,.2f} {unit} | "
+            f"{c.error:+.1%} |"
+        )
     lines += [
         "",
-        _("Memory efficiency {m:.2f}, decode overhead {d:.2f} ms/step, compute efficiency {c:.2f}, request overhead {r:.1f} ms.").format(
-            m=p.memory_efficiency, d=p.decode_overhead_s * 1000, c=p.compute_efficiency, r=p.prefill_overhead_s * 1000),
+        _(
+            "Memory efficiency {m:.2f}, decode overhead {d:.2f} ms/step, "
+            "compute efficiency {c:.2f}, request overhead {r:.1f} ms."
+        ).format(
+            m=p.memory_efficiency, d=p.decode_overhead_s * 1000, c=p.compute_efficiency, r=p.prefill_overhead_s * 1000
+        ),
     ]
     lines += list(result.notes)
     return "\n".join(lines)
@@ -71,9 +88,15 @@ def calibration_text(result: CalibrationResult) -> str:
 
 def ledger_markdown(summaries: list[Summary]) -> str:
     """The accuracy table (README and the accuracy section): median and p90 absolute error per class."""
-    lines = ["| check | engine | class | metric | n | median abs error | p90 abs error |", "|---|---|---|---|---:|---:|---:|"]
+    lines = [
+        "| check | engine | class | metric | n | median abs error | p90 abs error |",
+        "|---|---|---|---|---:|---:|---:|",
+    ]
     for s in summaries:
-        lines.append(f"| {s.check} | {s.engine} | {s.hardware_class} | {s.metric} | {s.n} | {s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |")
+        lines.append(
+            f"| {s.check} | {s.engine} | {s.hardware_class} | {s.metric} | {s.n} | "
+            f"{s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |"
+        )
     return "\n".join(lines)
 
 
@@ -82,10 +105,19 @@ def step_basis_lines(step_costs) -> list[str]:
     lines = []
     for item in step_costs:
         band = item.params.decode_band
-        lines.append(_("{engine}: {basis} Decode step band {low:+.0%} to {high:+.0%} (leave-one-out, {n} measurements); "
-                       "request handling ({ms:.0f} ms) is not in the simulated TTFT.").format(
-            engine=item.engine, basis=basis_line(item.basis), low=band.low, high=band.high, n=band.n_points,
-            ms=item.params.prefill_overhead_s * 1000))
+        lines.append(
+            _(
+                "{engine}: {basis} Decode step band {low:+.0%} to {high:+.0%} (leave-one-out, {n} measurements); "
+                "request handling ({ms:.0f} ms) is not in the simulated TTFT."
+            ).format(
+                engine=item.engine,
+                basis=basis_line(item.basis),
+                low=band.low,
+                high=band.high,
+                n=band.n_points,
+                ms=item.params.prefill_overhead_s * 1000,
+            )
+        )
     return lines
 
 

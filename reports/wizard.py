@@ -51,8 +51,10 @@ def recommendation_markdown(result: Recommendation, engine_names: dict[str, str]
     lines += ["", _("## What would change this answer"), ""]
     if result.changes:
         for change in result.changes:
-            lines.append(f"- `{change.field}`: {change.current} → {change.alternative} " + _("puts {engine} first").format(
-                engine=engine_names.get(change.new_top, change.new_top)))
+            lines.append(
+                f"- `{change.field}`: {change.current} → {change.alternative} "
+                + _("puts {engine} first").format(engine=engine_names.get(change.new_top, change.new_top))
+            )
     else:
         lines.append("- " + _("no single different answer changes the first candidate"))
     lines += ["", _("## Answers"), "", *_answers_table(result.answers), ""]

@@ -168,7 +168,9 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
     notes: list[str] = []
     cols = st.columns(2)
     with cols[0]:
-        n_gpus = int(url_widgets.number(_("Number of GPUs"), key="mem_gpus", min_value=1, max_value=64, value=1, step=1))
+        n_gpus = int(
+            url_widgets.number(_("Number of GPUs"), key="mem_gpus", min_value=1, max_value=64, value=1, step=1)
+        )
     with cols[1]:
         host_gib = url_widgets.number(_("Host RAM for offload (GiB; 0 = not given)"), key="mem_host_gib",
                                       min_value=0.0, max_value=100_000.0, value=0.0, step=16.0)
