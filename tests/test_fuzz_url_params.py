@@ -157,7 +157,9 @@ def test_random_links_never_raise_and_explain_dropped_values(page):
     check()
 
 
-@pytest.mark.xfail(strict=True, reason="known failure in a module another branch owns; drop from KNOWN_FAILURES when fixed")
+@pytest.mark.xfail(
+    strict=True, reason="known failure in a module another branch owns; drop from KNOWN_FAILURES when fixed"
+)
 @pytest.mark.parametrize("page_name,key", sorted(KNOWN_FAILURES), ids=[f"{p}-{k}" for p, k in sorted(KNOWN_FAILURES)])
 def test_known_failures_still_fail(page_name, key):
     run_with_link(Path(__file__).resolve().parents[1] / "pages" / page_name, {key: [KNOWN_FAILURES[(page_name, key)]]})

@@ -50,7 +50,8 @@ def _wait_for_health(base_url: str, process: subprocess.Popen, log_path: Path) -
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of the app served as `make run` serves it (ui/serve.py), from the repository root; stopped after the session."""
+    """Base URL of the app served as `make run` serves it (ui/serve.py), from the repository root;
+    stopped after the session."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     command = [

@@ -38,7 +38,8 @@ ENGINE_ROWS_JS = """() => {
     const grid = document.querySelector('[data-testid="stDataFrame"]');
     const scroller = grid.querySelector('.dvn-scroller');
     return {
-        names: [...grid.querySelectorAll('table[role=grid] tr')].slice(1).map(r => r.querySelector('th,td').textContent),
+        names: [...grid.querySelectorAll('table[role=grid] tr')].slice(1)
+            .map(r => r.querySelector('th,td').textContent),
         scrollLeft: scroller.scrollLeft, scrollWidth: scroller.scrollWidth, clientWidth: scroller.clientWidth,
     };
 }"""

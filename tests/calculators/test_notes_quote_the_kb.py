@@ -51,7 +51,12 @@ def _texts(path: Path) -> list[tuple[int, str]]:
     skip = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
             skip.add(id(body[0].value))
         if isinstance(node, ast.JoinedStr):
             skip.update(id(v) for v in node.values)
@@ -107,7 +112,11 @@ _CLI = _cli_options()
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(REPO_ROOT)))
 def test_notes_quote_flags_and_defaults_as_the_kb_has_them(path):
-    bad = [f"{path.name}:{line}: {problem} in {text[:90]!r}" for line, text in _texts(path) for problem in problems_in(text)]
+    bad = [
+        f"{path.name}:{line}: {problem} in {text[:90]!r}"
+        for line, text in _texts(path)
+        for problem in problems_in(text)
+    ]
     assert bad == []
 
 

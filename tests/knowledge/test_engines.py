@@ -245,7 +245,9 @@ def test_a_broken_field_is_reported_with_file_entry_and_field(tmp_path):
     directory = _copy_knowledge(tmp_path)
     path = directory / "engines.yaml"
     text = path.read_text(encoding="utf-8")
-    broken = text.replace("        name: OLLAMA_MAX_QUEUE\n", "        name: OLLAMA_MAX_QUEUE\n        colour: blue\n", 1)
+    broken = text.replace(
+        "        name: OLLAMA_MAX_QUEUE\n", "        name: OLLAMA_MAX_QUEUE\n        colour: blue\n", 1
+    )
     assert broken != text
     path.write_text(broken, encoding="utf-8")
     with pytest.raises(KnowledgeError) as caught:
@@ -278,7 +280,9 @@ def test_versions_read_must_agree_with_each_engine(tmp_path):
     directory = _copy_knowledge(tmp_path)
     path = directory / "engines.yaml"
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("  vllm: &vllm_v {version: v0.33.0,", "  vllm: &vllm_v {version: v0.32.0,", 1), encoding="utf-8")
+    path.write_text(
+        text.replace("  vllm: &vllm_v {version: v0.33.0,", "  vllm: &vllm_v {version: v0.32.0,", 1), encoding="utf-8"
+    )
     with pytest.raises(KnowledgeError, match="versions_read"):
         load_yaml_file(path, EnginesFile)
 
@@ -307,8 +311,15 @@ def _syntaxes(engines):
         (
             "llama-server -m q.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on -ngl 99 --no-kv-unified",
             "llama-cpp",
-            {"ctx_size": "32768", "parallel": "4", "cache_type_k": "q8_0", "cache_type_v": "q8_0",
-             "flash_attn": "on", "n_gpu_layers": "99", "kv_unified": "false"},
+            {
+                "ctx_size": "32768",
+                "parallel": "4",
+                "cache_type_k": "q8_0",
+                "cache_type_v": "q8_0",
+                "flash_attn": "on",
+                "n_gpu_layers": "99",
+                "kv_unified": "false",
+            },
         ),
         (
             "OLLAMA_NUM_PARALLEL=4 OLLAMA_MAX_QUEUE=64 OLLAMA_KEEP_ALIVE=-1 ollama serve",
@@ -318,11 +329,16 @@ def _syntaxes(engines):
         (
             "vllm serve Qwen/Qwen3-8B --gpu-memory-utilization 0.85 --max_num_seqs=64 -tp 2 --no-enable-prefix-caching",
             "vllm",
-            {"gpu_memory_utilization": "0.85", "max_num_seqs": "64", "tensor_parallel_size": "2",
-             "enable_prefix_caching": "false"},
+            {
+                "gpu_memory_utilization": "0.85",
+                "max_num_seqs": "64",
+                "tensor_parallel_size": "2",
+                "enable_prefix_caching": "false",
+            },
         ),
         (
-            "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --mem-fraction-static 0.8 --enable-metrics",
+            "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --mem-fraction-static 0.8 "
+            "--enable-metrics",
             "sglang",
             {"tp_size": "2", "mem_fraction_static": "0.8", "enable_metrics": "true"},
         ),

@@ -96,8 +96,16 @@ def test_vllm_gguf_note_says_experimental():
 
 def test_microscaling_layouts_match_ggml_block_sizes():
     # The OCP MXFP4 layout (4-bit + E8M0 per 32) and ggml's MXFP4 block (17 bytes / 32) must agree; same for NVFP4.
-    assert float(scheme_bits_per_weight(FORMATS.quantization("mxfp4"))) == float(ggml_block("MXFP4").bits_per_weight) == 4.25
-    assert float(scheme_bits_per_weight(FORMATS.quantization("nvfp4"))) == float(ggml_block("NVFP4").bits_per_weight) == 4.5
+    assert (
+        float(scheme_bits_per_weight(FORMATS.quantization("mxfp4")))
+        == float(ggml_block("MXFP4").bits_per_weight)
+        == 4.25
+    )
+    assert (
+        float(scheme_bits_per_weight(FORMATS.quantization("nvfp4")))
+        == float(ggml_block("NVFP4").bits_per_weight)
+        == 4.5
+    )
 
 
 def test_file_mixes_are_at_least_their_main_type():

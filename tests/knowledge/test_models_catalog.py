@@ -32,7 +32,8 @@ REQUIRED = {
     "mixtral-8x7b", "gemma-2-9b", "gemma-2-27b", "gemma-3-4b", "gemma-3-12b", "gemma-3-27b",
     "gpt-oss-20b", "gpt-oss-120b", "deepseek-v3", "deepseek-v2-lite", "phi-4", "bge-m3", "qwen3-embedding-0.6b",
     # issue 17: open models of 2025-2026 (configs from ai-dynamo/aiconfigurator model_configs @095f58a5)
-    "qwen3-coder-480b-a35b", "qwen3.5-27b", "qwen3.5-35b-a3b", "qwen3.5-122b-a10b", "qwen3.5-397b-a17b", "qwen3.6-35b-a3b",
+    "qwen3-coder-480b-a35b", "qwen3.5-27b", "qwen3.5-35b-a3b", "qwen3.5-122b-a10b", "qwen3.5-397b-a17b",
+    "qwen3.6-35b-a3b",
     "llama-4-scout-17b-16e", "llama-4-maverick-17b-128e", "minimax-m2.5", "kimi-k2.5", "gemma-4-31b", "glm-5",
 }  # fmt: skip
 

@@ -15,9 +15,11 @@ CATALOG = load_knowledge().models
 # catalog id -> stored config.json (tests/data/hf_configs/SOURCES.md says where each was read)
 FILES = {
     "llama-3.1-8b": "Llama-3.1-8B-Instruct", "llama-3.1-70b": "Llama-3.1-70B-Instruct", "llama-3.2-1b": "Llama-3.2-1B",
-    "llama-3.2-3b": "Llama-3.2-3B", "qwen3-next-80b-a3b": "Qwen3-Next-80B-A3B-Thinking", "mistral-7b-v0.3": "Mistral-7B-v0.3",
+    "llama-3.2-3b": "Llama-3.2-3B", "qwen3-next-80b-a3b": "Qwen3-Next-80B-A3B-Thinking",
+    "mistral-7b-v0.3": "Mistral-7B-v0.3",
     "mistral-small-3.1-24b": "Mistral-Small-3.1-24B-Instruct-2503", "mixtral-8x7b": "Mixtral-8x7B-v0.1",
-    "gemma-2-9b": "gemma-2-9b", "gemma-2-27b": "gemma-2-27b", "gemma-3-4b": "gemma-3-4b-it", "gemma-3-12b": "gemma-3-12b-it",
+    "gemma-2-9b": "gemma-2-9b", "gemma-2-27b": "gemma-2-27b", "gemma-3-4b": "gemma-3-4b-it",
+    "gemma-3-12b": "gemma-3-12b-it",
     "gemma-3-27b": "gemma-3-27b-it", "deepseek-v2-lite": "DeepSeek-V2-Lite", "bge-m3": "bge-m3",
     "jamba-1.5-mini": "AI21-Jamba-1.5-Mini",
 }  # fmt: skip

@@ -148,7 +148,9 @@ def test_the_model_a_pasted_command_serves_is_named_with_its_catalog_id():
 def test_partial_offload_warns_about_host_ram_bandwidth():
     at = _run(mem_model="llama-3.1-8b", mem_command="llama-server -m m.gguf -c 8192 -np 1 -ngl 20")
     assert not at.exception
-    assert any("llama.cpp (llama-server) keep layers in host RAM" in w.value and "3,350 GB/s" in w.value for w in at.warning)
+    assert any(
+        "llama.cpp (llama-server) keep layers in host RAM" in w.value and "3,350 GB/s" in w.value for w in at.warning
+    )
 
 
 def test_memory_page_embeds_the_start_up_log_check():

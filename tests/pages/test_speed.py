@@ -26,7 +26,10 @@ def text(at: AppTest) -> str:
 def test_default_estimate_states_basis_and_band():
     at = run_page()
     body = text(at)
-    assert "Decode, one sequence:" in body and "Speed basis: default fit to public measurements (vllm / datacenter-hbm)" in body
+    assert (
+        "Decode, one sequence:" in body
+        and "Speed basis: default fit to public measurements (vllm / datacenter-hbm)" in body
+    )
     assert "| held-out #4167 |" in body  # the accuracy table from bench/results/speed_accuracy.json
 
 
@@ -36,7 +39,11 @@ def test_pasted_run_calibrates_and_the_link_carries_the_profile():
     assert not at.exception
     assert "| decode_tokens_per_s |" in text(at)
     at.button(key="speed_use_cal").click().run()
-    profile = decode_profile(at.query_params["speed_cal"][0] if isinstance(at.query_params["speed_cal"], list) else at.query_params["speed_cal"])
+    profile = decode_profile(
+        at.query_params["speed_cal"][0]
+        if isinstance(at.query_params["speed_cal"], list)
+        else at.query_params["speed_cal"]
+    )
     assert profile.engine == "llama-cpp"
     assert "Speed basis: your calibration" in text(at)
 

@@ -95,7 +95,9 @@ def literal_facts(template: str, kb) -> list[str]:
     problems = [f"literal number {m!r}" for m in NUMBER.findall(prose)]
     problems += [f"literal flag {m!r}" for m in FLAG.findall(prose)]
     problems += [f"literal environment variable {m!r}" for m in ENV.findall(prose)]
-    problems += [f"literal {status} claim {m.group(0)!r}" for status, p in STATUS_CLAIMS.items() for m in p.finditer(prose)]
+    problems += [
+        f"literal {status} claim {m.group(0)!r}" for status, p in STATUS_CLAIMS.items() for m in p.finditer(prose)
+    ]
     problems += [f"literal default {m.group(0)!r}" for m in LITERAL_DEFAULT.finditer(template)]
     _, _, knobs = kb_spellings(kb)
     problems += [f"literal knob name {s!r}" for s in knobs if ("_" in s or s.startswith("-"))
@@ -158,8 +160,12 @@ def contradictions(text: str, kb, rests_on: tuple[str, ...] = ()) -> list[str]:
     problems += [f"environment variable {v!r} is not in engines.yaml" for v in ENV.findall(text) if v not in env]
     if rests_on:
         by_id = {e.id: e for e in kb.engines}
-        facts = " ".join(json.dumps(resolve_reference(r, by_id, kb.formats).model_dump(mode="json"))
-                         if hasattr(resolve_reference(r, by_id, kb.formats), "model_dump") else str(r) for r in rests_on)
+        facts = " ".join(
+            json.dumps(resolve_reference(r, by_id, kb.formats).model_dump(mode="json"))
+            if hasattr(resolve_reference(r, by_id, kb.formats), "model_dump")
+            else str(r)
+            for r in rests_on
+        )
         problems += [f"number {n!r} is in none of the facts cited ({', '.join(rests_on)})"
                      for n in NUMBER.findall(text) if not re.search(rf"(?<![\d.]){re.escape(n)}(?![\d])", facts)]
     return problems

@@ -22,7 +22,11 @@ def test_vllm_speculative_config_json_and_mamba_dtype():
         "'{\"method\": \"eagle3\", \"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\", \"num_speculative_tokens\": 3}' "
         "--mamba-ssm-cache-dtype float32 --kv-cache-memory-bytes 8589934592 --max-model-len 8192", KB)
     spec = parsed.settings.speculative_config
-    assert (spec.method, spec.num_speculative_tokens, spec.model) == ("eagle3", 3, "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B")
+    assert (spec.method, spec.num_speculative_tokens, spec.model) == (
+        "eagle3",
+        3,
+        "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+    )
     assert parsed.settings.mamba_ssm_cache_dtype == "float32"
     arch = architecture_from_config_file(HF_CONFIG_DIR / "Llama-3.1-8B-Instruct.json")
     with_head = plan_vllm(arch, parsed.settings, Machine(device_memory_bytes=80 << 30), None)

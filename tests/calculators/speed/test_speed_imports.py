@@ -125,7 +125,11 @@ def test_mlx_generate_two_blocks():
         ("hello world", None, "does not recognise"),
         ('{"median_ttft_ms": "fast"}', "vllm-json", "'median_ttft_ms' should be a number"),
         ('{"median_ttft_ms": 10, "completed": 0}', "vllm-json", "finished no request"),
-        ('{"benchmarks": [{"metrics": {"time_to_first_token_ms": 3}}]}', "guidellm-json", "metrics.time_to_first_token_ms should be an object"),
+        (
+            '{"benchmarks": [{"metrics": {"time_to_first_token_ms": 3}}]}',
+            "guidellm-json",
+            "metrics.time_to_first_token_ms should be an object",
+        ),
         ('[{"n_prompt": 512, "n_gen": 0}]', "llama-bench-json", "'avg_ts' is missing"),
         ("| model | test | t/s |\n| x | pp512 | fast |", "llama-bench-markdown", "no row with a pp/tg test"),
         ('{"eval_count": 10, "eval_duration": 0}', "ollama-json", "must be positive"),

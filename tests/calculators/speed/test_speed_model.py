@@ -20,7 +20,14 @@ from knowledge.speed import FIT_FILE, HOLDOUT_FILE, load_speed_measurements
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "speed"
 BAND = Band(low=-0.1, high=0.2, median_abs=0.05, n_points=10)
-PARAMS = SpeedParams(memory_efficiency=0.5, decode_overhead_s=0.001, compute_efficiency=0.5, prefill_overhead_s=0.01, decode_band=BAND, prefill_band=BAND)
+PARAMS = SpeedParams(
+    memory_efficiency=0.5,
+    decode_overhead_s=0.001,
+    compute_efficiency=0.5,
+    prefill_overhead_s=0.01,
+    decode_band=BAND,
+    prefill_band=BAND,
+)
 HW = Accelerator(hardware_class="consumer-gddr", memory_bandwidth_bytes_per_s=1e12, flops_per_s=100e12)
 MODEL = ModelShape(weights_read_bytes=1e9, params_active=1e9, n_layers=10, attention_q_dim=1000, kv_bytes_per_token=1e5)
 
@@ -92,7 +99,13 @@ def test_bad_profiles_are_refused(bad):
 
 def test_calibrate_on_llama_bench_reproduces_the_run():
     runs = list(read_benchmark((DATA / "llama_bench_readme.json").read_text()).runs)
-    model = ModelShape(weights_read_bytes=4677120000 - 306561024, params_active=7615616512, n_layers=28, attention_q_dim=3584, kv_bytes_per_token=57344)
+    model = ModelShape(
+        weights_read_bytes=4677120000 - 306561024,
+        params_active=7615616512,
+        n_layers=28,
+        attention_q_dim=3584,
+        kv_bytes_per_token=57344,
+    )
     hw = Accelerator(hardware_class="consumer-gddr", memory_bandwidth_bytes_per_s=716.8e9, flops_per_s=None)
     result = calibrate(runs, model, hw, "llama-cpp", label="RTX 4080 Qwen2.5 7B Q4_K_M")
     decode = [c for c in result.comparisons if c.metric == "decode_tokens_per_s"]
@@ -101,11 +114,15 @@ def test_calibrate_on_llama_bench_reproduces_the_run():
 
 
 def test_calibrate_serving_recovers_a_known_model():
-    model = ModelShape(weights_read_bytes=2e9, params_active=1e9, n_layers=16, attention_q_dim=2048, kv_bytes_per_token=32768)
+    model = ModelShape(
+        weights_read_bytes=2e9, params_active=1e9, n_layers=16, attention_q_dim=2048, kv_bytes_per_token=32768
+    )
     hw = Accelerator(hardware_class="datacenter-hbm", memory_bandwidth_bytes_per_s=2e12, flops_per_s=300e12)
     truth = PARAMS.model_copy(update={"memory_efficiency": 0.4, "decode_overhead_s": 0.003})
     policy = default_policy("vllm")
-    run = ImportedRun(tool="vllm-bench-serve", load_kind="rate", load=4.0, n_requests=60, prompt_tokens=300, output_tokens=60)
+    run = ImportedRun(
+        tool="vllm-bench-serve", load_kind="rate", load=4.0, n_requests=60, prompt_tokens=300, output_tokens=60
+    )
     obs = serving_observation(run.model_copy(update={"ttft_ms_p50": 1.0, "itl_ms_p50": 1.0}), "synthetic")
     ttft, itl = simulate_medians(obs, model, hw, truth, policy, 10**6)
     measured = run.model_copy(update={"ttft_ms_p50": ttft * 1000, "itl_ms_p50": itl * 1000})

@@ -82,7 +82,9 @@ def test_the_checks_catch_a_wrong_default_an_unknown_flag_and_a_typed_number():
         reason="Ollama's OLLAMA_NUM_PARALLEL defaults to 4; raise it with --num-parallel.",
     )
     literal = literal_facts(broken.reason, KB)
-    assert {"literal number '4'", "literal flag '--num-parallel'", "literal knob name 'OLLAMA_NUM_PARALLEL'"} <= set(literal)
+    assert {"literal number '4'", "literal flag '--num-parallel'", "literal knob name 'OLLAMA_NUM_PARALLEL'"} <= set(
+        literal
+    )
     found = contradictions(broken.reason, KB, broken.rests_on)
     assert "says 'OLLAMA_NUM_PARALLEL' defaults to '4'; engines.yaml says ['1']" in found
     assert "flag '--num-parallel' is not spelled in engines.yaml" in found

@@ -117,7 +117,9 @@ def test_cpu_only_server(kb):
     result = run(kb, use="shared-api", hardware="cpu", n_gpus=0, concurrent_users=4)
     assert result.top.engine == "llama-cpp"
     assert "cpu-only" in rule_ids(result, "llama-cpp")
-    assert rule_ids(result, "vllm") >= {"cpu-only"} and verdict(result, "vllm").score < verdict(result, "llama-cpp").score
+    assert (
+        rule_ids(result, "vllm") >= {"cpu-only"} and verdict(result, "vllm").score < verdict(result, "llama-cpp").score
+    )
 
 
 def test_multi_node(kb):

@@ -58,9 +58,13 @@ def test_the_wizard_and_the_formats_page_give_one_answer(kb, gpu, column):
     # Both read calculators.hardware.compat.format_verdict; an excluded engine is exactly a refused cell.
     vendor = next(g for g in kb.gpus.all_gpus if g.id == gpu).vendor
     fmt = {"mlx-safetensors": "mlx"}.get(column, column)
-    answers = WizardAnswers(hardware=vendor, gpu_id=gpu, weight_format=fmt, os="macos" if vendor == "apple" else "linux")
+    answers = WizardAnswers(
+        hardware=vendor, gpu_id=gpu, weight_format=fmt, os="macos" if vendor == "apple" else "linux"
+    )
     result = recommend(answers, kb)
     for engine_verdict in result.ranking:
         page = format_verdict(kb, engine_verdict.engine, column, HardwareChoice(gpu_id=gpu))
-        wizard_refused = any(f"compat:{engine_verdict.engine}/{column}" in e.rests_on for e in engine_verdict.exclusions)
+        wizard_refused = any(
+            f"compat:{engine_verdict.engine}/{column}" in e.rests_on for e in engine_verdict.exclusions
+        )
         assert wizard_refused == (page.status == "not-supported"), (engine_verdict.engine, column, gpu)

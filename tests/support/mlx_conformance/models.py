@@ -105,7 +105,8 @@ MODELS: dict[str, dict] = {
                          "logits_scaling": 1.0, "residual_multiplier": 0.22,
                          "layer_types": ["mamba", "attention", "mamba", "attention"], "mamba_n_heads": 8,
                          "mamba_d_head": 32, "mamba_proj_bias": False, "mamba_d_state": 16, "mamba_d_conv": 4,
-                         "mamba_n_groups": 1, "mamba_conv_bias": True, "shared_intermediate_size": 256, "mamba_expand": 1,
+                         "mamba_n_groups": 1, "mamba_conv_bias": True, "shared_intermediate_size": 256,
+                         "mamba_expand": 1,
                          "position_embedding_type": "rope"},
     # Falcon-H1: every layer has a Mamba2 mixer and an attention block side by side
     "falcon_h1": {**COMMON, "model_type": "falcon_h1", "hidden_size": 256, "intermediate_size": 256,

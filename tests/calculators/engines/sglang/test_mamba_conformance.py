@@ -48,8 +48,11 @@ def test_state_pool_and_request_cap_match(record):
                        Machine(device_memory_bytes=24 << 30), 0, free_before_load_bytes=20 << 30)
     pool = plan.mamba
     assert pool.max_mamba_cache_size == _figure(parsed, "mamba_cache_slots").value
-    for name, ours in (("mamba_conv_state_bytes", pool.conv_state_bytes), ("mamba_ssm_state_bytes", pool.ssm_state_bytes),
-                       ("k_bytes", plan.k_bytes)):
+    for name, ours in (
+        ("mamba_conv_state_bytes", pool.conv_state_bytes),
+        ("mamba_ssm_state_bytes", pool.ssm_state_bytes),
+        ("k_bytes", plan.k_bytes),
+    ):
         low, high = _figure(parsed, name).interval()
         assert low <= ours <= high, name
     assert plan.max_total_num_tokens == _figure(parsed, "kv_tokens").value
