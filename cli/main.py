@@ -13,13 +13,17 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import CpuFeature
 from calculators.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, language, supported_language
 from calculators.units import GIB
 from knowledge.common import KnowledgeError
+
+if TYPE_CHECKING:
+    from calculators.checks.embeddings import EmbeddingCheck
+    from calculators.checks.tool_calls import ToolCallCheck
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_NO_PLAN, EXIT_CHECK_FAILED, EXIT_PIPE_CLOSED = 0, 2, 3, 4, 5, 141
 
@@ -96,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", choices=SUPPORTED_LANGUAGES, default=None,
                         help="language of the text servewise prints (default: LC_ALL / LC_MESSAGES / LANG, else en)")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    raw = {"formatter_class": argparse.RawDescriptionHelpFormatter}
+    raw: dict[str, Any] = {"formatter_class": argparse.RawDescriptionHelpFormatter}
 
     memory = commands.add_parser(
         "memory",
@@ -457,6 +461,7 @@ def run_check(args: argparse.Namespace) -> int:
     models = {m.id: m for m in kb.models.models}
     if args.model is not None and args.model not in models:
         raise ServewiseInputError(f"{args.model!r} is not in the model catalog (knowledge/models.yaml)")
+    checks: list[ToolCallCheck] | list[EmbeddingCheck]
     if args.what == "tools":
         if args.model and models[args.model].embedding is not None:
             raise ServewiseInputError(f"{args.model} is an embedding model; use `check embeddings`")

@@ -226,7 +226,7 @@ class EngineAdapter:
     #: which must hold the longest request
     pooled_kv_cache: bool = False
     #: (settings, the plan for them) -> (the scheduler policy they run, KV tokens the policy needs or None)
-    policy_from_plan: Callable[[BaseModel, MemoryPlan], tuple[BaseModel, int | None]] | None = None
+    policy_from_plan: Callable[[BaseModel, MemoryPlan], tuple[SchedulerPolicy, int | None]] | None = None
     # -- compatibility checks (calculators/checks) -----------------------------------------------------------
     #: how the engine picks a tool-call parser: (ToolDraft, CommandFlags) -> ToolCallCheck, from
     #: engines/<engine>/tools.py; None = tool calling not modelled (verdict unknown)

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from calculators.planner.spec import SloSpec
+from calculators.simulator.policy import SchedulerPolicy
 from calculators.simulator.results import RequestStatus, Slo
 from calculators.simulator.roofline import StepCostModel
 from calculators.simulator.run import simulate
@@ -62,7 +63,7 @@ def throughput_upper_bound_per_s(cost: StepCostModel, max_running: int, mean_out
     return max_running / (max(mean_output_tokens, 1.0) * step) if step > 0 else math.inf
 
 
-def evaluate_rate(policy: object, cost: StepCostModel, kv_tokens: int | None, slo: SloSpec, rate_per_s: float,
+def evaluate_rate(policy: SchedulerPolicy, cost: StepCostModel, kv_tokens: int | None, slo: SloSpec, rate_per_s: float,
                   prompt: LengthDistribution, output: LengthDistribution, shared_prefix_fraction: float,
                   n_requests: int, seed: int) -> RatePoint:
     """Simulate one instance at `rate_per_s` (Poisson arrivals) and judge it against `slo`."""
@@ -99,7 +100,7 @@ def _queue_growing(records: list, slo: SloSpec) -> bool:
     return late > GROWTH_FACTOR * early and late > 0.5 * slo.ttft_s
 
 
-def search_max_rate(policy: object, cost: StepCostModel, kv_tokens: int | None, slo: SloSpec,
+def search_max_rate(policy: SchedulerPolicy, cost: StepCostModel, kv_tokens: int | None, slo: SloSpec,
                     prompt: LengthDistribution, output: LengthDistribution, shared_prefix_fraction: float,
                     n_requests: int, seed: int, max_running: int, mean_output_tokens: float) -> RateSearch:
     """Bisect (in log-rate) for the highest Poisson rate one instance serves within `slo` (requests/s)."""

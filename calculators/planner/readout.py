@@ -8,6 +8,7 @@ test the capacity planner uses, for the plan already on screen, turned into user
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -52,8 +53,8 @@ def users_at_slo(arch: ModelArchitecture, machine: Machine, engine_id: str, sett
     """Users (people pausing `think_time_s` between requests) one instance serves within `slo`."""
     slo = slo or SloSpec()
     prompt, output = readout_lengths(context_tokens)
-    common = {"engine": engine_id, "prompt_tokens": prompt, "output_tokens": output, "think_time_s": think_time_s,
-              "slo": slo}
+    common: dict[str, Any] = {"engine": engine_id, "prompt_tokens": prompt, "output_tokens": output,
+                              "think_time_s": think_time_s, "slo": slo}
     engine = adapter(engine_id)
     if engine.policy_from_plan is None:
         return UsersReadout(**common, users=None, rate_per_s=0.0,

@@ -11,7 +11,7 @@ whether a prefix cache spares prefill work.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -88,6 +88,10 @@ class SchedulerPolicy(BaseModel):
     """An engine's scheduling knobs; `scheduler_spec()` reduces them to the simulator's `SchedulerSpec`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    if TYPE_CHECKING:  # every subclass defines it; declared for the type checker only (no runtime change)
+
+        def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec: ...
 
 
 class StaticBatchPolicy(SchedulerPolicy):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from calculators.simulator.policy import SchedulerPolicy
 from calculators.simulator.results import Slo
 from calculators.simulator.roofline import StepCostModel
 from calculators.simulator.run import simulate
@@ -25,7 +26,7 @@ class SweepPoint:
 
 def sweep_arrival_rates(
     workload: WorkloadSpec,
-    engines: dict[str, tuple[object, int | None]],
+    engines: dict[str, tuple[SchedulerPolicy, int | None]],
     cost: StepCostModel,
     rates_per_s: list[float],
     slo: Slo | None = None,
