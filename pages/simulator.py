@@ -21,6 +21,7 @@ from calculators.speed.model import Accelerator, ModelShape
 from calculators.speed.predict import engine_step_costs
 from knowledge import load_knowledge
 from reports.names import namer
+from reports.numbers import number
 from reports.simulator_charts import (
     comparison_table,
     distribution_table,
@@ -134,8 +135,10 @@ with machine_col:
         weights_gb = from_memory_model.weights_bytes / 1e9
         kv_kib = from_memory_model.kv_bytes_per_token / 1024
         kv_tokens = from_memory_model.kv_capacity_tokens
-        st.caption(f"From the memory model: {params_b:,.2f} B active parameters, {weights_gb:,.2f} GB of weights, "
-                   f"{kv_kib:,.0f} KiB of KV per token, KV capacity {kv_tokens:,} tokens — {from_memory_model.basis}.")
+        st.caption(_("From the memory model: {params} B active parameters, {weights} GB of weights, {kib} KiB of KV "
+                     "per token, KV capacity {tokens} tokens — {basis}.").format(
+            params=number(params_b, 2), weights=number(weights_gb, 2), kib=number(kv_kib), tokens=number(kv_tokens),
+            basis=from_memory_model.basis))
     else:
         params_b = url_widgets.number(_("Active parameters (billions)"), key="sim_params", min_value=0.0,
                                       max_value=100_000.0, value=8.0,
@@ -198,18 +201,26 @@ with workload_col:
         rate = url_widgets.number(_("Arrival rate (requests/s)"), key="sim_rate", min_value=0.0, value=1.0)
         n_clients, think_s = 16, 0.0
     lengths: dict[str, LengthDistribution] = {}
+    length_words = {
+        "prompt": (_("Prompt length"), _("Prompt tokens (value or median)"), _("Prompt min tokens"),
+                   _("Prompt max tokens"), _("Prompt spread (lognormal sigma)")),
+        "output": (_("Output length"), _("Output tokens (value or median)"), _("Output min tokens"),
+                   _("Output max tokens"), _("Output spread (lognormal sigma)")),
+    }
     for name, default_value in (("prompt", 512), ("output", 256)):
-        kind = url_widgets.segmented(f"{name.capitalize()} length", ["fixed", "uniform", "lognormal"],
-                                     key=f"sim_{name}_kind", default="lognormal")
-        typical = url_widgets.number(f"{name.capitalize()} tokens (value or median)", key=f"sim_{name}",
+        length_label, typical_label, min_label, max_label, sigma_label = length_words[name]
+        kind = url_widgets.segmented(length_label, ["fixed", "uniform", "lognormal"],
+                                     key=f"sim_{name}_kind", default="lognormal",
+                                     labels={"fixed": _("fixed"), "uniform": _("uniform"), "lognormal": "lognormal"})
+        typical = url_widgets.number(typical_label, key=f"sim_{name}",
                                      min_value=0, value=default_value, step=64)
         low, high, sigma = 1, max(1, typical), 0.8
         if kind == "uniform":
-            low = url_widgets.number(f"{name.capitalize()} min tokens", key=f"sim_{name}_min", min_value=0, value=1)
-            high = url_widgets.number(f"{name.capitalize()} max tokens", key=f"sim_{name}_max", min_value=0,
+            low = url_widgets.number(min_label, key=f"sim_{name}_min", min_value=0, value=1)
+            high = url_widgets.number(max_label, key=f"sim_{name}_max", min_value=0,
                                       value=2 * default_value)
         elif kind == "lognormal":
-            sigma = url_widgets.number(f"{name.capitalize()} spread (lognormal sigma)", key=f"sim_{name}_sigma",
+            sigma = url_widgets.number(sigma_label, key=f"sim_{name}_sigma",
                                        min_value=0.0, max_value=4.0, value=0.8, step=0.1)
         lengths[name] = (kind, typical, low, high, sigma)
     csv_text = st.text_area(
@@ -306,7 +317,7 @@ try:
         workload, built, costs, kv_tokens, slo
     )
 except ServewiseInputError as exc:
-    st.error(f"Cannot simulate: {literal(str(exc))}", icon=":material/error:")
+    st.error(_("Cannot simulate: {why}").format(why=literal(str(exc))), icon=":material/error:")
     st.stop()
 
 st.header(_("Side by side on the same workload"))
