@@ -178,7 +178,8 @@ class SpeedMeasurementSet(Frozen):
                 raise ValueError(f"duplicate {kind} ids: {', '.join(duplicates)}")
         hardware = {h.id for h in self.hardware}
         models = {m.id for m in self.models}
-        for item in (*self.points, *self.sweeps):
+        listed: tuple[SpeedPoint | SpeedSweep, ...] = (*self.points, *self.sweeps)
+        for item in listed:
             if item.hardware not in hardware:
                 raise ValueError(f"{item.id}: hardware {item.hardware!r} is not listed under hardware")
             if item.model not in models:

@@ -247,21 +247,24 @@ def calibrate(
             notes.append("no start-up log: the KV cache was taken as unlimited while fitting the serving runs")
         params = fit_serving(serving, model, hw, params, pol, capacity, max_evals=max_evals)
     comparisons: list[Comparison] = []
-    decode_res, prefill_res = [], []
-    for r, x, _y in decode:
-        predicted = 1.0 / (x / params.memory_efficiency + params.decode_overhead_s)
+    decode_res: list[float] = []
+    prefill_res: list[float] = []
+    for r, feature_s, _y in decode:
+        decode_rate = r.decode_tokens_per_s
+        assert decode_rate is not None  # `decode` keeps only runs with a decode rate
+        predicted = 1.0 / (feature_s / params.memory_efficiency + params.decode_overhead_s)
         comparisons.append(
-            _compare(f"{r.tool} line {r.line_no}", "decode_tokens_per_s", "tokens/s", r.decode_tokens_per_s, predicted)
+            _compare(f"{r.tool} line {r.line_no}", "decode_tokens_per_s", "tokens/s", decode_rate, predicted)
         )
-        decode_res.append(r.decode_tokens_per_s / predicted - 1)
-    for r, x, _y in prefill:
-        predicted = r.prompt_tokens / (x / params.compute_efficiency + params.prefill_overhead_s)
+        decode_res.append(decode_rate / predicted - 1)
+    for r, prompt_feature_s, _y in prefill:
+        prefill_rate = r.prefill_tokens_per_s
+        assert prefill_rate is not None and prompt_feature_s is not None and r.prompt_tokens  # `prefill`'s filters
+        predicted = r.prompt_tokens / (prompt_feature_s / params.compute_efficiency + params.prefill_overhead_s)
         comparisons.append(
-            _compare(
-                f"{r.tool} line {r.line_no}", "prefill_tokens_per_s", "tokens/s", r.prefill_tokens_per_s, predicted
-            )
+            _compare(f"{r.tool} line {r.line_no}", "prefill_tokens_per_s", "tokens/s", prefill_rate, predicted)
         )
-        prefill_res.append(r.prefill_tokens_per_s / predicted - 1)
+        prefill_res.append(prefill_rate / predicted - 1)
     for o in serving:
         o = ServingObservation(o.label, o.workload, o.ttft_s, o.itl_s, draw_requests(o.workload))
         ttft, itl = simulate_medians(o, model, hw, params, pol, capacity)

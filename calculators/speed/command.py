@@ -10,6 +10,7 @@ from calculators.memory.command import MemoryCommandResult
 from calculators.speed.calibrate import CalibrationResult, calibrate
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.imports.read import read_benchmark
+from calculators.speed.imports.run import ImportedRun
 from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.model import Accelerator, ModelShape
 from calculators.speed.predict import SpeedEstimate, estimate_speed
@@ -103,7 +104,7 @@ def kv_tokens_from_log(text: str) -> int | None:
 def calibrate_from_texts(inputs: SpeedInputs, bench_texts: list[str], log_text: str | None, fmt: str | None,
                          label: str) -> CalibrationResult:
     """Read every benchmark text, take the KV capacity from the log when given, and calibrate."""
-    runs = []
+    runs: list[ImportedRun] = []
     for text in bench_texts:
         runs.extend(read_benchmark(text, fmt).runs)
     kv_tokens = kv_tokens_from_log(log_text) if log_text else None

@@ -84,6 +84,8 @@ def estimate_speed(
     many = decode_step_seconds(model, hw, params, concurrency, context)
     prefill = prefill_seconds(model, hw, params, prompt_tokens)
     prefill_band = params.prefill_band
+    prefill_rate: Prediction | None
+    ttft: Prediction | None
     if prefill is not None and prefill_band is not None:
         prefill_rate = with_band(prompt_tokens / prefill, prefill_band, basis)
         # TTFT is a time: a rate 20 % high means a time 1/1.2 of the prediction, so the band inverts

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from calculators.errors import ServewiseInputError
 from calculators.speed.imports.guidellm import read_guidellm_json
@@ -21,11 +22,13 @@ SUPPORTED = (
 )
 
 
-def readers() -> dict[str, object]:
+def readers() -> dict[str, Callable[[str], ImportResult]]:
     """Every format id -> reader: the generic ones, then each engine's own (engines/<engine>/bench_import.py)."""
     from calculators.engines import ENGINES
 
-    found: dict[str, object] = {"guidellm-json": read_guidellm_json, "serving-console": read_serving_console}
+    found: dict[str, Callable[[str], ImportResult]] = {
+        "guidellm-json": read_guidellm_json, "serving-console": read_serving_console,
+    }
     for engine in ENGINES.values():
         for reader in engine.speed.bench_readers if engine.speed else ():
             found[reader.format_id] = reader.read

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from calculators.errors import ServewiseInputError
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number, positive_or_none
@@ -117,7 +118,8 @@ _CONSOLE = {
 
 def read_serving_console(text: str) -> ImportResult:
     """The "Serving Benchmark Result" blocks both tools print (several blocks = several runs)."""
-    runs, skipped, block, start = [], [], {}, 1
+    block: dict[str, Any] = {}  # a block's values: the backend's name, then numbers
+    runs, skipped, start = [], [], 1
     backends = [
         line.strip().split(":", 1)[1].strip() for line in text.splitlines() if line.strip().startswith("Backend:")
     ]
