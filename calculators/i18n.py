@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import cast
 
 from babel import Locale
 from babel.messages.pofile import read_po
@@ -85,7 +86,9 @@ def catalog(lang: str) -> dict[str | tuple[str, ...], str | tuple[str, ...]]:
             continue
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
         if all(strings):
-            translated[message.id] = message.string
+            # babel's types allow list ids and None strings; read_po gives a str (a tuple for plural entries)
+            # and `all(strings)` has ruled out empty ones
+            translated[cast("str | tuple[str, ...]", message.id)] = cast("str | tuple[str, ...]", message.string)
     return translated
 
 

@@ -236,7 +236,7 @@ class CompatibilityCell(Sourced):
             return self._verdict(self.status, None, self.note)
         listed = {path.backend for path in self.hardware}
         # A backend the cell lists was read; an unlisted one only decides when no listed backend applies.
-        chosen = [b for b in backends if b in listed] or list(backends)
+        chosen: list[str] = [b for b in backends if b in listed] or list(backends)
         verdicts = [self._on_backend(backend, compute_capability, gpu_arch) for backend in chosen]
         return min(verdicts, key=lambda v: STATUS_ORDER.index(v.status)) if verdicts else self._verdict(
             self.other_backends, None, self.note, refused_by="backend"

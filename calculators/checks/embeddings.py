@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from calculators.checks.launch_flags import CommandFlags, checks_per_engine
 from calculators.checks.reason import Reason
 from calculators.errors import ServewiseInputError
 from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
-from knowledge.embedding_serving import EmbeddingServingFile, EngineEmbedding
+from knowledge.embedding_serving import EmbeddingServingFile, EngineEmbedding, PoolingSlug
 
 EmbeddingVerdict = Literal["will-match", "needs-flags", "will-not-match", "not-served", "unknown"]
 
@@ -144,7 +144,7 @@ class EmbeddingDraft:
             self.add.append(flag)
         else:
             self.fixable = False
-        self.say(code, **values)
+        self.say(code, None, **values)  # no caller passes `source` through `values`
 
 
 def reference_pooling(model: EmbeddingModel) -> str | None:
@@ -159,7 +159,8 @@ def compare_pooling(draft: EmbeddingDraft, served: str | None, flag: str | None)
         draft.unknown = True
         draft.say("pooling-unknown", reference=reference or "unknown", served=served or "unknown")
     elif served != reference:
-        value = draft.engine.pooling_flag_values.get(reference)  # type: ignore[arg-type]
+        # a mode the table does not name is simply absent: the cast only lets a plain str look up the slug keys
+        value = draft.engine.pooling_flag_values.get(cast(PoolingSlug, reference))
         fix = None
         if flag and value and reference in draft.engine.pooling_modes:
             fix = _pooling_flag(draft.engine, value)

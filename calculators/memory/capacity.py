@@ -162,7 +162,7 @@ class _Prober:
         """The plan for this variant and whether it holds the variant (remembered per context and count)."""
         plan = self.plan(workload)
         held = plan is not None and plan_holds(self.engine, plan, workload, self.inputs.machine)
-        if held and self.gpu_margin_bytes:
+        if held and plan is not None and self.gpu_margin_bytes:  # (held implies a plan)
             limit = self.inputs.machine.device_memory_bytes - self.gpu_margin_bytes
             held = all(d.kv_cache_bytes + (d.weights_bytes or 0) <= limit for d in plan.devices if d.device != "host")
         self._held[workload.context_tokens, workload.sequences] = held
@@ -220,6 +220,7 @@ def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int |
     plan, held = prober.plan_and_holds(one)
     if not held:
         return 0
+    assert plan is not None  # held implies a plan
     high = max(1, limit if below is None else min(limit, below))
     guess = min(max(_sequences_guess(prober.engine, plan, one, prober.inputs.machine), 1), high)
     quality = adapter(prober.engine).sequences_guess_quality

@@ -43,9 +43,11 @@ def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
     context = min(arch.max_context_tokens or PLANNED_CONTEXT_TOKENS, PLANNED_CONTEXT_TOKENS)
     plan = plan_vllm(arch, VllmSettings(max_model_len=context), machine, weights)
     per_token = raw_kv_estimate(arch, 1, 1, 2).bytes_per_token_unbounded_layers
+    active_params = arch.params_active or arch.params_total
+    assert active_params  # refused above when both are unknown
     return SimulatorModelInputs(
         model=arch.name,
-        active_params=arch.params_active or arch.params_total,
+        active_params=active_params,
         weights_bytes=weights,
         kv_bytes_per_token=int(per_token),
         kv_capacity_tokens=max(plan.kv_tokens, 0),

@@ -39,8 +39,8 @@ def model_verdicts(model_id: str | None, engine_ids: tuple[str, ...], kb) -> Mod
     else:
         reference = embedding_model_from_catalog(entry)
         for engine_id in engine_ids:
-            check = check_embeddings(reference, engine_id, None, kb.embedding_serving)
-            embeddings[engine_id] = (check.verdict, check.flags_to_add)
+            embedding_check = check_embeddings(reference, engine_id, None, kb.embedding_serving)
+            embeddings[engine_id] = (embedding_check.verdict, embedding_check.flags_to_add)
     return ModelVerdicts(tools, embeddings)
 
 

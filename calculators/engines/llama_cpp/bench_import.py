@@ -35,7 +35,9 @@ def read_llama_bench_json(text: str) -> ImportResult:
     if not stripped:
         raise ServewiseInputError("llama-bench JSON: the text is empty")
     if stripped.startswith("["):
-        rows = [(i + 1, r) for i, r in enumerate(load_json(stripped, "llama-bench JSON"))]
+        loaded = load_json(stripped, "llama-bench JSON")
+        assert isinstance(loaded, list)  # the text starts with "[": JSON decodes it as an array
+        rows = [(i + 1, r) for i, r in enumerate(loaded)]
         line_of = {i: 1 for i, _ in rows}
     else:
         rows, line_of = [], {}

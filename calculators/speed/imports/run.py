@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -73,6 +73,10 @@ class ImportResult(BaseModel):
     skipped: tuple[SkippedLine, ...] = ()
 
 
+@overload
+def number(data: dict, key: str, where: str, *, required: Literal[True]) -> float: ...
+@overload
+def number(data: dict, key: str, where: str, *, required: bool = False) -> float | None: ...
 def number(data: dict, key: str, where: str, *, required: bool = False) -> float | None:
     """A finite number from `data[key]`; None if absent; ServewiseInputError naming `where` and the key if bad."""
     if key not in data or data[key] is None:
