@@ -9,7 +9,8 @@ OpenAI-compatible recipe with the same parameters. Nothing here is a measurement
 from __future__ import annotations
 
 import math
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -341,7 +342,8 @@ def tool_argv(tool: BenchTool, run: Run, *, base_url: str, model: str, tokenizer
     argv: list[str] = tool.command.split()
     argv += list(tool.prefix_fixed_args if use_prefix_dataset else tool.fixed_args)
 
-    def add(parameter: str, value: str, table: dict[str, str] = flags) -> None:
+    # the tables are keyed by the KB's parameter literals (flags, prefix_flags); looked up by name here
+    def add(parameter: str, value: str, table: Mapping[Any, str] = flags) -> None:
         if parameter in table:
             argv.extend([table[parameter], value])
 
