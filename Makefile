@@ -68,7 +68,8 @@ live-%: $(VENV)/.test-installed .venv-%/.installed
 	echo "live conformance ($*): $$(( $$(date +%s) - start )) s"; exit $$status
 
 # Everything, then each engine's live run (timed on its own).
-test: $(VENV)/.test-installed chromium $(ENGINES:%=.venv-%/.installed)
+# lint first: a ruff finding or a type error fails `make test` (and CI) before any test runs.
+test: lint $(VENV)/.test-installed chromium $(ENGINES:%=.venv-%/.installed)
 	$(PY) -m pytest -m "not live"
 	@for engine in $(ENGINES); do $(MAKE) --no-print-directory live-$$engine || exit 1; done
 
