@@ -127,20 +127,6 @@ if weights.bytes is None:
     st.info(_("Weight bytes are unknown: vLLM and SGLang cannot size their KV budget without them. "
               "Give an exact file size (Weights from: file-size)."))
 
-# ---- the brief's arithmetic -------------------------------------------------------------------------------------
-st.header(_("The arithmetic, step by step"))
-trained = _("{n} tokens").format(n=number(arch.max_context_tokens)) if arch.max_context_tokens else _("unknown")
-st.markdown(_("**{model}** · {layers} layers · trained context {trained} · weights {weights}").format(
-    model=arch.name, layers=arch.n_layers, trained=trained,
-    weights=human_bytes(weights.bytes) if weights.bytes else _("unknown"))
-    + (f" ({weights.basis})" if weights.basis else ""))
-st.markdown(markdown_table(arithmetic_rows(arch, RAW_BYTES_PER_ELEMENT[workload.kv_cache_type])))
-st.markdown(arithmetic_markdown(arch, workload))
-for warning in architecture_warnings(arch):
-    st.warning(warning, icon=":material/layers:")
-for approximation in weights.approximations:
-    st.caption(_("Weights: {note}").format(note=approximation))
-
 # ---- every engine side by side ----------------------------------------------------------------------------------
 inputs = ComparisonInputs(arch, machine, weights.bytes, overrides)
 contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
@@ -189,6 +175,20 @@ if machine.n_devices > 1:
     st.caption(_("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not "
                  "fit one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in "
                  "their settings. The bars show the busiest GPU."))
+
+# ---- the brief's arithmetic -------------------------------------------------------------------------------------
+st.header(_("The arithmetic, step by step"))
+trained = _("{n} tokens").format(n=number(arch.max_context_tokens)) if arch.max_context_tokens else _("unknown")
+st.markdown(_("**{model}** · {layers} layers · trained context {trained} · weights {weights}").format(
+    model=arch.name, layers=arch.n_layers, trained=trained,
+    weights=human_bytes(weights.bytes) if weights.bytes else _("unknown"))
+    + (f" ({weights.basis})" if weights.basis else ""))
+st.markdown(markdown_table(arithmetic_rows(arch, RAW_BYTES_PER_ELEMENT[workload.kv_cache_type])))
+st.markdown(arithmetic_markdown(arch, workload))
+for warning in architecture_warnings(arch):
+    st.warning(warning, icon=":material/layers:")
+for approximation in weights.approximations:
+    st.caption(_("Weights: {note}").format(note=approximation))
 
 # ---- capacity -----------------------------------------------------------------------------------------------------
 st.header(_("Capacity"))
