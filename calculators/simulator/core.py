@@ -127,6 +127,7 @@ class _Run:
             heapq.heapify(self.arrivals)
             self.next_issue = first_wave
         else:
+            assert reqs.arrival_s is not None  # open loop: closed_loop is `arrival_s is None`
             self.arrivals = [(t, i) for i, t in enumerate(reqs.arrival_s)]  # sorted: already a heap
             self.next_issue = n
 
@@ -261,6 +262,7 @@ class _Run:
     def cancel_overdue(self) -> None:
         """Cancel requests without a first token past their deadline, in the queue or in prefill."""
         limit = self.cancel_after
+        assert limit is not None  # requests enter pending_first only when cancel_after is set (arrive)
         pend = self.pending_first
         while pend:
             i = pend[0]
@@ -469,7 +471,8 @@ class _Run:
                 t, i = heapq.heappop(arrivals)
                 self.arrive(i, t)
             pend = self.pending_first
-            if pend and self.arrival[pend[0]] + self.cancel_after <= self.now:
+            # pending_first fills only when cancel_after is set (arrive)
+            if pend and self.cancel_after is not None and self.arrival[pend[0]] + self.cancel_after <= self.now:
                 self.cancel_overdue()
             if not self.running and not self.n_waiting:
                 if not arrivals:
