@@ -10,9 +10,10 @@ import plotly.graph_objects as go
 from calculators.i18n import _
 from calculators.planner.search import PlannerResult
 
-# Legends sit above the plot area, clear of the axis titles at every width.
-_LAYOUT = {"margin": {"l": 10, "r": 10, "t": 70, "b": 10}, "height": 360,
-           "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}}
+# Legends sit below the x-axis title: on a narrow column they wrap onto more rows and grow downward into the
+# bottom margin (plotly widens it), never over the chart's title or an axis (screenshots at 1024 and 1440 px).
+_LAYOUT = {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "height": 400,
+           "legend": {"orientation": "h", "yanchor": "top", "y": -0.28, "x": 0}}
 
 
 def pareto_figure(result: PlannerResult, names: Mapping[str, str], colours: Mapping[str, str],

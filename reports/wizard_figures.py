@@ -20,8 +20,8 @@ CONCERN_COLOURS = {
 def concern_figure(result: Recommendation, rules, names: dict[str, str]) -> go.Figure:
     """Stacked horizontal bars: one per engine in ranking order, points above 0 to the right, below to the left.
 
-    Excluded engines are left out (a hard constraint, not points). The legend sits above the plot area so it
-    never covers an axis or its title.
+    Excluded engines are left out (a hard constraint, not points). The legend sits below the x-axis title and
+    grows downward on a narrow column, so it never covers an axis, its title or the chart's title.
     """
     ranked = [verdict for verdict in result.ranking if not verdict.excluded]
     table = points_by_concern(ranked, rules)
@@ -35,9 +35,9 @@ def concern_figure(result: Recommendation, rules, names: dict[str, str]) -> go.F
         )
     figure.update_layout(
         barmode="relative",
-        height=120 + 44 * max(len(engines), 1),
-        margin={"l": 10, "r": 10, "t": 70, "b": 40},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.04, "xanchor": "left", "x": 0},
+        height=170 + 44 * max(len(engines), 1),
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.3, "xanchor": "left", "x": 0},
         xaxis={"title": {"text": _("points"), "standoff": 6}, "zeroline": True, "zerolinewidth": 2},
         title={"text": _("Points by concern"), "y": 0.98, "yanchor": "top", "x": 0, "font": {"size": 14}},
     )
