@@ -18,10 +18,18 @@ versions, so the function names are the reference):
 
 What the CUDA context and weight loading leave free before the pool is built is measured by SGLang at run
 time; servewise estimates it (`SglangOverheads`) and marks it `exact=False`.
+
+Checked against SGLang 0.5.23 itself (the installed package's python/sglang/srt/, read at that version) on
+the CPU device: tests/data/conformance/sglang/conformance-0.5.23.json. There the device memory is the host's
+(utils/common.py get_available_gpu_memory "cpu" branch: get_free_cpu_memory / NUMA nodes;
+get_cpu_memory_capacity for the automatic rules), the budget is mem_cache/kv_cache_configurator.py
+_profile_available_bytes, the request cap resolve_max_num_reqs, the argument checks
+arg_groups/validation_hook.py, the chunk table arg_groups/memory_hook.py.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,6 +64,7 @@ class SglangSettings(BaseModel):
     page_size: int = Field(default=1, ge=1)  # ServerArgs default; some attention backends raise it
     kv_cache_dtype: str = "auto"  # auto = model dtype
     dtype: str = "auto"
+    attention_backend: str | None = None  # None = the platform's choice (CPU: intel_amx with AMX, else torch_native)
     cuda_graph_max_bs: int | None = Field(default=None, gt=0)  # None = by GPU memory
     enable_dp_attention: bool = False
     speculative_algorithm: str | None = None
@@ -152,12 +161,22 @@ class SglangMambaPool(BaseModel):
         return self.conv_state_bytes + self.ssm_state_bytes + self.intermediate_bytes
 
 
+#: families whose hybrid sliding-window pool SGLang disables (arg_groups/model_overrides/gemma2_gemma3.py, v0.5.23:
+#: Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3ForConditionalGeneration, Gemma3n*)
+_NO_HYBRID_SWA_FAMILIES = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text")
+
+
 def auto_chunk_and_graph_sizes(gpu_mem_mib: float, tp_size: int) -> tuple[int, int]:
-    """(chunked_prefill_size, cuda_graph_max_bs) SGLang picks for a CUDA GPU of `gpu_mem_mib` MiB."""
+    """(chunked_prefill_size, cuda_graph_max_bs) SGLang picks for a device of `gpu_mem_mib` MiB.
+
+    python/sglang/srt/arg_groups/memory_hook.py `_handle_gpu_memory_settings` at v0.5.23; on the CPU device
+    the memory is the host's (utils/common.py get_cpu_memory_capacity: RAM, capped by the cgroup, per NUMA
+    node), e.g. 4096 for this workplace's 24,105 MiB machine (tests/data/conformance/sglang/).
+    """
     if gpu_mem_mib < 20 * 1024:
         return 2048, 8
-    if gpu_mem_mib < 35 * 1024:
-        return 2048, 24 if tp_size < 4 else 80
+    if gpu_mem_mib < 35 * 1024:  # A10, 4090, 5090: 4096 and 48 since the RTX 5090 change (was 2048, 24)
+        return 4096, 48 if tp_size < 4 else 160
     if gpu_mem_mib < 60 * 1024:
         return 4096, 32 if tp_size < 4 else 160
     if gpu_mem_mib < 160 * 1024:  # the <90 GiB (H100, A100) and <160 GiB (H20, H200) rows are equal
@@ -186,10 +205,14 @@ def auto_mem_fraction_static(gpu_mem_mib: float, settings: SglangSettings, chunk
 
 
 def max_running_requests_for(tokens: int, context_len: int, requested: int | None, dp_size: int) -> int:
-    """SGLang's request-slot count from the token pool: clamp(tokens / context x 512, 2048, 4096), <= tokens // 2."""
-    estimated = max(min(int(tokens / context_len * 512), 4096), 2048)
+    """SGLang's request-slot count from the token pool: clamp(tokens / context x 512, 2048, 4096), <= tokens // 2.
+
+    mem_cache/kv_cache_configurator.py `resolve_max_num_reqs` (v0.5.23): a requested --max-running-requests is
+    taken per DP worker (at least 1) and only bounded by tokens // 2, not by the estimate.
+    """
     if requested is not None:
-        return min(requested // dp_size, estimated)
+        return min(max(1, requested // dp_size), tokens // 2)
+    estimated = max(min(int(tokens / context_len * 512), 4096), 2048)
     return min(estimated, tokens // 2)
 
 
@@ -213,6 +236,7 @@ def plan_sglang(
     *,
     overheads: SglangOverheads | None = None,
     free_before_load_bytes: int | None = None,
+    free_after_load_bytes: int | None = None,
     draft: ModelArchitecture | None = None,
     draft_weights_bytes: int | None = None,
 ) -> SglangPlan:
@@ -220,6 +244,9 @@ def plan_sglang(
 
     `free_before_load_bytes` is what SGLang measures as free before loading (its "total_gpu_memory");
     when not given it is estimated as device memory minus the runtime context (exact=False).
+    `free_after_load_bytes` is what it measures when it sizes the pool (after loading); by default the free
+    memory before loading minus this rank's weights. On the CPU device both are the host's available memory
+    (psutil, capped by the cgroup), which other processes move, so give the two readings SGLang took.
     """
     tp, pp = settings.tp_size, settings.pp_size
     overheads = overheads or default_sglang_overheads(tp * pp)
@@ -238,6 +265,18 @@ def plan_sglang(
     if fraction_is_auto and arch.family in ("llava", "qwen2_vl", "qwen2_5_vl", "mllama", "gemma3"):
         notes.append(PlanNote(code="sglang_vlm_fraction", message="SGLang lowers the automatic fraction further "
                               "for multimodal models (adjust_mem_fraction_for_vlm); not modelled."))
+
+    if machine.device_kind == "cpu":
+        refusals.extend(_cpu_refusals(arch, settings, machine))
+        notes.append(PlanNote(code="sglang_cpu_memory", message=(
+            "On the CPU device SGLang's 'GPU memory' is the host's: its automatic rules read the RAM per NUMA node "
+            "(capped by the cgroup's memory.max), and the pool is sized from the host's available memory (psutil, "
+            "minus the cgroup's usage) read before loading and again when the pool is built; other processes move "
+            "both, so the plan is exact only when given those two readings. More than one NUMA node (each rank "
+            "gets RAM / nodes) and SGLANG_CPU_OMP_THREADS_BIND (no capacity: the fallback rules) are not modelled.")))
+    # arg_groups/validation_hook.py (v0.5.23): refused while the server arguments are checked
+    if chunked_prefill_size > 0 and chunked_prefill_size % settings.page_size:
+        refusals.append("chunked_prefill_size must be divisible by page_size")
 
     context_len = settings.context_length or arch.max_context_tokens
     if context_len is None:
@@ -268,7 +307,11 @@ def plan_sglang(
         layers_for_pool = full + sliding
         per_layer_k = [heads(layer) * layer.head_dim_k for layer in layers_for_pool]
         per_layer_v = [heads(layer) * layer.head_dim_v for layer in layers_for_pool]
-    hybrid_swa = bool(full) and bool(sliding) and not mla
+    hybrid_swa = bool(full) and bool(sliding) and not mla and arch.family not in _NO_HYBRID_SWA_FAMILIES
+    if full and sliding and not mla and not hybrid_swa:
+        notes.append(PlanNote(code="sglang_gemma_no_swa_pool", message=(
+            "SGLang turns its sliding-window pool off for Gemma 2 / 3 / 3n (disable_hybrid_swa_memory, "
+            "arg_groups/model_overrides/gemma2_gemma3.py at v0.5.23): every layer keeps every token, window or not")))
     if mla and settings.page_size == 1:
         notes.append(PlanNote(code="sglang_mla_page_size", message="MLA attention backends such as flashmla, "
                               "cutlass_mla and trtllm_mla run with larger pages (64 or 128 tokens); pass the "
@@ -294,7 +337,7 @@ def plan_sglang(
         weights_per_rank += draft_weights_bytes // tp  # "If using speculative decoding, draft weights are now counted"
     free_before = free_before_load_bytes if free_before_load_bytes is not None else (
         total - overheads.runtime_context_bytes)
-    free_after = free_before - weights_per_rank
+    free_after = free_after_load_bytes if free_after_load_bytes is not None else free_before - weights_per_rank
     rest_bytes = int((free_after / GIB - free_before / GIB * (1 - fraction)) * GIB)
     page = settings.page_size
 
@@ -306,6 +349,11 @@ def plan_sglang(
             f"{mamba_pool.bytes_per_request:,} bytes ({mamba_pool.sizing}); only what is left goes to the KV pool, "
             f"and each running request holds {mamba_pool.slots_per_request} slot(s)")))
 
+    if rest_bytes <= 0:  # kv_cache_configurator.py _profile_available_bytes (v0.5.23)
+        minimum = 1 - (free_after / GIB) / (free_before / GIB)
+        refusals.append(f"Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={fraction}. "
+                        f"Raise --mem-fraction-static above {math.ceil(minimum * 1000) / 1000:.3f} (minimum viable "
+                        f"= 1 - available/pre = {minimum:.4f}).")
     swa_tokens: int | None = None
     if hybrid_swa:
         ratio = settings.swa_full_tokens_ratio
@@ -316,7 +364,7 @@ def plan_sglang(
                 code="sglang_hybrid_swa",
                 message="Sliding-window layers get their own pool of "
                 f"swa_full_tokens_ratio ({ratio}) x the full-attention tokens (HybridSWAPoolConfigurator)"
-                "; SGLang does this for the architectures it marks hybrid-SWA (Gemma 2/3, gpt-oss, ...).",
+                "; SGLang does this for the architectures it marks hybrid-SWA (gpt-oss, ...; not Gemma 2/3).",
             )
         )
     else:
@@ -330,7 +378,7 @@ def plan_sglang(
     tokens = tokens // page * page
     if hybrid_swa:
         swa_tokens = int(tokens * settings.swa_full_tokens_ratio) // page * page
-    if tokens <= 0:
+    if tokens <= 0 and rest_bytes > 0:
         refusals.append("Not enough memory. Please try to increase --mem-fraction-static.")
 
     running = max_running_requests_for(tokens, context_len, settings.max_running_requests, settings.dp_size)
@@ -437,6 +485,31 @@ def plan_sglang(
         draft_kv_layers=draft_layers,
         draft_weights_bytes=draft_weights_bytes,
     )
+
+
+def cpu_attention_backend(settings: SglangSettings, machine: Machine) -> str:
+    """The attention backend SGLang runs on the CPU device (v0.5.23).
+
+    arg_groups/platform_hook.py handle_cpu_backends picks intel_amx (torch_native on arm64, not modelled), and
+    arg_groups/overrides.py _attention_backend_platform_fallbacks falls back to torch_native without AMX.
+    """
+    backend = settings.attention_backend or "intel_amx"
+    if backend == "intel_amx" and "amx" not in machine.cpu_features:
+        return "torch_native"
+    return backend
+
+
+def _cpu_refusals(arch: ModelArchitecture, settings: SglangSettings, machine: Machine) -> list[str]:
+    """mem_cache/kv_cache_configurator.py configure (v0.5.23): an FP8 (e4m3) KV cache on the CPU device."""
+    if settings.kv_cache_dtype != "fp8_e4m3":
+        return []
+    if arch.layers_of(LayerKind.MLA):
+        return ["CPU FP8 KV cache is only supported for MHA."]
+    if "amx" not in machine.cpu_features:
+        return ["CPU FP8 KV cache requires Intel AMX support."]
+    if cpu_attention_backend(settings, machine) != "intel_amx":
+        return ["CPU FP8 KV cache requires the intel_amx attention backend."]
+    return []
 
 
 #: --speculative-algorithm values whose drafter keeps KV in the target's token slots

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from calculators.engines.sglang.plan import (
@@ -67,8 +69,10 @@ def test_automatic_fraction_and_chunk_on_h100_from_lmcache_issue_2400():
 
 
 def test_automatic_rules_by_gpu_memory():
-    assert auto_chunk_and_graph_sizes(24564, 1) == (2048, 24)  # RTX 4090
-    assert auto_chunk_and_graph_sizes(24564, 4) == (2048, 80)
+    # arg_groups/memory_hook.py at v0.5.23 (the 20-35 GiB row was 2048 / 24 / 80 before the RTX 5090 change)
+    assert auto_chunk_and_graph_sizes(24564, 1) == (4096, 48)  # RTX 4090
+    assert auto_chunk_and_graph_sizes(24564, 4) == (4096, 160)
+    assert auto_chunk_and_graph_sizes(24105, 1) == (4096, 48)  # this workplace's host on --device cpu (printed 4096)
     assert auto_chunk_and_graph_sizes(46068, 1) == (4096, 32)  # L40S
     assert auto_chunk_and_graph_sizes(183359, 8) == (16384, 512)  # B200
     # RTX 4090: 512 + 2048 x 1.5 + 24 x 2 + 128 = 3,760 MiB reserved -> (24564 - 3760) / 24564 = 0.847
@@ -86,6 +90,9 @@ def test_max_running_requests_rule():
     assert max_running_requests_for(3000, 4096, None, 1) == 1500
     assert max_running_requests_for(442750, 131072, 64, 1) == 64
     assert max_running_requests_for(442750, 131072, 64, 2) == 32
+    # a requested value above the estimate is kept (resolve_max_num_reqs, v0.5.23), only tokens // 2 bounds it
+    assert max_running_requests_for(442750, 131072, 5000, 1) == 5000
+    assert max_running_requests_for(3000, 4096, 5000, 1) == 1500
 
 
 def test_mla_cell_is_the_latent_on_every_rank():
@@ -134,17 +141,23 @@ def test_hybrid_sliding_window_pool():
     # 2 full + 10 sliding layers, 8 KV heads x 128: full token = 2 x 4 KiB, sliding = 10 x 4 KiB;
     # bytes per full token = 8 KiB + 0.8 x 40 KiB; sliding pool = 0.8 x full tokens.
     gemma = interleaved("SSSSSF" * 2, 8, 128, 16, 1024, 131072)
-    plan = plan_sglang(gemma, SglangSettings(mem_fraction_static=0.8), H100, 10 * GIB)
+    # gpt-oss-style: SGLang 0.5.23 keeps Gemma 2/3's windows in the full pool (recorded on the CPU device)
+    plan = plan_sglang(replace(gemma, family="gpt_oss"), SglangSettings(mem_fraction_static=0.8), H100, 10 * GIB)
     per_full_token = 2 * 4096 + 0.8 * 10 * 4096
     assert plan.max_total_num_tokens == int(plan.rest_memory_bytes / per_full_token)
     assert plan.swa_max_total_num_tokens == int(plan.max_total_num_tokens * 0.8)
     assert [(c.name, c.layers) for c in plan.caches] == [("kv", 2), ("kv_swa", 10)]
+    as_gemma = plan_sglang(gemma, SglangSettings(mem_fraction_static=0.8), H100, 10 * GIB)
+    assert as_gemma.swa_max_total_num_tokens is None and [c.layers for c in as_gemma.caches] == [12]
+    assert "sglang_gemma_no_swa_pool" in {n.code for n in as_gemma.notes}
 
 
 def test_weights_larger_than_the_fraction_are_refused():
     plan = plan_sglang(LLAMA_31_8B, SglangSettings(mem_fraction_static=0.5), RTX_4090, 16 * GIB)
     assert plan.max_total_num_tokens == 0
-    assert plan.refusal == "Not enough memory. Please try to increase --mem-fraction-static."
+    # kv_cache_configurator.py _profile_available_bytes (v0.5.23): the budget is negative before any token sizing
+    assert plan.refusal.startswith("Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.5.")
+    assert "Raise --mem-fraction-static above 0.685 (minimum viable = 1 - available/pre = 0.6841)" in plan.refusal
 
 
 def test_bad_input_is_a_domain_error():
