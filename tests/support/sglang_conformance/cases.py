@@ -13,8 +13,15 @@ from tests.support.vllm_conformance.cases import MODELS
 BASE_FLAGS = ("--device", "cpu", "--attention-backend", "torch_native")
 
 
-def case(name: str, model: str, *flags: str, weights: str = "bfloat16") -> dict:
-    return {"name": name, "model_name": model, "model": MODELS[model], "weights_dtype": weights,
+# SGLang's CPU rope for DeepSeek (layers/rotary_embedding/factory.py get_rope_cpu) asserts a rope_scaling:
+# DeepSeek-V2-Lite's own YaRN block (factor 40 over 4096 positions)
+DEEPSEEK_YARN = {**MODELS["deepseek-v2-mla"], "max_position_embeddings": 163840,
+                 "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096,
+                                  "beta_fast": 32, "beta_slow": 1, "mscale": 0.707, "mscale_all_dim": 0.707}}
+
+
+def case(name: str, model: str, *flags: str, weights: str = "bfloat16", config: dict | None = None) -> dict:
+    return {"name": name, "model_name": model, "model": config or MODELS[model], "weights_dtype": weights,
             "flags": list(flags)}
 
 
@@ -29,6 +36,8 @@ CASES = [
          "--kv-cache-dtype", "fp8_e5m2", "--context-length", "2048"),
     case("qwen3-moe-mtt50001", "qwen3-moe", "--mem-fraction-static", "0.05", "--max-total-tokens", "50001"),
     case("deepseek-v2-mla-frac0.03", "deepseek-v2-mla", "--mem-fraction-static", "0.03"),
+    case("deepseek-v2-mla-yarn-frac0.03-ctx4096", "deepseek-v2-mla", "--mem-fraction-static", "0.03",
+         "--context-length", "4096", config=DEEPSEEK_YARN),
     case("mistral-swa-frac0.03", "mistral-swa", "--mem-fraction-static", "0.03"),
     case("gemma3-frac0.03", "gemma3", "--mem-fraction-static", "0.03"),
     case("llama-gqa-mrr5000-ctx128", "llama-gqa", "--mem-fraction-static", "0.03", "--context-length", "128",
