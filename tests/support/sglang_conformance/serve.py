@@ -1,9 +1,10 @@
-"""`python tests/support/sglang_conformance/serve.py ARGS`: sglang.launch_server, printing the exact free memory it reads.
+"""`python tests/support/sglang_conformance/serve.py ARGS`: sglang.launch_server, printing the free memory it reads.
 
 On the CPU device SGLang sizes its pool from `get_free_cpu_memory()` (psutil's available memory, capped by
 the cgroup's limit; sglang/srt/utils/common.py at 0.5.23), but prints it rounded to 2 decimals. This wrapper
 prints each exact reading (bytes) with the functions that asked, so a recording can feed the plan the very
-figures SGLang used, and the memory capacity (MiB) that sets its automatic chunk size on CPU. It runs again in each spawned SGLang process (spawn re-imports the main module).
+figures SGLang used, and the memory capacity (MiB) that sets its automatic chunk size on CPU. It runs again in
+each spawned SGLang process (spawn re-imports the main module).
 """
 
 import sys

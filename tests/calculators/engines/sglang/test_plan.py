@@ -156,7 +156,8 @@ def test_weights_larger_than_the_fraction_are_refused():
     plan = plan_sglang(LLAMA_31_8B, SglangSettings(mem_fraction_static=0.5), RTX_4090, 16 * GIB)
     assert plan.max_total_num_tokens == 0
     # kv_cache_configurator.py _profile_available_bytes (v0.5.23): the budget is negative before any token sizing
-    assert plan.refusal.startswith("Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.5.")
+    assert plan.refusal.startswith("Loaded weights leave no GPU memory for the KV cache under "
+                                   "--mem-fraction-static=0.5.")
     assert "Raise --mem-fraction-static above 0.685 (minimum viable = 1 - available/pre = 0.6841)" in plan.refusal
 
 
