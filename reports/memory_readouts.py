@@ -222,7 +222,10 @@ def _(p: OllamaPlan) -> list[str]:
 
 
 def speculation_rows(with_drafter: MemoryPlan, without: MemoryPlan) -> list[dict[str, Any]]:
-    """The run with its speculative drafter next to the same run without it: weights, cache and free memory."""
+    """The run with its speculative drafter next to the same run without it: weights, cache, used and free memory.
+
+    'used' sums every slice the plan shows on its device, so a drafter with a context of its own (llama-server
+    -md) shows there even though the target's KV cache figure does not change."""
     def free(plan: MemoryPlan) -> int:
         return sum(c.bytes for c in plan.components if c.kind is ComponentKind.FREE)
 
@@ -231,6 +234,7 @@ def speculation_rows(with_drafter: MemoryPlan, without: MemoryPlan) -> list[dict
                 "weights / device": human_bytes(plan.weights_bytes) if plan.weights_bytes is not None else "unknown",
                 "KV and state cache / device": human_bytes(plan.kv_cache_bytes),
                 "bytes per token": f"{plan.kv_bytes_per_token:,}",
+                "used / device": human_bytes(plan.used_bytes),
                 "free / device": human_bytes(free(plan))}
     return [row("with the drafter", with_drafter), row("without it", without)]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from enum import StrEnum
+from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -113,6 +114,13 @@ class LlamaCppSettings(BaseModel):
     spec_draft_n_max: int = Field(default=3, ge=0, description="--spec-draft-n-max")
     spec_draft_type_k: str = Field(default="f16", description="-ctkd / --spec-draft-type-k")
     spec_draft_type_v: str = Field(default="f16", description="-ctvd / --spec-draft-type-v")
+    spec_draft_n_gpu_layers: int = Field(default=-1, description="-ngld / --spec-draft-ngl; -1 = auto, <= -2 = all")
+
+    @field_validator("n_gpu_layers", "spec_draft_n_gpu_layers", mode="before")
+    @classmethod
+    def _layer_words(cls, value: object) -> object:
+        """-ngl / -ngld take a count, 'auto' (-1) or 'all' (-2) (common/arg.cpp --n-gpu-layers, --spec-draft-ngl)."""
+        return {"auto": -1, "all": -2}.get(value, value) if isinstance(value, str) else value
 
     @field_validator("spec_type", mode="before")
     @classmethod
@@ -147,6 +155,18 @@ class LlamaCppPlan(MemoryPlan):
     flash_attn: FlashAttn = Field(description="flash attention as the memory was created (auto stays auto)")
     n_gpu_layers: int = Field(description="offloaded layers counting the output layer, as -ngl counts them")
     devices: list[DeviceShare] = Field(default_factory=list)
+    draft: LlamaCppPlan | None = Field(default=None, description="the -md draft model's own context (its caches, "
+                                       "devices and weights); None without -md or when the draft is not known")
+
+
+class LlamaCppDraft(BaseModel):
+    """The model -md loads: its geometry and weight bytes (a GGUF header gives both)."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    arch: ModelArchitecture
+    weights_bytes: int | None = Field(default=None, ge=0)
+    source: str = ""
 
 
 def llamacpp_log_mib(n_bytes: int) -> float:
@@ -355,6 +375,7 @@ def plan_llamacpp(
     settings: LlamaCppSettings | None = None,
     machine: Machine | None = None,
     weights_bytes: int | None = None,
+    draft: LlamaCppDraft | None = None,
 ) -> LlamaCppPlan:
     """The memory llama-server allocates for `arch` with `settings`: caches exact to the byte, weights split by -ngl.
 
@@ -363,10 +384,13 @@ def plan_llamacpp(
     flagged inexact. Compute buffers are not modelled. With a `machine`, --fit (on by default) may
     lower an unset -c first, as llama-server does before loading. When llama.cpp would refuse these
     settings the plan is still returned, with `refusal` in llama.cpp's words.
+
+    With -md the draft model's own context is planned beside the target's (`plan.draft`, its bytes added to
+    the components): from `draft` when given, else from the -md path's GGUF header when that file can be read.
     """
     s = settings or LlamaCppSettings()
     if machine is None or not s.fit:
-        return _plan(arch, s, machine, weights_bytes)
+        return _with_draft(_plan(arch, s, machine, weights_bytes), s, machine, draft)
     fit_notes = []
     fitted_ctx = _fit_context(arch, s, machine, weights_bytes)
     if fitted_ctx is not None:
@@ -393,7 +417,7 @@ def plan_llamacpp(
             )
         )
     plan = _plan(arch, s, machine, weights_bytes)
-    return plan.model_copy(update={"notes": [*fit_notes, *plan.notes]})
+    return _with_draft(plan.model_copy(update={"notes": [*fit_notes, *plan.notes]}), s, machine, draft)
 
 
 def _fit_layers(
@@ -474,11 +498,6 @@ def _plan(
         raise ServewiseInputError("weights bytes cannot be negative")
 
     notes: list[PlanNote] = []
-    if s.spec_draft_model is not None:
-        notes.append(PlanNote(code="llamacpp_draft_context", message=(
-            f"-md {s.spec_draft_model}: the draft model gets a context of its own with these -c / -np and its own "
-            f"cache types (-ctkd {s.spec_draft_type_k} / -ctvd {s.spec_draft_type_v}); its weights and KV come on "
-            "top of this plan (plan_llamacpp_draft with the draft's geometry).")))
     auto_parallel = s.parallel == -1
     n_seq = SERVER_AUTO_PARALLEL if auto_parallel else s.parallel
     if n_seq > LLAMA_MAX_SEQ:
@@ -677,11 +696,15 @@ def _device_shares(
     return shares
 
 
+def _busiest(devices: list[DeviceShare]) -> DeviceShare:
+    """The accelerator using the most memory (the host when nothing is offloaded): the one the components show."""
+    offloaded = [d for d in devices if d.device != "host" and (d.repeating_layers or d.kv_cache_bytes)]
+    return max(offloaded, key=lambda d: _devices_used([d])) if offloaded else devices[-1]
+
+
 def _components(devices: list[DeviceShare], machine: Machine | None) -> tuple[list[MemoryComponent], int | None]:
     """Components of the busiest accelerator (or of the host when nothing is offloaded)."""
-    gpus = [d for d in devices if d.device != "host"]
-    offloaded = [d for d in gpus if d.repeating_layers or d.kv_cache_bytes]
-    target = max(offloaded, key=lambda d: _devices_used([d])) if offloaded else devices[-1]
+    target = _busiest(devices)
     components = [
         MemoryComponent(
             kind=ComponentKind.KV_CACHE,
@@ -750,20 +773,89 @@ def mtp_draft_architecture(arch: ModelArchitecture) -> ModelArchitecture:
 
 
 def plan_llamacpp_draft(
-    draft_arch: ModelArchitecture, settings: LlamaCppSettings, weights_bytes: int | None = None
+    draft_arch: ModelArchitecture,
+    settings: LlamaCppSettings,
+    weights_bytes: int | None = None,
+    *,
+    target_n_ctx: int | None = None,
+    machine: Machine | None = None,
 ) -> LlamaCppPlan:
-    """The drafter's own context next to the target's (tools/server/server-context.cpp load_model).
+    """The drafter's own context next to the target's (tools/server/server-context.cpp load_model), in bytes.
 
-    common/speculative.cpp common_base_params_to_speculative copies the target's parameters (context size,
-    slots, unified KV) and swaps in the draft model, its -ngld and its cache types (-ctkd/-ctvd, f16 by
-    default); common/common.cpp sets n_rs_seq = 0 for it. An MTP context runs on the target's weights
-    (pass `mtp_draft_architecture(arch)` and no weights).
+    common/speculative.cpp common_base_params_to_speculative copies the target's parameters (slots, unified
+    KV, flash attention, batch sizes) and swaps in the draft model, its -ngld and its cache types (-ctkd/-ctvd,
+    f16 by default); common_speculative_init_result then sets the draft context's n_ctx to the target
+    context's (`target_n_ctx`, llama_n_ctx(ctx_tgt): padded, over all streams; None = the settings' -c is
+    the target's already) and n_rs_seq = 0. There is no draft context-size flag at 0c1e57098. An MTP
+    context runs on the target's weights (pass `mtp_draft_architecture(arch)` and no weights).
     """
-    draft_settings = settings.model_copy(update={
+    update: dict[str, object] = {
         "cache_type_k": settings.spec_draft_type_k, "cache_type_v": settings.spec_draft_type_v,
-        "spec_type": (), "fit": False,
-    })
-    return _plan(draft_arch, draft_settings, None, weights_bytes)
+        "n_gpu_layers": settings.spec_draft_n_gpu_layers, "spec_type": (), "spec_draft_model": None, "fit": False,
+    }
+    if target_n_ctx is not None:
+        update |= {"ctx_size": target_n_ctx, "kv_unified_per_slot": 0}
+    return _plan(draft_arch, settings.model_copy(update=update), machine, weights_bytes)
+
+
+def draft_from_path(path: str) -> LlamaCppDraft | None:
+    """The draft model an -md path names, from its GGUF header; None when no such file can be read here."""
+    from calculators.model.gguf import read_gguf_header
+
+    if not path.lower().endswith(".gguf") or not Path(path).is_file():
+        return None
+    header = read_gguf_header(path)
+    return LlamaCppDraft(arch=header.architecture, weights_bytes=header.weights_bytes, source=f"GGUF header {path}")
+
+
+def _with_draft(
+    plan: LlamaCppPlan, s: LlamaCppSettings, machine: Machine | None, draft: LlamaCppDraft | None
+) -> LlamaCppPlan:
+    """The target's plan with the -md draft context's caches and weights added on the busiest device."""
+    if s.spec_draft_model is None:
+        return plan
+    sidecar = sorted(RS_ROLLBACK_SPEC_TYPES.intersection(s.spec_type))
+    if sidecar:  # an MTP / EAGLE-3 / DFlash head: its context type builds other caches (src/llama-model.cpp)
+        return plan.model_copy(update={"notes": [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
+            f"-md {s.spec_draft_model} with --spec-type {','.join(sidecar)}: the head's own context (its context "
+            "type keeps only the head's layers, src/llama-model.cpp create_memory) is not in this plan"))]})
+    draft = draft or draft_from_path(s.spec_draft_model)
+    if draft is None:
+        return plan.model_copy(update={"notes": [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
+            f"-md {s.spec_draft_model}: the draft model gets a context of its own ({plan.n_ctx} cells, these "
+            f"slots, cache types -ctkd {s.spec_draft_type_k} / -ctvd {s.spec_draft_type_v}); its file cannot be "
+            "read here, so its weights and KV are not in this plan"))]})
+    dplan = plan_llamacpp_draft(draft.arch, s, draft.weights_bytes, target_n_ctx=plan.n_ctx, machine=machine)
+    busiest = _busiest(plan.devices)
+    share = next((d for d in dplan.devices if d.device == busiest.device), None)
+    components = [c for c in plan.components if c.kind is not ComponentKind.FREE]
+    if share is not None and share.kv_cache_bytes:
+        components.append(MemoryComponent(
+            kind=ComponentKind.KV_CACHE, label=f"draft context's KV on {share.device} (-md)",
+            bytes=share.kv_cache_bytes, exact=True,
+            basis=f"{LLAMACPP_SOURCE} common/speculative.cpp common_speculative_init_result (n_ctx = target's)"))
+    if share is not None and share.weights_bytes:
+        components.append(MemoryComponent(
+            kind=ComponentKind.WEIGHTS, label=f"draft model weights of {share.repeating_layers} blocks on "
+            f"{share.device} (-md)", bytes=share.weights_bytes, exact=False,
+            basis=f"{draft.source or 'draft weights'} shared out by layer count (-ngld)"))
+    if plan.device_capacity_bytes is not None:
+        used = sum(c.bytes for c in components)
+        components.append(MemoryComponent(
+            kind=ComponentKind.FREE, label=f"left on {busiest.device} before compute buffers",
+            bytes=max(plan.device_capacity_bytes - used, 0), exact=False,
+            basis="device memory minus the components above (target and draft); compute buffers are not modelled"))
+    notes = [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
+        f"-md {s.spec_draft_model}: the draft model's own context holds {dplan.n_ctx} cells for {dplan.n_seq} "
+        f"slot(s) ({dplan.kv_cache_bytes / MIB:.2f} MiB of {dplan.caches[0].type_k if dplan.caches else '-'} KV); "
+        "its weights load beside the target's"
+        + ("; --fit here does not count the draft (llama.cpp fits both together, common/fit.cpp)"
+           if s.fit and machine is not None else "")))]
+    if dplan.refusal:
+        notes.append(PlanNote(code="llamacpp_draft_refused", message=f"the draft context: {dplan.refusal}"))
+    return plan.model_copy(update={"draft": dplan, "components": components, "notes": notes,
+                                   "refusal": plan.refusal or (f"draft context: {dplan.refusal}" if dplan.refusal
+                                                               else None)})
 
 
 def without_speculation(settings):

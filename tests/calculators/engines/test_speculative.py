@@ -143,3 +143,44 @@ def test_mlx_draft_model_setting_refuses_hybrids_and_says_batching_stops():
 def test_llamacpp_plan_names_the_draft_context():
     plan = plan_llamacpp(LLAMA_8B, LlamaCppSettings(ctx_size=8192, parallel=1, spec_draft_model="draft.gguf"))
     assert "draft model gets a context of its own" in {n.code: n.message for n in plan.notes}["llamacpp_draft_context"]
+
+
+def test_llamacpp_draft_context_takes_the_targets_n_ctx_and_joins_the_components(tmp_path):
+    """-c 0 -np auto: the target's trained context x 1 stream (unified); the draft context gets that n_ctx
+    (common_speculative_init_result: cparams.n_ctx = llama_n_ctx(ctx_tgt)), not the draft's own trained one."""
+    from calculators.engines.llama_cpp.plan import LlamaCppDraft
+    from calculators.memory.compare import plan_without_speculation
+    from calculators.memory.compare import Workload
+    from reports.memory_readouts import speculation_rows
+
+    s = LlamaCppSettings(ctx_size=0, spec_draft_model="draft.gguf", spec_draft_type_k="q8_0",
+                         spec_draft_type_v="q8_0", flash_attn="on", fit=False)
+    draft = LlamaCppDraft(arch=LLAMA_1B, weights_bytes=1_000_000_000)
+    plan = plan_llamacpp(LLAMA_8B, s, H100, 16_000_000_000, draft=draft)
+    assert plan.draft.n_ctx == plan.n_ctx == 131072 and plan.draft.n_seq == 4
+    kv = plan.draft.caches[0]
+    assert kv.total_bytes == 2 * 16 * 131072 * (8 * 64 // 32 * 34)
+    labels = {c.label: c.bytes for c in plan.components}
+    assert labels["draft context's KV on gpu0 (-md)"] == kv.total_bytes
+    assert labels["draft model weights of 16 blocks on gpu0 (-md)"] == 1_000_000_000
+    plain = plan_llamacpp(LLAMA_8B, s.model_copy(update={"spec_draft_model": None}), H100, 16_000_000_000)
+    assert plan.used_bytes - plain.used_bytes == kv.total_bytes + 1_000_000_000
+    rows = speculation_rows(plan, plain)
+    assert rows[0]["used / device"] != rows[1]["used / device"]
+    assert plan_without_speculation("llama-cpp", LLAMA_8B, H100, 16_000_000_000, s, Workload(4096)).draft is None
+
+
+def test_llamacpp_draft_read_from_the_md_gguf_in_a_pasted_command(tmp_path):
+    """`memory -- llama-server -m target.gguf -md draft.gguf`: the draft's GGUF header gives its geometry."""
+    from calculators.memory.command import plan_from_command
+    from knowledge import load_knowledge
+    from tests.support.tiny_gguf import TinyAttentionModel
+
+    target = TinyAttentionModel("t", "llama", 2, 32, 8, 128, 8192).write(tmp_path / "t.gguf")
+    draft = TinyAttentionModel("d", "llama", 2, 32, 8, 64, 2048).write(tmp_path / "d.gguf")
+    result = plan_from_command(f"llama-server -m {target} -md {draft} -c 4096 -np 2 -ctkd q8_0 -ctvd q8_0 -fa on",
+                               load_knowledge())
+    kv = result.plan.draft.caches[0]
+    assert (kv.cells, kv.layers, kv.type_k) == (2048, 2, "q8_0")  # 4096 over 2 split streams
+    assert kv.total_bytes == 2 * 2 * 2048 * 2 * (8 * 64 // 32 * 34)
+    assert any(c.label.startswith("draft context's KV") for c in result.plan.components)

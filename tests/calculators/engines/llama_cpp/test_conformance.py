@@ -278,3 +278,80 @@ def test_mla_latent_cache_line_matches_llamacpp(loaded_models, case):
 )  # fmt: skip
 def test_per_layer_kv_heads_and_v_padding_match_llamacpp(loaded_models, case):
     _check(*loaded_models[OPENELM.name], case)
+
+
+# Draft models for -md: Llama-3.2-1B's 8 KV heads x 64 (trained context shrunk to 2048, below the target's
+# 8192, so a draft planned from its own trained context would differ), and Gemma-3-1B drafting for a Gemma 2.
+DRAFTS = {
+    "llama3.2-1b": TinyAttentionModel("llama3.2-1b", "llama", 2, 32, 8, 64, 2048),
+    "gemma3-1b-draft": TinyAttentionModel("gemma3-1b-draft", "gemma3", 6, 4, 1, 256, 32768, sliding_window=512,
+                                          swa_pattern=6),
+}
+
+
+@pytest.fixture(scope="module")
+def draft_models(loaded_models, tmp_path_factory):
+    """The draft GGUFs written and loaded once: name -> (model, path)."""
+    folder = tmp_path_factory.mktemp("gguf-draft")
+    loaded = {}
+    for name, spec in DRAFTS.items():
+        path = spec.write(folder / f"{name}.gguf")
+        model = llama_cpp.llama_model_load_from_file(str(path).encode(), llama_cpp.llama_model_default_params())
+        assert model, f"llama.cpp could not load {name}: {''.join(_log_lines[-5:])}"
+        loaded[name] = (model, path)
+    yield loaded
+    for model, _ in loaded.values():
+        llama_cpp.llama_model_free(model)
+
+
+def _run_with_draft(target, draft, case: Case, draft_k: str, draft_v: str) -> tuple[int, list[str]]:
+    """The server's two contexts: the target's, then the draft's with n_ctx = llama_n_ctx(target context)
+    and the draft cache types (common/speculative.cpp common_speculative_init_result); the draft's log lines."""
+    params = llama_cpp.llama_context_default_params()
+    params.n_ctx, params.n_seq_max, params.kv_unified = case.ctx, case.seqs, case.unified
+    params.n_ubatch = case.ubatch
+    params.swa_full = case.swa_full  # llama-server passes its --swa-full (off); the library's default is on
+    params.type_k = params.type_v = GGMLQuantizationType.F16.value
+    params.flash_attn_type = FLASH_ATTN_TYPE[case.fa]
+    params.n_threads = params.n_threads_batch = 1
+    ctx_tgt = llama_cpp.llama_init_from_model(target, params)
+    assert ctx_tgt, f"llama.cpp refused the target context: {''.join(_log_lines[-3:])}"
+    target_n_ctx = llama_cpp.llama_n_ctx(ctx_tgt)
+    params.n_ctx = target_n_ctx
+    params.type_k = GGMLQuantizationType[draft_k.upper()].value
+    params.type_v = GGMLQuantizationType[draft_v.upper()].value
+    _log_lines.clear()
+    ctx_dft = llama_cpp.llama_init_from_model(draft, params)
+    lines = list(_log_lines)
+    assert ctx_dft, f"llama.cpp refused the draft context: {''.join(lines[-3:])}"
+    n_ctx_dft = llama_cpp.llama_n_ctx(ctx_dft)
+    llama_cpp.llama_free(ctx_dft)
+    llama_cpp.llama_free(ctx_tgt)
+    return n_ctx_dft, lines
+
+
+@pytest.mark.parametrize(
+    ("target_name", "draft_name", "case", "draft_types"),
+    [("llama3-8b", "llama3.2-1b", Case(ctx, seqs, unified, fa=fa), types)
+     for ctx, seqs, unified, fa, types in itertools.product(
+        [0, 300, 10000], [1, 3, 4], [False, True], [FlashAttn.AUTO, FlashAttn.ON],
+        [("f16", "f16"), ("q8_0", "q8_0")])
+     if not (types == ("q8_0", "q8_0") and fa is FlashAttn.AUTO and seqs == 3)]
+    + [("gemma2-9b", "gemma3-1b-draft", Case(ctx, seqs, unified, ubatch=ubatch), ("f16", "f16"))
+       for ctx, seqs, unified, ubatch in itertools.product([0, 5000], [1, 3], [False, True], [512, 128])],
+    ids=str,
+)  # fmt: skip
+def test_draft_context_kv_lines_match_llamacpp(loaded_models, draft_models, target_name, draft_name, case,
+                                               draft_types):
+    """-md: the plan's draft context (read from the draft GGUF by draft_from_path) against the second
+    llama_context llama-server creates for it, line for line."""
+    target, target_arch = loaded_models[target_name]
+    draft, draft_path = draft_models[draft_name]
+    settings = case.settings().model_copy(update={
+        "spec_draft_model": str(draft_path), "spec_draft_type_k": draft_types[0], "spec_draft_type_v": draft_types[1],
+    })
+    plan = plan_llamacpp(target_arch, settings)
+    assert plan.draft is not None, [n.message for n in plan.notes]
+    n_ctx_dft, lines = _run_with_draft(target, draft, case, *draft_types)
+    assert n_ctx_dft == plan.draft.n_ctx == plan.n_ctx
+    assert _printed_caches(lines) == _expected_caches(plan.draft)
