@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from calculators.engines.vllm.arg_utils import VllmSettings
-from calculators.engines.vllm.plan import plan_vllm
+from calculators.engines.vllm.plan import VllmPlan, plan_vllm
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
@@ -199,6 +199,9 @@ def _vllm_hybrid_alternatives(name: str, run: EngineRun[VllmSettings], settings:
         return ()
     out: list[Alternative] = []
     budgets = [p.available_kv_cache_bytes for p in plans]
+    tokens = first_figure(run.parsed, "kv_tokens")
+    if name == "max_concurrency" and plans[0].mamba_state is not None and tokens is not None:
+        out.append(_v011_hybrid_concurrency(plans[0], int(tokens.value)))
     if plans[0].mamba_state is not None:
         other = "none" if plans[0].mamba_state.cache_mode == "align" else "align"
         flipped = settings.model_copy(update={"enable_prefix_caching": other == "align"})
@@ -217,6 +220,29 @@ def _vllm_hybrid_alternatives(name: str, run: EngineRun[VllmSettings], settings:
             "the run had a speculative drafter (an EAGLE-style head of one layer like the model's own) whose KV "
             "shares the pool; the log's settings do not show it")))
     return tuple(out)
+
+
+def _v011_hybrid_concurrency(plan: VllmPlan, printed_tokens: int) -> Alternative:
+    """vLLM v0.10-v0.11's hybrid concurrency from its own printed token count (Rule.VERSION).
+
+    vllm/v1/core/kv_cache_utils.py of that era printed 'GPU KV cache size' as num_blocks // groups x block
+    size (one group's share of the shared pool) and computed the concurrency as num_blocks over
+    cdiv(layers_per_group x sum of every group's per-layer bytes per request, page x layers_per_group):
+    a request's attention blocks plus one page per state group (get_max_concurrency_for_kv_cache_config),
+    against all groups' blocks. So the printed tokens give the pool back as tokens // block size x groups
+    (+ up to groups - 1 lost to the floor), with the block size of servewise's plan (the log shows neither
+    the TP size nor the KV dtype; the result moves little with the block size).
+    """
+    groups = len(plan.kv_cache_groups)
+    state_groups = sum(1 for g in plan.kv_cache_groups if g.kind == "mamba")
+    per_request = -(-plan.max_model_len // plan.block_size) + state_groups
+    low_blocks = printed_tokens // plan.block_size * groups
+    low, high = low_blocks / per_request, (low_blocks + groups - 1) / per_request
+    return Alternative(rule=Rule.VERSION, low=low, high=high, explanation=(
+        f"vLLM v0.11 printed the tokens of one of its {groups} KV-cache groups (blocks // groups x block size) "
+        f"but divided all {low_blocks}-{low_blocks + groups - 1} blocks by a request's "
+        f"{per_request - state_groups} attention blocks + {state_groups} state pages (block size "
+        f"{plan.block_size} from servewise's plan; TP and KV dtype are not in the log)"))
 
 
 def _vllm_budget_row(run: EngineRun[VllmSettings], settings: VllmSettings, machine: Machine, overheads_type: type):
