@@ -149,8 +149,7 @@ def test_llamacpp_draft_context_takes_the_targets_n_ctx_and_joins_the_components
     """-c 0 -np auto: the target's trained context x 1 stream (unified); the draft context gets that n_ctx
     (common_speculative_init_result: cparams.n_ctx = llama_n_ctx(ctx_tgt)), not the draft's own trained one."""
     from calculators.engines.llama_cpp.plan import LlamaCppDraft
-    from calculators.memory.compare import plan_without_speculation
-    from calculators.memory.compare import Workload
+    from calculators.memory.compare import Workload, plan_without_speculation
     from reports.memory_readouts import speculation_rows
 
     s = LlamaCppSettings(ctx_size=0, spec_draft_model="draft.gguf", spec_draft_type_k="q8_0",
