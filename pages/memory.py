@@ -44,6 +44,7 @@ from reports.numbers import number
 from reports.speed_text import speed_readout_line
 from ui import url_widgets
 from ui.links import page_link
+from ui.markdown_text import code_span, literal
 from ui.memory_compute import analyse, speed_readouts, users_readouts
 from ui.memory_inputs import (
     read_engine_knobs,
@@ -98,15 +99,15 @@ url_widgets.show_url_notes(exclude_prefix="mem_log_")
 
 if pasted is not None:
     if pasted.message:
-        st.warning(pasted.message, icon=":material/terminal:")
+        st.warning(literal(pasted.message), icon=":material/terminal:")
     if pasted.engine and pasted.overrides:
         overrides[pasted.engine] = {**overrides.get(pasted.engine, {}), **pasted.overrides}
-        shown = ", ".join(f"`{k}={v}`" for k, v in pasted.overrides.items())
+        shown = ", ".join(code_span(f"{k}={v}") for k, v in pasted.overrides.items())
         st.success(_("Your command set these {engine} settings (they win over the workload and the boxes above): "
                      "{shown}").format(engine=name(pasted.engine), shown=shown), icon=":material/terminal:")
     if pasted.unknown_flags:
         st.warning(_("Flags servewise did not understand (not applied):") + " "
-                   + " ".join(f"`{flag}`" for flag in pasted.unknown_flags))
+                   + " ".join(code_span(flag) for flag in pasted.unknown_flags))
     if pasted.ignored:
         st.caption(_("Understood but no effect on memory:") + " " + ", ".join(pasted.ignored))
     if pasted.model:

@@ -15,13 +15,13 @@ a labelled widget is not bound by Streamlit: it is seeded from the URL's slug an
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
 from calculators.i18n import _
+from ui.markdown_text import code_span
 
 _NOTES_KEY = "_url_value_notes"
 #: Per session: the URL value(s) each labelled widget last read or wrote, to tell a new link from our own write.
@@ -42,10 +42,7 @@ def _shown(value: str) -> str:
     bare URLs even when escaped), an image fetched from another host, or a Streamlit directive. The fence
     is one backtick longer than any run of backticks in the value, so the value cannot close it.
     """
-    quoted = repr(value[:40])
-    longest = max((len(run) for run in re.findall(r"`+", quoted)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {quoted} {fence}"
+    return code_span(repr(value[:40]))
 
 
 def _raw_url_values(key: str) -> list[str] | None:

@@ -26,3 +26,25 @@ def test_a_message_with_user_text_keeps_no_link_syntax(tmp_path):
     at.run()
     assert not at.exception
     assert "](" not in at.error[0].value
+
+
+def test_a_code_span_cannot_be_closed_by_the_text_inside_it():
+    from ui.markdown_text import code_span
+
+    assert code_span("-ngl 99") == "` -ngl 99 `"
+    assert code_span("a`b") == "`` a`b ``"
+    assert code_span("x``](https://evil.example)`") == "``` x``](https://evil.example)` ```"
+
+
+def test_a_pasted_launcher_quoting_markdown_is_shown_as_text():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    page = str(Path(__file__).resolve().parents[2] / "pages" / "memory.py")
+    at = AppTest.from_file(page, default_timeout=180)
+    at.query_params["mem_command"] = "[click](https://evil.example/) serve"
+    at.run()
+    assert not at.exception
+    warnings = [w.value for w in at.warning if "launcher" in w.value]
+    assert warnings and all("](https" not in w for w in warnings)
