@@ -268,6 +268,12 @@ def plan_sglang(
 
     if machine.device_kind == "cpu":
         refusals.extend(_cpu_refusals(arch, settings, machine))
+        if fraction_is_auto:
+            notes.append(PlanNote(code="sglang_cpu_auto_fraction", message=(
+                "On the CPU device SGLang's automatic mem_fraction_static reserves its graph memory for the "
+                "torch.compile batch sizes, which servewise does not model: the fraction may differ in the third "
+                "decimal (recorded: SGLang 0.716, servewise 0.715 on a 24,105 MiB host); pass "
+                "--mem-fraction-static for an exact pool.")))
         notes.append(PlanNote(code="sglang_cpu_memory", message=(
             "On the CPU device SGLang's 'GPU memory' is the host's: its automatic rules read the RAM per NUMA node "
             "(capped by the cgroup's memory.max), and the pool is sized from the host's available memory (psutil, "

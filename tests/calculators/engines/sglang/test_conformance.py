@@ -122,3 +122,11 @@ def test_refusals_match(record):
 def test_cases_that_could_not_run_stopped_where_recorded(name):
     (record,) = [r for r in RECORDS if r["name"] == name]
     assert record not in STARTED and any(NOT_RUN[name] in line for line in record["tail"])
+
+
+def test_the_automatic_fraction_on_cpu_is_close_and_said_to_be_unmodelled():
+    (record,) = [r for r in RECORDS if r["name"] == "llama-gqa-auto-fraction-mtt10000"]
+    plan = plan_of(record)
+    assert plan.mem_fraction_static_is_auto and record["server_args"]["mem_fraction_static"] == 0.716
+    assert plan.mem_fraction_static == 0.715  # 512 + 4096 x 1.5 + 128 + 48 x 2 MiB reserved: the CUDA rule
+    assert "sglang_cpu_auto_fraction" in {note.code for note in plan.notes}
