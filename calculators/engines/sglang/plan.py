@@ -64,7 +64,6 @@ class SglangSettings(BaseModel):
     page_size: int = Field(default=1, ge=1)  # ServerArgs default; some attention backends raise it
     kv_cache_dtype: str = "auto"  # auto = model dtype
     dtype: str = "auto"
-    attention_backend: str | None = None  # None = the platform's choice (CPU: intel_amx with AMX, else torch_native)
     cuda_graph_max_bs: int | None = Field(default=None, gt=0)  # None = by GPU memory
     enable_dp_attention: bool = False
     speculative_algorithm: str | None = None
@@ -267,7 +266,11 @@ def plan_sglang(
                               "for multimodal models (adjust_mem_fraction_for_vlm); not modelled."))
 
     if machine.device_kind == "cpu":
-        refusals.extend(_cpu_refusals(arch, settings, machine))
+        if settings.kv_cache_dtype == "fp8_e4m3":
+            notes.append(PlanNote(code="sglang_cpu_fp8", message=(
+                "SGLang's CPU platform refuses an fp8_e4m3 KV cache without AMX, without the intel_amx attention "
+                "backend or with MLA (kv_cache_configurator.py configure, v0.5.23); the torch-native path run here "
+                "(PyPI's CUDA torch, --device cpu) skipped that check and started, so servewise does not refuse it.")))
         if fraction_is_auto:
             notes.append(PlanNote(code="sglang_cpu_auto_fraction", message=(
                 "On the CPU device SGLang's automatic mem_fraction_static reserves its graph memory for the "
@@ -491,31 +494,6 @@ def plan_sglang(
         draft_kv_layers=draft_layers,
         draft_weights_bytes=draft_weights_bytes,
     )
-
-
-def cpu_attention_backend(settings: SglangSettings, machine: Machine) -> str:
-    """The attention backend SGLang runs on the CPU device (v0.5.23).
-
-    arg_groups/platform_hook.py handle_cpu_backends picks intel_amx (torch_native on arm64, not modelled), and
-    arg_groups/overrides.py _attention_backend_platform_fallbacks falls back to torch_native without AMX.
-    """
-    backend = settings.attention_backend or "intel_amx"
-    if backend == "intel_amx" and "amx" not in machine.cpu_features:
-        return "torch_native"
-    return backend
-
-
-def _cpu_refusals(arch: ModelArchitecture, settings: SglangSettings, machine: Machine) -> list[str]:
-    """mem_cache/kv_cache_configurator.py configure (v0.5.23): an FP8 (e4m3) KV cache on the CPU device."""
-    if settings.kv_cache_dtype != "fp8_e4m3":
-        return []
-    if arch.layers_of(LayerKind.MLA):
-        return ["CPU FP8 KV cache is only supported for MHA."]
-    if "amx" not in machine.cpu_features:
-        return ["CPU FP8 KV cache requires Intel AMX support."]
-    if cpu_attention_backend(settings, machine) != "intel_amx":
-        return ["CPU FP8 KV cache requires the intel_amx attention backend."]
-    return []
 
 
 #: --speculative-algorithm values whose drafter keeps KV in the target's token slots
