@@ -270,7 +270,7 @@ def plan_sglang(
             notes.append(PlanNote(code="sglang_cpu_fp8", message=(
                 "SGLang's CPU platform refuses an fp8_e4m3 KV cache without AMX, without the intel_amx attention "
                 "backend or with MLA (kv_cache_configurator.py configure, v0.5.23); the torch-native path run here "
-                "(PyPI's CUDA torch, --device cpu) skipped that check and started, so servewise does not refuse it.")))
+                "(PyPI's CUDA torch on the CPU device) skipped that check and started; servewise does not refuse it.")))
         if fraction_is_auto:
             notes.append(PlanNote(code="sglang_cpu_auto_fraction", message=(
                 "On the CPU device SGLang's automatic mem_fraction_static reserves its graph memory for the "
@@ -282,7 +282,7 @@ def plan_sglang(
             "(capped by the cgroup's memory.max), and the pool is sized from the host's available memory (psutil, "
             "minus the cgroup's usage) read before loading and again when the pool is built; other processes move "
             "both, so the plan is exact only when given those two readings. More than one NUMA node (each rank "
-            "gets RAM / nodes) and SGLANG_CPU_OMP_THREADS_BIND (no capacity: the fallback rules) are not modelled.")))
+            "gets RAM / nodes) and explicit per-rank core binding (no capacity: fallback rules) are not modelled.")))
     # arg_groups/validation_hook.py (v0.5.23): refused while the server arguments are checked
     if chunked_prefill_size > 0 and chunked_prefill_size % settings.page_size:
         refusals.append("chunked_prefill_size must be divisible by page_size")
@@ -362,7 +362,8 @@ def plan_sglang(
         minimum = 1 - (free_after / GIB) / (free_before / GIB)
         refusals.append(f"Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={fraction}. "
                         f"Raise --mem-fraction-static above {math.ceil(minimum * 1000) / 1000:.3f} (minimum viable "
-                        f"= 1 - available/pre = {minimum:.4f}).")
+                        f"= 1 - available/pre = {minimum:.4f}). "
+                        "If using speculative decoding, draft weights are now counted.")
     swa_tokens: int | None = None
     if hybrid_swa:
         ratio = settings.swa_full_tokens_ratio

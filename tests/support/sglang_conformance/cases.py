@@ -15,7 +15,8 @@ BASE_FLAGS = ("--device", "cpu", "--attention-backend", "torch_native")
 
 # SGLang's CPU rope for DeepSeek (layers/rotary_embedding/factory.py get_rope_cpu) asserts a rope_scaling:
 # DeepSeek-V2-Lite's own YaRN block (factor 40 over 4096 positions)
-DEEPSEEK_YARN = {**MODELS["deepseek-v2-mla"], "max_position_embeddings": 163840,
+# and its MoE layers read moe_layer_freq, which transformers 5's DeepseekV2Config no longer writes
+DEEPSEEK_YARN = {**MODELS["deepseek-v2-mla"], "max_position_embeddings": 163840, "moe_layer_freq": 1,
                  "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096,
                                   "beta_fast": 32, "beta_slow": 1, "mscale": 0.707, "mscale_all_dim": 0.707}}
 
