@@ -31,13 +31,13 @@ RECORDS = json.loads((DATA_DIR / "conformance" / "sglang" / "conformance-0.5.23.
 STARTED = [r for r in RECORDS if any("max_total_num_tokens=" in line for line in r["log"])]
 # stopped by something other than memory, before the pool was sized: the line of SGLang's traceback that says why
 NOT_RUN = {"deepseek-v2-mla-frac0.03": "assert rope_scaling is not None",  # CPU rope for DeepSeek wants YaRN
-           # with YaRN: sglang/srt/models/deepseek_v2.py reads moe_layer_freq, which transformers 5 does not write
-           "deepseek-v2-mla-yarn-frac0.03-ctx4096": "has no attribute 'moe_layer_freq'"}
+           }
 REFUSED = [r for r in RECORDS if r not in STARTED and r["name"] not in NOT_RUN]
 
 _FLAG_KEYS = ("mem_fraction_static", "max_running_requests", "max_total_tokens", "chunked_prefill_size",
               "context_length", "page_size", "kv_cache_dtype", "dtype", "swa_full_tokens_ratio")
 _POOL = re.compile(r"#tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB")
+_MLA_POOL = re.compile(r"#tokens: (\d+), KV size: ([\d.]+) GB")  # MLA: one latent buffer per layer
 _SUMMARY = re.compile(r"max_total_num_tokens=(\d+), chunked_prefill_size=(-?\d+), max_prefill_tokens=(\d+), "
                       r"max_running_requests=(\d+), context_len=(\d+)")
 _FREE = re.compile(r"SERVEWISE free_cpu_memory_bytes=(\d+) callers=(\S+)")
@@ -91,7 +91,7 @@ def test_the_recordings_are_of_the_pinned_engine():
 @pytest.mark.parametrize("record", STARTED, ids=[r["name"] for r in STARTED])
 def test_pool_and_caps_match_exactly(record):
     plan = plan_of(record)
-    (pool,) = [m for line in record["log"] if (m := _POOL.search(line))]
+    (pool,) = [m for line in record["log"] if (m := _POOL.search(line) or _MLA_POOL.search(line))]
     (summary,) = [m for line in record["log"] if (m := _SUMMARY.search(line))]
     tokens, chunk, max_prefill, running, context = (int(x) for x in summary.groups())
     assert plan.max_total_num_tokens == int(pool[1]) == tokens
@@ -100,7 +100,10 @@ def test_pool_and_caps_match_exactly(record):
     assert plan.chunked_prefill_size == chunk
     assert SglangSettings().max_prefill_tokens == max_prefill
     assert plan.page_size == record["server_args"]["page_size"]
-    assert (_gb(plan.k_bytes), _gb(plan.v_bytes)) == (pool[2], pool[3])
+    if pool.re is _MLA_POOL:
+        assert (_gb(plan.k_bytes), plan.v_bytes) == (pool[2], 0)
+    else:
+        assert (_gb(plan.k_bytes), _gb(plan.v_bytes)) == (pool[2], pool[3])
     assert plan.refusal is None
 
 
