@@ -39,9 +39,10 @@ def test_an_answer_changed_in_the_page_reaches_the_url(app_url, page):
     from playwright.sync_api import expect
 
     open_page(page, app_url + "/wizard")
-    page.get_by_text("batch", exact=True).first.click()
+    # the radio shows the use's name; its slug goes to the link (issue 19)
+    page.get_by_text("Offline batch jobs", exact=True).first.click()
     wait_for_app(page)
     expect(page).to_have_url(re.compile(r"wiz_use=batch"))
     page.reload()
     wait_for_app(page)
-    expect(page.get_by_role("radio", name="batch")).to_be_checked()
+    expect(page.get_by_role("radio", name="Offline batch jobs")).to_be_checked()
