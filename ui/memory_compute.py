@@ -30,7 +30,7 @@ def _inputs_key(inputs: ComparisonInputs) -> tuple:
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs={ComparisonInputs: _inputs_key})
 def analyse(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: tuple[int, ...], curve_limit: int):
     """Side-by-side plans, per-engine capacity and capacity curves for one input state."""
-    rows = compare_engines(inputs, workload)
+    rows = analyse_rows(inputs, workload)
     capacities = [capacity(inputs, engine, workload, sequences_limit) for engine in ENGINE_IDS]
     curves = [capacity_curve(inputs, engine, workload, list(contexts), curve_limit) for engine in ENGINE_IDS]
     return rows, capacities, curves
@@ -51,7 +51,7 @@ def users_readouts(inputs: ComparisonInputs, workload) -> list[UsersReadout]:
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs={ComparisonInputs: _inputs_key})
 def analyse_rows(inputs: ComparisonInputs, workload):
-    """The side-by-side plans alone (shared by the users readout)."""
+    """The side-by-side plans alone, memoised once per input state for `analyse` and the readouts."""
     return compare_engines(inputs, workload)
 
 

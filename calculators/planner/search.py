@@ -105,14 +105,8 @@ class PlannerResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-@dataclass
-class _Prices:
-    """The price per GPU-hour for each hardware option, with whose price it is (None: cannot be priced)."""
-
-    by_gpu: dict[str, tuple[float, str, float | None, float | None] | str]
-
-
-def _prices(spec: PlannerSpec, kb) -> _Prices:
+def _prices(spec: PlannerSpec, kb) -> dict[str, tuple[float, str, float | None, float | None] | str]:
+    """Per GPU id: (US$ per GPU-hour, whose price, amortisation, power), or why it cannot be priced."""
     by_gpu: dict[str, tuple[float, str, float | None, float | None] | str] = {}
     for option in spec.hardware:
         gpu = catalog_gpu(kb, option.gpu_id)
@@ -133,7 +127,7 @@ def _prices(spec: PlannerSpec, kb) -> _Prices:
             cheapest = listed[0]
             source = f"{cheapest.provider} list price: {cheapest.verified.version}; {cheapest.source}"
             by_gpu[gpu.id] = (cheapest.usd_per_gpu_hour, source, None, None)
-    return _Prices(by_gpu)
+    return by_gpu
 
 
 def _gpu_counts(engine: EngineAdapter, arch, option: HardwareOption, machine_one: Machine) -> list[int]:
@@ -241,7 +235,7 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
             continue
         for option in spec.hardware:
             gpu = catalog_gpu(kb, option.gpu_id)
-            price = prices.by_gpu[gpu.id]
+            price = prices[gpu.id]
             if isinstance(price, str):
                 rejections.append(Rejection(engine, "price", price, gpu_id=gpu.id))
                 continue
