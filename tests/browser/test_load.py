@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, page_urls
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, MARK_HIDING_CONTROLS_JS, page_urls
 from tests.support.page_discovery import app_pages, bound_widgets
 
 pytestmark = pytest.mark.browser
@@ -113,6 +113,13 @@ async def _settled_value(page, plan: Plan, expected: str, timeout_s: float = STE
     return value
 
 
+async def _reveal(page, field) -> None:
+    """Open the tabs and expanders that hide `field` (a widget on a page's later tab or in a closed expander)."""
+    for step in range(await field.evaluate(MARK_HIDING_CONTROLS_JS)):
+        await page.locator(f'[data-servewise-reveal="{step}"]').click()
+    await field.wait_for(state="visible")
+
+
 async def _session(browser, plan: Plan, renders: list[float], barrier: dict, problems: list[str]):
     arrived = False
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
@@ -133,6 +140,7 @@ async def _session(browser, plan: Plan, renders: list[float], barrier: dict, pro
         expected = plan.shown
         if plan.changed is not None:
             field = page.locator(f".st-key-{plan.key} input").first
+            await _reveal(page, field)
             start = time.perf_counter()
             await field.fill(plan.changed)
             await field.press("Enter")

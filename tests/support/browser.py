@@ -31,6 +31,31 @@ def wait_for_app(page, timeout_ms: int = APP_READY_TIMEOUT_MS) -> None:
     )
 
 
+#: JavaScript taking one element: marks, outermost first, every unselected tab and every collapsed expander that
+#: hides it with `data-servewise-reveal="<n>"` and returns how many it marked. Clicking them in that order (as a
+#: user would, with real pointer events: Streamlit's tabs ignore synthetic clicks) shows the element.
+MARK_HIDING_CONTROLS_JS = """
+element => {
+  const steps = [];
+  for (let node = element; node; node = node.parentElement) {
+    if (node.dataset && node.dataset.testid === 'stTabPanel') {
+      const tabs = node.closest('[data-testid="stTabs"]');
+      const own = selector => [...tabs.querySelectorAll(selector)]
+        .filter(found => found.closest('[data-testid="stTabs"]') === tabs);
+      const tab = own('[role="tab"]')[own('[data-testid="stTabPanel"]').indexOf(node)];
+      if (tab && tab.getAttribute('aria-selected') !== 'true') steps.push(tab);
+    }
+    if (node.tagName === 'DETAILS' && !node.open) {
+      const summary = node.querySelector(':scope > summary');
+      if (summary) steps.push(summary);
+    }
+  }
+  steps.reverse().forEach((step, index) => step.setAttribute('data-servewise-reveal', String(index)));
+  return steps.length;
+}
+"""
+
+
 def open_page(page, url: str) -> None:
     """Navigate to `url` and wait for the script run to finish."""
     page.goto(url, wait_until="domcontentloaded")
