@@ -36,8 +36,9 @@ from calculators.planner.rate_search import RatePoint, search_max_rate, throughp
 from calculators.planner.spec import CostBasis, HardwareOption, PlannerSpec
 from calculators.planner.weights_options import engine_accepts
 from calculators.simulator.roofline import StepCostModel
-from calculators.speed.inputs import hardware_class_of_machine
-from calculators.speed.predict import speed_params
+from calculators.speed.inputs import hardware_class_of_machine, model_shape
+from calculators.speed.model import Accelerator
+from calculators.speed.predict import speed_params, step_cost_model, unfitted_params
 from knowledge.formats import CompatStatus
 
 
@@ -147,20 +148,17 @@ def instance_step_cost(
         return "the catalog lacks this GPU's memory bandwidth or dense BF16 throughput"
     parallel = gpus if engine.multi_gpu_split == "tensor" else 1
     per_token = raw_kv_estimate(arch, 1, 1, 2).bytes_per_token_unbounded_layers
-    cost = StepCostModel(
+    # the speed model's shape: a MoE model's routed experts apart (a step reads those its tokens pick)
+    shape = model_shape(arch, weights_bytes, per_token)
+    accelerator = Accelerator(
+        hardware_class="consumer-gddr",  # only the step-cost figures below are read from it
         memory_bandwidth_bytes_per_s=machine.memory_bandwidth_bytes_per_s * parallel,
         flops_per_s=machine.dense_bf16_flops_per_s * parallel,
-        weights_bytes=weights_bytes,
-        active_params=arch.params_active or arch.params_total,
-        kv_bytes_per_token=per_token,
     )
-    if engine.speed is None:
-        return cost
+    if engine.speed is None:  # an engine without a speed model: the roofline's stated default efficiencies
+        return step_cost_model(shape, accelerator, unfitted_params())
     params, _basis = instance_speed_params(machine, engine)
-    return cost.model_copy(update={
-        "memory_efficiency": params.memory_efficiency, "compute_efficiency": params.compute_efficiency,
-        "step_overhead_s": params.decode_overhead_s, "per_sequence_overhead_s": params.per_sequence_overhead_s,
-    })
+    return step_cost_model(shape, accelerator, params)
 
 
 def _speed_basis_notes(engine: EngineAdapter, spec: PlannerSpec, kb) -> list[str]:

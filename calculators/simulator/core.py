@@ -517,10 +517,12 @@ class _Run:
                 continue
             tokens = n_dec
             kv_read = dec_kv
+            pairs = 0.0
             for i, c in chunks:
                 tokens += c
                 kv_read += self.ctx[i]
-            dt = step_seconds(rates, tokens, kv_read, n_dec + len(chunks))
+                pairs += c * (self.ctx[i] - c / 2.0)  # the chunk's queries over the cached and its own keys
+            dt = step_seconds(rates, tokens, kv_read, n_dec + len(chunks), pairs)
             if self.n_dec and not n_dec:
                 self.decode_stall_s += dt  # a prefill batch ran alone while sequences were decoding
             self.account(dt, queued, blocked)
@@ -590,6 +592,7 @@ class _Run:
             _REJECTED: RequestStatus.REJECTED,
             _CANCELLED: RequestStatus.CANCELLED,
         }
+        handling = self.cost.request_overhead_s  # request handling outside the steps (HTTP, tokenisation)
         for i in range(self.n):
             st = self.status[i]
             if st not in status_map:  # defensive: the loop only ends when every request has ended
@@ -602,9 +605,9 @@ class _Run:
                     output_tokens=self.output[i],
                     generated_tokens=self.gen[i],
                     status=status_map[st],
-                    end_s=self.end[i],
+                    end_s=self.end[i] + handling,
                     admit_s=self.admit[i],
-                    first_token_s=self.first[i],
+                    first_token_s=self.first[i] + handling if self.first[i] is not None else None,
                     preemptions=self.preemptions[i],
                     prefix_hit_tokens=self.hit[i],
                     truncated=self.truncated[i],

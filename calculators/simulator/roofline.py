@@ -4,13 +4,20 @@ A step processes `tokens` new tokens (decode tokens plus prefill chunk tokens) a
 every scheduled sequence. Two lower bounds apply:
 
 - memory: the weights are streamed once per step, plus the KV the attention reads:
-  (weights_bytes + kv_bytes_per_token x kv_read_tokens) / (bandwidth x memory_efficiency)
-- compute: about 2 x active parameters FLOPs per token: 2 x P x tokens / (flops x compute_efficiency)
+  (weights_bytes + expert bytes touched + kv_bytes_per_token x kv_read_tokens) / (bandwidth x memory_efficiency)
+  where a mixture-of-experts model's routed experts are read only when a token of the step picks them:
+  with each token choosing a share s = active / total routed experts, a step of t tokens touches
+  1 - (1 - s)^t of them (routing taken as independent per token: an estimate; batch 1 reads the active
+  experts only, a large batch reads them all)
+- compute: about 2 x active parameters FLOPs per token, plus causal attention over the prefill chunks
+  (4 x layers x query dim FLOPs per (query, key) pair): (2 x P x tokens + attention) / (flops x compute_efficiency)
 
 One fused forward pass overlaps weight streaming with the matrix multiplications, so the step takes
 the larger of the two (the roofline), plus a fixed per-step overhead and a host overhead per scheduled
 sequence (scheduler, sampler, detokenizer: 0 unless a speed calibration fitted it, calculators/speed).
-Attention FLOPs (quadratic in context) are left out, so long prompts are estimated optimistic.
+A request's handling outside the steps (HTTP, tokenisation: `request_overhead_s`) is added to its first-
+token and finish times. Decode attention FLOPs are left out (a decode step reads each cached token's KV,
+which takes far longer than its attention arithmetic).
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ DEFAULT_MEMORY_EFFICIENCY = 0.6
 DEFAULT_COMPUTE_EFFICIENCY = 0.5
 
 
+#: `StepCostModel.rates`: the per-step, per-token and per-pair seconds the hot path multiplies.
+Rates = tuple[float, float, float, float, float, float, float, float]
+
+
 class StepCostModel(BaseModel):
     """Accelerator and model figures the step time is estimated from (bytes, FLOP/s, seconds)."""
 
@@ -35,7 +46,19 @@ class StepCostModel(BaseModel):
 
     memory_bandwidth_bytes_per_s: float = Field(gt=0)
     flops_per_s: float = Field(gt=0, description="dense FLOP/s at the weights' compute precision")
-    weights_bytes: float = Field(ge=0, description="weight bytes read once per step")
+    weights_bytes: float = Field(ge=0, description="weight bytes read every step (MoE: all but the routed experts)")
+    expert_weights_bytes: float = Field(
+        default=0.0, ge=0, description="bytes of the routed experts, read only as far as a step's tokens pick them"
+    )
+    expert_share_per_token: float = Field(
+        default=0.0, ge=0, le=1, description="share of the routed experts one token uses (active / total experts)"
+    )
+    attention_flops_per_pair: float = Field(
+        default=0.0, ge=0, description="FLOPs per (query, cached key) pair of a prefill: 4 x layers x query dim"
+    )
+    request_overhead_s: float = Field(
+        default=0.0, ge=0, description="seconds of request handling outside the steps, added to TTFT and finish"
+    )
     active_params: float = Field(gt=0, description="parameters used per token (MoE: active, not total)")
     kv_bytes_per_token: float = Field(ge=0)
     memory_efficiency: float = Field(default=DEFAULT_MEMORY_EFFICIENCY, gt=0, le=1)
@@ -46,44 +69,57 @@ class StepCostModel(BaseModel):
     )
 
     @property
-    def rates(self) -> tuple[float, float, float, float, float]:
-        """(weights read s per step, KV read s per token, compute s per token, overhead s per step, s per sequence)."""
+    def rates(self) -> Rates:
+        """(weights read s per step, KV read s per token, compute s per token, overhead s per step, s per sequence,
+        all routed experts' read s, expert share per token, attention s per prefill pair)."""
         bandwidth = self.memory_bandwidth_bytes_per_s * self.memory_efficiency
+        flops = self.flops_per_s * self.compute_efficiency
         return (
             self.weights_bytes / bandwidth,
             self.kv_bytes_per_token / bandwidth,
-            2.0 * self.active_params / (self.flops_per_s * self.compute_efficiency),
+            2.0 * self.active_params / flops,
             self.step_overhead_s,
             self.per_sequence_overhead_s,
+            self.expert_weights_bytes / bandwidth,
+            self.expert_share_per_token,
+            self.attention_flops_per_pair / flops,
         )
 
-    def step_seconds(self, tokens: int, kv_read_tokens: float, n_seqs: int = 0) -> float:
-        """Seconds one step takes for `tokens` new tokens of `n_seqs` sequences reading `kv_read_tokens` of KV."""
-        return step_seconds(self.rates, tokens, kv_read_tokens, n_seqs)
+    def step_seconds(self, tokens: int, kv_read_tokens: float, n_seqs: int = 0, prefill_pairs: float = 0.0) -> float:
+        """Seconds one step takes for `tokens` new tokens of `n_seqs` sequences reading `kv_read_tokens` of KV,
+        with `prefill_pairs` (query, key) pairs of prefill attention."""
+        return step_seconds(self.rates, tokens, kv_read_tokens, n_seqs, prefill_pairs)
 
     def decode_span_seconds(self, steps: int, n_seqs: int, kv_read_tokens_first: float) -> float:
         """Seconds for `steps` pure-decode steps of `n_seqs` sequences whose KV read grows by n_seqs a step."""
         return decode_span_seconds(self.rates, steps, n_seqs, kv_read_tokens_first)
 
 
+def experts_touched_share(share_per_token: float, tokens: int) -> float:
+    """Share of the routed experts a step of `tokens` tokens reads, each token picking `share_per_token` of them."""
+    if share_per_token <= 0.0 or tokens <= 0:
+        return 0.0
+    return 1.0 - (1.0 - share_per_token) ** tokens
+
+
 def step_seconds(
-    rates: tuple[float, float, float, float, float], tokens: int, kv_read_tokens: float, n_seqs: int = 0
+    rates: Rates, tokens: int, kv_read_tokens: float, n_seqs: int = 0, prefill_pairs: float = 0.0
 ) -> float:
     """Roofline step time in seconds from `StepCostModel.rates` (plain function: the simulator's hot path)."""
-    weights_s, kv_s, flop_s, overhead_s, per_seq_s = rates
+    weights_s, kv_s, flop_s, overhead_s, per_seq_s, expert_s, share, pair_s = rates
     memory_s = weights_s + kv_s * kv_read_tokens
-    compute_s = flop_s * tokens
+    if expert_s:
+        memory_s += expert_s * experts_touched_share(share, tokens)
+    compute_s = flop_s * tokens + pair_s * prefill_pairs
     return (memory_s if memory_s > compute_s else compute_s) + overhead_s + per_seq_s * n_seqs
 
 
-def decode_span_seconds(
-    rates: tuple[float, float, float, float, float], steps: int, n_seqs: int, kv_read_tokens_first: float
-) -> float:
+def decode_span_seconds(rates: Rates, steps: int, n_seqs: int, kv_read_tokens_first: float) -> float:
     """Closed form of the sum over j < steps of step_seconds(n_seqs, kv_read_tokens_first + n_seqs x j)."""
     if steps <= 0:
         return 0.0
-    weights_s, kv_s, flop_s, overhead_s, per_seq_s = rates
-    m0 = weights_s + kv_s * kv_read_tokens_first
+    weights_s, kv_s, flop_s, overhead_s, per_seq_s, expert_s, share, _pair_s = rates
+    m0 = weights_s + kv_s * kv_read_tokens_first + expert_s * experts_touched_share(share, n_seqs)
     slope = kv_s * n_seqs
     compute_s = flop_s * n_seqs
     # steps whose memory time is below the compute time are compute-bound: j < j_switch

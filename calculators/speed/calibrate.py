@@ -102,12 +102,12 @@ def serving_observation(run: ImportedRun, label: str) -> ServingObservation | No
 def simulate_medians(
     obs: ServingObservation, model: ModelShape, hw: Accelerator, params: SpeedParams, policy, kv_capacity_tokens: int
 ) -> tuple[float | None, float | None]:
-    """Simulated (TTFT median, ITL median) in seconds; request handling (prefill overhead) is added to TTFT."""
+    """Simulated (TTFT median, ITL median) in seconds (request handling is in the step cost's TTFT)."""
     result = simulate(
         obs.workload, policy, step_cost_model(model, hw, params), kv_capacity_tokens, requests=obs.requests
     )
     summary = result.summary
-    ttft = summary.ttft.p50 + params.prefill_overhead_s if summary.ttft is not None else None
+    ttft = summary.ttft.p50 if summary.ttft is not None else None
     itl = summary.itl.p50 if summary.itl is not None else None
     return ttft, itl
 

@@ -41,9 +41,12 @@ def accelerator_of_gpu(gpu: Gpu) -> Accelerator:
 def model_shape(arch: ModelArchitecture, weights_bytes: float, kv_bytes_per_token: float) -> ModelShape:
     """What one decode step of `arch` reads and computes, from its weight bytes and KV bytes per token.
 
-    MoE: a single sequence reads the active experts only, so the bytes read are the weights scaled by
-    active / total parameters (an estimate for batch 1; larger batches touch more experts). The input
-    embedding table's single-row reads are not subtracted (servewise does not know whether it is tied).
+    MoE: a single sequence reads the active experts only, so one token's read is the weights scaled by
+    active / total parameters. The routed experts hold (total - active) x E / (E - k) parameters (E routed
+    experts, k picked per token; shared experts count as dense), and a batch of t tokens reads 1 - (1 - k/E)^t
+    of them (see `weights_read_for_tokens`). Bytes are split in proportion to parameters (an estimate when
+    experts and the rest are quantized differently). The input embedding table's single-row reads are not
+    subtracted (servewise does not know whether it is tied).
     """
     total = arch.params_total or arch.params_active
     active = arch.params_active or arch.params_total
@@ -52,12 +55,20 @@ def model_shape(arch: ModelArchitecture, weights_bytes: float, kv_bytes_per_toke
     if weights_bytes <= 0:
         raise ServewiseInputError("weight bytes must be positive to estimate speed")
     read = weights_bytes * (active / total) if active < total else weights_bytes
+    expert_bytes, share = 0.0, 0.0
+    moe = arch.moe
+    if moe is not None and active < total and moe.n_experts > moe.n_active > 0:
+        routed_params = min(float(total), (total - active) * moe.n_experts / (moe.n_experts - moe.n_active))
+        expert_bytes = weights_bytes * routed_params / total
+        share = moe.n_active / moe.n_experts
     attention = next(
         (layer for layer in arch.layers if layer.kind in (LayerKind.FULL, LayerKind.SLIDING) and layer.head_dim_k), None
     )
     q_dim = arch.n_heads * attention.head_dim_k if attention is not None and arch.n_heads else arch.hidden_size
     return ModelShape(
         weights_read_bytes=read,
+        expert_weights_bytes=expert_bytes,
+        expert_share_per_token=share,
         params_active=active,
         n_layers=max(1, arch.n_layers),
         attention_q_dim=max(1, q_dim),

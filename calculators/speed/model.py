@@ -4,6 +4,7 @@ A decode step of `batch` sequences, each with `context_tokens` of KV already cac
 
     overhead_s + per_sequence_overhead_s x batch + max(memory_s, compute_s)
     memory_s  = (weights read + batch x context x KV bytes per token) / (bandwidth x memory_efficiency)
+    (a mixture-of-experts model reads its dense part and the routed experts the batch's tokens pick)
     compute_s = (2 x active params x batch + attention FLOPs) / (flops x compute_efficiency)
 
 where attention FLOPs are 4 x layers x query dim per context token per sequence (QK^T and AV, 2 flops
@@ -24,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
+from calculators.simulator.roofline import experts_touched_share
 
 #: Where a prediction's parameters come from.
 SpeedBasisKind = Literal["default-fit", "calibration", "assumed"]
@@ -45,7 +47,13 @@ class Accelerator(_Frozen):
 class ModelShape(_Frozen):
     """What one forward pass of the model reads and computes (bytes, parameters, layers)."""
 
-    weights_read_bytes: float = Field(gt=0, description="weight bytes one decode step streams")
+    weights_read_bytes: float = Field(gt=0, description="weight bytes one single-sequence decode step streams")
+    expert_weights_bytes: float = Field(
+        default=0.0, ge=0, description="MoE: bytes of all routed experts (0 for a dense model)"
+    )
+    expert_share_per_token: float = Field(
+        default=0.0, ge=0, le=1, description="MoE: share of the routed experts one token uses (active / total)"
+    )
     params_active: float = Field(gt=0, description="parameters used per token (MoE: active)")
     n_layers: int = Field(gt=0)
     attention_q_dim: int = Field(gt=0, description="query heads x head dim")
@@ -97,6 +105,18 @@ class Prediction(_Frozen):
     basis: SpeedBasis
 
 
+def weights_read_for_tokens(model: ModelShape, tokens: int) -> float:
+    """Weight bytes a step of `tokens` tokens streams: the dense part, plus the routed experts its tokens pick.
+
+    `weights_read_bytes` is the single-token figure (dense part + one token's share of the experts); each
+    further token picks its experts independently (an estimate), so a large batch reads every expert.
+    """
+    if model.expert_weights_bytes <= 0 or tokens <= 1:
+        return model.weights_read_bytes
+    dense = model.weights_read_bytes - model.expert_weights_bytes * model.expert_share_per_token
+    return dense + model.expert_weights_bytes * experts_touched_share(model.expert_share_per_token, tokens)
+
+
 def _check_batch(batch: int, context_tokens: float) -> None:
     if batch < 1:
         raise ServewiseInputError("batch must be at least 1 sequence")
@@ -109,7 +129,7 @@ def decode_step_seconds(
 ) -> float:
     """Seconds one decode step of `batch` sequences takes, each with `context_tokens` already cached."""
     _check_batch(batch, context_tokens)
-    bytes_read = model.weights_read_bytes + batch * context_tokens * model.kv_bytes_per_token
+    bytes_read = weights_read_for_tokens(model, batch) + batch * context_tokens * model.kv_bytes_per_token
     memory_s = bytes_read / (hw.memory_bandwidth_bytes_per_s * params.memory_efficiency)
     compute_s = 0.0
     if hw.flops_per_s is not None:
@@ -129,7 +149,8 @@ def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, pro
     n = float(prompt_tokens)
     flops = 2.0 * model.params_active * n + 2.0 * model.n_layers * model.attention_q_dim * n * n
     compute_s = flops / (hw.flops_per_s * params.compute_efficiency)
-    memory_s = model.weights_read_bytes / (hw.memory_bandwidth_bytes_per_s * params.memory_efficiency)
+    bandwidth = hw.memory_bandwidth_bytes_per_s * params.memory_efficiency
+    memory_s = weights_read_for_tokens(model, prompt_tokens) / bandwidth
     return params.prefill_overhead_s + max(compute_s, memory_s)
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.families import speed_family
 from calculators.speed.fit import default_fit
 from calculators.speed.model import (
     Accelerator,
+    Band,
     ModelShape,
     Prediction,
     SpeedBasis,
@@ -42,6 +43,14 @@ def speed_params(engine: str, hardware_class: str,
     found = ENGINES.get(engine)
     fallback = found.speed.fallback_family if found is not None and found.speed is not None else None
     return default_fit().lookup(family, hardware_class, fallback)
+
+
+def unfitted_params() -> SpeedParams:
+    """The roofline's stated default efficiencies with no overheads, for an engine without a speed model."""
+    return SpeedParams(
+        memory_efficiency=DEFAULT_MEMORY_EFFICIENCY, compute_efficiency=DEFAULT_COMPUTE_EFFICIENCY,
+        decode_overhead_s=0.0, prefill_overhead_s=0.0, decode_band=Band(low=0.0, high=0.0, median_abs=0.0, n_points=0),
+    )
 
 
 class SpeedEstimate(BaseModel):
@@ -111,18 +120,28 @@ def estimate_speed(
 
 
 def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> StepCostModel:
-    """The simulator's step-cost inputs from the speed model's parameters (flop/s unknown: compute not limiting)."""
+    """The simulator's step-cost inputs from the speed model's parameters (flop/s unknown: compute not limiting).
+
+    A MoE model's routed experts are passed apart from the dense weights (the simulator reads as many as a
+    step's tokens pick); prefill attention FLOPs are passed per (query, key) pair; the prefill overhead
+    beyond one step's overhead is request handling, added to each request's first-token time.
+    """
     flops = hw.flops_per_s if hw.flops_per_s is not None else hw.memory_bandwidth_bytes_per_s * 1e6
+    dense_bytes = model.weights_read_bytes - model.expert_weights_bytes * model.expert_share_per_token
     return StepCostModel(
         per_sequence_overhead_s=params.per_sequence_overhead_s,
         memory_bandwidth_bytes_per_s=hw.memory_bandwidth_bytes_per_s,
         flops_per_s=flops,
-        weights_bytes=model.weights_read_bytes,
+        weights_bytes=max(0.0, dense_bytes),
+        expert_weights_bytes=model.expert_weights_bytes,
+        expert_share_per_token=model.expert_share_per_token,
+        attention_flops_per_pair=4.0 * model.n_layers * model.attention_q_dim,
         active_params=model.params_active,
         kv_bytes_per_token=model.kv_bytes_per_token,
         memory_efficiency=params.memory_efficiency,
         compute_efficiency=params.compute_efficiency,
         step_overhead_s=params.decode_overhead_s,
+        request_overhead_s=max(0.0, params.prefill_overhead_s - params.decode_overhead_s),
     )
 
 

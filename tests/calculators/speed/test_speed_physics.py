@@ -1,0 +1,115 @@
+"""The speed model's physics terms: MoE experts read as far as a step's tokens pick them, prefill attention
+grows with the square of the prompt, and request handling reaches the simulated TTFT (planner included)."""
+
+from __future__ import annotations
+
+import pytest
+
+from calculators.engines import adapter
+from calculators.hardware.catalog import catalog_gpu, machine_for_gpu
+from calculators.memory.compare import model_weights
+from calculators.model.catalog import architecture_from_catalog
+from calculators.planner.search import instance_step_cost
+from calculators.simulator.engines import default_policy
+from calculators.simulator.roofline import StepCostModel, experts_touched_share
+from calculators.simulator.run import simulate
+from calculators.simulator.workload import ArrivalProcess, LengthDistribution, LengthKind, WorkloadSpec
+from calculators.speed.inputs import model_shape
+from calculators.speed.model import Accelerator, Band, SpeedParams, decode_step_seconds, weights_read_for_tokens
+from calculators.speed.predict import step_cost_model
+from knowledge.loader import load_knowledge
+
+KB = load_knowledge()
+BAND = Band(low=-0.1, high=0.1, median_abs=0.05, n_points=5)
+PARAMS = SpeedParams(memory_efficiency=0.5, decode_overhead_s=0.002, compute_efficiency=0.5,
+                     prefill_overhead_s=0.030, decode_band=BAND, prefill_band=BAND)
+HW = Accelerator(hardware_class="datacenter-hbm", memory_bandwidth_bytes_per_s=2e12, flops_per_s=300e12)
+
+
+def moe_shape():
+    arch = architecture_from_catalog("qwen3-30b-a3b", KB)
+    weights = model_weights(KB.formats, arch, "bf16").bytes
+    return arch, weights, model_shape(arch, weights, 98_304)
+
+
+def test_a_single_moe_token_reads_the_active_share_and_a_big_batch_reads_every_expert():
+    arch, weights, shape = moe_shape()
+    assert arch.moe is not None and arch.params_active < arch.params_total
+    assert shape.weights_read_bytes == pytest.approx(weights * arch.params_active / arch.params_total)
+    assert shape.expert_share_per_token == pytest.approx(arch.moe.n_active / arch.moe.n_experts)
+    reads = [weights_read_for_tokens(shape, t) for t in (1, 2, 8, 64, 4096)]
+    assert reads == sorted(reads) and reads[0] < reads[1]
+    assert reads[-1] == pytest.approx(weights, rel=1e-3)  # every expert picked by someone
+    # the simulator's step reads the same bytes as the speed model's decode step
+    cost = step_cost_model(shape, HW, PARAMS)
+    for t in (1, 8, 64):
+        memory_s = weights_read_for_tokens(shape, t) / (HW.memory_bandwidth_bytes_per_s * PARAMS.memory_efficiency)
+        assert cost.step_seconds(t, 0.0) == pytest.approx(memory_s + PARAMS.decode_overhead_s)
+        assert decode_step_seconds(shape, HW, PARAMS, batch=t) == pytest.approx(memory_s + PARAMS.decode_overhead_s)
+
+
+def test_the_planner_steps_a_moe_model_on_its_active_bytes_not_its_full_weights():
+    arch, weights, _shape = moe_shape()
+    gpu = catalog_gpu(KB, "h100-sxm-80gb")
+    machine = machine_for_gpu(gpu, 1, working_set=KB.gpus.apple_working_set)
+    cost = instance_step_cost(machine, adapter("vllm"), 1, weights, arch)
+    assert isinstance(cost, StepCostModel)
+    bandwidth = machine.memory_bandwidth_bytes_per_s * cost.memory_efficiency
+    one = cost.step_seconds(1, 0.0) - cost.step_overhead_s - cost.per_sequence_overhead_s
+    assert one == pytest.approx(weights * arch.params_active / arch.params_total / bandwidth, rel=1e-6)
+    assert one < 0.2 * weights / bandwidth  # 3.3B of 30.5B parameters: an order of magnitude below the full read
+    assert cost.step_seconds(256, 0.0) > 3 * cost.step_seconds(1, 0.0)  # a big batch touches most experts
+
+
+def test_experts_touched_share_is_a_probability_growing_with_tokens():
+    assert experts_touched_share(0.0, 10) == 0.0
+    assert experts_touched_share(0.125, 1) == pytest.approx(0.125)
+    assert experts_touched_share(0.125, 2) == pytest.approx(1 - 0.875**2)
+    assert experts_touched_share(1.0, 3) == 1.0
+
+
+def one_request(prompt_tokens: int) -> WorkloadSpec:
+    return WorkloadSpec(n_requests=1, arrival=ArrivalProcess.POISSON, rate_per_s=0.01,
+                        prompt=LengthDistribution(kind=LengthKind.FIXED, value=prompt_tokens),
+                        output=LengthDistribution(kind=LengthKind.FIXED, value=4))
+
+
+def test_prefill_attention_makes_long_prompts_superlinear_in_the_simulator():
+    _arch, _weights, shape = moe_shape()
+    cost = step_cost_model(shape, HW, PARAMS)
+    assert cost.attention_flops_per_pair == 4.0 * shape.n_layers * shape.attention_q_dim
+    without = cost.model_copy(update={"attention_flops_per_pair": 0.0})
+    policy = default_policy("sglang").model_copy(update={"chunked_prefill_size": 100_000})
+
+    def ttft(c, n):
+        result = simulate(one_request(n), policy, c, 10_000_000)
+        return result.records[0].ttft_s
+
+    short, long = ttft(cost, 2_000), ttft(cost, 32_000)
+    assert long / short > 16 * 1.2  # 16x the tokens, and attention pairs grow with the square
+    assert ttft(without, 32_000) < long
+
+
+def test_request_handling_reaches_the_simulated_ttft_and_not_the_itl():
+    _arch, _weights, shape = moe_shape()
+    cost = step_cost_model(shape, HW, PARAMS)
+    assert cost.request_overhead_s == pytest.approx(PARAMS.prefill_overhead_s - PARAMS.decode_overhead_s)
+    bare = cost.model_copy(update={"request_overhead_s": 0.0})
+    policy = default_policy("vllm")
+    with_handling = simulate(one_request(500), policy, cost, 10_000_000).records[0]
+    without = simulate(one_request(500), policy, bare, 10_000_000).records[0]
+    assert with_handling.ttft_s == pytest.approx(without.ttft_s + cost.request_overhead_s)
+    assert with_handling.itl_s == pytest.approx(without.itl_s)
+
+
+def test_the_planner_ttft_includes_the_fitted_request_handling():
+    arch = architecture_from_catalog("llama-3.1-8b", KB)
+    weights = model_weights(KB.formats, arch, "bf16").bytes
+    machine = machine_for_gpu(catalog_gpu(KB, "h100-sxm-80gb"), 1, working_set=KB.gpus.apple_working_set)
+    cost = instance_step_cost(machine, adapter("vllm"), 1, weights, arch)
+    assert isinstance(cost, StepCostModel)
+    from calculators.speed.predict import speed_params
+
+    params, _ = speed_params("vllm", "datacenter-hbm")
+    assert cost.request_overhead_s == pytest.approx(max(0.0, params.prefill_overhead_s - params.decode_overhead_s))
+    assert cost.request_overhead_s > 0
