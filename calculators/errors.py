@@ -1,5 +1,7 @@
 """Domain exceptions a user can cause; each message says what to change."""
 
+from calculators.i18n import _
+
 
 class ServewiseInputError(ValueError):
     """Input servewise cannot use (bad number, malformed config, unknown flag value...)."""
@@ -9,7 +11,8 @@ class ConfigFieldMissing(ServewiseInputError):
     """A model config lacks a field its architecture family needs; the message names both."""
 
     def __init__(self, field: str, family: str):
-        super().__init__(f"config.json for a '{family}' model has no '{field}', which servewise needs for that family")
+        super().__init__(_("config.json for a '{family}' model has no '{field}', which servewise needs for that "
+                           "family").format(family=family, field=field))
         self.field = field
         self.family = family
 

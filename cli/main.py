@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import CpuFeature
-from calculators.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, language, supported_language
+from calculators.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, _, language, supported_language
 from calculators.units import GIB
 from knowledge.common import KnowledgeError
 
@@ -64,24 +64,26 @@ def read_text_input(path: str, what: str) -> str:
     """The text of file `path` (standard input for `-`), as UTF-8; ServewiseInputError naming `what` otherwise."""
     if path == "-":
         data = sys.stdin.buffer.read()
-        where = "standard input"
+        where = _("standard input")
     else:
         where = path
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
-            raise ServewiseInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            raise ServewiseInputError(_("cannot read {path}: {value}").format(
+                                        path=path, value=exc.strerror or exc)) from exc
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ServewiseInputError(f"{where} is not a UTF-8 text file; expected {what}") from exc
+        raise ServewiseInputError(_("{where} is not a UTF-8 text file; expected {what}").format(
+                                    where=where, what=what)) from exc
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one servewise line (status 2) instead of a usage dump."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise ServewiseInputError(f"{message} (see `{self.prog} --help`)")
+        raise ServewiseInputError(_("{message} (see `{prog} --help`)").format(message=message, prog=self.prog))
 
 
 def _add_model_source(parser: argparse.ArgumentParser) -> None:
@@ -280,12 +282,13 @@ def _add_speed_inputs(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_json_file(path: str) -> object:
-    text = read_text_input(path, "a JSON answers file")
+    text = read_text_input(path, _("a JSON answers file"))
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        where = "standard input" if path == "-" else path
-        raise ServewiseInputError(f"{where} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+        where = _("standard input") if path == "-" else path
+        raise ServewiseInputError(_("{where} is not valid JSON (line {lineno}: {msg})").format(
+                                    where=where, lineno=exc.lineno, msg=exc.msg)) from exc
 
 
 def run_memory(args: argparse.Namespace) -> int:
@@ -295,7 +298,7 @@ def run_memory(args: argparse.Namespace) -> int:
 
     launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
     if not launch:
-        raise ServewiseInputError("give the engine launch command after `--`, e.g. `-- llama-server -c 8192`")
+        raise ServewiseInputError(_("give the engine launch command after `--`, e.g. `-- llama-server -c 8192`"))
     result = plan_from_command(
         shlex.join(launch),
         load_knowledge(),
@@ -329,7 +332,7 @@ def _cpu_memory_bytes(gib: float | None) -> int | None:
     if gib is None:
         return None
     if gib <= 0:
-        raise ServewiseInputError("--cpu-memory-gib must be a positive number of GiB")
+        raise ServewiseInputError(_("--cpu-memory-gib must be a positive number of GiB"))
     return int(gib * GIB)
 
 
@@ -338,7 +341,8 @@ def _cpu_features(text: str) -> frozenset[str]:
     features = frozenset(f.strip().lower() for f in text.split(",") if f.strip())
     unknown = sorted(features - set(get_args(CpuFeature)))
     if unknown:
-        raise ServewiseInputError(f"unknown --cpu-features {unknown}; known: {', '.join(get_args(CpuFeature))}")
+        raise ServewiseInputError(_("unknown --cpu-features {unknown}; known: {known}").format(
+                                    unknown=unknown, known=', '.join(get_args(CpuFeature))))
     return features
 
 
@@ -364,7 +368,8 @@ def _read_log(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise ServewiseInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise ServewiseInputError(_("cannot read {path}: {value}").format(
+                                    path=path, value=exc.strerror or exc)) from exc
 
 
 def run_reconcile(args: argparse.Namespace) -> int:
@@ -402,14 +407,15 @@ def _read_spec_file(path: str) -> object:
     """A YAML or JSON planner spec (JSON is YAML) read with the safe loader."""
     import yaml
 
-    text = read_text_input(path, "a YAML or JSON planner spec")
+    text = read_text_input(path, _("a YAML or JSON planner spec"))
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or "cannot be parsed"
-        raise ServewiseInputError(f"{path} is not valid YAML or JSON ({where}{problem})") from exc
+        raise ServewiseInputError(_("{path} is not valid YAML or JSON ({where}{problem})").format(
+                                    path=path, where=where, problem=problem)) from exc
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -455,22 +461,25 @@ def run_check(args: argparse.Namespace) -> int:
     engines = [e.strip() for e in args.engines.split(",")] if args.engines else list(ENGINE_IDS)
     unknown = [e for e in engines if e not in ENGINE_IDS]
     if unknown:
-        raise ServewiseInputError(f"unknown engine(s) {', '.join(unknown)}; choose from {', '.join(ENGINE_IDS)}")
+        raise ServewiseInputError(_("unknown engine(s) {unknown}; choose from {engine_ids}").format(
+                                    unknown=', '.join(unknown), engine_ids=', '.join(ENGINE_IDS)))
     launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
     command = shlex.join(launch) if launch else ""
     models = {m.id: m for m in kb.models.models}
     if args.model is not None and args.model not in models:
-        raise ServewiseInputError(f"{args.model!r} is not in the model catalog (knowledge/models.yaml)")
+        raise ServewiseInputError(_("{model!r} is not in the model catalog (knowledge/models.yaml)").format(
+                                    model=args.model))
     checks: list[ToolCallCheck] | list[EmbeddingCheck]
     if args.what == "tools":
         if args.model and models[args.model].embedding is not None:
-            raise ServewiseInputError(f"{args.model} is an embedding model; use `check embeddings`")
+            raise ServewiseInputError(_("{model} is an embedding model; use `check embeddings`").format(
+                                        model=args.model))
         if args.model:
             model = tool_model_from_catalog(args.model, kb.tool_calling)
         elif args.hf_model:
             model = tool_model_from_hub(args.hf_model, kb.tool_calling)
         elif args.template == "-":
-            text = chat_template_from_text(read_text_input("-", "a chat template"), "standard input")
+            text = chat_template_from_text(read_text_input("-", _("a chat template")), "standard input")
             model = tool_model_from_template(text, kb.tool_calling, "standard input", "standard input")
         else:
             model = tool_model_from_file(args.template, kb.tool_calling)
@@ -479,7 +488,8 @@ def run_check(args: argparse.Namespace) -> int:
         text = tool_checks_markdown(checks)
     else:
         if args.model and models[args.model].embedding is None:
-            raise ServewiseInputError(f"{args.model} is not an embedding model in the catalog; use `check tools`")
+            raise ServewiseInputError(_("{model} is not an embedding model in the catalog; use `check tools`").format(
+                                        model=args.model))
         embedding = (embedding_model_from_catalog(models[args.model]) if args.model
                      else embedding_model_from_directory(args.st_dir))
         checks = check_embeddings_on_engines(embedding, engines, command, kb.embedding_serving)
@@ -501,7 +511,7 @@ def _speed_inputs(args: argparse.Namespace):
 
     launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
     if not launch:
-        raise ServewiseInputError("give the engine launch command after `--`, e.g. `-- vllm serve MODEL`")
+        raise ServewiseInputError(_("give the engine launch command after `--`, e.g. `-- vllm serve MODEL`"))
     kb = load_knowledge()
     result = plan_from_command(shlex.join(launch), kb, hf_config=args.hf_config, hf_model=args.hf_model, gguf=args.gguf,
                                catalog_id=args.model, gpu_id=args.gpu, n_gpus=args.gpus, weights_scheme=args.weights,
@@ -513,9 +523,11 @@ def _read_text(path: str, what: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise ServewiseInputError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
+        raise ServewiseInputError(_("cannot read {what} {path}: {value}").format(
+                                    what=what, path=path, value=exc.strerror or exc)) from exc
     except UnicodeDecodeError as exc:
-        raise ServewiseInputError(f"{path} is not a UTF-8 text file; expected {what}") from exc
+        raise ServewiseInputError(_("{path} is not a UTF-8 text file; expected {what}").format(
+                                    path=path, what=what)) from exc
 
 
 def run_speed(args: argparse.Namespace) -> int:
@@ -524,8 +536,8 @@ def run_speed(args: argparse.Namespace) -> int:
     from calculators.speed.command import speed_estimate
     from reports.speed_text import speed_estimate_json, speed_estimate_text
 
-    inputs, _ = _speed_inputs(args)
-    calibration = decode_profile(_read_text(args.calibration, "a calibration profile")) if args.calibration else None
+    inputs, _unused = _speed_inputs(args)
+    calibration = decode_profile(_read_text(args.calibration, _("a calibration profile"))) if args.calibration else None
     estimate = speed_estimate(inputs, args.prompt_tokens, calibration)
     if args.json:
         print(json.dumps({**speed_estimate_json(estimate), "notes": list(inputs.notes)}, indent=2))
@@ -543,8 +555,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from reports.speed_text import calibration_text
 
     inputs, result = _speed_inputs(args)
-    texts = [_read_text(path, "a benchmark output") for path in args.bench]
-    log = _read_text(args.log, "a start-up log") if args.log else None
+    texts = [_read_text(path, _("a benchmark output")) for path in args.bench]
+    log = _read_text(args.log, _("a start-up log")) if args.log else None
     label = f"{result.model.arch.name} on {inputs.hardware.label}"
     calibrated = calibrate_from_texts(inputs, texts, log, args.format, label)
     profile_json = calibrated.profile.model_dump_json(indent=2)
@@ -552,7 +564,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         try:
             Path(args.output).write_text(profile_json + "\n", encoding="utf-8")
         except OSError as exc:
-            raise ServewiseInputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+            raise ServewiseInputError(_("cannot write {output}: {value}").format(
+                                        output=args.output, value=exc.strerror or exc)) from exc
     if args.json:
         document = calibrated.model_dump(mode="json")
         document["link_parameter"] = encode_profile(calibrated.profile)
@@ -593,5 +606,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"servewise: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KnowledgeError as exc:
-        print(f"servewise: knowledge base error: {exc}", file=sys.stderr)
+        print("servewise: " + _("knowledge base error: {error}").format(error=exc), file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from knowledge.tool_calling import CallFormat, Markers
 
 #: The template reads the request's tool list (`tools` variable) / renders an assistant's calls.
@@ -59,15 +60,17 @@ def chat_template_from_tokenizer_config(text: str, source: str = "tokenizer_conf
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ServewiseInputError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise ServewiseInputError(_("{source} is not valid JSON ({msg} at line {lineno})").format(
+                                    source=source, msg=exc.msg, lineno=exc.lineno)) from None
     if not isinstance(data, dict):
-        raise ServewiseInputError(f"{source} holds no JSON object")
+        raise ServewiseInputError(_("{source} holds no JSON object").format(source=source))
     template = data.get("chat_template")
     if isinstance(template, list):
         named = {e.get("name"): e.get("template") for e in template if isinstance(e, dict)}
         template = named.get("default") or next(iter(named.values()), None)
     if not isinstance(template, str) or not template.strip():
-        raise ServewiseInputError(f"{source} has no chat_template (the model may keep it in chat_template.jinja)")
+        raise ServewiseInputError(_("{source} has no chat_template (the model may keep it in "
+                                    "chat_template.jinja)").format(source=source))
     return template
 
 
@@ -77,11 +80,11 @@ def read_template_file(path: str | Path) -> str:
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ServewiseInputError(f"{file.name} cannot be read as text ({exc})") from None
+        raise ServewiseInputError(_("{name} cannot be read as text ({exc})").format(name=file.name, exc=exc)) from None
     if file.suffix == ".json":
         return chat_template_from_tokenizer_config(text, file.name)
     if not text.strip():
-        raise ServewiseInputError(f"{file.name} is empty")
+        raise ServewiseInputError(_("{name} is empty").format(name=file.name))
     return text
 
 
@@ -91,8 +94,8 @@ def chat_template_from_text(text: str, source: str) -> str:
         data = json.loads(text)
     except json.JSONDecodeError:
         if not text.strip():
-            raise ServewiseInputError(f"{source} is empty") from None
+            raise ServewiseInputError(_("{source} is empty").format(source=source)) from None
         return text
     if isinstance(data, dict):
         return chat_template_from_tokenizer_config(text, source)
-    raise ServewiseInputError(f"{source} is JSON but not a tokenizer_config.json object")
+    raise ServewiseInputError(_("{source} is JSON but not a tokenizer_config.json object").format(source=source))

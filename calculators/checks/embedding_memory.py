@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 
 ACTIVATION_BYTES = 2  # BF16/FP16 activations
@@ -37,9 +38,10 @@ def embedding_server_memory(
 ) -> EmbeddingServerMemory:
     """Weights plus the largest per-layer activation set for `batch_tokens` tokens in one forward pass (bytes)."""
     if batch_tokens <= 0:
-        raise ServewiseInputError(f"the embedding batch must hold at least one token (got {batch_tokens})")
+        raise ServewiseInputError(_("the embedding batch must hold at least one token (got {batch_tokens})").format(
+                                    batch_tokens=batch_tokens))
     if intermediate_size <= 0:
-        raise ServewiseInputError("the model's intermediate_size (MLP width) is needed for the activation estimate")
+        raise ServewiseInputError(_("the model's intermediate_size (MLP width) is needed for the activation estimate"))
     layer = arch.layers[0]
     head_dim = layer.head_dim_k or arch.hidden_size // max(arch.n_heads, 1)
     qkv = arch.n_heads * head_dim + layer.k_elements_per_token + layer.v_elements_per_token

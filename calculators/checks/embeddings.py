@@ -17,6 +17,7 @@ from typing import Any, Literal, cast
 from calculators.checks.launch_flags import CommandFlags, checks_per_engine
 from calculators.checks.reason import Reason
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from knowledge.embedding_serving import EmbeddingServingFile, EngineEmbedding, PoolingSlug
 
@@ -67,7 +68,8 @@ def embedding_model_from_catalog(entry: Any) -> EmbeddingModel:
     """A catalog model with an `embedding:` block (knowledge/models.yaml) as the reference pipeline."""
     info = entry.embedding
     if info is None:
-        raise ServewiseInputError(f"catalog model {entry.id!r} is not an embedding model (no embedding: block)")
+        raise ServewiseInputError(_("catalog model {id!r} is not an embedding model (no embedding: block)").format(
+                                    id=entry.id))
     config = entry.config
     return EmbeddingModel(
         label=entry.id,
@@ -279,9 +281,10 @@ def json_flag(command: CommandFlags, spelled: str | None) -> dict[str, Any]:
     try:
         data = json.loads(value)
     except json.JSONDecodeError as exc:
-        raise ServewiseInputError(f"{spelled.split(' ', 1)[0]} is not valid JSON ({exc.msg})") from None
+        raise ServewiseInputError(_("{value} is not valid JSON ({msg})").format(
+                                    value=spelled.split(' ', 1)[0], msg=exc.msg)) from None
     if not isinstance(data, dict):
-        raise ServewiseInputError(f"{spelled.split(' ', 1)[0]} must be a JSON object")
+        raise ServewiseInputError(_("{value} must be a JSON object").format(value=spelled.split(' ', 1)[0]))
     return data
 
 
@@ -291,9 +294,10 @@ def check_embeddings(
     """Pooling, normalisation, dimension and input length on `engine_id` next to the reference, with a verdict."""
     engine = kb.engines.get(engine_id)
     if engine is None:
-        raise ServewiseInputError(f"no embedding knowledge for engine {engine_id!r}")
+        raise ServewiseInputError(_("no embedding knowledge for engine {engine_id!r}").format(engine_id=engine_id))
     if command is not None and command.engine != engine_id:
-        raise ServewiseInputError(f"the launch command starts {command.engine}, not {engine_id}")
+        raise ServewiseInputError(_("the launch command starts {engine}, not {engine_id}").format(
+                                    engine=command.engine, engine_id=engine_id))
     from calculators.engines import adapter  # the registry imports every engine's embeddings.py, which imports this
 
     rule = adapter(engine_id).embedding_rule

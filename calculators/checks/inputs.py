@@ -10,6 +10,7 @@ from calculators.checks.chat_template import read_template_file
 from calculators.checks.embeddings import EmbeddingModel, embedding_model_from_files
 from calculators.checks.tool_calls import ToolModel, tool_model_from_template
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from knowledge.tool_calling import ToolCallingFile
 
 
@@ -21,7 +22,8 @@ def tool_model_from_file(path: str | Path, kb: ToolCallingFile) -> ToolModel:
 
         template = read_gguf_header(file).chat_template
         if template is None:
-            raise ServewiseInputError(f"{file.name} carries no tokenizer.chat_template; give the model's template file")
+            raise ServewiseInputError(_("{name} carries no tokenizer.chat_template; give the model's "
+                                        "template file").format(name=file.name))
         return tool_model_from_template(template, kb, file.name, f"{file} (tokenizer.chat_template)")
     return tool_model_from_template(read_template_file(file), kb, file.name, str(file))
 
@@ -36,24 +38,26 @@ def tool_model_from_hub(repo_id: str, kb: ToolCallingFile) -> ToolModel:
 def _json_file(path: Path, required: bool = False) -> Any:
     if not path.is_file():
         if required:
-            raise ServewiseInputError(f"{path} does not exist")
+            raise ServewiseInputError(_("{path} does not exist").format(path=path))
         return None
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ServewiseInputError(f"{path} cannot be read ({exc})") from None
+        raise ServewiseInputError(_("{path} cannot be read ({exc})").format(path=path, exc=exc)) from None
     except json.JSONDecodeError as exc:
-        raise ServewiseInputError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise ServewiseInputError(_("{path} is not valid JSON ({msg} at line {lineno})").format(
+                                    path=path, msg=exc.msg, lineno=exc.lineno)) from None
 
 
 def embedding_model_from_directory(path: str | Path) -> EmbeddingModel:
     """The reference pipeline from a sentence-transformers model directory (modules.json and the files it names)."""
     root = Path(path)
     if not root.is_dir():
-        raise ServewiseInputError(f"{root} is not a directory; give the model's sentence-transformers folder")
+        raise ServewiseInputError(_("{root} is not a directory; give the model's sentence-transformers "
+                                    "folder").format(root=root))
     modules = _json_file(root / "modules.json")
     if modules is not None and not isinstance(modules, list):
-        raise ServewiseInputError(f"{root / 'modules.json'} must hold a list of modules")
+        raise ServewiseInputError(_("{root} must hold a list of modules").format(root=root / 'modules.json'))
     entries = [m for m in modules or [] if isinstance(m, dict)]
     pooling_dir = next((m.get("path") for m in entries if str(m.get("type", "")).endswith(".Pooling")), "1_Pooling")
     dense_dirs = [m.get("path") for m in entries if str(m.get("type", "")).endswith(".Dense")]

@@ -17,6 +17,7 @@ from calculators.checks.chat_template import TemplateToolSupport, analyse_templa
 from calculators.checks.launch_flags import CommandFlags, checks_per_engine
 from calculators.checks.reason import Reason
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from knowledge.tool_calling import TEMPLATES_DIR, EngineToolCalling, ToolCallingFile
 
 Verdict = Literal["works", "needs-flags", "will-not-parse", "unknown"]
@@ -197,9 +198,10 @@ def check_tool_calls(
     """
     engine = kb.engines.get(engine_id)
     if engine is None:
-        raise ServewiseInputError(f"no tool-calling knowledge for engine {engine_id!r}")
+        raise ServewiseInputError(_("no tool-calling knowledge for engine {engine_id!r}").format(engine_id=engine_id))
     if command is not None and command.engine != engine_id:
-        raise ServewiseInputError(f"the launch command starts {command.engine}, not {engine_id}")
+        raise ServewiseInputError(_("the launch command starts {engine}, not {engine_id}").format(
+                                    engine=command.engine, engine_id=engine_id))
     from calculators.engines import adapter  # the registry imports every engine's tools.py, which imports this
 
     rule = adapter(engine_id).tool_call_rule

@@ -14,6 +14,7 @@ from calculators.engines.ollama import ADAPTER as _OLLAMA
 from calculators.engines.sglang import ADAPTER as _SGLANG
 from calculators.engines.vllm import ADAPTER as _VLLM
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 ENGINES: dict[str, EngineAdapter] = {a.id: a for a in (_OLLAMA, _LLAMA_CPP, _VLLM, _SGLANG, _MLX_LM)}
 ENGINE_IDS: tuple[str, ...] = tuple(ENGINES)
@@ -23,7 +24,8 @@ def adapter(engine_id: str) -> EngineAdapter:
     """The registered engine `engine_id`; ServewiseInputError naming the known ids otherwise."""
     found = ENGINES.get(engine_id)
     if found is None:
-        raise ServewiseInputError(f"unknown engine '{engine_id}'; use one of {', '.join(ENGINE_IDS)}")
+        raise ServewiseInputError(_("unknown engine '{engine_id}'; use one of {engine_ids}").format(
+                                    engine_id=engine_id, engine_ids=', '.join(ENGINE_IDS)))
     return found
 
 

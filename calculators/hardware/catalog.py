@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.units import MIB
 from knowledge.gpus import AppleWorkingSet, Gpu
 
@@ -15,7 +16,7 @@ def apple_default_gpu_bytes(total_bytes: int, working_set: AppleWorkingSet) -> i
     machine). The share depends on the macOS release; `working_set.raise_with` lifts it.
     """
     if total_bytes <= 0:
-        raise ServewiseInputError("unified memory must be a positive number of bytes")
+        raise ServewiseInputError(_("unified memory must be a positive number of bytes"))
     total_mib = total_bytes / MIB
     nearest = min(working_set.observations, key=lambda obs: (abs(obs.ram_gib * 1024 - total_mib), -obs.ram_gib))
     return int(total_bytes * nearest.share)
@@ -36,7 +37,7 @@ def machine_for_gpu(
     whole shared pool (an upper bound on what the GPU gets), and the Metal working-set rule does not apply.
     """
     if n_devices < 1:
-        raise ServewiseInputError("the number of devices must be at least 1")
+        raise ServewiseInputError(_("the number of devices must be at least 1"))
     bandwidth = gpu.memory_bandwidth_gb_per_s
     bf16 = gpu.dense_bf16_tflops
     common = {
@@ -46,10 +47,10 @@ def machine_for_gpu(
     }
     if gpu.unified_memory and gpu.vendor == "apple":
         if n_devices != 1:
-            raise ServewiseInputError("an Apple silicon machine has one GPU; use n_devices=1")
+            raise ServewiseInputError(_("an Apple silicon machine has one GPU; use n_devices=1"))
         if working_set is None:
             raise ServewiseInputError(
-                "Apple silicon needs the working-set observations (knowledge base: gpus.apple_working_set)"
+                _("Apple silicon needs the working-set observations (knowledge base: gpus.apple_working_set)")
             )
         return Machine(
             device_memory_bytes=apple_default_gpu_bytes(gpu.memory_bytes, working_set),
@@ -66,7 +67,7 @@ def catalog_gpu(kb, gpu_id: str) -> Gpu:
     try:
         return kb.gpus.get(gpu_id)
     except KeyError as exc:
-        raise ServewiseInputError(f"{exc.args[0]}; see the ids in knowledge/gpus.yaml") from exc
+        raise ServewiseInputError(_("{args}; see the ids in knowledge/gpus.yaml").format(args=exc.args[0])) from exc
 
 
 def machine_for_gpu_id(kb, gpu_id: str, n_devices: int = 1) -> Machine:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from knowledge.engines import USABLE_STATUSES, VENDOR_BACKENDS
 from knowledge.formats import CompatStatus, HardwareVerdict
 
@@ -26,7 +27,7 @@ class HardwareChoice:
 def _gpu(kb, gpu_id: str):
     gpu = next((g for g in kb.gpus.all_gpus if g.id == gpu_id), None)
     if gpu is None:
-        raise ServewiseInputError(f"no GPU '{gpu_id}' in the catalog")
+        raise ServewiseInputError(_("no GPU '{gpu_id}' in the catalog").format(gpu_id=gpu_id))
     return gpu
 
 
@@ -41,7 +42,8 @@ def format_verdict(kb, engine_id: str, column_id: str, choice: HardwareChoice = 
     """The matrix cell for engine x column on the chosen hardware (status, path, refusal, source)."""
     cell = kb.formats.cell(engine_id, column_id)
     if cell is None:
-        raise ServewiseInputError(f"the formats matrix has no cell {engine_id}/{column_id}")
+        raise ServewiseInputError(_("the formats matrix has no cell {engine_id}/{column_id}").format(
+                                    engine_id=engine_id, column_id=column_id))
     vendor, cc, arch = choice.vendor, None, None
     if choice.gpu_id is not None:
         gpu = _gpu(kb, choice.gpu_id)

@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from calculators.errors import LaunchCommandError
+from calculators.i18n import _
 
 ENV_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 
@@ -66,7 +67,7 @@ def detect_engine(tokens: list[str]) -> tuple[str, int]:
 
     words = _program_words(tokens)
     if not words:
-        raise LaunchCommandError("the launch command is empty")
+        raise LaunchCommandError(_("the launch command is empty"))
     program = words[0]
     second = words[1] if len(words) > 1 else ""
     for engine in ENGINES.values():
@@ -74,10 +75,11 @@ def detect_engine(tokens: list[str]) -> tuple[str, int]:
         if start is not None:
             return engine.id, start
     if program.startswith("python"):
-        raise LaunchCommandError(f"'python -m {second}' is not a launcher servewise knows")
+        raise LaunchCommandError(_("'python -m {second}' is not a launcher servewise knows").format(second=second))
     examples = [engine.launch_example for engine in ENGINES.values()]
     raise LaunchCommandError(
-        f"'{tokens[0]}' is not a launcher servewise knows; start with {', '.join(examples[:-1])} or {examples[-1]}"
+        _("'{tokens}' is not a launcher servewise knows; start with {examples} or {examples_2}").format(
+          tokens=tokens[0], examples=', '.join(examples[:-1]), examples_2=examples[-1])
     )
 
 
@@ -94,7 +96,7 @@ def split_command(command: str) -> tuple[dict[str, str], list[str]]:
     try:
         tokens = shlex.split(text, comments=True)
     except ValueError as exc:
-        raise LaunchCommandError(f"the launch command cannot be split into words: {exc}") from exc
+        raise LaunchCommandError(_("the launch command cannot be split into words: {exc}").format(exc=exc)) from exc
     env: dict[str, str] = {}
     while tokens and (tokens[0] in ("env", "sudo", "exec") or ENV_ASSIGNMENT.match(tokens[0])):
         word = tokens.pop(0)
@@ -102,7 +104,7 @@ def split_command(command: str) -> tuple[dict[str, str], list[str]]:
         if match:
             env[match.group(1)] = match.group(2)
     if not tokens:
-        raise LaunchCommandError("the launch command names no program to run")
+        raise LaunchCommandError(_("the launch command names no program to run"))
     return env, tokens
 
 
@@ -116,7 +118,7 @@ def parse_launch_command(command: str, syntaxes: dict[str, EngineCommandSyntax])
     engine, start = detect_engine(tokens)
     syntax = syntaxes.get(engine)
     if syntax is None:
-        raise LaunchCommandError(f"no flag vocabulary is known for engine '{engine}'")
+        raise LaunchCommandError(_("no flag vocabulary is known for engine '{engine}'").format(engine=engine))
     by_flag = {_normalise_flag(f): spec for spec in syntax.flag_specs for f in spec.flags}
     negations = {_normalise_flag(f): spec for spec in syntax.flag_specs for f in spec.negation_flags}
     by_env = {spec.env: spec for spec in syntax.flag_specs if spec.env}
@@ -161,7 +163,7 @@ def parse_launch_command(command: str, syntaxes: dict[str, EngineCommandSyntax])
             parsed.settings[spec.key] = args[index]
             index += 1
         else:
-            raise LaunchCommandError(f"{word} needs a value")
+            raise LaunchCommandError(_("{word} needs a value").format(word=word))
     if spec_model := parsed.settings.pop("model", None):
         parsed.model = spec_model
     return parsed

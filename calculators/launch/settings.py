@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from calculators.engines import ENGINES
 from calculators.errors import LaunchCommandError
+from calculators.i18n import _
 from calculators.launch.command import EngineCommandSyntax, FlagSpec, parse_launch_command
 
 
@@ -70,7 +71,7 @@ def settings_from_command(command: str, kb) -> LaunchSettings:
     parsed = parse_launch_command(command, syntaxes)
     module = ENGINES.get(parsed.engine)
     if module is None:
-        raise LaunchCommandError(f"servewise has no memory model for engine '{parsed.engine}'")
+        raise LaunchCommandError(_("servewise has no memory model for engine '{engine}'").format(engine=parsed.engine))
     fields = module.settings_type.model_fields
     values = {key: value for key, value in parsed.settings.items() if key in fields}
     ignored = sorted(key for key in parsed.settings if key not in fields)

@@ -226,7 +226,7 @@ def max_sequences(prober: _Prober, context_tokens: int, limit: int, below: int |
     quality = adapter(prober.engine).sequences_guess_quality
     if quality == "exact":
         return guess
-    for _ in range(_REFINEMENTS):
+    for _unused in range(_REFINEMENTS):
         plan, held = prober.plan_and_holds(one.with_(sequences=guess))
         if held or plan is None:
             break
@@ -252,7 +252,7 @@ def max_context(prober: _Prober, sequences: int) -> int:
 
     good, bad = 0, high + 1  # largest step known to hold, smallest known to fail
     steps = min(max(prober.workload.context_tokens // CONTEXT_STEP_TOKENS, 1), high)
-    for _ in range(_REFINEMENTS):
+    for _unused in range(_REFINEMENTS):
         plan, held = prober.plan_and_holds(at(steps))
         if held:
             good = max(good, steps)

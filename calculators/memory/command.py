@@ -17,6 +17,7 @@ from calculators.engines import ENGINES, adapter
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu_id
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.launch.flags import flag_spelling
 from calculators.launch.settings import LaunchSettings, settings_from_command
 from calculators.memory.plan import ComponentKind, MemoryPlan
@@ -82,7 +83,8 @@ def resolve_model(
             config = Path(command_model) / "config.json"
             return ResolvedModel(architecture_from_config_file(config), f"config.json {config}")
         return ResolvedModel(architecture_from_hub(command_model), f"hub {command_model}")
-    raise ServewiseInputError("name the model: --model CATALOG_ID, --hf-config PATH, --hf-model REPO_ID or --gguf PATH")
+    raise ServewiseInputError(
+        _("name the model: --model CATALOG_ID, --hf-config PATH, --hf-model REPO_ID or --gguf PATH"))
 
 
 def resolve_machine(kb, engine: str, settings: BaseModel, gpu_id: str | None, n_gpus: int | None,
@@ -90,13 +92,15 @@ def resolve_machine(kb, engine: str, settings: BaseModel, gpu_id: str | None, n_
     """The Machine for a catalog GPU (device count from --gpus, else the command's parallelism), or a CPU host."""
     if cpu_memory_bytes is not None:
         if gpu_id is not None:
-            raise ServewiseInputError("give either --gpu or --cpu-memory-gib, not both")
+            raise ServewiseInputError(_("give either --gpu or --cpu-memory-gib, not both"))
         if not adapter(engine).plans_cpu_build:
-            raise ServewiseInputError(f"servewise plans {engine} on GPUs only; give --gpu CATALOG_ID")
+            raise ServewiseInputError(_("servewise plans {engine} on GPUs only; give --gpu CATALOG_ID").format(
+                                        engine=engine))
         return Machine(device_memory_bytes=cpu_memory_bytes, device_kind="cpu", cpu_features=cpu_features)
     if gpu_id is None:
         if adapter(engine).needs_machine:
-            raise ServewiseInputError(f"{engine} sizes its cache from GPU memory: give --gpu CATALOG_ID")
+            raise ServewiseInputError(_("{engine} sizes its cache from GPU memory: give --gpu CATALOG_ID").format(
+                                        engine=engine))
         return None
     devices = n_gpus if n_gpus is not None else adapter(engine).devices_from_settings(settings)
     return machine_for_gpu_id(kb, gpu_id, devices)
@@ -110,7 +114,7 @@ def resolve_weights(
 
     if exact_bytes is not None:
         if exact_bytes <= 0:
-            raise ServewiseInputError("--weights-bytes must be a positive number of bytes")
+            raise ServewiseInputError(_("--weights-bytes must be a positive number of bytes"))
         return exact_bytes, "exact, as given", True
     if model.exact_weights_bytes is not None and scheme is None:
         return model.exact_weights_bytes, "exact, summed from the GGUF header's tensors", True
@@ -165,8 +169,9 @@ def plan_from_command(
     elif engine.workload_plan is None:
         growing = ", ".join(a.display_name for a in ENGINES.values() if a.workload_plan is not None)
         raise ServewiseInputError(
-            f"{engine.display_name} sizes its cache before any request arrives, so --prompt-tokens, "
-            f"--generated-tokens and --sequences do not change its plan (they are for {growing})"
+            _("{display_name} sizes its cache before any request arrives, so --prompt-tokens, "
+              "--generated-tokens and --sequences do not change its plan (they are for {growing})").format(
+              display_name=engine.display_name, growing=growing)
         )
     else:
         plan = engine.workload_plan(model.arch, launch.settings, machine, weights, prompt_tokens=prompt_tokens,

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from calculators.engines import ENGINE_IDS, adapter
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import MemoryPlan
 from calculators.model.architecture import LayerGeometry, ModelArchitecture
 from calculators.model.weights import WeightsEstimate, estimate_weights, moe_expert_params
@@ -43,12 +44,13 @@ class Workload:
 
     def __post_init__(self) -> None:
         if self.context_tokens < 1:
-            raise ServewiseInputError("the context per sequence must be at least 1 token")
+            raise ServewiseInputError(_("the context per sequence must be at least 1 token"))
         if self.sequences < 1:
-            raise ServewiseInputError("the number of concurrent sequences must be at least 1")
+            raise ServewiseInputError(_("the number of concurrent sequences must be at least 1"))
         if self.kv_cache_type not in KV_CACHE_TYPES:
             raise ServewiseInputError(
-                f"unknown KV cache type '{self.kv_cache_type}'; use one of {', '.join(KV_CACHE_TYPES)}"
+                _("unknown KV cache type '{kv_cache_type}'; use one of {kv_cache_types}").format(
+                  kv_cache_type=self.kv_cache_type, kv_cache_types=', '.join(KV_CACHE_TYPES))
             )
 
     def with_(self, *, context_tokens: int | None = None, sequences: int | None = None) -> Workload:
@@ -72,7 +74,8 @@ def workload_settings(engine: str, workload: Workload) -> dict[str, Any]:
     spec = adapter(engine)
     kv = spec.kv_settings[workload.kv_cache_type]
     if kv is None:
-        raise EngineNotApplicable(f"{engine} has no {workload.kv_cache_type} KV cache type")
+        raise EngineNotApplicable(_("{engine} has no {kv_cache_type} KV cache type").format(
+                                    engine=engine, kv_cache_type=workload.kv_cache_type))
     return {**spec.workload_settings(workload.context_tokens, workload.sequences), **kv}
 
 
@@ -89,7 +92,8 @@ def engine_settings(engine: str, workload: Workload, overrides: Mapping[str, Any
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "settings"
-        raise ServewiseInputError(f"{engine} setting '{where}': {first['msg']}") from exc
+        raise ServewiseInputError(_("{engine} setting '{where}': {msg}").format(
+                                    engine=engine, where=where, msg=first['msg'])) from exc
 
 
 def applicability(engine: str, machine: Machine) -> str | None:
@@ -214,8 +218,8 @@ def model_weights(formats: FormatsSection, arch: ModelArchitecture, scheme_id: s
     """
     if not arch.params_total:
         raise ServewiseInputError(
-            f"{arch.name}: the parameter count is unknown, so weight bytes cannot be estimated; "
-            "give the exact file size instead"
+            _("{name}: the parameter count is unknown, so weight bytes cannot be estimated; give the exact "
+              "file size instead").format(name=arch.name)
         )
     experts = None
     if arch.moe is not None and arch.moe.expert_intermediate_size > 0:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
 
@@ -58,9 +59,9 @@ def raw_kv_estimate(
     never the query heads.
     """
     if tokens_per_sequence < 0 or n_sequences < 0:
-        raise ServewiseInputError("token and sequence counts must be zero or positive")
+        raise ServewiseInputError(_("token and sequence counts must be zero or positive"))
     if bytes_per_element <= 0:
-        raise ServewiseInputError("bytes per element must be positive")
+        raise ServewiseInputError(_("bytes per element must be positive"))
     unbounded = sum(
         layer_kv_bytes_per_token(layer, bytes_per_element) for layer in arch.layers_of(LayerKind.FULL, LayerKind.MLA)
     )
@@ -90,7 +91,7 @@ def uniform_gqa_architecture(
 ) -> ModelArchitecture:
     """A model whose every layer is full attention with the same KV heads and head size (the brief's example)."""
     if min(n_layers, n_kv_heads, head_dim) <= 0:
-        raise ServewiseInputError("layers, KV heads and head dimension must all be positive")
+        raise ServewiseInputError(_("layers, KV heads and head dimension must all be positive"))
     layer = LayerGeometry(kind=LayerKind.FULL, n_kv_heads=n_kv_heads, head_dim_k=head_dim, head_dim_v=head_dim)
     return ModelArchitecture(
         name=name,

@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Literal
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 
 class LayerKind(StrEnum):
@@ -53,7 +54,8 @@ class RecurrentGeometry:
     def _divide(self, value: int, tp: int, what: str) -> int:
         if value % tp:
             raise ServewiseInputError(
-                f"the {self.mixer} layers' {what} ({value}) do not divide by tensor parallel size {tp}"
+                _("the {mixer} layers' {what} ({value}) do not divide by tensor parallel size {tp}").format(
+                  mixer=self.mixer, what=what, value=value, tp=tp)
             )
         return value // tp
 

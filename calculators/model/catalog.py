@@ -6,6 +6,7 @@ import difflib
 from dataclasses import replace
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.hf_config import architecture_from_config
 from knowledge.loader import KnowledgeBase, load_knowledge
@@ -21,7 +22,8 @@ def architecture_from_catalog(model_id: str, kb: KnowledgeBase | None = None) ->
     if entry is None:
         close = difflib.get_close_matches(model_id, catalog.ids, n=3, cutoff=0.4)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known ids: {', '.join(catalog.ids)}"
-        raise ServewiseInputError(f"'{model_id}' is not a catalog model id{hint}")
+        raise ServewiseInputError(_("'{model_id}' is not a catalog model id{hint}").format(
+                                    model_id=model_id, hint=hint))
     arch = architecture_from_config(
         entry.config,
         name=entry.name,

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any, overload
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
+from calculators.i18n import _
 
 Config = Mapping[str, Any]
 
@@ -62,10 +63,12 @@ def int_field(cfg: Config, key: str, family: str) -> int:
     """A required positive integer field."""
     value = require(cfg, key, family)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ServewiseInputError(f"config.json for a '{family}' model has {key}={value!r}; expected a whole number")
+        raise ServewiseInputError(_("config.json for a '{family}' model has {key}={value!r}; expected a "
+                                    "whole number").format(family=family, key=key, value=value))
     if key == "num_hidden_layers" and value > MAX_LAYERS:
         raise ServewiseInputError(
-            f"config.json for a '{family}' model has {key}={value}; servewise accepts at most {MAX_LAYERS} layers"
+            _("config.json for a '{family}' model has {key}={value}; servewise accepts at most {max_layers} "
+              "layers").format(family=family, key=key, value=value, max_layers=MAX_LAYERS)
         )
     return value
 
@@ -100,11 +103,13 @@ def text_config_of(config: Config) -> tuple[Config, str]:
     if model_type in WRAPPERS:
         inner = require(config, "text_config", model_type)
         if not isinstance(inner, Mapping):
-            raise ServewiseInputError(f"'{model_type}' config.json has a text_config that is not an object")
+            raise ServewiseInputError(_("'{model_type}' config.json has a text_config that is not an object").format(
+                                        model_type=model_type))
         inner_type = inner.get("model_type") or WRAPPERS[model_type]
         if not isinstance(inner_type, str):
             raise ServewiseInputError(
-                f"'{model_type}' config.json has text_config.model_type={inner_type!r}; expected a name"
+                _("'{model_type}' config.json has text_config.model_type={inner_type!r}; expected a name").format(
+                  model_type=model_type, inner_type=inner_type)
             )
         return inner, inner_type
     return config, model_type
@@ -116,8 +121,8 @@ def attention_heads(cfg: Config, family: str) -> tuple[int, int]:
     n_kv = int_or_hf_default(cfg, "num_key_value_heads", family, n_heads)
     if n_heads == 0 or n_kv == 0 or n_heads % n_kv:
         raise ServewiseInputError(
-            f"config.json for a '{family}' model has {n_heads} attention heads and {n_kv} KV heads; "
-            "the KV heads must divide the attention heads"
+            _("config.json for a '{family}' model has {n_heads} attention heads and {n_kv} KV heads; the KV "
+              "heads must divide the attention heads").format(family=family, n_heads=n_heads, n_kv=n_kv)
         )
     return n_heads, n_kv
 

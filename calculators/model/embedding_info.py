@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 #: sentence-transformers `pooling_mode` value (6.x configs) -> servewise pooling slug.
 _POOLING_MODES = {
@@ -55,16 +56,18 @@ def embedding_pooling_from_files(
         unknown = [n for n in names if n not in _POOLING_MODES]
         if unknown or not names:
             raise ServewiseInputError(
-                f"1_Pooling/config.json: pooling_mode {named!r} is not a sentence-transformers mode"
+                _("1_Pooling/config.json: pooling_mode {named!r} is not a sentence-transformers mode").format(
+                  named=named)
             )
         modes = tuple(_POOLING_MODES[n] for n in names)
     else:
         modes = tuple(slug for flag, slug in _POOLING_FLAGS.items() if pooling_config.get(flag))
     if not modes:
-        raise ServewiseInputError("1_Pooling/config.json enables no pooling mode (pooling_mode_* all false or absent)")
+        raise ServewiseInputError(
+            _("1_Pooling/config.json enables no pooling mode (pooling_mode_* all false or absent)"))
     width = pooling_config.get("embedding_dimension", pooling_config.get("word_embedding_dimension"))
     if not isinstance(width, int):
-        raise ServewiseInputError("1_Pooling/config.json has no embedding_dimension (or word_embedding_dimension)")
+        raise ServewiseInputError(_("1_Pooling/config.json has no embedding_dimension (or word_embedding_dimension)"))
     types = [str(module.get("type", "")) for module in modules or ()]
     resized = any(t.endswith(".Dense") for t in types)
     return EmbeddingPooling(

@@ -13,6 +13,7 @@ from gguf import GGMLQuantizationType
 from gguf.constants import GGML_QUANT_SIZES
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,8 @@ def ggml_type(type_name: str) -> GGMLQuantizationType:
     member = GGMLQuantizationType.__members__.get(type_name.strip().upper())
     if member is None:
         known = ", ".join(name.lower() for name in GGMLQuantizationType.__members__)
-        raise ServewiseInputError(f"unknown ggml type {type_name!r}; known types: {known}")
+        raise ServewiseInputError(_("unknown ggml type {type_name!r}; known types: {known}").format(
+                                    type_name=type_name, known=known))
     return member
 
 
@@ -48,11 +50,12 @@ def ggml_block(type_name: str) -> GgmlBlock:
 def ggml_tensor_bytes(type_name: str, n_elements: int) -> int:
     """Exact bytes of a tensor of `n_elements` values stored as `type_name` (whole blocks only, as ggml requires)."""
     if n_elements < 0:
-        raise ServewiseInputError("a tensor cannot have a negative number of elements")
+        raise ServewiseInputError(_("a tensor cannot have a negative number of elements"))
     block = ggml_block(type_name)
     if n_elements % block.block_values:
         raise ServewiseInputError(
-            f"{block.type_name} stores values in blocks of {block.block_values}; "
-            f"{n_elements} elements is not a whole number of blocks"
+            _("{type_name} stores values in blocks of {block_values}; {n_elements} elements is not a whole "
+              "number of blocks").format(
+              type_name=block.type_name, block_values=block.block_values, n_elements=n_elements)
         )
     return n_elements // block.block_values * block.block_bytes

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.model.config_fields import MAX_LAYERS
 from calculators.model.hf_config import mamba_state_elements
@@ -48,11 +49,13 @@ def read_gguf_header(path: str | Path) -> GgufHeader:
     try:
         reader = GGUFReader(file, "r")
     except (ValueError, IndexError, OSError, KeyError) as exc:
-        raise ServewiseInputError(f"{file.name} starts like a GGUF file but its header cannot be read ({exc})") from exc
+        raise ServewiseInputError(_("{name} starts like a GGUF file but its header cannot be read ({exc})").format(
+                                    name=file.name, exc=exc)) from exc
     fields = {name: field.contents() for name, field in reader.fields.items() if not name.startswith("tokenizer.")}
     arch_name = fields.get("general.architecture")
     if not isinstance(arch_name, str):
-        raise ServewiseInputError(f"{file.name} has no general.architecture key; cannot tell which model it holds")
+        raise ServewiseInputError(_("{name} has no general.architecture key; cannot tell which model it "
+                                    "holds").format(name=file.name))
     types = Counter(tensor.tensor_type.name for tensor in reader.tensors)
     tokens = reader.fields.get("tokenizer.ggml.tokens")  # counted, not decoded: it can hold 250k strings
     token_count = len(tokens.data) if tokens is not None else None
@@ -63,7 +66,8 @@ def read_gguf_header(path: str | Path) -> GgufHeader:
     except (TypeError, ValueError, OverflowError) as exc:
         # A key holding a string, a NaN/inf float or an array where llama.cpp stores one whole number.
         raise ServewiseInputError(
-            f"{file.name}: a '{arch_name}.*' header value has the wrong type or range ({exc})"
+            _("{name}: a '{arch_name}.*' header value has the wrong type or range ({exc})").format(
+              name=file.name, arch_name=arch_name, exc=exc)
         ) from exc
     total = sum(int(tensor.n_elements) for tensor in reader.tensors)
     # Routed experts are stored stacked in `*_exps` tensors (llama.cpp naming); per token only
@@ -104,11 +108,12 @@ def _check_magic(file: Path) -> None:
         with file.open("rb") as handle:
             head = handle.read(4)
     except OSError as exc:
-        raise ServewiseInputError(f"cannot read {file}: {exc.strerror or exc}") from exc
+        raise ServewiseInputError(_("cannot read {file}: {value}").format(
+                                    file=file, value=exc.strerror or exc)) from exc
     if head != GGUF_MAGIC:
         raise ServewiseInputError(
-            f"{file.name} is not a GGUF file (it does not start with 'GGUF'); "
-            "give a .gguf model file, or a config.json for a Safetensors model"
+            _("{name} is not a GGUF file (it does not start with 'GGUF'); give a .gguf model file, or a "
+              "config.json for a Safetensors model").format(name=file.name)
         )
 
 
@@ -117,7 +122,8 @@ def _key(fields: dict[str, Any], arch: str, suffix: str, file: Path, required: b
     value = fields.get(f"{arch}.{suffix}")
     if value is None and required:
         raise ServewiseInputError(
-            f"{file.name}: GGUF key '{arch}.{suffix}' is missing; the file's header is incomplete"
+            _("{name}: GGUF key '{arch}.{suffix}' is missing; the file's header is incomplete").format(
+              name=file.name, arch=arch, suffix=suffix)
         )
     return value
 
@@ -125,7 +131,8 @@ def _key(fields: dict[str, Any], arch: str, suffix: str, file: Path, required: b
 def _count(value: Any, name: str, file: Path) -> int:
     """A non-negative whole number from the header; anything else names the key and the file."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ServewiseInputError(f"{file.name}: {name} is {value!r}; expected a whole number")
+        raise ServewiseInputError(_("{name}: {name_2} is {value!r}; expected a whole number").format(
+                                    name=file.name, name_2=name, value=value))
     return value
 
 
@@ -133,7 +140,8 @@ def _per_layer(value: Any, n_layers: int, name: str, file: Path) -> list[int]:
     """A GGUF value that is either one number for every layer or an array with one entry per layer."""
     if isinstance(value, list):
         if len(value) != n_layers:
-            raise ServewiseInputError(f"{file.name}: {name} has {len(value)} entries for {n_layers} layers")
+            raise ServewiseInputError(_("{name}: {name_2} has {count} entries for {n_layers} layers").format(
+                                        name=file.name, name_2=name, count=len(value), n_layers=n_layers))
         return [int(v) for v in value]
     return [int(value)] * n_layers
 
@@ -154,7 +162,8 @@ def _architecture(fields: dict[str, Any], arch: str, file: Path, token_count: in
     n_layers = _count(_key(fields, arch, "block_count", file), "block_count", file)
     if n_layers > MAX_LAYERS:
         raise ServewiseInputError(
-            f"{file.name}: block_count is {n_layers}; servewise accepts at most {MAX_LAYERS} layers"
+            _("{name}: block_count is {n_layers}; servewise accepts at most {max_layers} layers").format(
+              name=file.name, n_layers=n_layers, max_layers=MAX_LAYERS)
         )
     n_heads_per_layer = _per_layer(
         _key(fields, arch, "attention.head_count", file, required=False) or 0, n_layers, "head_count", file

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import (
     LayerGeometry,
     LayerKind,
@@ -45,12 +46,13 @@ def load_config_text(text: str, source: str = "pasted config.json") -> dict[str,
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(
-            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "paste the whole config.json file"
+            _("{source} is not valid JSON (line {lineno}, column {colno}: {msg}); paste the whole "
+              "config.json file").format(source=source, lineno=exc.lineno, colno=exc.colno, msg=exc.msg)
         ) from exc
     if not isinstance(data, dict):
         raise ServewiseInputError(
-            f"{source} must be a JSON object like a Hugging Face config.json, not {type(data).__name__}"
+            _("{source} must be a JSON object like a Hugging Face config.json, not {name}").format(
+              source=source, name=type(data).__name__)
         )
     return data
 
@@ -68,9 +70,11 @@ def architecture_from_config_file(path: str | Path, name: str | None = None) -> 
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ServewiseInputError(f"cannot read {file}: {exc.strerror or exc}") from exc
+        raise ServewiseInputError(_("cannot read {file}: {value}").format(
+                                    file=file, value=exc.strerror or exc)) from exc
     except UnicodeDecodeError as exc:
-        raise ServewiseInputError(f"{file} is not a UTF-8 text file; expected a Hugging Face config.json") from exc
+        raise ServewiseInputError(_("{file} is not a UTF-8 text file; expected a Hugging Face config.json").format(
+                                    file=file)) from exc
     return architecture_from_config(load_config_text(text, str(file)), name=name or file.stem, source=str(file))
 
 
@@ -83,14 +87,14 @@ def architecture_from_config(
     config.json as a chat model; only its sentence-transformers files say it embeds).
     """
     if not isinstance(config, Mapping):
-        raise ServewiseInputError("a config.json must be a JSON object")
+        raise ServewiseInputError(_("a config.json must be a JSON object"))
     text, model_type = text_config_of(config)
     builder = _BUILDERS.get(model_type)
     if builder is None:
         known = ", ".join(sorted(set(_BUILDERS) | set(WRAPPERS)))
         raise ServewiseInputError(
-            f"model_type '{model_type}' is not a family servewise knows yet (known: {known}); "
-            "describe the geometry by hand or pick a catalog model"
+            _("model_type '{model_type}' is not a family servewise knows yet (known: {known}); describe the "
+              "geometry by hand or pick a catalog model").format(model_type=model_type, known=known)
         )
     with _field_types_checked(model_type):
         arch = builder(text, model_type)
@@ -124,8 +128,9 @@ def _field_types_checked(family: str) -> Iterator[None]:
         raise
     except (TypeError, ValueError, ZeroDivisionError, OverflowError, KeyError, IndexError, AttributeError) as exc:
         raise ServewiseInputError(
-            f"config.json for a '{family}' model has a field of the wrong type or value ({type(exc).__name__}: {exc}); "
-            "compare it with the model's original config.json"
+            _("config.json for a '{family}' model has a field of the wrong type or value ({name}: {exc}); "
+              "compare it with the model's original config.json").format(
+              family=family, name=type(exc).__name__, exc=exc)
         ) from exc
 
 
@@ -167,8 +172,8 @@ def _layers_from_types(cfg: Config, family: str, n_layers: int) -> list[str] | N
         return None
     if not isinstance(types, list) or len(types) != n_layers:
         raise ServewiseInputError(
-            f"config.json for a '{family}' model has a layer_types list "
-            f"that does not have one entry per layer ({n_layers})"
+            _("config.json for a '{family}' model has a layer_types list that does not have one entry per "
+              "layer ({n_layers})").format(family=family, n_layers=n_layers)
         )
     return [str(t) for t in types]
 
@@ -186,7 +191,8 @@ def _kinds_to_layers(
         elif layer_type == "full_attention":
             layers.append(_attention_layer(LayerKind.FULL, n_kv, head_dim))
         else:
-            raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
+            raise ServewiseInputError(_("config.json for a '{family}' model has an unknown layer type "
+                                        "'{layer_type}'").format(family=family, layer_type=layer_type))
     return tuple(layers)
 
 
@@ -417,7 +423,8 @@ def _linear_attention_stack(
         elif layer_type == "full_attention":
             layers.append(attention)
         else:
-            raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
+            raise ServewiseInputError(_("config.json for a '{family}' model has an unknown layer type "
+                                        "'{layer_type}'").format(family=family, layer_type=layer_type))
     return tuple(layers)
 
 
@@ -517,8 +524,9 @@ def _nemotron_h(cfg: Config, family: str) -> ModelArchitecture:
     pattern = cfg.get("hybrid_override_pattern")
     if not isinstance(pattern, str) or len(pattern) != n_layers or set(pattern) - set(_NEMOTRON_BLOCKS):
         raise ServewiseInputError(
-            f"config.json for a '{family}' model needs hybrid_override_pattern with one of "
-            f"{''.join(_NEMOTRON_BLOCKS)} per layer ({n_layers})"
+            _("config.json for a '{family}' model needs hybrid_override_pattern with one of "
+              "{nemotron_blocks} per layer ({n_layers})").format(
+              family=family, nemotron_blocks=''.join(_NEMOTRON_BLOCKS), n_layers=n_layers)
         )
     n_heads, n_kv = attention_heads(cfg, family)
     head_dim = head_dim_of(cfg, family, n_heads, derive=True)
@@ -552,7 +560,8 @@ def _granite_hybrid(cfg: Config, family: str) -> ModelArchitecture:
     layers = []
     for layer_type in types:
         if layer_type not in ("mamba", "attention"):
-            raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
+            raise ServewiseInputError(_("config.json for a '{family}' model has an unknown layer type "
+                                        "'{layer_type}'").format(family=family, layer_type=layer_type))
         layers.append(mamba if layer_type == "mamba" else attention)
     moe = None
     n_experts = int_or_hf_default(cfg, "num_local_experts", family, 0) or 0
@@ -668,7 +677,8 @@ def _gemma4_text(cfg: Config, family: str) -> ModelArchitecture:
     layers = []
     for layer_type in types:
         if layer_type not in ("sliding_attention", "full_attention"):
-            raise ServewiseInputError(f"config.json for a '{family}' model has an unknown layer type '{layer_type}'")
+            raise ServewiseInputError(_("config.json for a '{family}' model has an unknown layer type "
+                                        "'{layer_type}'").format(family=family, layer_type=layer_type))
         layers.append(local if layer_type == "sliding_attention" else full)
     notes: tuple[str, ...] = ()
     if cfg.get("attention_k_eq_v"):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from calculators.model.hf_config import architecture_from_config, load_config_text
@@ -47,7 +48,8 @@ def fetch_config(
     try:
         text = _download_text(repo_id, "config.json", revision, timeout_s, cache_dir)
     except HubFileMissing as missing:
-        raise HubFileMissing(f"{missing} (a GGUF-only repo? give the .gguf file instead)") from None
+        raise HubFileMissing(_("{missing} (a GGUF-only repo? give the .gguf file instead)").format(
+                               missing=missing)) from None
     return load_config_text(text, source=f"{repo_id}/config.json")
 
 
@@ -66,8 +68,8 @@ def fetch_chat_template(
     try:
         return _download_text(repo_id, "chat_template.jinja", revision, timeout_s, cache_dir)
     except HubFileMissing:
-        raise HubFileMissing(f"{repo_id} has no chat template (neither in tokenizer_config.json nor "
-                             "chat_template.jinja)") from None
+        raise HubFileMissing(_("{repo_id} has no chat template (neither in tokenizer_config.json nor "
+                               "chat_template.jinja)").format(repo_id=repo_id)) from None
 
 
 def fetch_embedding_pooling(
@@ -79,7 +81,8 @@ def fetch_embedding_pooling(
     except HubFileMissing:
         return None
     except json.JSONDecodeError as exc:
-        raise HubFetchError(f"{repo_id}/modules.json is not valid JSON ({exc.msg})") from None
+        raise HubFetchError(_("{repo_id}/modules.json is not valid JSON ({msg})").format(
+                              repo_id=repo_id, msg=exc.msg)) from None
     pooling_dirs = [m.get("path") for m in modules if str(m.get("type", "")).endswith(".Pooling")]
     if not pooling_dirs:
         return None
@@ -106,7 +109,8 @@ def _download_text(
     )
 
     if not _REPO_ID.match(repo_id or ""):
-        raise HubFetchError(f"'{repo_id}' is not a Hugging Face repo id; write it as owner/name, e.g. Qwen/Qwen3-8B")
+        raise HubFetchError(_("'{repo_id}' is not a Hugging Face repo id; write it as owner/name, e.g. "
+                              "Qwen/Qwen3-8B").format(repo_id=repo_id))
     endpoint = _endpoint()
     where = f"{repo_id} on {endpoint}"
     outcome: dict[str, Any] = {}
@@ -132,40 +136,46 @@ def _download_text(
     try:
         if worker.is_alive():
             raise HubFetchError(
-                f"{where} did not answer successfully within {timeout_s:g} s (timed out, refused or kept failing); "
-                "check the network or HF_ENDPOINT"
+                _("{where} did not answer successfully within {timeout_s:g} s (timed out, refused or kept "
+                  "failing); check the network or HF_ENDPOINT").format(where=where, timeout_s=timeout_s)
             )
         if "error" in outcome:
             raise outcome.pop("error")
         return Path(outcome["path"]).read_text(encoding="utf-8")
     except GatedRepoError:
         raise HubFetchError(
-            f"{where} is gated: accept its licence on the model page, then set HF_TOKEN to a token of that account"
+            _("{where} is gated: accept its licence on the model page, then set HF_TOKEN to a token of that "
+              "account").format(where=where)
         ) from None
     except RepositoryNotFoundError as exc:
         status = getattr(exc.response, "status_code", None)
         hint = " (or it is private/gated and no valid HF_TOKEN was sent)" if status == 401 else ""
-        raise HubFetchError(f"{where} was not found{hint}; check the repo id") from None
+        raise HubFetchError(_("{where} was not found{hint}; check the repo id").format(
+                              where=where, hint=hint)) from None
     except RevisionNotFoundError:
-        raise HubFetchError(f"{where} has no revision '{revision}'") from None
+        raise HubFetchError(_("{where} has no revision '{revision}'").format(where=where, revision=revision)) from None
     except LocalEntryNotFoundError as exc:
         raise HubFetchError(_unreachable_message(exc, where, filename, timeout_s, OfflineModeIsEnabled)) from None
     except EntryNotFoundError:
-        raise HubFileMissing(f"{where} has no {filename}") from None
+        raise HubFileMissing(_("{where} has no {filename}").format(where=where, filename=filename)) from None
     except HfHubHTTPError as exc:
         status = getattr(exc.response, "status_code", "?")
         if status == 403:
             raise HubFetchError(
-                f"{where} refused access (HTTP 403): the token in HF_TOKEN lacks permission for it"
+                _("{where} refused access (HTTP 403): the token in HF_TOKEN lacks permission for it").format(
+                  where=where)
             ) from None
-        raise HubFetchError(f"{where} answered HTTP {status}; try again later") from None
+        raise HubFetchError(_("{where} answered HTTP {status}; try again later").format(
+                              where=where, status=status)) from None
     except HubFetchError:
         raise
     except OSError as exc:
-        raise HubFetchError(f"could not store {filename} of {where} in the cache: {exc.strerror or exc}") from None
+        raise HubFetchError(_("could not store {filename} of {where} in the cache: {value}").format(
+                              filename=filename, where=where, value=exc.strerror or exc)) from None
     except Exception as exc:  # transport errors of huggingface_hub's HTTP client surface here unwrapped
         raise HubFetchError(
-            f"fetching {filename} of {where} failed ({type(exc).__name__}); check the network or HF_ENDPOINT"
+            _("fetching {filename} of {where} failed ({name}); check the network or HF_ENDPOINT").format(
+              filename=filename, where=where, name=type(exc).__name__)
         ) from None
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError
+from calculators.i18n import _
 from calculators.model.config_fields import (
     attention_heads,
     head_dim_of,
@@ -197,7 +198,8 @@ def _nemotron_h(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int
     blocks = {"M": mixer, "*": attention, "-": mlp}
     pattern = str(require(cfg, "hybrid_override_pattern", family))
     if set(pattern) - set(blocks):
-        raise ServewiseInputError(f"servewise cannot count parameters of '{family}' blocks other than M, * and -")
+        raise ServewiseInputError(_("servewise cannot count parameters of '{family}' blocks other than M, * "
+                                    "and -").format(family=family))
     return [_LayerCounts(dense=blocks[c] + hidden) for c in pattern], False, hidden
 
 
@@ -270,7 +272,7 @@ def _gpt_oss(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, int]:
     """gpt-oss: biased attention with per-head sinks; experts with fused biased gate_up and down; biased router."""
     hidden = int_field(cfg, "hidden_size", family)
     n_layers = int_field(cfg, "num_hidden_layers", family)
-    n_heads, _ = attention_heads(cfg, family)
+    n_heads, _unused = attention_heads(cfg, family)
     inter = int_field(cfg, "intermediate_size", family)
     n_experts = int_field(cfg, "num_local_experts", family)
     k = cfg.get("num_experts_per_tok", cfg.get("experts_per_token"))
@@ -460,7 +462,7 @@ def _gemma4_dense(cfg: Config, family: str) -> tuple[list[_LayerCounts], bool, i
     q/k norms per head, four norms per block, a gated MLP; embeddings tied by default."""
     if cfg.get("enable_moe_block") or cfg.get("hidden_size_per_layer_input") or cfg.get("num_kv_shared_layers"):
         raise ServewiseInputError(
-            "servewise counts Gemma 4 dense models only (no MoE block, per-layer inputs or shared-KV layers) yet"
+            _("servewise counts Gemma 4 dense models only (no MoE block, per-layer inputs or shared-KV layers) yet")
         )
     hidden = int_field(cfg, "hidden_size", family)
     n_layers = int_field(cfg, "num_hidden_layers", family)
@@ -546,7 +548,8 @@ def count_parameters(config: Config) -> ParamCounts:
         return _encoder(text, family)
     counter = _COUNTERS.get(family)
     if counter is None:
-        raise ServewiseInputError(f"servewise cannot count parameters for model_type '{family}' yet")
+        raise ServewiseInputError(_("servewise cannot count parameters for model_type '{family}' yet").format(
+                                    family=family))
     text = with_hf_defaults(text, family)
     layers, tied_default, final_norm = counter(text, family)
     hidden = int_field(text, "hidden_size", family)

@@ -17,6 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.ggml_types import ggml_block
 from knowledge.formats import FormatsSection, Quantization, Scope
@@ -74,7 +75,7 @@ def scheme_bits_per_weight(quant: Quantization) -> Fraction | None:
 def weights_from_file_bytes(n_bytes: int, source: str = "file size") -> WeightsEstimate:
     """Weights as read from a file or header size (bytes, exact; includes whatever metadata the file holds)."""
     if n_bytes <= 0:
-        raise ServewiseInputError("a weights file size must be a positive number of bytes")
+        raise ServewiseInputError(_("a weights file size must be a positive number of bytes"))
     return WeightsEstimate(
         bytes=n_bytes,
         bits_per_weight=None,
@@ -97,14 +98,15 @@ def weights_from_safetensors_header(path: str | Path) -> WeightsEstimate:
         with open(path, "rb") as handle:
             (header_len,) = struct.unpack("<Q", handle.read(8))
             if header_len > 100_000_000:
-                raise ServewiseInputError(f"{path}: header length {header_len} is not plausible for Safetensors")
+                raise ServewiseInputError(_("{path}: header length {header_len} is not plausible for "
+                                            "Safetensors").format(path=path, header_len=header_len))
             header = json.loads(handle.read(header_len))
     except FileNotFoundError as exc:
-        raise ServewiseInputError(f"{path}: no such file") from exc
+        raise ServewiseInputError(_("{path}: no such file").format(path=path)) from exc
     except (struct.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ServewiseInputError(f"{path}: not a Safetensors file ({exc})") from exc
+        raise ServewiseInputError(_("{path}: not a Safetensors file ({exc})").format(path=path, exc=exc)) from exc
     if not isinstance(header, dict):
-        raise ServewiseInputError(f"{path}: Safetensors header is not a JSON object")
+        raise ServewiseInputError(_("{path}: Safetensors header is not a JSON object").format(path=path))
     total_bytes = 0
     for name, entry in header.items():
         if name == "__metadata__":
@@ -112,7 +114,8 @@ def weights_from_safetensors_header(path: str | Path) -> WeightsEstimate:
         try:
             begin, end = entry["data_offsets"]
         except (KeyError, TypeError, ValueError) as exc:
-            raise ServewiseInputError(f"{path}: tensor {name!r} has no valid data_offsets") from exc
+            raise ServewiseInputError(_("{path}: tensor {name!r} has no valid data_offsets").format(
+                                        path=path, name=name)) from exc
         total_bytes += end - begin
     return WeightsEstimate(
         bytes=total_bytes,
@@ -142,7 +145,7 @@ def estimate_weights(
     Returns bytes rounded up per part; never exact.
     """
     if params_total <= 0:
-        raise ServewiseInputError("the parameter count must be positive")
+        raise ServewiseInputError(_("the parameter count must be positive"))
     mix = formats.file_mix(scheme_id)
     if mix is not None:
         mix_bits = Fraction(str(mix.measured_bits_per_weight))
@@ -164,12 +167,13 @@ def estimate_weights(
     quant = formats.quantization(scheme_id)
     if quant is None:
         known = sorted([q.id for q in formats.quantizations] + [m.id for m in formats.file_mixes])
-        raise ServewiseInputError(f"unknown quantization {scheme_id!r}; known: {', '.join(known)}")
+        raise ServewiseInputError(_("unknown quantization {scheme_id!r}; known: {known}").format(
+                                    scheme_id=scheme_id, known=', '.join(known)))
     bits = scheme_bits_per_weight(quant)
     if bits is None:
         raise ServewiseInputError(
-            f"{quant.name} does not fix a bit width by itself; pick the scheme stored inside it "
-            "(for example an FP8, AWQ/GPTQ-style int4 or NVFP4 entry)"
+            _("{name} does not fix a bit width by itself; pick the scheme stored inside it (for example an "
+              "FP8, AWQ/GPTQ-style int4 or NVFP4 entry)").format(name=quant.name)
         )
     parts, approximations = _split_by_scope(quant, params_total, bits, high_precision_params, expert_params)
     if quant.layout is not None and quant.layout.group_size is None:
@@ -206,8 +210,8 @@ def _split_by_scope(
     if quant.scope is Scope.MOE_EXPERTS:
         if expert_params is None:
             raise ServewiseInputError(
-                f"{quant.name} covers only the routed experts' weights; give the expert parameter count "
-                "(a MoE architecture provides it)"
+                _("{name} covers only the routed experts' weights; give the expert parameter count (a MoE "
+                  "architecture provides it)").format(name=quant.name)
             )
         _check_share("expert parameters", expert_params, params_total)
         return [
@@ -230,7 +234,8 @@ def _split_by_scope(
 def _check_share(what: str, share: int, params_total: int) -> None:
     """Refuse a sub-count that is negative or larger than the whole model."""
     if not 0 <= share <= params_total:
-        raise ServewiseInputError(f"{what} ({share:,}) must be between 0 and the model's {params_total:,} parameters")
+        raise ServewiseInputError(_("{what} ({share:,}) must be between 0 and the model's {params_total:,} "
+                                    "parameters").format(what=what, share=share, params_total=params_total))
 
 
 def _part(label: str, params: int, bits: Fraction | int) -> WeightPart:
@@ -247,7 +252,8 @@ def _part(label: str, params: int, bits: Fraction | int) -> WeightPart:
 def embedding_params(arch: ModelArchitecture, tied_embeddings: bool) -> int:
     """Parameters in the token embedding and lm_head: vocab x hidden, once if tied, twice if not."""
     if arch.vocab_size <= 0 or arch.hidden_size <= 0:
-        raise ServewiseInputError(f"{arch.name}: vocabulary and hidden size are needed to count embedding parameters")
+        raise ServewiseInputError(_("{name}: vocabulary and hidden size are needed to count embedding "
+                                    "parameters").format(name=arch.name))
     return arch.vocab_size * arch.hidden_size * (1 if tied_embeddings else 2)
 
 
@@ -258,7 +264,8 @@ def moe_expert_params(arch: ModelArchitecture) -> int:
     """
     moe = arch.moe
     if moe is None or moe.expert_intermediate_size <= 0:
-        raise ServewiseInputError(f"{arch.name}: not a mixture-of-experts model with a known expert width")
+        raise ServewiseInputError(_("{name}: not a mixture-of-experts model with a known expert width").format(
+                                    name=arch.name))
     moe_layers = arch.n_layers - moe.n_dense_layers
     return moe_layers * moe.n_experts * 3 * arch.hidden_size * moe.expert_intermediate_size
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from knowledge.engines import USABLE_STATUSES, BenchTool, Engine, engine_by_id
 
 Phase = Literal["cold-start", "warm", "warm-prefix"]
@@ -204,7 +205,7 @@ def parse_number_list(text: str, what: str, *, integers: bool = False) -> tuple[
     """Numbers from a comma- or space-separated list such as '1, 4, 16'; ServewiseInputError names the bad item."""
     items = [item for item in text.replace(",", " ").split() if item]
     if not items:
-        raise ServewiseInputError(f"Give at least one {what}, e.g. '1, 4, 16'.")
+        raise ServewiseInputError(_("Give at least one {what}, e.g. '1, 4, 16'.").format(what=what))
     numbers = []
     for item in items:
         try:
@@ -213,60 +214,65 @@ def parse_number_list(text: str, what: str, *, integers: bool = False) -> tuple[
             message = f"{item!r} is not a number; list each {what} as a number, e.g. '1, 4, 16'."
             raise ServewiseInputError(message) from None
         if integers and not number.is_integer():
-            raise ServewiseInputError(f"Each {what} is a whole number; {item!r} is not.")
+            raise ServewiseInputError(_("Each {what} is a whole number; {item!r} is not.").format(what=what, item=item))
         numbers.append(number)
     return tuple(numbers)
 
 
 def _positive_finite(values: tuple[float, ...], what: str) -> None:
     if not values:
-        raise ServewiseInputError(f"Give at least one {what}.")
+        raise ServewiseInputError(_("Give at least one {what}.").format(what=what))
     for value in values:
         if not math.isfinite(value) or value <= 0:
             raise ServewiseInputError(
-                f"Every {what} must be a positive, finite number; {value!r} is not. An open-loop plan needs a "
-                "real arrival rate (requests per second), not 0 or 'infinite'."
+                _("Every {what} must be a positive, finite number; {value!r} is not. An open-loop plan "
+                  "needs a real arrival rate (requests per second), not 0 or 'infinite'.").format(
+                  what=what, value=value)
             )
 
 
 def _check_request(request: BenchPlanRequest, engines: tuple[Engine, ...], kb) -> None:
     if not request.engines:
-        raise ServewiseInputError("Pick at least one engine to benchmark.")
+        raise ServewiseInputError(_("Pick at least one engine to benchmark."))
     known = {engine.id for engine in engines}
     unknown = [engine_id for engine_id in request.engines if engine_id not in known]
     if unknown:
-        raise ServewiseInputError(f"Unknown engine id(s) {unknown}; choose from {sorted(known)}.")
+        raise ServewiseInputError(_("Unknown engine id(s) {unknown}; choose from {known}.").format(
+                                    unknown=unknown, known=sorted(known)))
     if kb.models.get(request.model_id) is None:
         example = kb.models.ids[0]
-        raise ServewiseInputError(f"Unknown model {request.model_id!r}; pick a catalog id such as {example!r}.")
+        raise ServewiseInputError(_("Unknown model {model_id!r}; pick a catalog id such as {example!r}.").format(
+                                    model_id=request.model_id, example=example))
     try:
         kb.gpus.get(request.gpu_id)
     except KeyError as exc:
-        raise ServewiseInputError(f"Unknown GPU {request.gpu_id!r}; pick an id from the GPU catalog.") from exc
+        raise ServewiseInputError(_("Unknown GPU {gpu_id!r}; pick an id from the GPU catalog.").format(
+                                    gpu_id=request.gpu_id)) from exc
     if request.gpu_count < 1:
-        raise ServewiseInputError("The GPU count must be at least 1.")
+        raise ServewiseInputError(_("The GPU count must be at least 1."))
     if not request.workloads:
-        raise ServewiseInputError("Pick at least one workload category.")
+        raise ServewiseInputError(_("Pick at least one workload category."))
     bad = [workload for workload in request.workloads if workload not in WORKLOADS]
     if bad:
-        raise ServewiseInputError(f"Unknown workload categories {bad}; choose from {list(WORKLOADS)}.")
+        raise ServewiseInputError(_("Unknown workload categories {bad}; choose from {workloads}.").format(
+                                    bad=bad, workloads=list(WORKLOADS)))
     _positive_finite(request.request_rates_per_s, "arrival rate (requests per second)")
     if not request.client_counts or any(count < 1 for count in request.client_counts):
-        raise ServewiseInputError("Give at least one client count, each at least 1.")
+        raise ServewiseInputError(_("Give at least one client count, each at least 1."))
     if request.num_prompts < 1:
-        raise ServewiseInputError("Each run needs at least one request (num_prompts ≥ 1).")
+        raise ServewiseInputError(_("Each run needs at least one request (num_prompts ≥ 1)."))
     if request.seed < 1:
-        raise ServewiseInputError("Use a seed of 1 or more: ollama-bench reads seed 0 as 'pick a random seed'.")
+        raise ServewiseInputError(_("Use a seed of 1 or more: ollama-bench reads seed 0 as 'pick a random seed'."))
     if request.warmup_requests < 0:
-        raise ServewiseInputError("Warm-up requests cannot be negative.")
+        raise ServewiseInputError(_("Warm-up requests cannot be negative."))
     if not 0 < request.prefix_share < 1:
-        raise ServewiseInputError("The shared-prefix share must be between 0 and 1 (exclusive), e.g. 0.5.")
+        raise ServewiseInputError(_("The shared-prefix share must be between 0 and 1 (exclusive), e.g. 0.5."))
     lengths = (request.short_input_tokens, request.long_input_tokens, request.short_output_tokens,
                request.long_output_tokens)  # fmt: skip
     if any(length < 1 for length in lengths):
-        raise ServewiseInputError("Prompt and output lengths must be at least 1 token.")
+        raise ServewiseInputError(_("Prompt and output lengths must be at least 1 token."))
     if not request.languages:
-        raise ServewiseInputError("Name at least one language the service must handle (e.g. 'en').")
+        raise ServewiseInputError(_("Name at least one language the service must handle (e.g. 'en')."))
 
 
 def _workloads(request: BenchPlanRequest, context_tokens: int) -> tuple[Workload, ...]:
@@ -278,8 +284,12 @@ def _workloads(request: BenchPlanRequest, context_tokens: int) -> tuple[Workload
         input_tokens, output_tokens = inputs[input_class], outputs[output_class]
         if input_tokens + output_tokens > context_tokens:
             raise ServewiseInputError(
-                f"Workload {workload_id}: {input_tokens} input + {output_tokens} output tokens exceed the model's "
-                f"trained context of {context_tokens} tokens; shorten the long lengths."
+                _("Workload {workload_id}: {input_tokens} input + {output_tokens} output tokens exceed the "
+                  "model's trained context of {context_tokens} tokens; shorten the long lengths.").format(
+                  workload_id=workload_id,
+                  input_tokens=input_tokens,
+                  output_tokens=output_tokens,
+                  context_tokens=context_tokens)
             )
         prefix = max(1, min(input_tokens - 1, round(input_tokens * request.prefix_share)))
         workloads.append(Workload(id=workload_id, input_tokens=input_tokens, output_tokens=output_tokens,
@@ -319,8 +329,8 @@ def _runs(request: BenchPlanRequest, workloads: tuple[Workload, ...]) -> tuple[R
                 )
     if len(runs) > MAX_PLAN_RUNS:
         raise ServewiseInputError(
-            f"This plan has {len(runs)} runs per engine (over {MAX_PLAN_RUNS}); use fewer rates, client counts or "
-            "workloads."
+            _("This plan has {n_runs} runs per engine (over {max_plan_runs}); use fewer rates, client "
+              "counts or workloads.").format(n_runs=len(runs), max_plan_runs=MAX_PLAN_RUNS)
         )
     return tuple(runs)
 

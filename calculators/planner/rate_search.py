@@ -122,7 +122,7 @@ def search_max_rate(policy: SchedulerPolicy, cost: StepCostModel, kv_tokens: int
     top = probe(high)
     if top.meets:
         return RateSearch(high, top, tuple(probes), high)
-    for _ in range(BISECTION_STEPS):
+    for _unused in range(BISECTION_STEPS):
         middle = math.sqrt(low * high)
         point = probe(middle)
         if point.meets:

@@ -20,6 +20,7 @@ from calculators.engines.base import EngineAdapter
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import catalog_gpu, machine_for_gpu
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.compare import (
     ComparisonInputs,
     Workload,
@@ -190,7 +191,7 @@ def _context_tokens(spec: PlannerSpec) -> tuple[int, float]:
     """(longest prompt + output among the drawn requests, mean output tokens) of the spec's workload."""
     rng = random.Random(spec.seed)
     longest, outputs = 0, 0
-    for _ in range(spec.requests_per_simulation):
+    for _unused in range(spec.requests_per_simulation):
         prompt, output = spec.prompt.sample(rng), spec.output.sample(rng)
         longest = max(longest, prompt + output)
         outputs += output
@@ -201,11 +202,13 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
     """The cheapest configuration meeting `spec.slo` at `spec.load`, per engine and overall (US dollars)."""
     arch = architecture_from_catalog(spec.model_id, kb)
     if not arch.params_total:
-        raise ServewiseInputError(f"{arch.name}: the parameter count is unknown, so weights cannot be sized")
+        raise ServewiseInputError(_("{name}: the parameter count is unknown, so weights cannot be sized").format(
+                                    name=arch.name))
     engines = spec.engines or ENGINE_IDS
     unknown = [e for e in engines if e not in ENGINE_IDS]
     if unknown:
-        raise ServewiseInputError(f"unknown engine(s) {', '.join(unknown)}; use {', '.join(ENGINE_IDS)}")
+        raise ServewiseInputError(_("unknown engine(s) {unknown}; use {engine_ids}").format(
+                                    unknown=', '.join(unknown), engine_ids=', '.join(ENGINE_IDS)))
     load = spec.load.rate_per_s
     context, mean_output = _context_tokens(spec)
     prices = _prices(spec, kb)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from calculators.engines import ENGINES, display_name
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
 from calculators.reconcile.log.figures import LogGeometry, ParsedLog
 from calculators.reconcile.result import Reconciliation, RowStatus, Rule
@@ -41,16 +42,17 @@ def architecture_from_log(parsed: ParsedLog) -> ModelArchitecture:
                geo.n_kv_heads_per_layer), ("n_embd_head_k", geo.head_dim_k)) if not value]
     if missing:
         raise ServewiseInputError(
-            f"the log does not state the model geometry ({', '.join(missing)} missing from its print_info / "
-            "llm_load_print_meta lines): add the model's config.json or pick a catalog model"
+            _("the log does not state the model geometry ({missing} missing from its print_info / "
+              "llm_load_print_meta lines): add the model's config.json or pick a catalog model").format(
+              missing=', '.join(missing))
         )
     assert geo.n_layers is not None and geo.head_dim_k is not None
     # n_kv_heads is set whenever the per-layer list is empty (the `missing` check above); `or 0` is for mypy
     heads = geo.n_kv_heads_per_layer or (geo.n_kv_heads or 0,) * geo.n_layers
     if len(heads) != geo.n_layers:
         raise ServewiseInputError(
-            f"the log lists {len(heads)} per-layer KV head counts for {geo.n_layers} layers; "
-            "add the model's config.json"
+            _("the log lists {n_heads} per-layer KV head counts for {n_layers} layers; add the model's "
+              "config.json").format(n_heads=len(heads), n_layers=geo.n_layers)
         )
     head_dim_v = geo.head_dim_v or geo.head_dim_k
     sliding = _sliding_layers(parsed, geo)
@@ -136,8 +138,8 @@ def validated_settings(
     unknown = sorted(key for key in (overrides or {}) if key not in fields)
     if unknown:
         raise ServewiseInputError(
-            f"{', '.join(unknown)} is not a {display_name(engine)} setting servewise models; "
-            f"known: {', '.join(sorted(fields))}"
+            _("{unknown} is not a {display_name} setting servewise models; known: {fields}").format(
+              unknown=', '.join(unknown), display_name=display_name(engine), fields=', '.join(sorted(fields)))
         )
     try:
         return settings_type(**kept), ignored
@@ -194,7 +196,8 @@ def parse_overrides(text: str) -> dict[str, SettingValue]:
         key, sep, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not sep or not key or not raw:
-            raise ServewiseInputError(f"'{item}' is not a setting: write key=value, e.g. tensor_parallel_size=4")
+            raise ServewiseInputError(_("'{item}' is not a setting: write key=value, e.g. "
+                                        "tensor_parallel_size=4").format(item=item))
         values[key] = _typed(raw)
     return values
 
@@ -309,8 +312,8 @@ def reconcile_log(
     if arch is None:
         if not spec.geometry_in_log:
             raise ServewiseInputError(
-                f"a {spec.display_name} log does not state the model geometry: add the model's config.json "
-                "or pick a catalog model"
+                _("a {display_name} log does not state the model geometry: add the model's config.json or "
+                  "pick a catalog model").format(display_name=spec.display_name)
             )
         arch = architecture_from_log(parsed)
     own = ENGINES.get(parsed.engine or "")

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -19,4 +20,5 @@ def checked(model: type[M], what: str, **fields: Any) -> M:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or what
         message = first["msg"].removeprefix("Value error, ")
-        raise ServewiseInputError(f"{what} {where}: {message}") from None
+        raise ServewiseInputError(_("{what} {where}: {message}").format(
+                                    what=what, where=where, message=message)) from None

@@ -406,7 +406,7 @@ class _Run:
         heap = self.finish_heap
         d = self.decode_steps
         while heap and heap[0][0] <= d:
-            _, i, ep = heapq.heappop(heap)
+            _unused, i, ep = heapq.heappop(heap)
             if self.status[i] == _DECODE and self.epoch[i] == ep:
                 self.finish(i, self.now)
 
@@ -530,7 +530,7 @@ class _Run:
             self.n_steps += 1
             if n_dec:
                 self.decode_steps += 1
-            for i, _ in chunks:
+            for i, _unused in chunks:
                 if self.status[i] == _PREFILL and self.need[i] == 0:
                     self.prefill_done(i)
             self.retire_decoders()

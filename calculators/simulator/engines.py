@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.simulator.policy import STATIC_BASELINE, SchedulerPolicy, StaticBatchPolicy
 
 _POLICIES: dict[str, type[SchedulerPolicy]] = {
@@ -19,6 +20,7 @@ def default_policy(engine: str) -> SchedulerPolicy:
     try:
         return _POLICIES[engine]()
     except KeyError:
-        raise ServewiseInputError(f"unknown engine {engine!r}; choose one of {', '.join(SIMULATED_ENGINES)}") from None
+        raise ServewiseInputError(_("unknown engine {engine!r}; choose one of {simulated_engines}").format(
+                                    engine=engine, simulated_engines=', '.join(SIMULATED_ENGINES))) from None
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import catalog_gpu
+from calculators.i18n import _
 from calculators.simulator.checked import checked
 from calculators.simulator.core import summarize
 from calculators.simulator.model_inputs import simulator_inputs
@@ -68,18 +69,19 @@ class MixedRequests:
 def merge_ingestion(chat: RequestSet, bursts: IngestionBursts) -> MixedRequests:
     """Add the bursts to open-loop chat arrivals; times in seconds, lengths in tokens."""
     if chat.arrival_s is None:
-        raise ServewiseInputError("ingestion bursts need open-loop (Poisson) chat arrivals, not closed-loop clients")
+        raise ServewiseInputError(_("ingestion bursts need open-loop (Poisson) chat arrivals, not closed-loop clients"))
     rng = random.Random(bursts.seed)
     rows = [(t, CHAT, p, o, pre) for t, p, o, pre in zip(
         chat.arrival_s, chat.prompt_tokens, chat.output_tokens, chat.prefix_tokens, strict=True)]
     for burst in range(bursts.n_bursts):
         start = bursts.first_burst_s + burst * bursts.every_s
-        for _ in range(bursts.documents_per_burst):
+        for _unused in range(bursts.documents_per_burst):
             t = start + (rng.uniform(0, bursts.burst_spread_s) if bursts.burst_spread_s else 0.0)
             rows.append((t, INGESTION, bursts.prompt.sample(rng), bursts.output_tokens, 0))
     if len(rows) > MAX_REQUESTS:
         raise ServewiseInputError(
-            f"chat plus ingestion is {len(rows):,} requests; the simulator takes at most {MAX_REQUESTS:,}"
+            _("chat plus ingestion is {n_rows:,} requests; the simulator takes at most {max_requests:,}").format(
+              n_rows=len(rows), max_requests=MAX_REQUESTS)
         )
     rows.sort(key=lambda row: row[0])
     merged = RequestSet(
@@ -115,7 +117,7 @@ def ingestion_tradeoff(
 ) -> IngestionTradeoff:
     """Simulate chat alone and chat with ingestion bursts on one engine; summaries split by request class."""
     if workload.arrival is not ArrivalProcess.POISSON:
-        raise ServewiseInputError("the ingestion trade-off compares open-loop chat traffic; choose Poisson arrivals")
+        raise ServewiseInputError(_("the ingestion trade-off compares open-loop chat traffic; choose Poisson arrivals"))
     slo = slo or Slo()
     chat = draw_requests(workload)
     mixed = merge_ingestion(chat, bursts)
@@ -151,7 +153,8 @@ def catalog_cost(kb, model_id: str, gpu_id: str) -> CatalogCost:
     inputs = simulator_inputs(kb, model_id, gpu_id)
     gpu = catalog_gpu(kb, gpu_id)
     if not isinstance(gpu.memory_bandwidth_gb_per_s, int | float) or not isinstance(gpu.dense_bf16_tflops, int | float):
-        raise ServewiseInputError(f"{gpu.name}: bandwidth or dense BF16 TFLOPS is unknown in the catalog")
+        raise ServewiseInputError(_("{name}: bandwidth or dense BF16 TFLOPS is unknown in the catalog").format(
+                                    name=gpu.name))
     cost = StepCostModel(
         memory_bandwidth_bytes_per_s=gpu.memory_bandwidth_gb_per_s * 1e9,
         flops_per_s=gpu.dense_bf16_tflops * 1e12,

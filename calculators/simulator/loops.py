@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.simulator.results import SimulationResult
 from calculators.simulator.workload import ArrivalProcess, WorkloadSpec
 
@@ -14,10 +15,10 @@ def open_loop_twin(workload: WorkloadSpec, closed: SimulationResult) -> Workload
     Independent users arriving at the same mean rate (Poisson) do not wait for anyone.
     """
     if workload.arrival is not ArrivalProcess.CLOSED:
-        raise ServewiseInputError("the open-loop twin is defined for a closed-loop workload")
+        raise ServewiseInputError(_("the open-loop twin is defined for a closed-loop workload"))
     summary = closed.summary
     if summary.duration_s <= 0:
-        raise ServewiseInputError("the closed-loop run took no time; there is no rate to replay")
+        raise ServewiseInputError(_("the closed-loop run took no time; there is no rate to replay"))
     return workload.model_copy(
         update={"arrival": ArrivalProcess.POISSON, "rate_per_s": summary.n_requests / summary.duration_s}
     )

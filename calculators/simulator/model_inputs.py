@@ -13,6 +13,7 @@ from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.plan import plan_vllm
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import catalog_gpu, machine_for_gpu_id
+from calculators.i18n import _
 from calculators.memory.compare import model_weights
 from calculators.memory.kv import raw_kv_estimate
 from calculators.model.catalog import architecture_from_catalog
@@ -37,7 +38,8 @@ def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
     """Model figures for the simulator from the catalog and vLLM's plan on one GPU (bytes, tokens)."""
     arch = architecture_from_catalog(model_id, kb)
     if not arch.params_active and not arch.params_total:
-        raise ServewiseInputError(f"{arch.name}: the parameter count is unknown; type the figures instead")
+        raise ServewiseInputError(_("{name}: the parameter count is unknown; type the figures instead").format(
+                                    name=arch.name))
     machine = machine_for_gpu_id(kb, gpu_id)
     weights = model_weights(kb.formats, arch, WEIGHTS_SCHEME).bytes
     context = min(arch.max_context_tokens or PLANNED_CONTEXT_TOKENS, PLANNED_CONTEXT_TOKENS)

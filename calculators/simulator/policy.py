@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.memory.plan import PlanNote
 
 #: The baseline the simulator offers besides the engines: no iteration-level scheduling.
@@ -122,6 +123,7 @@ class StaticBatchPolicy(SchedulerPolicy):
 def require_capacity(engine: str, kv_capacity_tokens: int | None) -> int:
     if kv_capacity_tokens is None or kv_capacity_tokens <= 0:
         raise ServewiseInputError(
-            f"{engine}: KV capacity must be a positive number of tokens (got {kv_capacity_tokens})"
+            _("{engine}: KV capacity must be a positive number of tokens (got {kv_capacity_tokens})").format(
+              engine=engine, kv_capacity_tokens=kv_capacity_tokens)
         )
     return int(kv_capacity_tokens)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 
 @dataclass(frozen=True)
@@ -25,9 +26,9 @@ def request_states(open_connections: int, max_active_sequences: int) -> RequestS
     however many requests there are.
     """
     if open_connections < 0:
-        raise ServewiseInputError("the number of open connections cannot be negative")
+        raise ServewiseInputError(_("the number of open connections cannot be negative"))
     if max_active_sequences < 1:
-        raise ServewiseInputError("the engine must admit at least one sequence at a time")
+        raise ServewiseInputError(_("the engine must admit at least one sequence at a time"))
     active = min(open_connections, max_active_sequences)
     return RequestStates(
         open_connections=open_connections,

@@ -16,6 +16,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.simulator.checked import checked
 
 #: Longer than any context window servewise knows; lengths above it are treated as typing mistakes.
@@ -126,7 +127,7 @@ def draw_requests(spec: WorkloadSpec) -> RequestSet:
     if spec.arrival is ArrivalProcess.POISSON:
         t = 0.0
         arrivals = []
-        for _ in range(n):
+        for _unused in range(n):
             t += time_rng.expovariate(spec.rate_per_s)
             arrivals.append(t)
         return RequestSet(prompts, outputs, prefixes, arrivals, [0.0] * n)
@@ -147,15 +148,18 @@ def parse_length_pairs_csv(data: str | bytes) -> tuple[tuple[int, int], ...]:
     """
     text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data.lstrip("\ufeff")
     if not text.strip():
-        raise ServewiseInputError("the length CSV is empty: it needs a header and at least one row")
+        raise ServewiseInputError(_("the length CSV is empty: it needs a header and at least one row"))
     reader = csv.DictReader(io.StringIO(text))
     header = [name.strip().lower() for name in (reader.fieldnames or [])]
     prompt_col = next((c for c in _PROMPT_COLUMNS if c in header), None)
     output_col = next((c for c in _OUTPUT_COLUMNS if c in header), None)
     if prompt_col is None or output_col is None:
         raise ServewiseInputError(
-            f"the length CSV needs a prompt column ({', '.join(_PROMPT_COLUMNS[:2])}) and an output column "
-            f"({', '.join(_OUTPUT_COLUMNS[:2])}); its header is: {', '.join(header) or '(nothing)'}"
+            _("the length CSV needs a prompt column ({prompt_columns}) and an output column "
+              "({output_columns}); its header is: {value}").format(
+              prompt_columns=', '.join(_PROMPT_COLUMNS[:2]),
+              output_columns=', '.join(_OUTPUT_COLUMNS[:2]),
+              value=', '.join(header) or '(nothing)')
         )
     original = {name.strip().lower(): name for name in reader.fieldnames or []}
     pairs: list[tuple[int, int]] = []
@@ -166,9 +170,10 @@ def parse_length_pairs_csv(data: str | bytes) -> tuple[tuple[int, int], ...]:
         output = _positive_length(row.get(original[output_col]), output_col, line_no)
         pairs.append((prompt, output))
         if len(pairs) > MAX_CSV_ROWS:
-            raise ServewiseInputError(f"the length CSV has more than {MAX_CSV_ROWS:,} rows; sample it down first")
+            raise ServewiseInputError(_("the length CSV has more than {max_csv_rows:,} rows; sample it down "
+                                        "first").format(max_csv_rows=MAX_CSV_ROWS))
     if not pairs:
-        raise ServewiseInputError("the length CSV has a header but no rows")
+        raise ServewiseInputError(_("the length CSV has a header but no rows"))
     return tuple(pairs)
 
 
@@ -177,13 +182,18 @@ def _positive_length(raw: str | None, column: str, line_no: int) -> int:
     try:
         value = float(text)
     except ValueError:
-        raise ServewiseInputError(f"length CSV line {line_no}: {column} {text!r} is not a number") from None
+        raise ServewiseInputError(_("length CSV line {line_no}: {column} {text!r} is not a number").format(
+                                    line_no=line_no, column=column, text=text)) from None
     if not math.isfinite(value) or value != int(value):
-        raise ServewiseInputError(f"length CSV line {line_no}: {column} {text!r} is not a whole number of tokens")
+        raise ServewiseInputError(_("length CSV line {line_no}: {column} {text!r} is not a whole number of "
+                                    "tokens").format(line_no=line_no, column=column, text=text))
     if value <= 0:
-        raise ServewiseInputError(f"length CSV line {line_no}: {column} must be positive (got {text})")
+        raise ServewiseInputError(_("length CSV line {line_no}: {column} must be positive (got {text})").format(
+                                    line_no=line_no, column=column, text=text))
     if value > MAX_TOKENS_PER_REQUEST:
         raise ServewiseInputError(
-            f"length CSV line {line_no}: {column} {text} is above {MAX_TOKENS_PER_REQUEST:,} tokens; check the units"
+            _("length CSV line {line_no}: {column} {text} is above {max_tokens_per_request:,} tokens; check "
+              "the units").format(
+              line_no=line_no, column=column, text=text, max_tokens_per_request=MAX_TOKENS_PER_REQUEST)
         )
     return int(value)

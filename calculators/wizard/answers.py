@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 Use = Literal["occasional-local", "local-dev", "shared-api", "public-multitenant", "batch", "embeddings"]
 Hardware = Literal["nvidia", "amd", "intel", "apple", "cpu"]
@@ -115,7 +116,7 @@ class WizardAnswers(BaseModel):
 def parse_answers(data: object) -> WizardAnswers:
     """Validate answers from a dict (JSON file, URL); raise ServewiseInputError naming each bad field."""
     if not isinstance(data, dict):
-        raise ServewiseInputError("answers must be a JSON object of field: value pairs")
+        raise ServewiseInputError(_("answers must be a JSON object of field: value pairs"))
     try:
         return WizardAnswers.model_validate(data)
     except ValidationError as exc:

@@ -10,6 +10,7 @@ import re
 
 from calculators.engines.llama_cpp.plan import ENGINE_ID
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number
 
 
@@ -17,7 +18,7 @@ def _run(
     n_prompt: float, n_gen: float, depth: float, rate: float, model: str, hardware: str, where: str, line_no: int
 ) -> ImportedRun:
     if rate <= 0:
-        raise ServewiseInputError(f"{where}: t/s is {rate:g}; a rate must be positive")
+        raise ServewiseInputError(_("{where}: t/s is {rate:g}; a rate must be positive").format(where=where, rate=rate))
     if n_prompt > 0 and n_gen == 0:
         return ImportedRun(tool="llama-bench", engine=ENGINE_ID, model_label=model, hardware_label=hardware,
                            prompt_tokens=n_prompt, context_tokens=depth, prefill_tokens_per_s=rate, line_no=line_no)
@@ -25,7 +26,8 @@ def _run(
         return ImportedRun(tool="llama-bench", engine=ENGINE_ID, model_label=model, hardware_label=hardware,
                            output_tokens=n_gen, context_tokens=depth, decode_tokens_per_s=rate, line_no=line_no)
     raise ServewiseInputError(
-        f"{where}: a combined prompt+generation test (pg) mixes prefill and decode; servewise reads pp and tg tests"
+        _("{where}: a combined prompt+generation test (pg) mixes prefill and decode; servewise reads pp and "
+          "tg tests").format(where=where)
     )
 
 
@@ -33,7 +35,7 @@ def read_llama_bench_json(text: str) -> ImportResult:
     """`llama-bench -o json` (an array) or `-o jsonl` (one object per line)."""
     stripped = text.strip()
     if not stripped:
-        raise ServewiseInputError("llama-bench JSON: the text is empty")
+        raise ServewiseInputError(_("llama-bench JSON: the text is empty"))
     if stripped.startswith("["):
         loaded = load_json(stripped, "llama-bench JSON")
         assert isinstance(loaded, list)  # the text starts with "[": JSON decodes it as an array
@@ -49,7 +51,7 @@ def read_llama_bench_json(text: str) -> ImportResult:
     for index, row in rows:
         where = f"llama-bench result #{index}"
         if not isinstance(row, dict):
-            raise ServewiseInputError(f"{where}: expected a JSON object")
+            raise ServewiseInputError(_("{where}: expected a JSON object").format(where=where))
         rate = number(row, "avg_ts", where, required=True)
         n_prompt = number(row, "n_prompt", where, required=True)
         n_gen = number(row, "n_gen", where, required=True)
@@ -115,7 +117,7 @@ def read_llama_bench_markdown(text: str) -> ImportResult:
         )
     if not runs:
         raise ServewiseInputError(
-            "llama-bench table: no row with a pp/tg test and a t/s value (is the header row included?)"
+            _("llama-bench table: no row with a pp/tg test and a t/s value (is the header row included?)")
         )
     return ImportResult(tool="llama-bench", runs=tuple(runs), skipped=tuple(skipped))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from calculators.engines.llama_cpp.plan import ENGINE_ID
 from calculators.errors import LaunchCommandError
+from calculators.i18n import _
 from calculators.launch.flags import flag_spelling
 
 EXAMPLE = "llama-server"
@@ -13,7 +14,7 @@ def command_start(program: str, second: str) -> int | None:
     """Index where llama.cpp's own arguments begin (None: not a llama.cpp command)."""
     if program.startswith("python"):
         if second.startswith("llama_cpp"):
-            raise LaunchCommandError("llama-cpp-python's server is not modelled; paste a llama-server command")
+            raise LaunchCommandError(_("llama-cpp-python's server is not modelled; paste a llama-server command"))
         return None
     return 1 if program in ("llama-server", "llama-cli", "llama-bench") else None
 

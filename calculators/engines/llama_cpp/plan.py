@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import (
     CacheAllocation,
     ComponentKind,
@@ -183,7 +184,8 @@ def ggml_row_bytes(type_name: str, n_elements: int) -> int:
 def _cache_type(type_name: str) -> str:
     if type_name not in KV_CACHE_TYPES:
         raise ServewiseInputError(
-            f"unknown llama.cpp cache type '{type_name}'; -ctk/-ctv accept {', '.join(KV_CACHE_TYPES)}"
+            _("unknown llama.cpp cache type '{type_name}'; -ctk/-ctv accept {kv_cache_types}").format(
+              type_name=type_name, kv_cache_types=', '.join(KV_CACHE_TYPES))
         )
     return type_name
 
@@ -236,7 +238,7 @@ def _resolve_context(
         requested = n_seq * s.kv_unified_per_slot  # tools/server/server.cpp:166-171
     if requested == 0:
         if not arch.max_context_tokens:
-            raise ServewiseInputError("-c 0 asks for the trained context, but this model does not state one")
+            raise ServewiseInputError(_("-c 0 asks for the trained context, but this model does not state one"))
         # --fit resolves an unset context to the trained context for every stream (common/fit.cpp:265-279);
         # without --fit llama_context uses the trained context in total (src/llama-context.cpp:133).
         requested = arch.max_context_tokens * (n_stream if s.fit else 1)
@@ -251,7 +253,7 @@ def _sliding_window(arch: ModelArchitecture) -> tuple[int, list[PlanNote]]:
     """llama.cpp keeps one n_swa per model; take the sliding layers' window (the largest if they differ)."""
     windows = {layer.sliding_window_tokens for layer in arch.layers_of(LayerKind.SLIDING)}
     if None in windows or 0 in windows:
-        raise ServewiseInputError(f"{arch.name}: a sliding-window layer has no window size")
+        raise ServewiseInputError(_("{name}: a sliding-window layer has no window size").format(name=arch.name))
     windows_set = {w for w in windows if w is not None}  # the same set: None was refused just above
     notes = []
     if len(windows) > 1:
@@ -493,15 +495,16 @@ def _plan(
     for type_name in (s.cache_type_k, s.cache_type_v):
         _cache_type(type_name)
     if s.parallel == 0:
-        raise ServewiseInputError("-np 0 is not valid: use -1 for auto or a positive number of slots")
+        raise ServewiseInputError(_("-np 0 is not valid: use -1 for auto or a positive number of slots"))
     if weights_bytes is not None and weights_bytes < 0:
-        raise ServewiseInputError("weights bytes cannot be negative")
+        raise ServewiseInputError(_("weights bytes cannot be negative"))
 
     notes: list[PlanNote] = []
     auto_parallel = s.parallel == -1
     n_seq = SERVER_AUTO_PARALLEL if auto_parallel else s.parallel
     if n_seq > LLAMA_MAX_SEQ:
-        raise ServewiseInputError(f"-np {n_seq} exceeds llama.cpp's limit of {LLAMA_MAX_SEQ} sequences")
+        raise ServewiseInputError(_("-np {n_seq} exceeds llama.cpp's limit of {llama_max_seq} sequences").format(
+                                    n_seq=n_seq, llama_max_seq=LLAMA_MAX_SEQ))
     kv_unified = s.kv_unified if s.kv_unified is not None else auto_parallel
     n_stream = 1 if kv_unified else n_seq
 
@@ -639,7 +642,7 @@ def _caches(
                 f"speculative decoding keeps {n_rs_seq} extra recurrent-state snapshots per sequence (n_rs_seq = "
                 "--spec-draft-n-max), so the state can be rolled back to the last accepted draft token")))
         caches.append(cache)
-        for (i, _), b in zip(recurrent, per_layer, strict=True):
+        for (i, _unused), b in zip(recurrent, per_layer, strict=True):
             layer_bytes[i] = layer_bytes.get(i, 0) + b  # Falcon-H1 layers also hold KV
         if len(recurrent) < arch.n_layers:
             notes.append(
@@ -765,10 +768,10 @@ def mtp_draft_architecture(arch: ModelArchitecture) -> ModelArchitecture:
     keeps a plain KV cache filtered to il >= n_layer (the MTP blocks), not the hybrid memory.
     """
     if arch.mtp_layers <= 0:
-        raise ServewiseInputError("--spec-type draft-mtp needs a model whose GGUF has MTP (nextn) layers")
+        raise ServewiseInputError(_("--spec-type draft-mtp needs a model whose GGUF has MTP (nextn) layers"))
     attention = arch.layers_of(LayerKind.FULL, LayerKind.MLA)
     if not attention:
-        raise ServewiseInputError("the model has no attention layer for its MTP layers to copy")
+        raise ServewiseInputError(_("the model has no attention layer for its MTP layers to copy"))
     return replace(arch, name=f"{arch.name} MTP", layers=(attention[0],) * arch.mtp_layers, mtp_layers=0, moe=None)
 
 

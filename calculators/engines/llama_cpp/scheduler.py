@@ -8,6 +8,7 @@ from pydantic import Field
 
 from calculators.engines.base import SimulatorKnob
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.simulator.policy import (
     Admission,
     KvLayout,
@@ -35,7 +36,8 @@ class LlamaCppPolicy(SchedulerPolicy):
         per_slot = self.ctx_size // self.parallel
         if per_slot < 1:
             raise ServewiseInputError(
-                f"ctx_size {self.ctx_size} is smaller than parallel {self.parallel}: each slot needs context"
+                _("ctx_size {ctx_size} is smaller than parallel {parallel}: each slot needs context").format(
+                  ctx_size=self.ctx_size, parallel=self.parallel)
             )
         return SchedulerSpec(
             engine=self.engine,

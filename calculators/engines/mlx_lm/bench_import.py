@@ -11,6 +11,7 @@ import re
 
 from calculators.engines.mlx_lm.plan import ENGINE_ID
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine
 
 _TIMING = re.compile(r"Timing with prompt_tokens=(\d+)(?:,| and)\s*generation_tokens=(\d+)(?:,\s*batch_size=(\d+))?")
@@ -49,9 +50,9 @@ def read_mlx_benchmark(text: str) -> ImportResult:
         else None
     )
     if not chosen or "generation_tps" not in chosen:
-        raise ServewiseInputError("mlx_lm.benchmark: no 'Averages:' or 'Trial' line with generation_tps=")
+        raise ServewiseInputError(_("mlx_lm.benchmark: no 'Averages:' or 'Trial' line with generation_tps="))
     if chosen["generation_tps"] <= 0:
-        raise ServewiseInputError("mlx_lm.benchmark: generation_tps must be positive")
+        raise ServewiseInputError(_("mlx_lm.benchmark: generation_tps must be positive"))
     single = batch == 1
     return ImportResult(
         tool="mlx-lm-benchmark",
@@ -85,7 +86,8 @@ def read_mlx_generate(text: str) -> ImportResult:
         elif g:
             n_gen, gen_tps = int(g.group(1)), float(g.group(2))
             if gen_tps <= 0:
-                raise ServewiseInputError(f"line {line_no}: generation tokens-per-sec must be positive")
+                raise ServewiseInputError(_("line {line_no}: generation tokens-per-sec must be positive").format(
+                                            line_no=line_no))
             start, n_prompt, prompt_tps = prompt if prompt else (line_no, None, None)
             runs.append(ImportedRun(
                 tool="mlx-lm-generate", engine=ENGINE_ID, prompt_tokens=n_prompt, output_tokens=n_gen,
@@ -98,7 +100,7 @@ def read_mlx_generate(text: str) -> ImportResult:
             skipped.append(SkippedLine(line_no=line_no, text=raw, reason="not a Prompt/Generation statistics line"))
     if not runs:
         raise ServewiseInputError(
-            "mlx_lm.generate: no 'Generation: N tokens, X tokens-per-sec' line (run with --verbose)"
+            _("mlx_lm.generate: no 'Generation: N tokens, X tokens-per-sec' line (run with --verbose)")
         )
     return ImportResult(tool="mlx-lm-generate", runs=tuple(runs), skipped=tuple(skipped))
 

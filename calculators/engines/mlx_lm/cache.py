@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 STEP_TOKENS = 256  # KVCache.step / RotatingKVCache.step / QuantizedKVCache.step
 ROTATING_KEEP_TOKENS = 4  # make_prompt_cache: RotatingKVCache(max_size=max_kv_size, keep=4)
@@ -85,7 +86,9 @@ def rotating_cache_growth(chunks: list[int], max_size: int, keep: int, step: int
 def quantized_bytes_per_vector(dim: int, bits: int, group_size: int, scale_bytes: int) -> int:
     """Bytes mx.quantize stores for one vector of `dim` values: dim x bits / 32 uint32 words, scales and biases."""
     if dim % group_size:
-        raise ServewiseInputError(f"--kv-group-size {group_size} does not divide a cached vector of {dim} values")
+        raise ServewiseInputError(_("--kv-group-size {group_size} does not divide a cached vector of {dim} "
+                                    "values").format(group_size=group_size, dim=dim))
     if dim * bits % 32:
-        raise ServewiseInputError(f"{bits}-bit quantization of {dim} values does not fill whole 32-bit words")
+        raise ServewiseInputError(_("{bits}-bit quantization of {dim} values does not fill whole 32-bit "
+                                    "words").format(bits=bits, dim=dim))
     return dim * bits // 32 * 4 + 2 * (dim // group_size) * scale_bytes

@@ -33,6 +33,7 @@ from calculators.engines.mlx_lm.generate import generation_chunks, quantization_
 from calculators.engines.mlx_lm.models import ModelFile, model_file
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote, Result
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.units import MIB
@@ -160,14 +161,15 @@ def plan_mlx_lm(
     """
     if prompt_tokens is None:
         if arch.max_context_tokens is None:
-            raise ServewiseInputError("give prompt_tokens: the model's trained context is unknown")
+            raise ServewiseInputError(_("give prompt_tokens: the model's trained context is unknown"))
         prompt_tokens = arch.max_context_tokens - generated_tokens
     if prompt_tokens < 1 or generated_tokens < 0 or n_sequences < 1:
-        raise ServewiseInputError("prompt tokens and sequences must be at least 1, generated tokens at least 0")
+        raise ServewiseInputError(_("prompt tokens and sequences must be at least 1, generated tokens at least 0"))
     if settings.kv_bits is not None and settings.kv_bits not in QUANTIZE_BITS:
-        raise ServewiseInputError(f"kv_bits must be one of {list(QUANTIZE_BITS)} (MLX affine quantization)")
+        raise ServewiseInputError(_("kv_bits must be one of {quantize_bits} (MLX affine quantization)").format(
+                                    quantize_bits=list(QUANTIZE_BITS)))
     if kv_dtype_bytes not in (2, 4):
-        raise ServewiseInputError("MLX keeps the KV cache in the activation dtype: 2 (float16/bfloat16) or 4 bytes")
+        raise ServewiseInputError(_("MLX keeps the KV cache in the activation dtype: 2 (float16/bfloat16) or 4 bytes"))
     file = model_file(arch.family, arch.wrapper_model_type)
     notes: list[PlanNote] = []
     refusal: str | None = None

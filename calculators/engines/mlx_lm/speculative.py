@@ -21,6 +21,7 @@ from pydantic import Field
 from calculators.engines.mlx_lm.plan import MlxLmPlan, MlxLmSettings, plan_mlx_lm
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import PlanNote, Result
 from calculators.model.architecture import LayerKind, ModelArchitecture
 
@@ -61,13 +62,14 @@ def plan_mlx_lm_speculative(
     before trimming, and a trimmed KVCache keeps its buffer.
     """
     if num_draft_tokens < 0:
-        raise ServewiseInputError("--num-draft-tokens must be zero or more")
+        raise ServewiseInputError(_("--num-draft-tokens must be zero or more"))
     notes: list[PlanNote] = []
     for arch, role in ((target, "model"), (draft, "draft model")):
         if arch.layers_of(LayerKind.RECURRENT):
             raise ServewiseInputError(
-                f"mlx_lm refuses speculative decoding here: the {role}'s recurrent layers keep their state in "
-                "ArraysCache, which cannot be trimmed ('Speculative decoding requires a trimmable prompt cache')"
+                _("mlx_lm refuses speculative decoding here: the {role}'s recurrent layers keep their state "
+                  "in ArraysCache, which cannot be trimmed ('Speculative decoding requires a trimmable "
+                  "prompt cache')").format(role=role)
             )
         windows = [x.sliding_window_tokens for x in arch.layers_of(LayerKind.SLIDING) if x.sliding_window_tokens]
         if windows and prompt_tokens + generated_tokens + num_draft_tokens >= min(windows):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from calculators.engines.ollama.plan import ENGINE_ID
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number
 
 
@@ -16,7 +17,7 @@ def _run(row: dict, where: str, line_no: int) -> ImportedRun:
     eval_count = number(row, "eval_count", where, required=True)
     eval_ns = number(row, "eval_duration", where, required=True)
     if eval_ns <= 0 or eval_count <= 0:
-        raise ServewiseInputError(f"{where}: eval_count and eval_duration must be positive")
+        raise ServewiseInputError(_("{where}: eval_count and eval_duration must be positive").format(where=where))
     prompt_count = number(row, "prompt_eval_count", where)
     prompt_ns = number(row, "prompt_eval_duration", where)
     prefill = prompt_count / prompt_ns * 1e9 if prompt_count and prompt_ns and prompt_ns > 0 else None
@@ -38,7 +39,7 @@ def read_ollama_json(text: str) -> ImportResult:
     final `"done": true` objects carry the timings, the partial ones are kept as skipped)."""
     stripped = text.strip()
     if not stripped:
-        raise ServewiseInputError("Ollama response: the text is empty")
+        raise ServewiseInputError(_("Ollama response: the text is empty"))
     if stripped.startswith("[") or (stripped.startswith("{") and "\n{" not in stripped and "}\n" not in stripped):
         data = load_json(stripped, "Ollama response")
         rows = [(1, r) for r in (data if isinstance(data, list) else [data])]
@@ -52,7 +53,7 @@ def read_ollama_json(text: str) -> ImportResult:
     for line_no, row in rows:
         where = f"Ollama response line {line_no}"
         if not isinstance(row, dict):
-            raise ServewiseInputError(f"{where}: expected a JSON object")
+            raise ServewiseInputError(_("{where}: expected a JSON object").format(where=where))
         if "eval_count" not in row:
             reason = (
                 "a streamed partial response (no timings until 'done': true)"
@@ -64,7 +65,7 @@ def read_ollama_json(text: str) -> ImportResult:
         runs.append(_run(row, where, line_no))
     if not runs:
         raise ServewiseInputError(
-            "Ollama response: no object with eval_count and eval_duration (paste the final 'done': true object)"
+            _("Ollama response: no object with eval_count and eval_duration (paste the final 'done': true object)")
         )
     return ImportResult(tool="ollama-api", runs=tuple(runs), skipped=tuple(skipped))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from calculators.engines.ollama.plan import ENGINE_ID
 from calculators.errors import LaunchCommandError
+from calculators.i18n import _
 from calculators.launch.flags import flag_spelling
 
 EXAMPLE = "ollama serve"
@@ -14,7 +15,8 @@ def command_start(program: str, second: str) -> int | None:
     if program != "ollama":
         return None
     if second not in ("serve", "run", "start"):
-        raise LaunchCommandError("an Ollama launch command is 'ollama serve' (settings come from OLLAMA_* variables)")
+        raise LaunchCommandError(
+            _("an Ollama launch command is 'ollama serve' (settings come from OLLAMA_* variables)"))
     return 2
 
 

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from calculators.engines.vllm.distributed_utils import pipeline_stage_layer_counts
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
 from calculators.model.architecture import LayerKind, ModelArchitecture, RecurrentGeometry
 from calculators.units import GIB, MIB
@@ -217,13 +218,15 @@ def max_running_requests_for(tokens: int, context_len: int, requested: int | Non
 
 def _dtype_bytes(settings: SglangSettings) -> tuple[str, int]:
     if settings.dtype not in _MODEL_DTYPE_BYTES:
-        raise ServewiseInputError(f"unknown SGLang --dtype '{settings.dtype}'; use one of {sorted(_MODEL_DTYPE_BYTES)}")
+        raise ServewiseInputError(_("unknown SGLang --dtype '{dtype}'; use one of {model_dtype_bytes}").format(
+                                    dtype=settings.dtype, model_dtype_bytes=sorted(_MODEL_DTYPE_BYTES)))
     if settings.kv_cache_dtype == "auto":
         size = _MODEL_DTYPE_BYTES[settings.dtype]
         return ("float32" if size == 4 else "bfloat16"), size
     if settings.kv_cache_dtype not in _KV_DTYPE_BYTES:
         known = sorted([*_KV_DTYPE_BYTES, "auto"])
-        raise ServewiseInputError(f"unknown SGLang --kv-cache-dtype '{settings.kv_cache_dtype}'; use one of {known}")
+        raise ServewiseInputError(_("unknown SGLang --kv-cache-dtype '{kv_cache_dtype}'; use one of {known}").format(
+                                    kv_cache_dtype=settings.kv_cache_dtype, known=known))
     return settings.kv_cache_dtype, _KV_DTYPE_BYTES[settings.kv_cache_dtype]
 
 
@@ -289,7 +292,7 @@ def plan_sglang(
 
     context_len = settings.context_length or arch.max_context_tokens
     if context_len is None:
-        raise ServewiseInputError("the model's maximum context is unknown: give context_length explicitly")
+        raise ServewiseInputError(_("the model's maximum context is unknown: give context_length explicitly"))
 
     # --- this rank's KV layers and cell size ---
     stage_layers = arch.layers[: pipeline_stage_layer_counts(arch.n_layers, pp)[0]]
@@ -340,7 +343,7 @@ def plan_sglang(
 
     # --- the budget ---
     if weights_bytes is None:
-        raise ServewiseInputError("the model's weight bytes are unknown: SGLang's pool is what remains after them")
+        raise ServewiseInputError(_("the model's weight bytes are unknown: SGLang's pool is what remains after them"))
     weights_per_rank = weights_bytes // (tp * pp)
     if draft_weights_bytes is not None:
         weights_per_rank += draft_weights_bytes // tp  # "If using speculative decoding, draft weights are now counted"
@@ -513,7 +516,8 @@ def _draft_kv_layers(settings: SglangSettings, arch: ModelArchitecture, draft: M
         return arch.mtp_layers
     if algorithm in ("EAGLE", "EAGLE3"):
         return 1  # published EAGLE heads: one decoder layer (its config.json was not given)
-    raise ServewiseInputError(f"--speculative-algorithm {algorithm} needs the draft model's config.json to size its KV")
+    raise ServewiseInputError(_("--speculative-algorithm {algorithm} needs the draft model's config.json to "
+                                "size its KV").format(algorithm=algorithm))
 
 
 _STATE_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -539,7 +543,7 @@ def mamba_slots_per_request(settings: SglangSettings) -> tuple[int, str]:
         return 4, strategy
     if strategy == "extra_buffer":
         return 3 + (2 if overlap else 1), strategy
-    raise ServewiseInputError(f"unknown SGLang --mamba-radix-cache-strategy '{strategy}'")
+    raise ServewiseInputError(_("unknown SGLang --mamba-radix-cache-strategy '{strategy}'").format(strategy=strategy))
 
 
 def _state_shapes(geometry: RecurrentGeometry, tp: int) -> tuple[tuple[int, int], tuple[int, int, int]]:
@@ -556,7 +560,7 @@ def _mamba_pool(
     """
     geometries = {layer.recurrent for layer in layers}
     if len(geometries) > 1:
-        raise ServewiseInputError("the model's recurrent layers have different state shapes; servewise plans one")
+        raise ServewiseInputError(_("the model's recurrent layers have different state shapes; servewise plans one"))
     geometry = geometries.pop()
     conv_shape, ssm_shape = _state_shapes(geometry, settings.tp_size)
     # configs/mamba_utils.py mamba2_state_dtype reads config.json's `mamba_ssm_dtype` (Qwen3.5); Nemotron-H's
@@ -564,7 +568,8 @@ def _mamba_pool(
     from_config = arch.mamba_ssm_dtype if arch.family != "nemotron_h" else None
     ssm_dtype = settings.mamba_ssm_dtype or from_config or "float32"
     if ssm_dtype not in _STATE_DTYPE_BYTES:
-        raise ServewiseInputError(f"SGLang --mamba-ssm-dtype takes float32, bfloat16 or float16, not '{ssm_dtype}'")
+        raise ServewiseInputError(_("SGLang --mamba-ssm-dtype takes float32, bfloat16 or float16, not "
+                                    "'{ssm_dtype}'").format(ssm_dtype=ssm_dtype))
     conv_dtype = "bfloat16"  # SGLANG_MAMBA_CONV_DTYPE default (environ.py)
     conv_elems = conv_shape[0] * conv_shape[1]
     ssm_elems = ssm_shape[0] * ssm_shape[1] * ssm_shape[2]
@@ -595,9 +600,9 @@ def _mamba_pool(
             size = int((budget - per_req) // per_req)
     if size <= 0:
         raise ServewiseInputError(
-            "Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
-            f"max_mamba_cache_size={size} "
-            f"(mamba_cache_per_req={per_req / (1 << 20):.2f} MB); SGLang refuses to start."
+            _("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
+              "max_mamba_cache_size={size} (mamba_cache_per_req={per_req:.2f} MB); SGLang refuses to start.").format(
+              size=size, per_req=per_req / (1 << 20))
         )
     left_gb = rest_gb - intermediate_gb - (size + 1) * per_req / GIB
     pool = SglangMambaPool(

@@ -18,6 +18,7 @@ from calculators.engines.vllm.platforms import VllmPlatform
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig, parse_speculative_config
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
 
@@ -80,11 +81,11 @@ def resolve_max_model_len(settings: VllmSettings, arch: ModelArchitecture) -> tu
     auto_fit = requested_len == "auto" or requested_len == -1
     if requested_len is None or auto_fit:
         if model_max_len is None:
-            raise ServewiseInputError("the model's maximum context is unknown: give max_model_len explicitly")
+            raise ServewiseInputError(_("the model's maximum context is unknown: give max_model_len explicitly"))
         return model_max_len, auto_fit, None
     assert requested_len != "auto"  # returned above; mypy does not narrow through auto_fit
     if requested_len <= 0:
-        raise ServewiseInputError("max_model_len must be positive, or 'auto' / -1")
+        raise ServewiseInputError(_("max_model_len must be positive, or 'auto' / -1"))
     if model_max_len is not None and requested_len > model_max_len:
         return requested_len, False, (
             f"User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 if TYPE_CHECKING:  # arg_utils imports the platforms, which read the default block size from here
     from calculators.engines.vllm.arg_utils import VllmSettings
@@ -39,7 +40,8 @@ MODEL_DTYPE_BYTES: dict[str, int] = {
 def resolve_kv_dtype_bytes(settings: VllmSettings) -> tuple[str, int]:
     """The cache dtype name vLLM uses and its bytes per element (auto = the model's dtype)."""
     if settings.dtype not in MODEL_DTYPE_BYTES:
-        raise ServewiseInputError(f"unknown vLLM --dtype '{settings.dtype}'; use one of {sorted(MODEL_DTYPE_BYTES)}")
+        raise ServewiseInputError(_("unknown vLLM --dtype '{dtype}'; use one of {model_dtype_bytes}").format(
+                                    dtype=settings.dtype, model_dtype_bytes=sorted(MODEL_DTYPE_BYTES)))
     if settings.kv_cache_dtype == "auto":
         model_bytes = MODEL_DTYPE_BYTES[settings.dtype]
         return ("float32" if model_bytes == 4 else "bfloat16/float16 (model dtype)"), model_bytes
@@ -48,6 +50,7 @@ def resolve_kv_dtype_bytes(settings: VllmSettings) -> tuple[str, int]:
     if settings.kv_cache_dtype not in KV_DTYPE_BYTES:
         known = sorted([*KV_DTYPE_BYTES, "auto", "fp8_ds_mla"])
         raise ServewiseInputError(
-            f"unknown or unmodelled vLLM --kv-cache-dtype '{settings.kv_cache_dtype}'; use one of {known}"
+            _("unknown or unmodelled vLLM --kv-cache-dtype '{kv_cache_dtype}'; use one of {known}").format(
+              kv_cache_dtype=settings.kv_cache_dtype, known=known)
         )
     return settings.kv_cache_dtype, KV_DTYPE_BYTES[settings.kv_cache_dtype]

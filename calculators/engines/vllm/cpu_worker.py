@@ -14,6 +14,7 @@ from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.gpu_worker import KvCacheBudget, VllmOverheads, weights_component
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import ComponentKind, MemoryComponent, PlanNote
 from calculators.units import GIB
 
@@ -43,7 +44,7 @@ def determine_available_memory(
     """
     tp, pp = settings.tensor_parallel_size, settings.pipeline_parallel_size
     if weights_bytes is not None and weights_bytes < 0:
-        raise ServewiseInputError("weights_bytes must be zero or positive")
+        raise ServewiseInputError(_("weights_bytes must be zero or positive"))
     weights_per_rank = None if weights_bytes is None else weights_bytes // (tp * pp) + extra_weights_per_rank
     notes: list[PlanNote] = []
     components: list[MemoryComponent] = []
@@ -62,7 +63,7 @@ def determine_available_memory(
         return KvCacheBudget(explicit, None, weights_per_rank, tuple(components), tuple(notes))
     if weights_per_rank is None:
         raise ServewiseInputError(
-            "the model's weight bytes are unknown: vLLM's KV budget subtracts them (or give kv_cache_memory_bytes)")
+            _("the model's weight bytes are unknown: vLLM's KV budget subtracts them (or give kv_cache_memory_bytes)"))
     est = overheads or cpu_worker_overheads()
     requested = ceil(machine.device_memory_bytes * settings.gpu_memory_utilization)
     notes.append(PlanNote(code="vllm_cpu_auto_budget", message=(

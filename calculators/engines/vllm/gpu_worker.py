@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import ComponentKind, MemoryComponent, PlanNote
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
@@ -76,7 +77,7 @@ def determine_available_memory(
     tp, pp = settings.tensor_parallel_size, settings.pipeline_parallel_size
     notes: list[PlanNote] = []
     if weights_bytes is not None and weights_bytes < 0:
-        raise ServewiseInputError("weights_bytes must be zero or positive")
+        raise ServewiseInputError(_("weights_bytes must be zero or positive"))
     # --cpu-offload-gb keeps that many GiB of each GPU's weights in host memory (vllm/config/cache.py)
     weights_per_rank = None if weights_bytes is None else max(
         0, weights_bytes // (tp * pp) - int(settings.cpu_offload_gb * GIB)) + extra_weights_per_rank
@@ -100,7 +101,8 @@ def determine_available_memory(
         est = overheads or default_vllm_overheads(arch, tp)
         if weights_per_rank is None:
             raise ServewiseInputError(
-                "the model's weight bytes are unknown: vLLM's KV budget subtracts them (or give kv_cache_memory_bytes)"
+                _("the model's weight bytes are unknown: vLLM's KV budget subtracts them "
+                  "(or give kv_cache_memory_bytes)")
             )
         available = int(total * settings.gpu_memory_utilization
                         - (weights_per_rank + est.activation_peak_bytes + est.non_torch_bytes)

@@ -18,6 +18,7 @@ from math import ceil
 
 from calculators.engines.vllm.kv_cache_interface import KVCacheSpec
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.memory.plan import PlanNote
 from calculators.units import GIB
 
@@ -125,8 +126,8 @@ def _unify_page_sizes(specs: dict[int, KVCacheSpec]) -> dict[int, KVCacheSpec]:
                 spec = replace(spec, page_size_padded=max_page)
             else:
                 raise ServewiseInputError(
-                    "vLLM cannot unify this model's KV page sizes (an MLA page does not divide the largest); "
-                    "servewise cannot plan it"
+                    _("vLLM cannot unify this model's KV page sizes (an MLA page does not divide the largest); "
+                    "servewise cannot plan it")
                 )
         unified[index] = spec
     return unified

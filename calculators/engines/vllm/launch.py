@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from calculators.engines.vllm.plan import ENGINE_ID
 from calculators.errors import LaunchCommandError
+from calculators.i18n import _
 from calculators.launch.flags import flag_spelling
 
 EXAMPLE = "vllm serve"
@@ -16,7 +17,7 @@ def command_start(program: str, second: str) -> int | None:
     if program != "vllm":
         return None
     if second != "serve":
-        raise LaunchCommandError("a vLLM launch command is 'vllm serve MODEL [flags]'")
+        raise LaunchCommandError(_("a vLLM launch command is 'vllm serve MODEL [flags]'"))
     return 2
 
 

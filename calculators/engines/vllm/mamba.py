@@ -80,7 +80,8 @@ def resolve_state_dtypes(
     """
     for name, value in (("--mamba-cache-dtype", mamba_cache_dtype), ("--mamba-ssm-cache-dtype", mamba_ssm_cache_dtype)):
         if value != "auto" and value not in _DTYPE_BYTES:
-            raise ServewiseInputError(f"vLLM {name} takes auto, float32, bfloat16 or float16, not '{value}'")
+            raise ServewiseInputError(_("vLLM {name} takes auto, float32, bfloat16 or float16, not '{value}'").format(
+                                        name=name, value=value))
     ssm_setting = mamba_ssm_cache_dtype
     if ssm_setting == "auto" and family == "nemotron_h":
         ssm_setting = config_ssm_dtype or "float32"
@@ -222,7 +223,7 @@ def mamba_layout(
     if not geometries:
         return None
     if len(geometries) > 1:
-        raise ServewiseInputError("the model's recurrent layers have different state shapes; servewise plans one")
+        raise ServewiseInputError(_("the model's recurrent layers have different state shapes; servewise plans one"))
     geometry = geometries.pop()
     has_attention = bool(arch.layers_of(LayerKind.FULL, LayerKind.SLIDING, LayerKind.MLA))
     # vllm/config/model.py is_prefix_caching_supported: generative hybrids yes, attention-free models no

@@ -149,12 +149,13 @@ def plan_vllm(
     """
     tp, pp = settings.tensor_parallel_size, settings.pipeline_parallel_size
     if pp > arch.n_layers:
-        raise ServewiseInputError(f"pipeline_parallel_size {pp} is larger than the model's {arch.n_layers} layers")
+        raise ServewiseInputError(_("pipeline_parallel_size {pp} is larger than the model's {n_layers} "
+                                    "layers").format(pp=pp, n_layers=arch.n_layers))
     platform = vllm_platform(arch, machine, attention_backend=settings.attention_backend,
                              async_scheduling=settings.async_scheduling)
     kv_dtype_name, dtype_bytes = resolve_kv_dtype_bytes(settings)
     if settings.kv_cache_dtype == "fp8_ds_mla" and not arch.layers_of(LayerKind.MLA):
-        raise ServewiseInputError("--kv-cache-dtype fp8_ds_mla only applies to MLA models (DeepSeek V3.2 family)")
+        raise ServewiseInputError(_("--kv-cache-dtype fp8_ds_mla only applies to MLA models (DeepSeek V3.2 family)"))
     notes: list[PlanNote] = []
     refusals: list[str] = []
     block_size = settings.block_size or platform.default_block_size

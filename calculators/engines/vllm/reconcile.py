@@ -7,6 +7,7 @@ from calculators.engines.vllm.plan import VllmPlan, plan_vllm
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.model.architecture import LayerKind
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Alternative, Prediction, Rule, judge
@@ -31,7 +32,7 @@ def vllm_rows(run: EngineRun[VllmSettings]) -> Outcome[VllmSettings]:
     settings = setting_from_figure(out, "max_model_len", first_figure(parsed, "concurrency_request_tokens"),
                                     "the 'Maximum concurrency for … tokens per request' line")
     if settings.max_model_len is None and run.arch.max_context_tokens is None:
-        raise ServewiseInputError("the log does not print max_model_len: add it as a setting (max_model_len=…)")
+        raise ServewiseInputError(_("the log does not print max_model_len: add it as a setting (max_model_len=…)"))
     total = first_figure(parsed, "device_total_bytes")
     machine = run_machine(run, int(total.value) if total else None, out.assumptions, "it only sets vLLM's default "
                        "batch limits")
@@ -139,7 +140,7 @@ def _pool_budget_bytes(run: EngineRun[VllmSettings], settings: VllmSettings, mac
     probe = plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": GIB}),
                                         machine, None)
     if not probe.num_gpu_blocks:
-        raise ServewiseInputError("servewise's vLLM plan has no KV blocks for this model")
+        raise ServewiseInputError(_("servewise's vLLM plan has no KV blocks for this model"))
     per_block = probe.kv_cache_bytes // probe.num_gpu_blocks
     blocks = int(pool.value) if pool.name == "num_gpu_blocks" else int(pool.value) // probe.block_size
     return blocks * per_block

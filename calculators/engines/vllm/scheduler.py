@@ -8,6 +8,7 @@ from pydantic import Field
 
 from calculators.engines.base import SimulatorKnob
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.simulator.policy import (
     Admission,
     KvLayout,
@@ -40,8 +41,9 @@ class VllmPolicy(SchedulerPolicy):
         capacity = require_capacity(self.engine, kv_capacity_tokens)
         if self.max_num_batched_tokens < self.max_num_seqs:
             raise ServewiseInputError(
-                f"vLLM refuses max_num_batched_tokens ({self.max_num_batched_tokens}) smaller than "
-                f"max_num_seqs ({self.max_num_seqs}); raise the token budget or lower max_num_seqs"
+                _("vLLM refuses max_num_batched_tokens ({max_num_batched_tokens}) smaller than max_num_seqs "
+                  "({max_num_seqs}); raise the token budget or lower max_num_seqs").format(
+                  max_num_batched_tokens=self.max_num_batched_tokens, max_num_seqs=self.max_num_seqs)
             )
         return SchedulerSpec(
             engine=self.engine,

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 
 #: methods whose drafter is a separate checkpoint loaded as its own model
@@ -54,8 +55,10 @@ class VllmSpeculativeConfig(BaseModel):
         if self.method in MODEL_FREE_METHODS:
             return "model_free"
         raise ServewiseInputError(
-            f"vLLM speculative method '{self.method}' is not modelled by servewise; known: "
-            f"{', '.join(DRAFT_CHECKPOINT_METHODS + MTP_METHODS + MODEL_FREE_METHODS)}"
+            _("vLLM speculative method '{method}' is not modelled by servewise; known: "
+              "{draft_checkpoint_methods}").format(
+              method=self.method,
+              draft_checkpoint_methods=', '.join(DRAFT_CHECKPOINT_METHODS + MTP_METHODS + MODEL_FREE_METHODS))
         )
 
 
@@ -105,18 +108,18 @@ def drafter_layers(
             return attention[:1]
         if draft is None:
             raise ServewiseInputError(
-                f"speculative method '{spec.method}' loads a drafter from `model`; give its config.json so servewise "
-                "can size its KV layers and weights"
+                _("speculative method '{method}' loads a drafter from `model`; give its config.json so "
+                  "servewise can size its KV layers and weights").format(method=spec.method)
             )
         return draft.layers_of(LayerKind.FULL, LayerKind.SLIDING, LayerKind.MLA)
     if mtp_layers <= 0:
         raise ServewiseInputError(
-            f"speculative method '{spec.method}' runs the model's multi-token-prediction layers, but its config.json "
-            "declares none (mtp_num_hidden_layers / num_nextn_predict_layers)"
+            _("speculative method '{method}' runs the model's multi-token-prediction layers, but its "
+              "config.json declares none (mtp_num_hidden_layers / num_nextn_predict_layers)").format(method=spec.method)
         )
     attention = target.layers_of(LayerKind.MLA, LayerKind.FULL)
     if not attention:
-        raise ServewiseInputError("the model has no full-attention layer for its MTP layers to copy")
+        raise ServewiseInputError(_("the model has no full-attention layer for its MTP layers to copy"))
     return (attention[0],) * mtp_layers
 
 

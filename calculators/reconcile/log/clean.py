@@ -107,7 +107,7 @@ def _strip_known(text: str) -> tuple[str, str | None, str | None, list[str]]:
     device: str | None = None
     program: str | None = None
     removed: list[str] = []
-    for _ in range(_MAX_PREFIXES):
+    for _unused in range(_MAX_PREFIXES):
         stripped = text.lstrip()
         for prefix in _PREFIXES:
             match = prefix.pattern.match(stripped)

@@ -65,7 +65,7 @@ def parse_command(command: str) -> dict[str, SettingValue]:
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        flag, _, inline = token.partition("=") if token.startswith("--") else (token, "", "")
+        flag, _unused, inline = token.partition("=") if token.startswith("--") else (token, "", "")
         nxt = inline or (tokens[i + 1] if i + 1 < len(tokens) else "")
         if flag in _VALUE_FLAGS and nxt:
             key = _VALUE_FLAGS[flag]

@@ -12,6 +12,7 @@ import math
 from decimal import Context, Decimal, InvalidOperation, localcontext
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 
 def printed_decimals(printed: str) -> int:
@@ -29,13 +30,13 @@ _MAX_PRINTED_CHARS = 64
 
 def _as_decimal(printed: str) -> Decimal:
     if len(printed) > _MAX_PRINTED_CHARS:
-        raise ServewiseInputError(f"'{printed[:20]}…' is too long to be a printed figure")
+        raise ServewiseInputError(_("'{printed}…' is too long to be a printed figure").format(printed=printed[:20]))
     try:
         value = Decimal(printed.strip().replace(",", ""))
     except InvalidOperation as exc:
-        raise ServewiseInputError(f"'{printed}' is not a printed number") from exc
+        raise ServewiseInputError(_("'{printed}' is not a printed number").format(printed=printed)) from exc
     if not value.is_finite():
-        raise ServewiseInputError(f"'{printed}' is not a finite number")
+        raise ServewiseInputError(_("'{printed}' is not a finite number").format(printed=printed))
     return value
 
 
