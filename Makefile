@@ -90,6 +90,6 @@ bench: $(VENV)/.test-installed
 LOCALES := calculators/locale
 i18n: $(VENV)/.app-installed
 	$(PY) -m babel.messages.frontend extract -F babel.cfg -k _ -k N_ -k ngettext:1,2 --no-location --sort-output \
-		--project servewise --omit-header -o $(LOCALES)/servewise.pot .
-	$(PY) -m babel.messages.frontend update -i $(LOCALES)/servewise.pot -d $(LOCALES) -D servewise -l es --no-location \
-		--no-fuzzy-matching
+		--project servewise --omit-header -w 120 -o $(LOCALES)/servewise.pot .
+	$(PY) -m babel.messages.frontend update -i $(LOCALES)/servewise.pot -d $(LOCALES) -D servewise -l es \
+		--no-fuzzy-matching -w 120

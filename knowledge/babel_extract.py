@@ -25,3 +25,31 @@ def extract_wizard_yaml(
             text = entry.get(field)
             if isinstance(text, str) and text.strip():
                 yield 0, "_", text, [f"{section}: {entry.get('id') or entry.get('status', '')}"]
+
+
+def _texts_at(node: Any, path: list[str]) -> Iterator[str]:
+    """Every string at a dotted path in YAML data; lists on the way are walked element by element."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _texts_at(item, path)
+        return
+    if not path:
+        if isinstance(node, str) and node.strip():
+            yield node
+        return
+    if isinstance(node, dict):
+        yield from _texts_at(node.get(path[0]), path[1:])
+
+
+def extract_shown_yaml(
+    fileobj: IO[bytes], keywords: Any, comment_tags: Any, options: dict[str, str]
+) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Babel extraction method for knowledge files whose prose is shown to people as it is.
+
+    babel.cfg names the shown fields per file as dotted paths (`fields = captures.label captures.note`);
+    the page looks each text up with `_(text)`.
+    """
+    data = yaml.safe_load(fileobj.read().decode("utf-8")) or {}
+    for dotted in options.get("fields", "").split():
+        for text in _texts_at(data, dotted.split(".")):
+            yield 0, "_", text, [dotted]

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from knowledge import load_knowledge
 from knowledge.currency import engine_currency
 from reports.engines_tables import (
@@ -22,6 +22,7 @@ from ui import url_widgets
 from ui.tables import pin_first_column
 
 TIERS = ("primary", "all")
+TIER_LABELS = {"primary": N_("main engines"), "all": N_("all")}
 ROW_PX = 35  # st.dataframe's row height: size tables to show every row without inner scrolling
 
 
@@ -40,13 +41,13 @@ def facts_currency():
 engines = engines_kb()
 matrix = load_knowledge().formats
 
-st.title("Engines")
-st.markdown(
+st.title(_("Engines"))
+st.markdown(_(
     "Ollama, llama.cpp's llama-server, vLLM, SGLang and MLX LM compared on what they run on, what they "
     "load and what they expose. Every value was read at the engine's own source; the **Version read** row "
     "and the *Where each value comes from* table say which release or commit. This is a comparison of "
     "architecture and features, not of speed: nothing here is a measurement."
-)
+))
 
 # Notes about unusable values in a shared link go at the top, though the widgets are drawn below.
 url_notes = st.empty()
@@ -55,30 +56,31 @@ with filters:
     left, right = st.columns(2)
     with left:
         hardware = url_widgets.multiselect(
-            "Hardware backend", HARDWARE_OPTIONS, key="engines_backend", placeholder="any backend"
+            _("Hardware backend"), HARDWARE_OPTIONS, key="engines_backend", placeholder=_("any backend")
         )
-        systems = url_widgets.multiselect("Operating system", OS_OPTIONS, key="engines_os", placeholder="any OS")
+        systems = url_widgets.multiselect(_("Operating system"), OS_OPTIONS, key="engines_os", placeholder=_("any OS"))
     with right:
         formats = url_widgets.multiselect(
-            "Loads this format or quantization",
+            _("Loads this format or quantization"),
             format_options(engines, matrix),
             key="engines_format",
-            placeholder="any format",
+            placeholder=_("any format"),
         )
         features = url_widgets.multiselect(
-            "Has these features",
+            _("Has these features"),
             tuple(FEATURES),
             key="engines_feature",
-            placeholder="any feature",
-            help="; ".join(f"`{slug}`: {label}" for slug, (label, _) in FEATURES.items()),
+            placeholder=_("any feature"),
+            help="; ".join(f"`{slug}`: {_(label)}" for slug, (label, _test) in FEATURES.items()),
         )
-    tier = url_widgets.segmented("Engines", TIERS, key="engines_tier", default="primary")
-    st.caption(
+    tier = url_widgets.segmented(_("Engines"), TIERS, key="engines_tier", default="primary",
+                                  labels=lambda tier: _(TIER_LABELS[tier]))
+    st.caption(_(
         "An engine matches when it runs every selected backend, OS and format natively, experimentally or "
         "through a plugin (convert-first and unknown do not count) and has every selected feature, with or "
         "without a launch flag. Formats are read from the formats matrix on each selected backend, as on the "
         "Formats page."
-    )
+    ))
 
 pool = [e for e in engines if tier == "all" or e.tier == "primary"]
 shown = [
@@ -87,11 +89,11 @@ shown = [
 
 if not shown:
     st.info(
-        "No engine matches every filter. Remove a filter to see the closest engines.",
+        _("No engine matches every filter. Remove a filter to see the closest engines."),
         icon=":material/filter_alt_off:",
     )
 else:
-    st.subheader(f"{len(shown)} of {len(pool)} engines")
+    st.subheader(_("{shown} of {pool} engines").format(shown=len(shown), pool=len(pool)))
     # One row per engine: the engine names are the (pinned) index, so a page narrower than every attribute
     # scrolls sideways under them instead of hiding the last engine; hovering a cell shows the whole value.
     by_engine = comparison_table(shown).T.rename_axis(_("Engine"))
@@ -100,13 +102,13 @@ else:
         height=ROW_PX * (len(shown) + 1) + 3,
         column_config={a: st.column_config.TextColumn(a, width="medium") for a in by_engine.columns},
     )
-    with st.expander("Where each value comes from (source and version read)"):
+    with st.expander(_("Where each value comes from (source and version read)")):
         sources = sources_table(shown)
         st.dataframe(
             sources,
             hide_index=True,
             column_config=pin_first_column(sources, {
-                "Source": st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+/[^/]+)$")}),
+                _("Source"): st.column_config.LinkColumn(_("Source"), display_text=r"https?://.*/([^/]+/[^/]+)$")}),
         )
 
 st.subheader(_("How current each engine's facts are"))
@@ -120,12 +122,12 @@ st.caption(
 currency = currency_table(facts_currency(), {e.id: e.name for e in engines})
 st.dataframe(currency, hide_index=True, column_config=pin_first_column(currency))
 
-st.header("Settings that shape memory and concurrency")
-st.markdown(
+st.header(_("Settings that shape memory and concurrency"))
+st.markdown(_(
     "Each engine names its knobs differently and they are not interchangeable units: vLLM's "
     "`gpu_memory_utilization` and SGLang's `mem_fraction_static` are different fractions, and "
     "llama-server divides `--ctx-size` among its `--parallel` slots."
-)
+))
 with_knobs = [e.id for e in engines if e.knobs]
 engine_id = url_widgets.selectbox(_("Engine"), with_knobs, key="engines_knobs", labels=namer(load_knowledge()))
 chosen = next(e for e in engines if e.id == engine_id)
@@ -134,15 +136,19 @@ st.dataframe(
     knobs,
     height=ROW_PX * (len(knobs) + 1) + 3,
     hide_index=True,
-    column_config=pin_first_column(knobs, {"Source": st.column_config.LinkColumn("Source", display_text="source")}),
+    column_config=pin_first_column(knobs, {
+        _("Source"): st.column_config.LinkColumn(_("Source"), display_text=_("source"))
+    }),
 )
-st.subheader(f"Strengths and limits of {chosen.name}")
-st.caption("In our words; the numbers refer to the ideas in servewise's product brief.")
+st.subheader(_("Strengths and limits of {engine}").format(engine=chosen.name))
+st.caption(_("In our words; the numbers refer to the ideas in servewise's product brief."))
 points = points_table(chosen)
 st.dataframe(
     points,
     hide_index=True,
-    column_config=pin_first_column(points, {"Source": st.column_config.LinkColumn("Source", display_text="source")}),
+    column_config=pin_first_column(points, {
+        _("Source"): st.column_config.LinkColumn(_("Source"), display_text=_("source"))
+    }),
 )
 
 with url_notes.container():

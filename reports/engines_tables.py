@@ -11,6 +11,7 @@ from typing import get_args
 
 import pandas as pd
 
+from calculators.i18n import N_, _
 from knowledge.common import Sourced
 from knowledge.currency import EngineCurrency
 from knowledge.engines import (
@@ -26,9 +27,12 @@ from knowledge.engines import (
 from knowledge.formats import FormatsSection
 from knowledge.sources import source_url
 
-UNKNOWN_TEXT = "unknown"
+UNKNOWN_TEXT = N_("unknown")  # also the knowledge base's own word for it: compare untranslated
 HARDWARE_OPTIONS: tuple[str, ...] = get_args(HardwareBackend)
 OS_OPTIONS: tuple[str, ...] = get_args(OperatingSystem)
+
+#: How a support status reads in a table cell (translated where shown).
+STATUS_TEXT = {"experimental": N_("experimental"), "via-plugin": N_("via plugin")}
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ def _cell(text: str, fact: Sourced | None) -> Cell:
 def _support_text(support: SupportList | None, kind: str | None = None) -> str:
     """Usable ids first; experimental and plugin paths marked; nothing usable -> 'none found'."""
     if support is None:
-        return UNKNOWN_TEXT
+        return _(UNKNOWN_TEXT)
     parts = []
     for item in support.items:
         if kind is not None and getattr(item, "kind", None) != kind:
@@ -65,14 +69,14 @@ def _support_text(support: SupportList | None, kind: str | None = None) -> str:
         if item.status == "native":
             parts.append(item.id)
         elif item.status in USABLE_STATUSES:
-            parts.append(f"{item.id} ({item.status})")
+            parts.append(f"{item.id} ({_(STATUS_TEXT.get(item.status, item.status))})")
         elif item.status == "convert-first":
-            parts.append(f"{item.id} (convert first)")
-    return ", ".join(parts) or "none found"
+            parts.append(f"{item.id} ({_('convert first')})")
+    return ", ".join(parts) or _("none found")
 
 
 def _yes(value: str) -> str:
-    return {"yes": "yes", "needs-flag": "with a flag", "no": "no"}.get(value, UNKNOWN_TEXT)
+    return _({"yes": N_("yes"), "needs-flag": N_("with a flag"), "no": N_("no")}.get(value, UNKNOWN_TEXT))
 
 
 def _auth_text(auth: Auth) -> str:
@@ -83,7 +87,7 @@ def _auth_text(auth: Auth) -> str:
 def _endpoints(engine: Engine) -> str:
     api = engine.http_api
     if api is None:
-        return UNKNOWN_TEXT
+        return _(UNKNOWN_TEXT)
     names = {
         "chat": api.chat_completions,
         "completions": api.completions,
@@ -92,8 +96,8 @@ def _endpoints(engine: Engine) -> str:
         "responses": api.responses,
         "anthropic messages": api.anthropic_messages,
     }
-    shown = [name if value == "yes" else f"{name} (flag)" for name, value in names.items() if value in OFFERED]
-    return ", ".join(shown) or "none"
+    shown = [name if value == "yes" else f"{name} ({_('flag')})" for name, value in names.items() if value in OFFERED]
+    return ", ".join(shown) or _("none")
 
 
 @dataclass(frozen=True)
@@ -111,83 +115,83 @@ def _optional(
 ) -> Callable[[Engine], Cell]:
     def read(engine: Engine) -> Cell:
         fact = getter(engine)
-        return _cell(text(fact), fact) if fact is not None else Cell(UNKNOWN_TEXT)
+        return _cell(text(fact), fact) if fact is not None else Cell(_(UNKNOWN_TEXT))
 
     return read
 
 
 ATTRIBUTES: tuple[Attribute, ...] = (
-    Attribute("version", "Version read", lambda e: _cell(e.latest_version_read.version, e.latest_version_read)),
-    Attribute("license", "License", lambda e: _cell(e.license.spdx, e.license)),
+    Attribute("version", N_("Version read"), lambda e: _cell(e.latest_version_read.version, e.latest_version_read)),
+    Attribute("license", N_("License"), lambda e: _cell(e.license.spdx, e.license)),
     Attribute(
         "hardware",
-        "Hardware backends",
+        N_("Hardware backends"),
         lambda e: _cell(_support_text(e.hardware), e.hardware),
         lambda e: e.hardware.items,
     ),
     Attribute(
         "os",
-        "Operating systems",
+        N_("Operating systems"),
         lambda e: _cell(_support_text(e.operating_systems), e.operating_systems),
         lambda e: e.operating_systems.items,
     ),
     Attribute(
         "files",
-        "File formats",
+        N_("File formats"),
         _optional(lambda e: e.formats, lambda f: _support_text(f, "file-format")),
         lambda e: [i for i in (e.formats.items if e.formats else ()) if i.kind == "file-format"],
     ),
     Attribute(
         "quant",
-        "Quantizations",
+        N_("Quantizations"),
         _optional(lambda e: e.formats, lambda f: _support_text(f, "quantization")),
         lambda e: [i for i in (e.formats.items if e.formats else ()) if i.kind == "quantization"],
     ),
     Attribute(
         "api",
-        "OpenAI-style endpoints",
+        N_("OpenAI-style endpoints"),
         lambda e: _cell(_endpoints(e), e.http_api) if e.http_api else Cell(UNKNOWN_TEXT),
     ),
     Attribute(
         "tools",
-        "Tool calling",
+        N_("Tool calling"),
         _optional(
             lambda e: e.tool_calling,
             lambda t: _yes(t.supported) + (f" ({', '.join(t.parser_flags)})" if t.parser_flags else ""),
         ),
     ),
     Attribute(
-        "structured", "Structured output", _optional(lambda e: e.structured_output, lambda s: _yes(s.supported))
+        "structured", N_("Structured output"), _optional(lambda e: e.structured_output, lambda s: _yes(s.supported))
     ),
     Attribute(
-        "metrics", "Metrics endpoint", _optional(lambda e: e.metrics, lambda m: f"{m.endpoint} ({m.enabled_by})")
+        "metrics", N_("Metrics endpoint"), _optional(lambda e: e.metrics, lambda m: f"{m.endpoint} ({m.enabled_by})")
     ),
-    Attribute("ttft", "TTFT metric", _optional(lambda e: e.metrics, lambda m: m.time_to_first_token)),
-    Attribute("queue", "Queue-time metric", _optional(lambda e: e.metrics, lambda m: m.queue_time)),
-    Attribute("kv_usage", "KV-usage metric", _optional(lambda e: e.metrics, lambda m: m.kv_cache_usage)),
+    Attribute("ttft", N_("TTFT metric"), _optional(lambda e: e.metrics, lambda m: m.time_to_first_token)),
+    Attribute("queue", N_("Queue-time metric"), _optional(lambda e: e.metrics, lambda m: m.queue_time)),
+    Attribute("kv_usage", N_("KV-usage metric"), _optional(lambda e: e.metrics, lambda m: m.kv_cache_usage)),
     Attribute(
         "auth",
-        "API key guards",
+        N_("API key guards"),
         _optional(lambda e: e.auth, _auth_text),
     ),
     Attribute(
         "bind",
-        "Default bind",
+        N_("Default bind"),
         _optional(lambda e: e.network, lambda n: f"{n.default_host}:{n.default_port}"),
     ),
     Attribute(
         "prefix",
-        "Prefix caching",
+        N_("Prefix caching"),
         _optional(
             lambda e: e.prefix_caching,
-            lambda p: ", ".join(p.kinds) + {True: " (on by default)", False: " (off)"}.get(p.on_by_default, ""),
+            lambda p: ", ".join(p.kinds) + {True: _(" (on by default)"), False: _(" (off)")}.get(p.on_by_default, ""),
         ),
     ),
     Attribute(
-        "multi_gpu", "Multi-GPU modes", _optional(lambda e: e.multi_gpu, lambda m: ", ".join(m.modes) or "none")
+        "multi_gpu", N_("Multi-GPU modes"), _optional(lambda e: e.multi_gpu, lambda m: ", ".join(m.modes) or _("none"))
     ),
     Attribute(
-        "multi_model", "Several models per server", _optional(lambda e: e.multi_model, lambda m: _yes(m.supported))
+        "multi_model", N_("Several models per server"), _optional(lambda e: e.multi_model, lambda m: _yes(m.supported))
     ),
 )
 
@@ -231,20 +235,20 @@ def _prefix_cache(engine: Engine) -> bool:
 
 #: Feature filter: slug -> (label, test). A feature counts when the engine has it, with or without a flag.
 FEATURES: dict[str, tuple[str, Callable[[Engine], bool]]] = {
-    "openai-chat": ("OpenAI chat completions", _offers("http_api", "chat_completions")),
-    "embeddings": ("Embeddings endpoint", _offers("http_api", "embeddings")),
-    "rerank": ("Rerank endpoint", _offers("http_api", "rerank")),
-    "responses-api": ("Responses API", _offers("http_api", "responses")),
-    "tool-calling": ("Tool calling", _offers("tool_calling", "supported")),
-    "structured-output": ("Structured output", _offers("structured_output", "supported")),
-    "prometheus-metrics": ("Prometheus metrics", _metric("endpoint")),
-    "latency-histograms": ("TTFT and queue-time metrics", _metric("time_to_first_token", "queue_time")),
-    "api-key": ("API key", _api_key),
-    "prefix-caching": ("Prefix caching", _prefix_cache),
-    "tensor-parallel": ("Tensor parallelism", _gpu_mode("tensor")),
-    "pipeline-parallel": ("Pipeline parallelism", _gpu_mode("pipeline")),
-    "data-parallel": ("Data parallel replicas", _gpu_mode("data")),
-    "multi-model": ("Several models per server", _offers("multi_model", "supported")),
+    "openai-chat": (N_("OpenAI chat completions"), _offers("http_api", "chat_completions")),
+    "embeddings": (N_("Embeddings endpoint"), _offers("http_api", "embeddings")),
+    "rerank": (N_("Rerank endpoint"), _offers("http_api", "rerank")),
+    "responses-api": (N_("Responses API"), _offers("http_api", "responses")),
+    "tool-calling": (N_("Tool calling"), _offers("tool_calling", "supported")),
+    "structured-output": (N_("Structured output"), _offers("structured_output", "supported")),
+    "prometheus-metrics": (N_("Prometheus metrics"), _metric("endpoint")),
+    "latency-histograms": (N_("TTFT and queue-time metrics"), _metric("time_to_first_token", "queue_time")),
+    "api-key": (N_("API key"), _api_key),
+    "prefix-caching": (N_("Prefix caching"), _prefix_cache),
+    "tensor-parallel": (N_("Tensor parallelism"), _gpu_mode("tensor")),
+    "pipeline-parallel": (N_("Pipeline parallelism"), _gpu_mode("pipeline")),
+    "data-parallel": (N_("Data parallel replicas"), _gpu_mode("data")),
+    "multi-model": (N_("Several models per server"), _offers("multi_model", "supported")),
 }
 
 
@@ -302,12 +306,12 @@ def currency_table(currencies: Sequence[EngineCurrency], names: dict[str, str]) 
     """Per engine: the oldest version a fact still rests on, the KB's newest read, and the facts counted."""
     return pd.DataFrame(
         {
-            "Engine": [names.get(c.engine, c.engine) for c in currencies],
-            "Facts read at": [c.oldest_read for c in currencies],
-            "KB's newest read": [c.newest_read for c in currencies],
-            "Facts from its repository": [c.facts for c in currencies],
-            "Older than the newest read": [len(c.older) for c in currencies],
-            "Docs or commits that cannot be ordered": [len(c.unordered) for c in currencies],
+            _("Engine"): [names.get(c.engine, c.engine) for c in currencies],
+            _("Facts read at"): [c.oldest_read for c in currencies],
+            _("KB's newest read"): [c.newest_read for c in currencies],
+            _("Facts from its repository"): [c.facts for c in currencies],
+            _("Older than the newest read"): [len(c.older) for c in currencies],
+            _("Docs or commits that cannot be ordered"): [len(c.unordered) for c in currencies],
         }
     )
 
@@ -316,7 +320,7 @@ def currency_table(currencies: Sequence[EngineCurrency], names: dict[str, str]) 
 def comparison_table(engines: Sequence[Engine]) -> pd.DataFrame:
     """Attributes as rows, one column per engine, plain text values ('unknown' where not established)."""
     data = {engine.name: [attribute.read(engine).text for attribute in ATTRIBUTES] for engine in engines}
-    return pd.DataFrame(data, index=[attribute.label for attribute in ATTRIBUTES])
+    return pd.DataFrame(data, index=[_(attribute.label) for attribute in ATTRIBUTES])
 
 
 def sources_table(engines: Sequence[Engine]) -> pd.DataFrame:
@@ -324,20 +328,20 @@ def sources_table(engines: Sequence[Engine]) -> pd.DataFrame:
     rows = []
     for attribute in ATTRIBUTES:
         for engine in engines:
-            cells = [(attribute.label, attribute.read(engine))]
+            cells = [(_(attribute.label), attribute.read(engine))]
             cells += [
-                (f"{attribute.label}: {item.id}", _cell(f"{item.status}: {item.note}".rstrip(": "), item))
+                (f"{_(attribute.label)}: {item.id}", _cell(f"{item.status}: {item.note}".rstrip(": "), item))
                 for item in attribute.items(engine)
                 if item.source is not None
             ]
             rows += [
                 {
-                    "Attribute": label,
-                    "Engine": engine.name,
-                    "Value": cell.text,
-                    "Source": cell.link or cell.source or "",
-                    "Version read": cell.version or UNKNOWN_TEXT,
-                    "Read on": cell.read_on or "",
+                    _("Attribute"): label,
+                    _("Engine"): engine.name,
+                    _("Value"): cell.text,
+                    _("Source"): cell.link or cell.source or "",
+                    _("Version read"): cell.version or _(UNKNOWN_TEXT),
+                    _("Read on"): cell.read_on or "",
                 }
                 for label, cell in cells
             ]
@@ -346,9 +350,9 @@ def sources_table(engines: Sequence[Engine]) -> pd.DataFrame:
 
 def _default_text(knob: Knob) -> str:
     if knob.default is None:
-        return "unset"
+        return _("unset")
     if isinstance(knob.default, bool):
-        return "on" if knob.default else "off"
+        return _("on") if knob.default else _("off")
     return str(knob.default)
 
 
@@ -358,18 +362,18 @@ def knob_table(engine: Engine) -> pd.DataFrame:
     for knob in engine.knobs:
         spellings = list(knob.flags) + list(knob.negative_flags) + list(knob.env)
         if knob.api_option:
-            spellings.append(f"request: {knob.api_option}")
+            spellings.append(_("request: {option}").format(option=knob.api_option))
         rows.append(
             {
-                "Setting": knob.key,
-                "Flags / env": ", ".join(spellings),
-                "Takes": "value" if knob.takes_value else "switch",
-                "Default": _default_text(knob),
-                "Default rule": knob.default_rule,
-                "Unit": knob.unit,
-                "Controls": knob.controls,
-                "Source": source_url(knob.source, knob.verified.version) or knob.source,
-                "Version read": knob.verified.version,
+                _("Setting"): knob.key,
+                _("Flags / env"): ", ".join(spellings),
+                _("Takes"): _("value") if knob.takes_value else _("switch"),
+                _("Default"): _default_text(knob),
+                _("Default rule"): _(knob.default_rule) if knob.default_rule else "",
+                _("Unit"): _(knob.unit) if knob.unit else "",
+                _("Controls"): _(knob.controls) if knob.controls else "",
+                _("Source"): source_url(knob.source, knob.verified.version) or knob.source,
+                _("Version read"): knob.verified.version,
             }
         )
     return pd.DataFrame(rows)
@@ -379,16 +383,16 @@ def points_table(engine: Engine) -> pd.DataFrame:
     """Strengths and limits with the brief's idea numbers and their sources."""
     rows = [
         {
-            "Kind": kind,
-            "Point": point.text,
-            "Ideas": ", ".join(str(i) for i in point.ideas),
-            "Source": source_url(point.source, point.verified.version) or point.source,
-            "Version read": point.verified.version,
+            _("Kind"): _(kind),
+            _("Point"): _(point.text),
+            _("Ideas"): ", ".join(str(i) for i in point.ideas),
+            _("Source"): source_url(point.source, point.verified.version) or point.source,
+            _("Version read"): point.verified.version,
         }
-        for kind, points in (("strength", engine.strengths), ("limit", engine.limits))
+        for kind, points in ((N_("strength"), engine.strengths), (N_("limit"), engine.limits))
         for point in points
     ]
-    return pd.DataFrame(rows, columns=["Kind", "Point", "Ideas", "Source", "Version read"])
+    return pd.DataFrame(rows, columns=[_(c) for c in ("Kind", "Point", "Ideas", "Source", "Version read")])
 
 
 __all__ = [

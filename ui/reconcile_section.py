@@ -13,7 +13,7 @@ import streamlit as st
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.reconcile.check import (
     parse_overrides,
     reconcile_log,
@@ -32,12 +32,12 @@ from ui import url_widgets
 NONE = "none"
 MAX_LOG_BYTES = 5 * 1024 * 1024
 STATUS_LABEL = {
-    RowStatus.EXACT: "exact",
-    RowStatus.EXPLAINED: "explained",
-    RowStatus.UNEXPLAINED: "UNEXPLAINED",
+    RowStatus.EXACT: N_("exact"),
+    RowStatus.EXPLAINED: N_("explained"),
+    RowStatus.UNEXPLAINED: N_("UNEXPLAINED"),
 }
-# Cell colours of the status column (light backgrounds that keep dark text readable).
-STATUS_COLOUR = {"exact": "#d3f4dc", "explained": "#fdf0c4", "UNEXPLAINED": "#fbd5d5"}
+# Cell colours of the status column (light backgrounds that keep dark text readable), by status.
+STATUS_COLOUR = {RowStatus.EXACT: "#d3f4dc", RowStatus.EXPLAINED: "#fdf0c4", RowStatus.UNEXPLAINED: "#fbd5d5"}
 ROW_HEIGHT_PX = 35
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
 
@@ -50,19 +50,21 @@ def plain(text: str) -> str:
 def _log_text(key_prefix: str) -> str:
     """The pasted log, or the uploaded file's text when a file was given (the file wins)."""
     pasted = st.text_area(
-        "Start-up log",
+        _("Start-up log"),
         key=f"{key_prefix}_text",
         height=220,
-        placeholder="Paste the engine's console output from its start-up: llama-server / Ollama, vLLM, SGLang "
+        placeholder=_("Paste the engine's console output from its start-up: llama-server / Ollama, vLLM, SGLang "
         "or MLX LM. Include the lines that print memory (e.g. 'llama_kv_cache: size = …', 'Available KV cache "
-        "memory', 'KV Cache is allocated').",
+        "memory', 'KV Cache is allocated')."),
     )
-    upload = st.file_uploader("…or upload a log file", key=f"{key_prefix}_file", type=None)
+    upload = st.file_uploader(_("…or upload a log file"), key=f"{key_prefix}_file", type=None)
     if upload is None:
         return pasted or ""
     data = upload.getvalue()
     if len(data) > MAX_LOG_BYTES:
-        st.warning(f"The file is larger than {MAX_LOG_BYTES // 2**20} MiB; only its first part is read.")
+        st.warning(
+            _("The file is larger than {mib} MiB; only its first part is read.").format(mib=MAX_LOG_BYTES // 2**20)
+        )
         data = data[:MAX_LOG_BYTES]
     return data.decode("utf-8", errors="replace")
 
@@ -71,21 +73,21 @@ def _model_inputs(kb, parsed: ParsedLog, key_prefix: str) -> tuple[str, str, str
     """(catalog model id or 'none', pasted config.json, GPU id or 'none', extra settings text)."""
     spec = ENGINES.get(parsed.engine or "")
     needs_model = not (spec and (spec.geometry_in_log or spec.not_compared_reason))
-    with st.expander("Model, GPU and settings the log does not show", expanded=needs_model):
+    with st.expander(_("Model, GPU and settings the log does not show"), expanded=needs_model):
         if needs_model:
-            st.info("This engine's log does not state the model geometry: pick a catalog model or paste its "
-                    "config.json.")
+            st.info(_("This engine's log does not state the model geometry: pick a catalog model or paste its "
+                      "config.json."))
         col_model, col_gpu = st.columns(2)
         with col_model:
             model_id = url_widgets.selectbox(_("Catalog model"), [NONE, *kb.models.ids], key=f"{key_prefix}_model",
                                              labels=namer(kb, {NONE: _("none")}),
-                                             help="'none' uses the geometry the log prints (llama.cpp, Ollama)")
+                                             help=_("'none' uses the geometry the log prints (llama.cpp, Ollama)"))
         with col_gpu:
             gpu_id = url_widgets.selectbox(_("GPU"), [NONE, *(g.id for g in kb.gpus.gpus)], key=f"{key_prefix}_gpu",
                                            labels=namer(kb, {NONE: _("none")}),
-                                           help="optional: only sets engine defaults that depend on GPU memory")
-        config = st.text_area("…or paste the model's config.json", key=f"{key_prefix}_config", height=100)
-        extra = url_widgets.text("Settings the log does not print (key=value, comma separated)",
+                                           help=_("optional: only sets engine defaults that depend on GPU memory"))
+        config = st.text_area(_("…or paste the model's config.json"), key=f"{key_prefix}_config", height=100)
+        extra = url_widgets.text(_("Settings the log does not print (key=value, comma separated)"),
                                  key=f"{key_prefix}_settings", max_chars=300,
                                  placeholder="tensor_parallel_size=4, kv_cache_dtype=fp8")
     return model_id, config, gpu_id, extra
@@ -94,34 +96,34 @@ def _model_inputs(kb, parsed: ParsedLog, key_prefix: str) -> tuple[str, str, str
 def _rows_frame(result: Reconciliation) -> pd.DataFrame:
     return pd.DataFrame(
         {
-            "status": [STATUS_LABEL[r.status] for r in result.rows],
-            "figure": [figure_label(r) for r in result.rows],
-            "line": [r.line for r in result.rows],
-            "engine printed": [printed_text(r) for r in result.rows],
-            "servewise predicts": [predicted_text(r) for r in result.rows],
-            "difference": [difference_text(r) for r in result.rows],
-            "why": [r.explanation for r in result.rows],
+            _("status"): [_(STATUS_LABEL[r.status]) for r in result.rows],
+            _("figure"): [figure_label(r) for r in result.rows],
+            _("line"): [r.line for r in result.rows],
+            _("engine printed"): [printed_text(r) for r in result.rows],
+            _("servewise predicts"): [predicted_text(r) for r in result.rows],
+            _("difference"): [difference_text(r) for r in result.rows],
+            _("why"): [r.explanation for r in result.rows],
         }
     )
 
 
 def _show_found(parsed: ParsedLog, result: Reconciliation | None) -> None:
-    with st.expander("What the log showed and what it did not"):
+    with st.expander(_("What the log showed and what it did not")):
         found = {
-            "engine": parsed.engine or "not recognised",
-            "version": parsed.version or "not printed",
-            **{f"geometry: {k}": v for k, v in parsed.geometry.known().items()},
-            **{f"setting: {k}": v for k, v in parsed.settings.items()},
-            **{f"runner setting: {k}": v for k, v in parsed.runner_settings.items()},
+            _("engine"): parsed.engine or _("not recognised"),
+            _("version"): parsed.version or _("not printed"),
+            **{_("geometry: {name}").format(name=k): v for k, v in parsed.geometry.known().items()},
+            **{_("setting: {name}").format(name=k): v for k, v in parsed.settings.items()},
+            **{_("runner setting: {name}").format(name=k): v for k, v in parsed.runner_settings.items()},
         }
-        st.dataframe(pd.DataFrame({"found": list(found), "value": [str(v) for v in found.values()]}),
+        st.dataframe(pd.DataFrame({_("found"): list(found), _("value"): [str(v) for v in found.values()]}),
                      hide_index=True, width="stretch")
         if parsed.missing:
-            st.dataframe(pd.DataFrame({"not found": [m.name for m in parsed.missing],
-                                       "kind": [m.kind for m in parsed.missing]}), hide_index=True)
+            st.dataframe(pd.DataFrame({_("not found"): [m.name for m in parsed.missing],
+                                       _("kind"): [m.kind for m in parsed.missing]}), hide_index=True)
         if result is not None and result.not_compared:
             names = sorted({f.name for f in result.not_compared})
-            st.text("Printed but not compared (servewise does not predict these): " + ", ".join(names))
+            st.text(_("Printed but not compared (servewise does not predict these): ") + ", ".join(names))
 
 
 def _capture_help(key_prefix: str) -> None:
@@ -150,20 +152,20 @@ def _show_lines(result: Reconciliation) -> None:
 def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = True) -> Reconciliation | None:
     """Draw the section; returns the reconciliation shown (None when there was nothing to compare)."""
     if heading:
-        st.subheader("Check against your engine")
-    st.caption("Paste a start-up log: servewise runs its memory model on the same model and settings and puts "
-               "its numbers next to the ones your engine printed.")
+        st.subheader(_("Check against your engine"))
+    st.caption(_("Paste a start-up log: servewise runs its memory model on the same model and settings and puts "
+                 "its numbers next to the ones your engine printed."))
     paste, help_column = st.columns([3, 2])
     with paste:
         text = _log_text(key_prefix)
     with help_column:
         _capture_help(key_prefix)
     if not text.strip():
-        st.info("Paste or upload a start-up log to compare.")
+        st.info(_("Paste or upload a start-up log to compare."))
         return None
     parsed = parse_startup_log(text)
     if not parsed.recognised:
-        message = parsed.notes[0].message if parsed.notes else "No engine was recognised in this text."
+        message = parsed.notes[0].message if parsed.notes else _("No engine was recognised in this text.")
         st.warning(plain(message))
         return None
     model_id, config, gpu_id, extra = _model_inputs(kb, parsed, key_prefix)
@@ -186,24 +188,27 @@ def _draw_result(result: Reconciliation) -> None:
     counts = {status: len(result.rows_with(status)) for status in RowStatus}
     st.markdown(f"**{plain(result.engine_name or '')}**" + (f" {plain(result.version)}" if result.version else ""))
     if not result.rows:
-        st.warning("No printed figure could be compared: the log stops before the engine sized its memory, or "
-                   "it lacks the inputs listed below.")
+        st.warning(_("No printed figure could be compared: the log stops before the engine sized its memory, or "
+                     "it lacks the inputs listed below."))
     else:
         a, b, c = st.columns(3)
-        a.metric("exact", counts[RowStatus.EXACT])
-        b.metric("explained", counts[RowStatus.EXPLAINED])
-        c.metric("unexplained", counts[RowStatus.UNEXPLAINED])
+        a.metric(_("exact"), counts[RowStatus.EXACT])
+        b.metric(_("explained"), counts[RowStatus.EXPLAINED])
+        c.metric(_("unexplained"), counts[RowStatus.UNEXPLAINED])
         frame = _rows_frame(result)
-        styled = frame.style.map(lambda value: f"background-color: {STATUS_COLOUR.get(value, '')}", subset=["status"])
+        colours = [f"background-color: {STATUS_COLOUR[r.status]}" for r in result.rows]
+        styled = frame.style.apply(lambda _column: colours, subset=[_("status")])
         st.dataframe(styled, hide_index=True, width="stretch", height=ROW_HEIGHT_PX * (len(frame) + 1) + 3)
         for row in result.rows:
             if row.status is not RowStatus.EXACT:
-                st.text(f"Line {row.line}, {figure_label(row)} ({STATUS_LABEL[row.status]}): {row.explanation}")
+                st.text(_("Line {line}, {figure} ({status}): {why}").format(
+                    line=row.line, figure=figure_label(row), status=_(STATUS_LABEL[row.status]), why=row.explanation))
     for line in result.assumptions:
-        st.text(f"Assumed: {line}")
+        st.text(_("Assumed: {text}").format(text=line))
     for note in result.log_notes:
-        st.text(f"Log: {note.message}")
+        st.text(_("Log: {text}").format(text=note.message))
     for line in result.plan_notes:
-        st.text(f"Plan: {line}")
+        st.text(_("Plan: {text}").format(text=line))
     if result.refusal:
-        st.text(f"servewise's plan says the engine would refuse these settings: {result.refusal}")
+        st.text(_("servewise's plan says the engine would refuse these settings: {refusal}").format(
+            refusal=result.refusal))
