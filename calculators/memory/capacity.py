@@ -164,7 +164,7 @@ class _Prober:
         held = plan is not None and plan_holds(self.engine, plan, workload, self.inputs.machine)
         if held and plan is not None and self.gpu_margin_bytes:  # (held implies a plan)
             limit = self.inputs.machine.device_memory_bytes - self.gpu_margin_bytes
-            held = all(d.kv_cache_bytes + (d.weights_bytes or 0) <= limit for d in plan.devices if d.device != "host")
+            held = all(load_bytes <= limit for load_bytes in plan.accelerator_loads_bytes())
         self._held[workload.context_tokens, workload.sequences] = held
         return plan, held
 

@@ -84,3 +84,8 @@ class MemoryPlan(Result):
     def used_bytes(self) -> int:
         """Sum of all non-free components per device."""
         return sum(c.bytes for c in self.components if c.kind is not ComponentKind.FREE)
+
+    def accelerator_loads_bytes(self) -> list[int]:
+        """KV + weight bytes on each accelerator, for plans that split the model over devices (empty otherwise:
+        such a plan describes one device, whose load is `used_bytes`)."""
+        return []

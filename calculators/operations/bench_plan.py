@@ -449,6 +449,11 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
     client = tool or _serving_tool(
         engine_by_id(kb.engines, next(e.id for e in ENGINES.values() if e.generic_bench_client))
     )
+    if client is None:
+        raise ServewiseInputError(
+            "the knowledge base gives the generic benchmark client's engine no open-loop serving-load tool "
+            "(knowledge/engines.yaml operations.bench_tools)"
+        )
     commands = [
         Command(
             run_id=run.id,

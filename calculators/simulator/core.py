@@ -185,11 +185,12 @@ class _Run:
         self.arrival[i] = t
         p, o = self.prompt[i], self.output[i]
         reason = None
-        if spec.kv_layout is KvLayout.SLOTS:
-            if p >= spec.slot_context_tokens:
+        slot_context = spec.slot_context_tokens
+        if spec.kv_layout is KvLayout.SLOTS and slot_context is not None:  # SchedulerSpec requires it for slots
+            if p >= slot_context:
                 reason = RejectReason.EXCEEDS_CONTEXT
-            elif p + o > spec.slot_context_tokens:
-                self.out_eff[i] = spec.slot_context_tokens - p
+            elif p + o > slot_context:
+                self.out_eff[i] = slot_context - p
                 self.truncated[i] = True
         else:
             if spec.max_request_tokens is not None and p + o > spec.max_request_tokens:
@@ -689,7 +690,7 @@ def summarize(records: list[RequestRecord], slo: Slo, n_preemptions: int = 0) ->
         queue=_distribution([r.queue_s for r in records if r.queue_s is not None]),
         ttft=_distribution([r.ttft_s for r in records if r.ttft_s is not None]),
         itl=_distribution([r.itl_s for r in finished if r.itl_s is not None]),
-        e2e=_distribution([r.e2e_s for r in finished]),
+        e2e=_distribution([r.e2e_s for r in finished if r.e2e_s is not None]),  # every finished one has one
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
@@ -83,6 +83,12 @@ class SchedulerSpec(BaseModel):
     max_queue_unenforced: int | None = Field(
         default=None, ge=0, description="a configured queue limit the engine does not apply to this wait"
     )
+
+    @model_validator(mode="after")
+    def _slots_have_a_context(self) -> SchedulerSpec:
+        if self.kv_layout is KvLayout.SLOTS and self.slot_context_tokens is None:
+            raise ValueError(f"{self.engine}: a slot layout needs slot_context_tokens (each slot's context)")
+        return self
 
 
 class SchedulerPolicy(BaseModel):

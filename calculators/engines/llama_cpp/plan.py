@@ -159,6 +159,10 @@ class LlamaCppPlan(MemoryPlan):
     draft: LlamaCppPlan | None = Field(default=None, description="the -md draft model's own context (its caches, "
                                        "devices and weights); None without -md or when the draft is not known")
 
+    def accelerator_loads_bytes(self) -> list[int]:
+        """KV + weight bytes the -ngl split puts on each GPU (the host's share left out)."""
+        return [d.kv_cache_bytes + (d.weights_bytes or 0) for d in self.devices if d.device != "host"]
+
 
 class LlamaCppDraft(BaseModel):
     """The model -md loads: its geometry and weight bytes (a GGUF header gives both)."""

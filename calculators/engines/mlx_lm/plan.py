@@ -125,6 +125,8 @@ def _built_cache(layer: LayerGeometry, file: ModelFile, max_kv_size: int | None)
         return CacheClass.ARRAYS, None, 0
     if file.has_make_cache:
         if layer.kind is LayerKind.SLIDING and file.keeps_windows:
+            if layer.sliding_window_tokens is None:
+                raise ServewiseInputError("a sliding-window layer has no window size: the config lacks sliding_window")
             return CacheClass.ROTATING, layer.sliding_window_tokens, 0
         return CacheClass.KV, None, 0
     if max_kv_size is not None:
@@ -233,7 +235,8 @@ def plan_mlx_lm(
         if k_tok + v_tok:
             key = (built, max_size, keep)
             if key not in growth:
-                growth[key] = (rotating_cache_growth(chunks, max_size, keep) if built is CacheClass.ROTATING
+                growth[key] = (rotating_cache_growth(chunks, max_size, keep)
+                               if built is CacheClass.ROTATING and max_size is not None  # _built_cache gives one
                                else kv_cache_growth(chunks))
             tokens, peak = growth[key].final_tokens, growth[key].peak_tokens
         per_token = k_tok + v_tok

@@ -129,3 +129,10 @@ def test_without_a_workload_one_sequence_fills_the_trained_context():
     small = gqa(32, 8, 128, 32, 8192)
     plan = plan_mlx_lm(small, MlxLmSettings(), MAC_128, None)
     assert plan.retained_tokens == 8192 and plan.kv_cache_bytes == GIB
+
+
+def test_a_sliding_layer_without_a_window_is_a_domain_error():
+    gemma = interleaved("SF", 8, 128, 16, 1024, 131072)
+    windowless = replace(gemma, layers=(replace(gemma.layers[0], sliding_window_tokens=None), gemma.layers[1]))
+    with pytest.raises(ServewiseInputError, match="no window size"):
+        plan_mlx_lm(windowless, MlxLmSettings(), MAC_128, None, prompt_tokens=4096)
