@@ -81,12 +81,13 @@ with right:
 url_widgets.show_url_notes()
 
 choice = HardwareChoice(gpu_id=None if hardware_id == ANY_HARDWARE else hardware_id)
+gpu_name = namer(kb)(choice.gpu_id or "")  # what the captions below call the chosen GPU
 verdicts = matrix_on_hardware(kb, choice)
 st.plotly_chart(
     compatibility_heatmap(formats, highlight=(engine_id, column_id), verdicts=verdicts), width="stretch"
 )
 if choice.gpu_id is not None:
-    st.caption(_("Statuses read for {gpu}; cells marked * depend on the hardware.").format(gpu=choice.gpu_id))
+    st.caption(_("Statuses read for {gpu}; cells marked * depend on the hardware.").format(gpu=gpu_name))
 st.caption(" · ".join(f"**{SHORT_LABELS[status]}**: {meaning}" for status, (_, meaning) in STATUS_BADGE.items()))
 
 cell = formats.cell(engine_id, column_id)
@@ -100,18 +101,18 @@ else:
     colour, meaning = STATUS_BADGE[verdict.status]
     st.badge(verdict.status.value, color=colour)
     st.caption(
-        meaning if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=meaning, gpu=choice.gpu_id)
+        meaning if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=meaning, gpu=gpu_name)
     )
     if verdict.refused_by == "compute-capability":
         st.warning(
             _("Needs compute capability {need} or newer; {gpu} has {have}.").format(
-                need=verdict.required_compute_capability, gpu=choice.gpu_id, have=verdict.actual_compute_capability
+                need=verdict.required_compute_capability, gpu=gpu_name, have=verdict.actual_compute_capability
             ),
             icon=":material/block:",
         )
     elif verdict.refused_by == "gpu-arch":
         st.warning(
-            _("Only on {archs}; not on {gpu}.").format(archs=", ".join(verdict.required_gpu_archs), gpu=choice.gpu_id),
+            _("Only on {archs}; not on {gpu}.").format(archs=", ".join(verdict.required_gpu_archs), gpu=gpu_name),
             icon=":material/block:",
         )
     elif verdict.path is not None and verdict.path.kernel:
@@ -123,7 +124,10 @@ else:
                 {
                     _("backend"): [p.backend for p in cell.hardware],
                     _("status"): [p.status.value for p in cell.hardware],
-                    _("min compute capability"): [p.min_compute_capability for p in cell.hardware],
+                    _("min compute capability"): [
+                        "" if p.min_compute_capability is None else f"{p.min_compute_capability:g}"
+                        for p in cell.hardware
+                    ],
                     _("GPU archs"): [", ".join(p.gpu_archs) for p in cell.hardware],
                     _("path"): [p.kernel for p in cell.hardware],
                     _("note"): [p.note for p in cell.hardware],

@@ -4,7 +4,7 @@ import streamlit as st
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import _, current_language
 from calculators.simulator.checked import checked
 from calculators.simulator.engines import SIMULATED_ENGINES
 from calculators.simulator.loops import open_loop_twin
@@ -25,6 +25,7 @@ from reports.numbers import number
 from reports.simulator_charts import (
     comparison_table,
     distribution_table,
+    engine_label,
     loop_comparison_table,
     records_csv,
     sweep_figures,
@@ -50,8 +51,12 @@ SWEEP_REQUESTS = 300
 # A run takes tens to hundreds of milliseconds and building a plotly figure tens more, so results and
 # figures are cached by their inputs. They are never mutated, so sharing them between sessions is safe.
 @st.cache_resource(max_entries=8, show_spinner=_("Simulating…"))
-def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
-    """Each policy with its own step costs on the same drawn requests: results, their tables and timeline figures."""
+def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo,
+                lang: str = ""):
+    """Each policy with its own step costs on the same drawn requests: results, their tables and timeline figures.
+
+    `lang` (the reader's language) keys the cache: the tables and figures hold text in it.
+    """
     requests = draw_requests(workload)
     results = [simulate(workload, policy, cost, kv_tokens, slo, requests)
                for policy, cost in zip(policies, costs, strict=True)]
@@ -61,7 +66,7 @@ def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostMo
 @st.cache_resource(max_entries=8, show_spinner=_("Replaying the closed loop as independent arrivals…"))
 def run_open_twins(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
     """Each engine's closed-loop run replayed open loop at its own closed-loop rate: (closed, open) results."""
-    closed = run_engines(workload, policies, costs, kv_tokens, slo)[0]
+    closed = run_engines(workload, policies, costs, kv_tokens, slo, current_language())[0]
     twins = [simulate(open_loop_twin(workload, c), p, cost, kv_tokens, slo)
              for c, p, cost in zip(closed, policies, costs, strict=True)]
     return loop_comparison_table(closed, twins)
@@ -69,7 +74,7 @@ def run_open_twins(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCos
 
 @st.cache_resource(max_entries=16, show_spinner=_("Sweeping arrival rates…"))
 def run_sweep(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo,
-              rates: tuple):
+              rates: tuple, lang: str = ""):
     """Goodput and p99 TTFT figures per engine over `rates` (requests per second), each with its own step costs."""
     points = []
     for policy, cost in zip(policies, costs, strict=True):
@@ -314,7 +319,7 @@ try:
         )
         costs = tuple(c.cost for c in step_costs)
     results, comparison, distributions, (queued_fig, running_fig, kv_fig) = run_engines(
-        workload, built, costs, kv_tokens, slo
+        workload, built, costs, kv_tokens, slo, current_language()
     )
 except ServewiseInputError as exc:
     st.error(_("Cannot simulate: {why}").format(why=literal(str(exc))), icon=":material/error:")
@@ -355,7 +360,7 @@ st.caption(_("Each point is the maximum over its slice of the run, so short peak
 st.subheader(_("What the knobs did"))
 for column, result in zip(st.columns(len(results)), results, strict=True):
     with column:
-        st.markdown(f"**{result.engine}**")
+        st.markdown(f"**{engine_label(result.engine)}**")
         st.markdown("\n".join(f"- {note.message}" for note in result.notes if note.code != "estimate"))
 
 if workload.arrival == "closed":
@@ -396,7 +401,7 @@ if rate <= 0:
 else:
     sweep_workload = workload.model_copy(update={"n_requests": min(workload.n_requests, SWEEP_REQUESTS)})
     try:
-        goodput_fig, ttft_fig = run_sweep(sweep_workload, built, costs, kv_tokens, slo, rates)
+        goodput_fig, ttft_fig = run_sweep(sweep_workload, built, costs, kv_tokens, slo, rates, current_language())
     except ServewiseInputError as exc:
         st.error(f"Cannot sweep: {literal(str(exc))}", icon=":material/error:")
     else:

@@ -7,6 +7,7 @@ import textwrap
 import plotly.graph_objects as go
 
 from knowledge.formats import CompatStatus, FormatsSection, HardwareVerdict
+from reports.chart_layout import chart_layout
 
 #: One colour per status, from most direct (green) to absent (grey); order fixes the colour scale.
 STATUS_COLOURS: dict[CompatStatus, str] = {
@@ -19,13 +20,14 @@ STATUS_COLOURS: dict[CompatStatus, str] = {
 }
 
 
-#: Cell text short enough for sixteen columns; the hover and the legend give the full meaning.
+#: Cell marks narrow enough for sixteen columns in a 1024 px window (~20 px a cell); the colour, the hover and
+#: the caption under the chart give the full meaning.
 SHORT_LABELS: dict[CompatStatus, str] = {
-    CompatStatus.NATIVE: "native",
-    CompatStatus.EXPERIMENTAL: "exp.",
-    CompatStatus.VIA_PLUGIN: "plugin",
-    CompatStatus.CONVERT_FIRST: "convert",
-    CompatStatus.NOT_SUPPORTED: "no",
+    CompatStatus.NATIVE: "✓",
+    CompatStatus.EXPERIMENTAL: "exp",
+    CompatStatus.VIA_PLUGIN: "+",
+    CompatStatus.CONVERT_FIRST: "→",
+    CompatStatus.NOT_SUPPORTED: "✗",
     CompatStatus.UNKNOWN: "?",
 }
 
@@ -81,7 +83,7 @@ def compatibility_heatmap(
             text=text,
             customdata=notes,
             texttemplate="%{text}",
-            textfont={"size": 10},
+            textfont={"size": 11},
             hovertemplate="<b>%{y}</b> x <b>%{x}</b>: %{customdata[0]}<br>%{customdata[1]}<extra></extra>",
             colorscale=_discrete_colorscale(),
             zmin=0,
@@ -106,10 +108,8 @@ def compatibility_heatmap(
                 y1=y + 0.5,
                 line={"width": 3, "color": "#000000"},
             )
-    figure.update_layout(
-        height=150 + 46 * len(engines),
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis={"side": "top", "tickangle": -35, "fixedrange": True},
-        yaxis={"autorange": "reversed", "fixedrange": True},
-    )
+    figure.update_layout(**chart_layout(x_title="format or quantization", y_title="engine",
+                                        height_px=170 + 46 * len(engines)))
+    figure.update_xaxes(side="top", tickangle=-35, fixedrange=True)
+    figure.update_yaxes(autorange="reversed", fixedrange=True)
     return figure

@@ -6,11 +6,12 @@ import math
 
 import plotly.graph_objects as go
 
-from calculators.engines import ENGINES
+from calculators.engines import display_name
 from calculators.memory.capacity import CapacityCurve
 from calculators.memory.compare import EngineComparison
 from calculators.memory.plan import ComponentKind
 from calculators.units import GIB
+from reports.chart_layout import chart_layout, engine_colour
 
 # Stack order (bottom to top) and colours; several component kinds share one band.
 BANDS: list[tuple[str, tuple[ComponentKind, ...], str]] = [
@@ -20,7 +21,6 @@ BANDS: list[tuple[str, tuple[ComponentKind, ...], str]] = [
     ("Reserved, unused", (ComponentKind.RESERVED,), "#bab0ac"),
     ("Free", (ComponentKind.FREE,), "#d4ecd0"),
 ]
-ENGINE_COLOURS = {engine.id: engine.colour for engine in ENGINES.values()}
 
 
 def band_gib(row: EngineComparison) -> dict[str, float]:
@@ -44,48 +44,50 @@ def memory_bars(rows: list[EngineComparison]) -> go.Figure:
     Built from one plain spec (not trace by trace): plotly validates a whole spec several times faster.
     """
     engines = [row.engine for row in rows]
+    names = [display_name(e) for e in engines]  # the x axis shows names; each bar stays keyed by its engine
     per_engine = {row.engine: band_gib(row) for row in rows}
     data: list[dict] = [
-        {"type": "bar", "name": name, "x": engines, "y": [per_engine[e][name] for e in engines],
+        {"type": "bar", "name": name, "x": names, "y": [per_engine[e][name] for e in engines],
          "marker": {"color": colour}, "hovertemplate": "%{x}: %{y:.2f} GiB<extra>" + name + "</extra>"}
         for name, _, colour in BANDS
     ]
     caps = [(row.engine, row.plan.device_capacity_bytes / GIB) for row in rows
             if row.plan is not None and row.plan.device_capacity_bytes]
     if caps:
-        data.append({"type": "scatter", "name": "device capacity", "x": [e for e, _ in caps],
+        data.append({"type": "scatter", "name": "device capacity", "x": [display_name(e) for e, _ in caps],
                      "y": [c for _, c in caps], "mode": "markers",
                      "marker": {"symbol": "line-ew", "size": 60, "line": {"width": 3, "color": "black"}},
                      "hovertemplate": "%{x}: capacity %{y:.2f} GiB<extra></extra>"})
     annotations = []
     for row in rows:
         if row.plan is None:
-            annotations.append({"x": row.engine, "y": 0, "yshift": 40, "textangle": -90, "showarrow": False,
-                                "text": "not applicable" if row.not_applicable else "cannot plan",
+            annotations.append({"x": display_name(row.engine), "y": 0, "yshift": 40, "textangle": -90,
+                                "showarrow": False, "text": "not applicable" if row.not_applicable else "cannot plan",
                                 "font": {"color": "#666"}})
         elif row.plan.refusal:
-            annotations.append({"x": row.engine, "y": sum(per_engine[row.engine].values()), "yshift": 10,
+            annotations.append({"x": display_name(row.engine), "y": sum(per_engine[row.engine].values()), "yshift": 10,
                                 "showarrow": False, "text": "refuses to start", "font": {"color": "#b00"}})
-    layout = {"barmode": "stack", "yaxis": {"title": {"text": "GiB per GPU (2^30 bytes)"}}, "height": 420,
-              "margin": {"t": 30, "b": 10}, "legend": {"orientation": "h", "y": -0.12}, "annotations": annotations}
+    layout = {**chart_layout(x_title="engine", y_title="GiB per GPU (2^30 bytes)", height_px=440), "barmode": "stack",
+              "annotations": annotations}
     return go.Figure({"data": data, "layout": layout})
 
 
 def capacity_chart(curves: list[CapacityCurve], chosen_context: int) -> go.Figure:
     """Max concurrent sequences vs context length, one line per engine (log-scaled context)."""
     data = [
-        {"type": "scatter", "name": curve.engine, "x": list(curve.context_tokens), "y": list(curve.max_sequences),
-         "mode": "lines+markers", "line": {"color": ENGINE_COLOURS.get(curve.engine)},
-         "hovertemplate": "%{x:,} tokens: %{y} sequences<extra>" + curve.engine + "</extra>"}
+        {"type": "scatter", "name": display_name(curve.engine), "x": list(curve.context_tokens),
+         "y": list(curve.max_sequences), "mode": "lines+markers", "line": {"color": engine_colour(curve.engine)},
+         "hovertemplate": "%{x:,} tokens: %{y} sequences<extra>" + display_name(curve.engine) + "</extra>"}
         for curve in curves if not curve.reason and curve.max_sequences
     ]
     contexts = [x for curve in curves for x in curve.context_tokens] or [chosen_context]
     ticks = [2**k for k in range(8, 25) if min(contexts) <= 2**k <= max(contexts)]
-    layout = {
-        "xaxis": {"title": {"text": "context per sequence (tokens, log scale)"}, "type": "log",
-                  "tickvals": ticks, "ticktext": [f"{t // 1024}k" if t >= 1024 else str(t) for t in ticks]},
-        "yaxis": {"title": {"text": "most concurrent sequences that fit"}},
-        "height": 400, "margin": {"t": 30, "b": 10},
+    layout = chart_layout(x_title="context per sequence (tokens, log scale)",
+                          y_title="most concurrent sequences that fit", height_px=420)
+    layout["xaxis"].update({"type": "log", "tickvals": ticks,
+                            "ticktext": [f"{t // 1024}k" if t >= 1024 else str(t) for t in ticks]})
+    layout["margin"]["t"] = 30  # room for "your context" above the plot
+    layout |= {
         "shapes": [{"type": "line", "xref": "x", "yref": "paper", "x0": chosen_context, "x1": chosen_context,
                     "y0": 0, "y1": 1, "line": {"dash": "dot", "color": "#888"}}],
         "annotations": [{"xref": "x", "yref": "paper", "x": math.log10(chosen_context), "y": 1, "yanchor": "bottom",

@@ -9,11 +9,11 @@ import plotly.graph_objects as go
 
 from calculators.i18n import _
 from calculators.planner.search import PlannerResult
+from reports.chart_layout import chart_layout
 
-# Legends sit below the x-axis title: on a narrow column they wrap onto more rows and grow downward into the
-# bottom margin (plotly widens it), never over the chart's title or an axis (screenshots at 1024 and 1440 px).
-_LAYOUT = {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "height": 400,
-           "legend": {"orientation": "h", "yanchor": "top", "y": -0.28, "x": 0}}
+#: The page draws the two charts side by side.
+_COLUMNS = 2
+_HEIGHT_PX = 420
 
 
 def pareto_figure(result: PlannerResult, names: Mapping[str, str], colours: Mapping[str, str],
@@ -32,10 +32,11 @@ def pareto_figure(result: PlannerResult, names: Mapping[str, str], colours: Mapp
                   f"{c.shape.weights}, {c.concurrency_setting} {c.concurrency}" for c in points],
             hovertemplate="%{text}<br>%{x:.3g} req/s · $%{y:.2f}/h<extra></extra>",
         ))
-    figure.add_vline(x=result.load_rate_per_s, line_dash="dot", annotation_text=_("your load"))
-    figure.update_layout(title=_("Cost against the rate sustained within the SLO (estimate)"),
-                         xaxis_title=_("requests/s within the SLO"), yaxis_title=_("US dollars per hour"),
-                         **_LAYOUT)
+    figure.add_vline(x=result.load_rate_per_s, line_dash="dot", annotation_text=_("your load"),
+                     annotation_position="bottom right")
+    figure.update_layout(**chart_layout(title=_("Cost against the rate sustained within the SLO (estimate)"),
+                                        x_title=_("requests/s within the SLO"), y_title=_("US dollars per hour"),
+                                        height_px=_HEIGHT_PX, columns=_COLUMNS))
     return figure
 
 
@@ -49,7 +50,9 @@ def latency_figure(result: PlannerResult, names: Mapping[str, str], colours: Map
             name=names.get(engine, engine), line={"color": colours.get(engine)},
         ))
     figure.add_hline(y=result.spec.slo.ttft_s, line_dash="dot", annotation_text=_("target"))
-    figure.update_layout(title=_("p{pct:g} time to first token against the rate per instance (estimate)").format(
-                         pct=result.spec.slo.ttft_percentile), xaxis_title=_("requests/s per instance"),
-                         yaxis_title=_("seconds"), yaxis_type="log", **_LAYOUT)
+    title = _("p{pct:g} time to first token against the rate per instance (estimate)").format(
+        pct=result.spec.slo.ttft_percentile)
+    figure.update_layout(**chart_layout(title=title, x_title=_("requests/s per instance"), y_title=_("seconds"),
+                                        height_px=_HEIGHT_PX, columns=_COLUMNS))
+    figure.update_yaxes(type="log", dtick=1)  # decades only: minor-tick labels (2, 5) read as values
     return figure

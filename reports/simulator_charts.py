@@ -8,10 +8,21 @@ import io
 import pandas as pd
 import plotly.graph_objects as go
 
+from calculators.engines import display_name
+from calculators.i18n import _
+from calculators.simulator.policy import STATIC_BASELINE
 from calculators.simulator.results import Distribution, SimulationResult
 from calculators.simulator.sweep import SweepPoint
+from reports.chart_layout import chart_layout, engine_colour
 
-_LAYOUT = dict(margin=dict(l=10, r=10, t=40, b=10), height=300, legend=dict(orientation="h", y=-0.25))
+
+def _line(engine: str) -> dict:
+    return {"color": engine_colour(engine)}
+
+
+def engine_label(engine: str) -> str:
+    """The name a person reads for a simulated engine (the static baseline included)."""
+    return _("static batching (baseline)") if engine == STATIC_BASELINE else display_name(engine)
 
 
 def timeline_figures(results: list[SimulationResult]) -> tuple[go.Figure, go.Figure, go.Figure]:
@@ -19,17 +30,23 @@ def timeline_figures(results: list[SimulationResult]) -> tuple[go.Figure, go.Fig
     queued, running, kv = go.Figure(), go.Figure(), go.Figure()
     for r in results:
         ts, d = r.timeseries, r.diagnostics
-        queued.add_scatter(x=ts.t_s, y=ts.queued, name=r.engine, line_shape="hv")
-        running.add_scatter(x=ts.t_s, y=ts.active, name=f"{r.engine} ({d.max_running_knob} {d.max_running})",
-                            line_shape="hv")
+        name = engine_label(r.engine)
+        # The knob and the KV capacity go in the hover, not the legend: three charts share a row at 1024 px.
+        queued.add_scatter(x=ts.t_s, y=ts.queued, name=name, line_shape="hv", line=_line(r.engine),
+                           hovertemplate="%{x:.0f} s: %{y}<extra>" + name + "</extra>")
+        running.add_scatter(x=ts.t_s, y=ts.active, name=name, line_shape="hv", line=_line(r.engine),
+                            hovertemplate=f"%{{x:.0f}} s: %{{y}}<extra>{name} ({d.max_running_knob} {d.max_running})"
+                                          "</extra>")  # fmt: skip
         share = [100.0 * used / d.kv_capacity_tokens for used in ts.kv_used_tokens]
-        kv.add_scatter(x=ts.t_s, y=share, name=f"{r.engine} ({d.kv_capacity_tokens:,} tokens)")
-    queued.update_layout(title="Waiting in the queue (estimate)", xaxis_title="time (s)", yaxis_title="requests",
-                         **_LAYOUT)
-    running.update_layout(title="Running sequences (estimate)", xaxis_title="time (s)", yaxis_title="sequences",
-                          **_LAYOUT)
-    kv.update_layout(title="KV cache in use (estimate)", xaxis_title="time (s)", yaxis_title="% of KV capacity",
-                     **_LAYOUT)
+        kv.add_scatter(x=ts.t_s, y=share, name=name, line=_line(r.engine),
+                       hovertemplate=f"%{{x:.0f}} s: %{{y:.0f}} %<extra>{name} ({d.kv_capacity_tokens:,} tokens)"
+                                     "</extra>")  # fmt: skip
+    queued.update_layout(**chart_layout(title="Waiting in the queue (estimate)", x_title="time (s)",
+                                        y_title="requests", height_px=320, columns=3))
+    running.update_layout(**chart_layout(title="Running sequences (estimate)", x_title="time (s)",
+                                         y_title="sequences", height_px=320, columns=3))
+    kv.update_layout(**chart_layout(title="KV cache in use (estimate)", x_title="time (s)",
+                                    y_title="% of KV capacity", height_px=320, columns=3))
     return queued, running, kv
 
 
@@ -39,12 +56,16 @@ def sweep_figures(points: list[SweepPoint]) -> tuple[go.Figure, go.Figure]:
     for engine in dict.fromkeys(p.engine for p in points):
         mine = [p for p in points if p.engine == engine]
         rates = [p.rate_per_s for p in mine]
-        goodput.add_scatter(x=rates, y=[p.goodput_rps for p in mine], name=engine, mode="lines+markers")
-        ttft.add_scatter(x=rates, y=[p.p99_ttft_s for p in mine], name=engine, mode="lines+markers")
-    goodput.update_layout(title="Goodput vs arrival rate (estimate)", xaxis_title="arrivals per second",
-                          yaxis_title="goodput (req/s)", **_LAYOUT)
-    ttft.update_layout(title="p99 time to first token vs arrival rate (estimate)", xaxis_title="arrivals per second",
-                       yaxis_title="p99 TTFT (s)", yaxis_type="log", **_LAYOUT)
+        name = engine_label(engine)
+        goodput.add_scatter(x=rates, y=[p.goodput_rps for p in mine], name=name, mode="lines+markers",
+                            line=_line(engine))
+        ttft.add_scatter(x=rates, y=[p.p99_ttft_s for p in mine], name=name, mode="lines+markers", line=_line(engine))
+    goodput.update_layout(**chart_layout(title="Goodput vs arrival rate (estimate)", x_title="arrivals per second",
+                                         y_title="goodput (req/s)", height_px=340, columns=2))
+    ttft.update_layout(**chart_layout(title="p99 time to first token vs arrival rate (estimate)",
+                                      x_title="arrivals per second", y_title="p99 TTFT (s)", height_px=340,
+                                      columns=2))
+    ttft.update_yaxes(type="log", dtick=1)  # decades only: minor-tick labels (2, 5) read as values
     return goodput, ttft
 
 
@@ -54,7 +75,7 @@ def comparison_table(results: list[SimulationResult]) -> pd.DataFrame:
     for r in results:
         s, d = r.summary, r.diagnostics
         rows.append({
-            "engine": r.engine,
+            "engine": engine_label(r.engine),
             "finished": s.n_finished,
             "rejected": s.n_rejected,
             "cancelled": s.n_cancelled,
@@ -84,7 +105,7 @@ def distribution_table(results: list[SimulationResult]) -> pd.DataFrame:
                             ("inter-token latency", s.itl), ("end-to-end", s.e2e)):
             if dist is None:
                 continue
-            rows.append({"engine": r.engine, "latency": label, "p50 (s)": dist.p50, "p90 (s)": dist.p90,
+            rows.append({"engine": engine_label(r.engine), "latency": label, "p50 (s)": dist.p50, "p90 (s)": dist.p90,
                          "p99 (s)": dist.p99, "max (s)": dist.max, "requests": dist.count})
     return pd.DataFrame(rows).round(4)
 
@@ -102,7 +123,7 @@ def loop_comparison_table(closed: list[SimulationResult], open_loop: list[Simula
     rows = []
     for c, o in zip(closed, open_loop, strict=True):
         rows.append({
-            "engine": c.engine,
+            "engine": engine_label(c.engine),
             "requests/s (closed loop)": c.summary.n_requests / c.summary.duration_s if c.summary.duration_s else None,
             "max waiting, closed": max(c.timeseries.queued),
             "max waiting, open": max(o.timeseries.queued),

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from calculators.i18n import _
 from calculators.wizard.concerns import CONCERNS, points_by_concern
 from calculators.wizard.scoring import Recommendation
+from reports.chart_layout import chart_layout
 
 CONCERN_COLOURS = {
     "use": "#4c78a8",
@@ -20,8 +21,8 @@ CONCERN_COLOURS = {
 def concern_figure(result: Recommendation, rules, names: dict[str, str]) -> go.Figure:
     """Stacked horizontal bars: one per engine in ranking order, points above 0 to the right, below to the left.
 
-    Excluded engines are left out (a hard constraint, not points). The legend sits below the x-axis title and
-    grows downward on a narrow column, so it never covers an axis, its title or the chart's title.
+    Excluded engines are left out (a hard constraint, not points). Drawn beside the ranking table (half the
+    page's width); the legend sits below the x-axis title (reports/chart_layout.py).
     """
     ranked = [verdict for verdict in result.ranking if not verdict.excluded]
     table = points_by_concern(ranked, rules)
@@ -34,11 +35,9 @@ def concern_figure(result: Recommendation, rules, names: dict[str, str]) -> go.F
             hovertemplate="%{y}: %{x:+d} (" + _(label) + ")<extra></extra>",
         )
     figure.update_layout(
+        **chart_layout(title=_("Points by concern"), x_title=_("points"), y_title=_("engine"),
+                       height_px=190 + 44 * max(len(engines), 1), columns=2),
         barmode="relative",
-        height=170 + 44 * max(len(engines), 1),
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.3, "xanchor": "left", "x": 0},
-        xaxis={"title": {"text": _("points"), "standoff": 6}, "zeroline": True, "zerolinewidth": 2},
-        title={"text": _("Points by concern"), "y": 0.98, "yanchor": "top", "x": 0, "font": {"size": 14}},
     )
+    figure.update_xaxes(zeroline=True, zerolinewidth=2)
     return figure

@@ -14,6 +14,7 @@ from calculators.wizard.fit_check import FitCheck
 from calculators.wizard.plans import plans_for_top_choices
 from calculators.wizard.scoring import Recommendation
 from reports.memory_readouts import engine_readout
+from reports.names import name_of
 from reports.numbers import number
 from reports.wizard import engine_names, fact_label, ranking_rows
 from reports.wizard_figures import concern_figure
@@ -33,7 +34,7 @@ def render_recommendation(result: Recommendation, kb) -> None:
     ranking_col.dataframe(pd.DataFrame(ranking_rows(result, names)), hide_index=True, width="stretch")
     chart_col.plotly_chart(_concern_chart(result, kb), width="stretch", config={"displayModeBar": False})
     if result.fit_check is not None:
-        _render_fit_check(result.fit_check)
+        _render_fit_check(result.fit_check, kb)
 
     st.subheader(_("Why each engine scored as it did"))
     for index, verdict in enumerate(result.ranking):
@@ -65,11 +66,11 @@ def render_recommendation(result: Recommendation, kb) -> None:
         st.caption(_("No single different answer changes the first candidate."))
 
 
-def _render_fit_check(fit: FitCheck) -> None:
+def _render_fit_check(fit: FitCheck, kb) -> None:
     """Say how 'fits one card' was derived, with the figures (GiB = 2^30 bytes)."""
     headline = (_("**{model} fits on one {device}**") if fit.fits else _("**{model} does not fit on one {device}**"))
     st.info(
-        headline.format(model=fit.model, device=fit.device) + " " + _(
+        headline.format(model=fit.model, device=name_of(kb, fit.device)) + " " + _(
             "(derived, first-order): weights {weights} GiB at {scheme} + KV for one {tokens}-token sequence {kv} GiB "
             "against {usable} GiB (90 % of {device} GiB). The memory page gives each engine's exact plan."
         ).format(weights=number(fit.weights_bytes / GIB, 1), scheme=fit.weights_scheme,

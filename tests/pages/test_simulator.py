@@ -28,7 +28,7 @@ def test_defaults_compare_three_engines_with_tables_charts_and_notes():
     at = run_page()
     assert not at.error
     comparison = at.dataframe[0].value
-    assert list(comparison["engine"]) == ["ollama", "vllm", "sglang"]
+    assert list(comparison["engine"]) == ["Ollama", "vLLM", "SGLang"]  # names people know; slugs stay in the URL
     assert {"goodput (req/s)", "TTFT p99 (s)", "binding limit"} <= set(comparison.columns)
     distributions = at.dataframe[1].value
     assert set(distributions["latency"]) == {"queue time", "time to first token", "inter-token latency", "end-to-end"}
@@ -41,7 +41,7 @@ def test_defaults_compare_three_engines_with_tables_charts_and_notes():
 def test_shared_link_values_are_applied():
     at = run_page({"sim_engines": ["vllm", "static"], "sim_vllm_seqs": "2", "sim_rate": "5"})
     comparison = at.dataframe[0].value
-    assert list(comparison["engine"]) == ["vllm", "static"]
+    assert list(comparison["engine"]) == ["vLLM", "static batching (baseline)"]
     assert comparison.loc[0, "peak running"] <= 2
     assert comparison.loc[0, "binding limit"] == "max_running"
 
@@ -50,7 +50,7 @@ def test_bad_link_values_fall_back_with_notes():
     at = run_page({"sim_engines": ["vllm", "turbo-engine"], "sim_rate": "fast"})
     notes = " ".join(w.value for w in at.warning)
     assert "sim_engines" in notes and "sim_rate" in notes
-    assert list(at.dataframe[0].value["engine"]) == ["vllm"]  # the valid part of the link is kept
+    assert list(at.dataframe[0].value["engine"]) == ["vLLM"]  # the valid part of the link is kept
 
 
 def test_zero_rate_is_explained():
@@ -138,7 +138,7 @@ def test_closed_loop_shows_what_it_hides():
     at = run_page({"sim_arrival": "closed", "sim_clients": "4", "sim_think": "0", "sim_engines": ["ollama"]})
     assert not at.error
     loops = at.dataframe[2].value
-    assert list(loops["engine"]) == ["ollama"]
+    assert list(loops["engine"]) == ["Ollama"]
     assert loops.loc[0, "max waiting, closed"] <= 4
     assert loops.loc[0, "max waiting, open"] > loops.loc[0, "max waiting, closed"]
     assert any(note.value for note in at.markdown if "Closed loop" in note.value)

@@ -1,4 +1,4 @@
-"""The wizard's points-by-concern chart: one bar trace per concern, engines in ranking order, legend above the plot."""
+"""The wizard's points-by-concern chart: one bar trace per concern, engines in ranking order, legend below."""
 
 from calculators.wizard.answers import parse_answers
 from calculators.wizard.concerns import CONCERNS
@@ -15,5 +15,5 @@ def test_one_trace_per_concern_and_the_legend_clears_the_axes():
     assert [trace.name for trace in figure.data] == list(CONCERNS.values())
     eligible = [v for v in result.ranking if not v.excluded]
     assert list(figure.data[0].y) == [engine_names(kb)[v.engine] for v in eligible][::-1]
-    assert figure.layout.legend.orientation == "h" and figure.layout.legend.y < 0  # below the x-axis title
+    assert figure.layout.legend.orientation == "h" and figure.layout.legend.yref == "container"  # below the axis title
     assert figure.layout.barmode == "relative"

@@ -1,0 +1,116 @@
+"""Charts as drawn in Chromium at 1024 px (the narrowest width checked): titles inside their chart, legends clear
+of the plot, its tick labels and the x-axis title; the memory page's bars first after its inputs; the wizard's
+points-by-concern chart beside its ranking."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.browser import open_page
+from tests.support.page_links import page_link
+
+pytestmark = pytest.mark.browser
+
+NARROW_PX = 1024
+#: Pages with charts, and how many each draws from its typical link.
+CHART_PAGES = {"memory": 2, "wizard": 1, "simulator": 5, "planner": 2, "formats": 1}
+
+# Bounding boxes (px, page coordinates) of each plotly chart's parts; null where a chart has no such part.
+_BOXES_JS = """
+charts => charts.map(chart => {
+  const box = el => { if (!el) return null; const r = el.getBoundingClientRect();
+                      return r.width && r.height ? {l: r.left, r: r.right, t: r.top, b: r.bottom} : null; };
+  const all = sel => [...chart.querySelectorAll(sel)].map(box).filter(Boolean);
+  return {
+    chart: box(chart.querySelector('.main-svg')),
+    title: box(chart.querySelector('.gtitle')),
+    legend: box(chart.querySelector('.infolayer .legend')),
+    xtitle: box(chart.querySelector('.xtitle')),
+    plot: box(chart.querySelector('.draglayer .nsewdrag')),
+    xticks: all('.xaxislayer-above .xtick text, .xaxislayer-below .xtick text'),
+  };
+})
+"""
+
+
+def _overlap(a: dict, b: dict, slack_px: float = 1.0) -> bool:
+    return a["l"] < b["r"] - slack_px and b["l"] < a["r"] - slack_px and a["t"] < b["b"] - slack_px and \
+        b["t"] < a["b"] - slack_px  # fmt: skip
+
+
+def _inside(inner: dict, outer: dict, slack_px: float = 1.0) -> bool:
+    return inner["l"] >= outer["l"] - slack_px and inner["r"] <= outer["r"] + slack_px
+
+
+def _chart_boxes(page) -> list[dict]:
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    page.wait_for_timeout(500)  # plotly's last relayout after the script run
+    return page.locator('[data-testid="stPlotlyChart"]').evaluate_all(_BOXES_JS)
+
+
+@pytest.mark.parametrize("name", sorted(CHART_PAGES))
+def test_titles_and_legends_clear_the_axes_at_1024_px(app_url, browser, name):
+    context = browser.new_context(viewport={"width": NARROW_PX, "height": 1000})
+    try:
+        page = context.new_page()
+        open_page(page, page_link(app_url, name))
+        charts = _chart_boxes(page)
+        assert len(charts) == CHART_PAGES[name]
+        for index, parts in enumerate(charts):
+            where = f"{name} chart {index}"
+            if parts["title"]:
+                assert _inside(parts["title"], parts["chart"]), f"{where}: title cut off {parts}"
+                assert not _overlap(parts["title"], parts["plot"]), f"{where}: title over the plot"
+            legend = parts["legend"]
+            if legend:
+                assert _inside(legend, parts["chart"]), f"{where}: legend cut off {parts}"
+                assert not _overlap(legend, parts["plot"]), f"{where}: legend over the plot"
+                if parts["xtitle"]:
+                    assert not _overlap(legend, parts["xtitle"]), f"{where}: legend over the x-axis title"
+                assert not any(_overlap(legend, tick) for tick in parts["xticks"]), f"{where}: legend over ticks"
+    finally:
+        context.close()
+
+
+def test_memory_bars_are_the_first_thing_after_the_inputs(app_url, page):
+    open_page(page, page_link(app_url, "memory"))
+    # In document order: the first chart comes before any table, and it is the stacked bars (their legend).
+    order = page.evaluate(
+        """() => [...document.querySelectorAll(
+              '[data-testid="stPlotlyChart"], [data-testid="stDataFrame"], [data-testid="stTable"]')]
+            .map(el => el.dataset.testid)"""
+    )
+    assert order and order[0] == "stPlotlyChart", order
+    first_chart = page.locator('[data-testid="stPlotlyChart"]').first
+    assert "KV cache" in first_chart.locator(".legend").text_content()
+    assert "Weights" in first_chart.locator(".legend").text_content()
+    # Nothing but a heading and its caption between the inputs (the engine settings) and the bars.
+    between = page.evaluate(
+        """() => {
+             const chart = document.querySelector('[data-testid="stPlotlyChart"]');
+             const inputs = [...document.querySelectorAll('[data-testid="stExpander"], [data-testid="stTextArea"]')]
+               .filter(el => el.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING);
+             const last = inputs[inputs.length - 1];
+             return [...document.querySelectorAll('[data-testid="stElementContainer"]')]
+               .filter(el => (last.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)
+                             && !last.contains(el) && !el.contains(chart)
+                             && (el.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING))
+               .map(el => el.dataset.testid + ':' + (el.firstElementChild ? el.firstElementChild.dataset.testid : ''));
+           }"""
+    )
+    assert all(item.split(":")[1] in ("stHeading", "stCaptionContainer", "stMarkdown") for item in between), between
+
+
+def test_wizard_concern_chart_sits_beside_the_ranking(app_url, page):
+    open_page(page, page_link(app_url, "wizard"))
+    row = (
+        page.locator('[data-testid="stHorizontalBlock"]')
+        .filter(has=page.locator('[data-testid="stPlotlyChart"]'))
+        .filter(has=page.locator('[data-testid="stDataFrame"]'))
+    )
+    assert row.count() == 1  # ranking table and chart share one row
+    ranking = row.first.locator('[data-testid="stDataFrame"]').bounding_box()
+    chart = row.first.locator('[data-testid="stPlotlyChart"]').bounding_box()
+    assert chart["x"] >= ranking["x"] + ranking["width"] - 1  # to the right of the ranking
+    assert abs(chart["y"] - ranking["y"]) < 40  # at the same height
+    assert "Points by concern" in row.first.locator('[data-testid="stPlotlyChart"] .gtitle').text_content()

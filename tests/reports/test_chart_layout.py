@@ -1,0 +1,169 @@
+"""Every chart the reports build: legends below the x-axis title, titles that fit their column at 1024 px,
+axis titles on both axes, engines by name and in their own colour.
+
+Each figure builder in reports/ (a public function returning plotly figures) is built here from real inputs;
+a builder added without a case here fails `test_every_figure_builder_is_checked`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from functools import cache
+
+import plotly.graph_objects as go
+import pytest
+
+import reports
+from calculators.engines import ENGINE_IDS, display_name
+from calculators.hardware.machine import Machine
+from calculators.memory.capacity import capacity_curve
+from calculators.memory.compare import ComparisonInputs, Workload, compare_engines
+from calculators.planner import HardwareOption, LoadSpec, PlannerSpec, SloSpec, plan_capacity
+from calculators.simulator.engines import SIMULATED_ENGINES, default_policy
+from calculators.simulator.roofline import StepCostModel
+from calculators.simulator.run import simulate
+from calculators.simulator.sweep import sweep_arrival_rates
+from calculators.simulator.workload import LengthDistribution, WorkloadSpec
+from calculators.units import GIB
+from calculators.wizard.answers import parse_answers
+from calculators.wizard.scoring import recommend
+from knowledge.loader import load_knowledge
+from reports.chart_layout import ENGINE_COLOURS, title_chars_per_line, wrap_title
+from reports.formats_figures import compatibility_heatmap
+from reports.memory_figures import capacity_chart, memory_bars
+from reports.planner_figures import latency_figure, pareto_figure
+from reports.simulator_charts import sweep_figures, timeline_figures
+from reports.wizard import engine_names
+from reports.wizard_figures import concern_figure
+from tests.support.models import gqa
+
+KB = load_knowledge()
+MODEL = gqa(32, 8, 128, 32, 131_072)
+H100 = Machine(device_memory_bytes=80 * GIB)
+COST = StepCostModel(memory_bandwidth_bytes_per_s=2e12, flops_per_s=4e14, weights_bytes=16e9, active_params=8e9,
+                     kv_bytes_per_token=131_072, memory_efficiency=0.7, compute_efficiency=0.5)  # fmt: skip
+WORKLOAD = WorkloadSpec(n_requests=60, rate_per_s=4.0, prompt=LengthDistribution(kind="fixed", value=512),
+                        output=LengthDistribution(kind="fixed", value=64))  # fmt: skip
+ENGINE_NAMES = {display_name(engine) for engine in ENGINE_IDS}
+
+
+@cache
+def _planner_result():
+    spec = PlannerSpec(
+        model_id="llama-3.1-8b",
+        hardware=(HardwareOption(gpu_id="l4-24gb", max_gpus_per_host=2),),
+        engines=("vllm", "llama-cpp"),
+        load=LoadSpec(arrival_rate_per_s=2.0),
+        slo=SloSpec(ttft_s=1.0, itl_s=0.05),
+        concurrency_options=(8,),
+        requests_per_simulation=60,
+    )
+    return plan_capacity(spec, KB)
+
+
+def _memory_figures() -> list[go.Figure]:
+    inputs = ComparisonInputs(MODEL, H100, 16 * GIB)
+    rows = compare_engines(inputs, Workload(8192, 8))
+    curves = [capacity_curve(inputs, engine, Workload(8192, 8), [1024, 8192, 65536]) for engine in ENGINE_IDS]
+    return [memory_bars(rows), capacity_chart(curves, 8192)]
+
+
+def _simulator_figures() -> list[go.Figure]:
+    engines = [engine for engine in SIMULATED_ENGINES if engine in ("vllm", "sglang", "static")] or SIMULATED_ENGINES
+    results = [simulate(WORKLOAD, default_policy(engine), COST, 200_000) for engine in engines]
+    points = []
+    for engine in engines:
+        points += sweep_arrival_rates(WORKLOAD, {engine: (default_policy(engine), 200_000)}, COST, [1.0, 4.0])
+    return [*timeline_figures(results), *sweep_figures(points)]
+
+
+def _names() -> dict[str, str]:
+    return {engine: display_name(engine) for engine in ENGINE_IDS}
+
+
+#: builder name -> (how to build its figures from real inputs, how many charts share a row on its page).
+CASES = {
+    "memory_bars": (lambda: _memory_figures()[:1], 1),
+    "capacity_chart": (lambda: _memory_figures()[1:], 1),
+    "timeline_figures": (lambda: _simulator_figures()[:3], 3),
+    "sweep_figures": (lambda: _simulator_figures()[3:], 2),
+    "pareto_figure": (lambda: [pareto_figure(_planner_result(), _names(), ENGINE_COLOURS, {})], 2),
+    "latency_figure": (lambda: [latency_figure(_planner_result(), _names(), ENGINE_COLOURS)], 2),
+    "concern_figure": (lambda: [concern_figure(recommend(parse_answers({"use": "shared-api"}), KB), KB.wizard.rules,
+                                               engine_names(KB))], 2),
+    "compatibility_heatmap": (lambda: [compatibility_heatmap(KB.formats)], 1),
+}  # fmt: skip
+
+
+def _figure_builders() -> set[str]:
+    """Public functions in reports/ whose return annotation names a plotly Figure."""
+    found = set()
+    for module_info in pkgutil.iter_modules(reports.__path__):
+        module = importlib.import_module(f"reports.{module_info.name}")
+        for name, function in inspect.getmembers(module, inspect.isfunction):
+            public = function.__module__ == module.__name__ and not name.startswith("_")
+            if public and "Figure" in str(inspect.signature(function).return_annotation):
+                found.add(name)
+    return found
+
+
+def test_every_figure_builder_is_checked():
+    assert _figure_builders() == set(CASES)
+
+
+@pytest.mark.parametrize("builder", sorted(CASES))
+def test_legend_sits_in_the_bottom_margin_below_the_x_axis_title(builder):
+    build, _ = CASES[builder]
+    for figure in build():
+        legend = figure.layout.legend
+        named = [trace for trace in figure.data if trace.name]
+        if figure.layout.showlegend is False or len(named) < 2:
+            continue
+        # Anchored to the figure's bottom edge (not the plot area's): plotly reserves the legend's rows in the
+        # bottom margin and draws the x-axis ticks and title above them, however many rows it wraps onto.
+        assert (legend.orientation, legend.yref, legend.yanchor, legend.y) == ("h", "container", "bottom", 0)
+        assert figure.layout.xaxis.automargin is True
+
+
+@pytest.mark.parametrize("builder", sorted(CASES))
+def test_titles_fit_their_column_at_1024_px(builder):
+    build, columns = CASES[builder]
+    for figure in build():
+        title = figure.layout.title.text
+        if not title:
+            continue
+        lines = title.split("<br>")
+        assert all(len(line) <= title_chars_per_line(columns) for line in lines), title
+        assert figure.layout.title.automargin is True  # the top margin grows with the lines
+
+
+@pytest.mark.parametrize("builder", sorted(CASES))
+def test_both_axes_have_titles(builder):
+    build, _ = CASES[builder]
+    for figure in build():
+        assert figure.layout.xaxis.title.text, f"{builder}: no x-axis title"
+        assert figure.layout.yaxis.title.text, f"{builder}: no y-axis title"
+
+
+@pytest.mark.parametrize("builder", sorted(CASES))
+def test_engines_appear_by_name_in_their_own_colour(builder):
+    build, _ = CASES[builder]
+    slugs = set(ENGINE_IDS) - ENGINE_NAMES  # ids that differ from their names ("vllm", "mlx-lm", ...)
+    for figure in build():
+        for trace in figure.data:
+            assert trace.name not in slugs
+            shown = [str(value) for axis in ("x", "y") for value in (getattr(trace, axis, None) or ())]
+            assert not slugs & set(shown), f"{builder}: a slug on an axis: {slugs & set(shown)}"
+            if trace.name in ENGINE_NAMES:
+                engine = next(e for e in ENGINE_IDS if display_name(e) == trace.name)
+                colour = getattr(getattr(trace, "line", None), "color", None) or trace.marker.color
+                assert colour == ENGINE_COLOURS[engine], f"{builder}: {trace.name} drawn in {colour}"
+
+
+def test_a_long_title_wraps_into_lines_that_fit_and_keeps_every_word():
+    title = "p99 time to first token vs arrival rate (estimate)"
+    wrapped = wrap_title(title, columns=3)
+    assert "<br>" in wrapped and wrapped.replace("<br>", " ") == title
+    assert max(len(line) for line in wrapped.split("<br>")) <= title_chars_per_line(3) < title_chars_per_line(1)
