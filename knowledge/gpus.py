@@ -11,6 +11,7 @@ and expanded into one catalog entry per (chip, memory size).
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
@@ -207,17 +208,23 @@ class GpuCatalog(Frozen):
             raise ValueError("duplicate Apple chip id")
         return self
 
-    @property
+    # Built once per catalog (the catalog is frozen): building the Apple configurations validates a hundred-odd
+    # models, which pages used to repeat on every rerun for every lookup.
+    @cached_property
     def all_gpus(self) -> tuple[Gpu, ...]:
         """Discrete GPUs followed by every Apple silicon memory configuration."""
         return self.gpus + tuple(cfg for chip in self.apple_chips for cfg in chip.configurations())
 
+    @cached_property
+    def _by_id(self) -> dict[str, Gpu]:
+        return {gpu.id: gpu for gpu in self.all_gpus}
+
     def get(self, gpu_id: str) -> Gpu:
         """The entry with this id; KeyError names the id when it is not in the catalog."""
-        for gpu in self.all_gpus:
-            if gpu.id == gpu_id:
-                return gpu
-        raise KeyError(f"no GPU with id {gpu_id!r} in knowledge/gpus.yaml")
+        try:
+            return self._by_id[gpu_id]
+        except KeyError:
+            raise KeyError(f"no GPU with id {gpu_id!r} in knowledge/gpus.yaml") from None
 
 
 __all__ = [

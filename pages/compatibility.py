@@ -14,15 +14,19 @@ from calculators.checks.tool_calls import check_tool_calls_on_engines, tool_mode
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
-from calculators.simulator.engines import SIMULATED_ENGINES, default_policy
-from calculators.simulator.ingestion import IngestionBursts, catalog_cost, ingestion_tradeoff
-from calculators.simulator.workload import LengthDistribution, WorkloadSpec
+from calculators.simulator.engines import SIMULATED_ENGINES
 from knowledge import load_knowledge
 from knowledge.engines import PRIMARY_ENGINE_IDS
 from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
 from reports.names import namer
 from ui import url_widgets
-from ui.compatibility_view import embedding_checks_table, show_embedding_reasons, show_tool_reasons, tool_checks_table
+from ui.compatibility_view import (
+    embedding_checks_table,
+    ingestion_run,
+    show_embedding_reasons,
+    show_tool_reasons,
+    tool_checks_table,
+)
 from ui.tables import pin_first_column
 
 kb = load_knowledge()
@@ -86,8 +90,10 @@ def tool_calls_section() -> None:
     st.dataframe(table, hide_index=True, column_config=pin_first_column(table))
     show_tool_reasons(checks)
     left, right = st.columns(2)
-    left.download_button(_("Markdown"), tool_checks_markdown(checks), file_name="tool-calls.md", key="cmp_tool_md")
-    right.download_button(_("JSON"), checks_json(checks), file_name="tool-calls.json", key="cmp_tool_json")
+    left.download_button(_("Markdown"), lambda: tool_checks_markdown(checks), file_name="tool-calls.md",
+                         key="cmp_tool_md", on_click="ignore")
+    right.download_button(_("JSON"), lambda: checks_json(checks), file_name="tool-calls.json", key="cmp_tool_json",
+                          on_click="ignore")
 
 def embeddings_section() -> None:
     """Pooling, normalisation and dimension on each chosen engine next to the sentence-transformers reference."""
@@ -144,8 +150,10 @@ def embeddings_section() -> None:
     st.dataframe(table, hide_index=True, column_config=pin_first_column(table))
     show_embedding_reasons(checks)
     left, right = st.columns(2)
-    left.download_button(_("Markdown"), embedding_checks_markdown(checks), file_name="embeddings.md", key="cmp_emb_md")
-    right.download_button(_("JSON"), checks_json(checks), file_name="embeddings.json", key="cmp_emb_json")
+    left.download_button(_("Markdown"), lambda: embedding_checks_markdown(checks), file_name="embeddings.md",
+                         key="cmp_emb_md", on_click="ignore")
+    right.download_button(_("JSON"), lambda: checks_json(checks), file_name="embeddings.json", key="cmp_emb_json",
+                          on_click="ignore")
 
 def ingestion_section() -> None:
     """Chat latency with ingestion bursts on the engine versus on a separate server."""
@@ -181,20 +189,12 @@ def ingestion_section() -> None:
         every = url_widgets.number(_("Seconds between bursts"), key="cmp_ing_every", min_value=1.0, max_value=3600.0,
                                    value=60.0)
     try:
-        basis = catalog_cost(kb, model_id, gpu_id)
-        workload = WorkloadSpec.checked(
-            n_requests=600, rate_per_s=rate, seed=1,
-            prompt=LengthDistribution(kind="lognormal", median=800, sigma=0.6),
-            output=LengthDistribution(kind="lognormal", median=250, sigma=0.6),
-        )
-        bursts = IngestionBursts.checked(n_bursts=2, documents_per_burst=int(docs), every_s=every, first_burst_s=20.0,
-                                         burst_spread_s=2.0, prompt=LengthDistribution(value=int(doc_tokens)))
-        result = ingestion_tradeoff(workload, bursts, default_policy(engine), basis.cost, basis.kv_capacity_tokens)
+        basis, result = ingestion_run(model_id, gpu_id, engine, rate, int(docs), int(doc_tokens), every)
     except ServewiseInputError as exc:
         st.error(str(exc), icon=":material/error:")
         return
     st.caption(_("Basis: {basis}; chat: 600 requests, prompts ~800 and outputs ~250 tokens (lognormal); "
-                 "two bursts from t = 20 s.").format(basis=basis.basis))
+                 "two bursts from t = 20 s.").format(basis=basis))
     m1, m2, m3, m4 = st.columns(4)
     shared, separate = result.shared_chat, result.separate_chat
     m1.metric(_("Chat TTFT p50 (s), shared"), f"{shared.ttft.p50:.3f}", f"{shared.ttft.p50 - separate.ttft.p50:+.3f}",

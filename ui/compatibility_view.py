@@ -1,4 +1,5 @@
-"""Sections of the tool-call and embedding checks: verdict tables and one expander of reasons per engine."""
+"""Sections of the tool-call and embedding checks (verdict tables, one expander of reasons per engine) and the
+memoised ingestion-next-to-chat simulation."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ import streamlit as st
 from calculators.checks.embeddings import EmbeddingCheck
 from calculators.checks.tool_calls import ToolCallCheck
 from calculators.i18n import _
+from calculators.simulator.engines import default_policy
+from calculators.simulator.ingestion import IngestionBursts, IngestionTradeoff, catalog_cost, ingestion_tradeoff
+from calculators.simulator.workload import LengthDistribution, WorkloadSpec
+from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
 from reports.compatibility import embedding_reason_text, tool_reason_text, verdict_label
 from ui.sourced_facts import markdown_escaped
+from ui.state_cache import per_input_state
 
 _ICONS = {
     "works": ":material/check_circle:", "will-match": ":material/check_circle:",
@@ -87,3 +93,21 @@ def show_embedding_reasons(checks: Sequence[EmbeddingCheck]) -> None:
             if c.flags_to_add:
                 st.code(" ".join(c.flags_to_add), language="bash")
             st.caption(_("Sources: {links}").format(links=_sources_line(c.sources)))
+
+
+# Two 600-request simulations per state (a few hundred milliseconds): memoised per input state and language
+# (ui.state_cache); the result is never mutated, so sessions share it.
+@per_input_state(max_entries=16, copy=False)
+def ingestion_run(model_id: str, gpu_id: str, engine: str, rate: float, docs: int, doc_tokens: int,
+                  every_s: float) -> tuple[str, IngestionTradeoff]:
+    """The memory model's basis text and the shared-versus-separate simulation for one ingestion state."""
+    basis = catalog_cost(load_knowledge(), model_id, gpu_id)
+    workload = WorkloadSpec.checked(
+        n_requests=600, rate_per_s=rate, seed=1,
+        prompt=LengthDistribution(kind="lognormal", median=800, sigma=0.6),
+        output=LengthDistribution(kind="lognormal", median=250, sigma=0.6),
+    )
+    bursts = IngestionBursts.checked(n_bursts=2, documents_per_burst=docs, every_s=every_s, first_burst_s=20.0,
+                                     burst_spread_s=2.0, prompt=LengthDistribution(value=doc_tokens))
+    return basis.basis, ingestion_tradeoff(workload, bursts, default_policy(engine), basis.cost,
+                                           basis.kv_capacity_tokens)

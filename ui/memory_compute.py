@@ -1,15 +1,14 @@
 """The memory page's heavy part, memoised per input state: every engine's plan, capacities and curves.
 
 One state costs about two hundred engine plans (capacity searches probe each engine many times), so
-the result is cached on its inputs; a rerun that changes nothing relevant (an expander, a download,
-another section's widget) reuses it, and any changed input computes afresh.
+the result is cached on its inputs and the reader's language (plans carry translated notes); a rerun that
+changes nothing relevant (an expander, a download, another section's widget) reuses it, and any changed
+input or language computes afresh.
 """
 
 from __future__ import annotations
 
 import json
-
-import streamlit as st
 
 from calculators.engines import ENGINE_IDS
 from calculators.memory.capacity import capacity, capacity_curve
@@ -19,6 +18,7 @@ from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.command import plan_speed
 from calculators.speed.predict import SpeedEstimate
 from knowledge.loader import load_knowledge
+from ui.state_cache import per_input_state
 
 
 def _inputs_key(inputs: ComparisonInputs) -> tuple:
@@ -27,7 +27,7 @@ def _inputs_key(inputs: ComparisonInputs) -> tuple:
     return (hash(inputs.arch), hash(inputs.machine), inputs.weights_bytes, overrides)
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={ComparisonInputs: _inputs_key})
+@per_input_state(max_entries=64, hash_funcs={ComparisonInputs: _inputs_key})
 def analyse(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: tuple[int, ...], curve_limit: int):
     """Side-by-side plans, per-engine capacity and capacity curves for one input state."""
     rows = analyse_rows(inputs, workload)
@@ -36,7 +36,7 @@ def analyse(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: 
     return rows, capacities, curves
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={ComparisonInputs: _inputs_key})
+@per_input_state(max_entries=64, hash_funcs={ComparisonInputs: _inputs_key})
 def users_readouts(inputs: ComparisonInputs, workload) -> list[UsersReadout]:
     """Users one instance of each engine's plan serves within the planner's default SLO (a few hundred
     simulated requests per engine, so memoised per input state like `analyse`)."""
@@ -49,7 +49,7 @@ def users_readouts(inputs: ComparisonInputs, workload) -> list[UsersReadout]:
     return readouts
 
 
-@st.cache_data(max_entries=64, show_spinner=False, hash_funcs={ComparisonInputs: _inputs_key})
+@per_input_state(max_entries=64, hash_funcs={ComparisonInputs: _inputs_key})
 def analyse_rows(inputs: ComparisonInputs, workload):
     """The side-by-side plans alone, memoised once per input state for `analyse` and the readouts."""
     return compare_engines(inputs, workload)

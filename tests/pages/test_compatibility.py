@@ -4,6 +4,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_runs import page_in_language
+
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "compatibility.py")
 
 
@@ -44,3 +46,23 @@ def test_an_unknown_launcher_is_an_error_message_not_a_traceback():
     at = run_page(cmp_tool_cmd="tgi-launcher --model x")
     assert any("not a launcher servewise knows" in e.value for e in at.error)
     assert len(at.dataframe) == 1  # the embeddings section still draws
+
+
+def test_the_ingestion_simulation_runs_once_per_input_state_and_language(monkeypatch):
+    import ui.compatibility_view as view
+
+    calls = []
+    real = view.ingestion_tradeoff
+    monkeypatch.setattr(view, "ingestion_tradeoff", lambda *a, **k: calls.append(a) or real(*a, **k))
+    view.ingestion_run.clear()
+    at = run_page(cmp_ing_rate="4")
+    at.run()
+    at.text_input(key="cmp_tool_cmd").input("vllm serve x").run()  # another tab's input: the simulation is reused
+    assert not at.exception
+    assert len(calls) == 1
+    at.number_input(key="cmp_ing_rate").set_value(6.0).run()
+    assert len(calls) == 2
+    spanish = page_in_language(PAGE, "es", {"cmp_ing_rate": "4"}).run()
+    assert not spanish.exception, spanish.exception
+    assert len(calls) == 3  # the same state for a Spanish reader is computed (and captioned) in Spanish
+    assert any(c.value.startswith("Base: ") for c in spanish.caption)

@@ -246,3 +246,24 @@ def test_speed_section_uses_the_links_calibration_for_its_engine_and_warns_on_a_
     at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", speed_cal="not-a-profile!")
     assert not at.exception
     assert any("speed calibration was not used" in w.value for w in at.warning)
+
+
+def test_each_input_state_is_planned_once_per_language(monkeypatch):
+    """A rerun in the same state reuses the plans; a changed input or a Spanish reader plans again."""
+    import ui.memory_compute as compute
+    from tests.support.page_runs import page_in_language
+
+    calls = []
+    real = compute.compare_engines
+    monkeypatch.setattr(compute, "compare_engines", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for cached in (compute.analyse, compute.analyse_rows, compute.users_readouts):
+        cached.clear()
+    state = {"mem_model": "llama-3.1-8b", "mem_gpu": "h100-sxm-80gb", "mem_ctx": "8192", "mem_seqs": "4"}
+    at = _run(**state)
+    at.run()
+    assert not at.exception
+    assert len(calls) == 1
+    at.number_input(key="mem_seqs").set_value(6).run()
+    assert len(calls) == 2
+    assert not page_in_language(PAGE, "es", state).run().exception
+    assert len(calls) == 3

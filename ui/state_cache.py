@@ -1,0 +1,55 @@
+"""Memoise a page's slow computation per input state *and* reader's language, so a rerun that changes
+nothing it reads (an expander, a download, another tab's widget) draws from memory.
+
+Text is translated at the moment it is produced (`calculators.i18n` reads a context variable), so a
+result that holds notes or reasons is English or Spanish depending on who computed it first. A cache
+keyed by the inputs alone would hand one reader's language to the next; `per_input_state` adds
+`current_language()` to every key.
+
+    @per_input_state(max_entries=16)
+    def tradeoff(workload, bursts, engine): ...
+
+`copy=True` (the default) is `st.cache_data`: each caller gets its own unpickled copy. `copy=False` is
+`st.cache_resource`: every session shares the one object, which is faster for large results that are
+never mutated (simulation runs, plotly figures). Arguments whose names start with `_` are not hashed
+(Streamlit's rule), e.g. the knowledge base, which is loaded once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from calculators.i18n import current_language
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def per_input_state(max_entries: int = 32, copy: bool = True, hash_funcs: dict | None = None) -> Callable[[F], F]:
+    """Decorator: memoise `fn` on its arguments and the current language (at most `max_entries` states)."""
+
+    def decorate(fn: F) -> F:
+        def keyed(language: str, *args: Any, **kwargs: Any) -> Any:
+            del language  # only part of the key: the text inside the result was produced in it
+            return fn(*args, **kwargs)
+
+        # Streamlit tells caches apart by module, qualified name and source. This wrapper's source is the same
+        # for every decorated function, and a page's functions all live in `__main__`, so the wrapper takes the
+        # wrapped function's name and file (and its bytecode, so an edited function starts a fresh cache).
+        code = fn.__code__
+        keyed.__module__, keyed.__name__ = fn.__module__, fn.__name__
+        keyed.__qualname__ = f"{fn.__qualname__}@{code.co_filename}:{hash(code.co_code) & 0xFFFFFFFF:08x}"
+        cache = st.cache_data if copy else st.cache_resource
+        cached = cache(max_entries=max_entries, show_spinner=False, hash_funcs=hash_funcs)(keyed)
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return cached(current_language(), *args, **kwargs)
+
+        call.clear = cached.clear  # type: ignore[attr-defined]
+        return call  # type: ignore[return-value]
+
+    return decorate
