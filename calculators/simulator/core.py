@@ -598,6 +598,7 @@ class _Run:
             st = self.status[i]
             if st not in status_map:  # defensive: the loop only ends when every request has ended
                 raise RuntimeError(f"request {i} still in state {st} at the end of the run")
+            first = self.first[i]
             records.append(
                 RequestRecord(
                     index=i,
@@ -608,7 +609,7 @@ class _Run:
                     status=status_map[st],
                     end_s=self.end[i] + handling,
                     admit_s=self.admit[i],
-                    first_token_s=self.first[i] + handling if self.first[i] is not None else None,
+                    first_token_s=first + handling if first is not None else None,
                     preemptions=self.preemptions[i],
                     prefix_hit_tokens=self.hit[i],
                     truncated=self.truncated[i],
