@@ -3,10 +3,11 @@
 from functools import partial
 
 import streamlit as st
+from babel import Locale
 
 from calculators.engines import ENGINE_IDS, ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import N_, _, current_language
 from calculators.operations.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
 from knowledge import load_knowledge
 from knowledge.sources import source_url
@@ -25,21 +26,23 @@ from reports.operations_tables import (
     tool_calling_table,
 )
 from ui import url_widgets
+from ui.downloads import in_reader_language
 from ui.markdown_text import literal
 from ui.sourced_facts import markdown_escaped, short_version, show_facts, show_table
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "ar", "hi", "zh", "ja", "ko")
+WHAT, WHY = N_("What"), N_("Why")
 CODE_HEIGHT_PX = 520  # a scrolling box per engine: a plan can hold hundreds of commands
 
 
 kb = load_knowledge()
 engines_by_id = {engine.id: engine for engine in kb.engines}
 
-st.title("Operations")
+st.title(_("Operations"))
 st.markdown(
-    "Choosing an engine is also choosing what you can observe, secure and compare. This page turns the "
+    _("Choosing an engine is also choosing what you can observe, secure and compare. This page turns the "
     "knowledge base into a checklist for going live and a benchmark plan to run on your own hardware. Every "
-    "value links to the engine source it was read from, at the version read; nothing here is a measurement."
+    "value links to the engine source it was read from, at the version read; nothing here is a measurement.")
 )
 url_notes = st.empty()
 selected = url_widgets.multiselect(
@@ -50,95 +53,106 @@ chosen = [engines_by_id[engine_id] for engine_id in selected]
 
 
 
+def language_name(code: str) -> str:
+    """A language code's name in the reader's language ("Italian" / "italiano")."""
+    return Locale.parse(code).get_display_name(current_language()) or code
+
+
 def engines_picked() -> bool:
     """True when engines are selected; otherwise a hint in place of the section."""
     if not chosen:
-        st.info("Pick at least one engine above.", icon=":material/touch_app:")
+        st.info(_("Pick at least one engine above."), icon=":material/touch_app:")
     return bool(chosen)
 
 
-api_tab, metrics_tab, security_tab, bench_tab = st.tabs(["API compatibility", "Metrics and lifecycle", "Security",
-                                                         "Benchmark plan"])  # fmt: skip
+api_tab, metrics_tab, security_tab, bench_tab = st.tabs(
+    [_("API compatibility"), _("Metrics and lifecycle"), _("Security"), _("Benchmark plan")]
+)
 
 with api_tab:
     if engines_picked():
-        st.subheader("Endpoints")
-        st.caption("`yes` = always there; `needs-flag` = only when a launch flag (or a model for that task) enables it")
+        st.subheader(_("Endpoints"))
+        st.caption(
+            _("**yes** = always there; **with a flag** = only when a launch flag (or a model for that task) enables it")
+        )
         show_table(endpoints_table(chosen))
-        st.subheader("What differs in practice")
+        st.subheader(_("What differs in practice"))
         st.markdown(
-            "A compatible endpoint reduces client changes, but the prompt the model sees, the sampling it uses "
+            _("A compatible endpoint reduces client changes, but the prompt the model sees, the sampling it uses "
             "and when it stops can differ. Set `max_tokens`, `temperature` and stop sequences explicitly in every "
-            "request, and compare a streamed answer chunk by chunk with your client before switching."
+            "request, and compare a streamed answer chunk by chunk with your client before switching.")
         )
         show_facts(practice_table(chosen))
-        st.subheader("Tool calling and structured output")
+        st.subheader(_("Tool calling and structured output"))
         st.markdown(
-            "Tool calls work only when **model, chat template, parser and client** agree: the model must be "
+            _("Tool calls work only when **model, chat template, parser and client** agree: the model must be "
             "trained for the format, the template must render the tools, the engine's parser must read the "
             "model's output, and the client must send `tools` and handle `tool_calls`. Valid JSON is not a "
-            "correct action."
+            "correct action.")
         )
         show_facts(tool_calling_table(chosen))
-        st.subheader("Embeddings and reranking")
+        st.subheader(_("Embeddings and reranking"))
         st.markdown(
-            "An embedding service must reproduce the vectors already in your index: same model, **same pooling, "
+            _("An embedding service must reproduce the vectors already in your index: same model, **same pooling, "
             "same normalisation, same output dimension**. Otherwise similarity scores are meaningless. Generation "
             "speed says nothing of retrieval quality, and a separate embeddings service keeps ingestion from "
-            "interrupting chats."
+            "interrupting chats.")
         )
         show_facts(embeddings_table(chosen))
 
 with metrics_tab:
     if engines_picked():
-        st.subheader("Engine metrics")
-        st.caption("The Prometheus metric name for each figure worth a latency target; `— lacks it`: not exported.")
+        st.subheader(_("Engine metrics"))
+        st.caption(_("The Prometheus metric name for each figure worth a latency target; `— lacks it`: not exported."))
         show_table(metrics_table(chosen))
         for engine in chosen:
             missing = lacking_metrics(engine)
             if missing:
-                st.warning(f"**{engine.name}** lacks: {', '.join(missing)}. Measure these in the client or gateway.",
-                           icon=":material/visibility_off:")  # fmt: skip
-        st.subheader("What the application must measure itself")
-        st.markdown("Engine metrics start when a request reaches the engine and end when it leaves. They never see:")
-        st.markdown("\n".join(f"- **{name}**: {what}" for name, what in APP_MEASURES))
-        st.subheader("Cancellation: does a closed connection stop the work?")
+                st.warning(_("**{engine}** lacks: {metrics}. Measure these in the client or gateway.").format(
+                    engine=engine.name, metrics=", ".join(missing)), icon=":material/visibility_off:")  # fmt: skip
+        st.subheader(_("What the application must measure itself"))
+        st.markdown(_("Engine metrics start when a request reaches the engine and end when it leaves. They never see:"))
+        st.markdown("\n".join(f"- **{_(name)}**: {_(what)}" for name, what in APP_MEASURES))
+        st.subheader(_("Cancellation: does a closed connection stop the work?"))
         st.markdown(
-            "A client that gives up (a timeout, a closed tab, a gateway cancelling requests that have not started "
+            _("A client that gives up (a timeout, a closed tab, a gateway cancelling requests that have not started "
             "answering) should free the engine's slot and KV cache. If it does not, abandoned requests keep "
-            "consuming capacity."
+            "consuming capacity.")
         )
         show_facts(lifecycle_table(chosen))
 
 with security_tab:
     st.info(
-        "Exposing an inference port does not create an access boundary. Decide the network, proxy and endpoint "
+        _("Exposing an inference port does not create an access boundary. Decide the network, proxy and endpoint "
         "policy explicitly; data that must stay on premises needs a verified local path (weights, tokenizer, "
-        "template and every tool or retrieval call served from inside), not just a local engine.",
+        "template and every tool or retrieval call served from inside), not just a local engine."),
         icon=":material/shield:",
     )
     if engines_picked():
         show_facts(security_table(chosen))
-        st.subheader("Steps these defaults call for")
+        st.subheader(_("Steps these defaults call for"))
         st.markdown(
-            "In front of every engine: a reverse proxy with TLS and authentication that allow-lists only the "
+            _("In front of every engine: a reverse proxy with TLS and authentication that allow-lists only the "
             "routes clients need, per-client rate and token limits, request logs kept as your policy says, and "
-            "a network policy so that only the proxy reaches the engine's port."
+            "a network policy so that only the proxy reaches the engine's port.")
         )
+        source_word = _("source")
         for engine in chosen:
             steps = hardening_steps(engine)
             lines = [
-                f"- {markdown_escaped(text)} [source]({source_url(fact.source, fact.verified.version) or fact.source})"
+                f"- {markdown_escaped(text)} "
+                f"[{source_word}]({source_url(fact.source, fact.verified.version) or fact.source})"
                 f" ({short_version(fact.verified.version)})"
                 for text, fact in steps
             ]
-            st.markdown(f"**{engine.name}**\n\n" + ("\n".join(lines) or "- No extra step beyond the common ones."))
+            none_extra = "- " + _("No extra step beyond the common ones.")
+            st.markdown(f"**{engine.name}**\n\n" + ("\n".join(lines) or none_extra))
 
 with bench_tab:
     st.markdown(
-        "A plan to **rebuild a comparison**: the same workload parameters for every engine, three phases (cold "
+        _("A plan to **rebuild a comparison**: the same workload parameters for every engine, three phases (cold "
         "start, warm, warm prefix cache), and a fixed arrival rate (open loop) as well as a client cap. It is "
-        "what to measure, not a measurement."
+        "what to measure, not a measurement.")
     )
     model_ids = list(kb.models.ids)
     gpu_ids = [gpu.id for gpu in kb.gpus.all_gpus]
@@ -149,35 +163,37 @@ with bench_tab:
         gpu_id = url_widgets.selectbox(
             _("GPU"), gpu_ids, key="ops_gpu", labels=namer(kb), index=gpu_ids.index("h100-sxm-80gb")
         )
-        gpu_count = url_widgets.number("GPUs", key="ops_gpus", min_value=1, max_value=64, value=1, step=1)
+        gpu_count = url_widgets.number(_("GPUs"), key="ops_gpus", min_value=1, max_value=64, value=1, step=1)
     with middle:
-        workloads = url_widgets.multiselect("Workload categories", list(WORKLOADS), key="ops_workloads",
+        workloads = url_widgets.multiselect(_("Workload categories"), list(WORKLOADS), key="ops_workloads",
                                             default=["short-in-short-out", "long-in-short-out"])  # fmt: skip
-        languages = url_widgets.multiselect("Languages", list(LANGUAGES), key="ops_languages", default=["en"])
-        tool_calls = url_widgets.toggle("Include tool calls", key="ops_tools")
+        languages = url_widgets.multiselect(_("Languages"), list(LANGUAGES), key="ops_languages", default=["en"],
+                                            labels=language_name)
+        tool_calls = url_widgets.toggle(_("Include tool calls"), key="ops_tools")
     with right:
-        rates_text = url_widgets.text("Arrival rates (requests/s, comma-separated)", key="ops_rates", value="1, 4")
-        clients_text = url_widgets.text("Client caps (requests in flight)", key="ops_clients", value="16")
-        num_prompts = url_widgets.number("Requests per run", key="ops_prompts", min_value=1, max_value=100_000,
+        rates_text = url_widgets.text(_("Arrival rates (requests/s, comma-separated)"), key="ops_rates", value="1, 4")
+        clients_text = url_widgets.text(_("Client caps (requests in flight)"), key="ops_clients", value="16")
+        num_prompts = url_widgets.number(_("Requests per run"), key="ops_prompts", min_value=1, max_value=100_000,
                                          value=200, step=10)  # fmt: skip
-    with st.expander("Token lengths, warm-up, seed and shared prefix"):
+    with st.expander(_("Token lengths, warm-up, seed and shared prefix")):
         a, b, c, d = st.columns(4)
         with a:
-            short_in = url_widgets.number("Short input tokens", key="ops_short_in", min_value=1, max_value=1_000_000,
+            short_in = url_widgets.number(_("Short input tokens"), key="ops_short_in", min_value=1, max_value=1_000_000,
                                           value=256, step=1)  # fmt: skip
-            long_in = url_widgets.number("Long input tokens", key="ops_long_in", min_value=1, max_value=1_000_000,
+            long_in = url_widgets.number(_("Long input tokens"), key="ops_long_in", min_value=1, max_value=1_000_000,
                                          value=8192, step=1)  # fmt: skip
         with b:
-            short_out = url_widgets.number("Short output tokens", key="ops_short_out", min_value=1,
+            short_out = url_widgets.number(_("Short output tokens"), key="ops_short_out", min_value=1,
                                            max_value=1_000_000, value=128, step=1)  # fmt: skip
-            long_out = url_widgets.number("Long output tokens", key="ops_long_out", min_value=1, max_value=1_000_000,
+            long_out = url_widgets.number(_("Long output tokens"), key="ops_long_out", min_value=1, max_value=1_000_000,
                                           value=1024, step=1)  # fmt: skip
         with c:
-            warmup = url_widgets.number("Warm-up requests", key="ops_warmup", min_value=0, max_value=10_000,
+            warmup = url_widgets.number(_("Warm-up requests"), key="ops_warmup", min_value=0, max_value=10_000,
                                         value=10, step=1)  # fmt: skip
-            seed = url_widgets.number("Seed", key="ops_seed", min_value=1, max_value=2**31 - 1, value=1, step=1)
+            seed = url_widgets.number(_("Seed"), key="ops_seed", min_value=1, max_value=2**31 - 1, value=1, step=1)
         with d:
-            prefix_share = url_widgets.number("Shared prefix share", key="ops_prefix", min_value=0.05, max_value=0.95,
+            prefix_share = url_widgets.number(_("Shared prefix share"), key="ops_prefix", min_value=0.05,
+                                              max_value=0.95,
                                               value=0.5, step=0.05)  # fmt: skip
 
     try:
@@ -202,46 +218,50 @@ with bench_tab:
         )
         plan = build_bench_plan(request, kb)
     except ServewiseInputError as exc:
-        st.error(f"No plan yet: {literal(str(exc))}", icon=":material/error:")
+        st.error(_("No plan yet: {reason}").format(reason=literal(str(exc))), icon=":material/error:")
         plan = None
 
     if plan is not None:
-        st.subheader("Phases")
+        st.subheader(_("Phases"))
         st.markdown("\n".join(f"- **{phase}**: {plan.phase_purpose[phase]}" for phase in plan.phases))
         for note in plan.notes:
             st.caption(note)
-        st.subheader("Record with every result")
+        st.subheader(_("Record with every result"))
         rows = (f"| {markdown_escaped(r.item)} | {markdown_escaped(r.why)} |" for r in plan.record)
-        st.markdown("| What | Why |\n|---|---|\n" + "\n".join(rows))
-        st.subheader("Commands per engine")
-        st.caption(f"{len(plan.runs)} runs per engine, identical parameters for every engine.")
+        st.markdown(f"| {_(WHAT)} | {_(WHY)} |\n|---|---|\n" + "\n".join(rows))
+        st.subheader(_("Commands per engine"))
+        st.caption(_("{runs} runs per engine, identical parameters for every engine.").format(runs=len(plan.runs)))
+        generic_client = _("generic OpenAI-compatible client")
         for section in plan.engines:
-            with st.expander(f"{section.name} · {section.load_tool or 'generic OpenAI-compatible client'}",
+            with st.expander(f"{section.name} · {section.load_tool or generic_client}",
                              expanded=len(plan.engines) == 1):  # fmt: skip
                 for warning in section.warnings:
                     st.warning(warning, icon=":material/warning:")
                 if section.tool_call_setup:
                     st.markdown(section.tool_call_setup)
                 if section.metrics_to_scrape:
-                    st.markdown("Scrape during each run: " + ", ".join(f"`{m}`" for m in section.metrics_to_scrape))
+                    st.markdown(_("Scrape during each run: ") + ", ".join(f"`{m}`" for m in section.metrics_to_scrape))
                 tool_notes = ([section.load_tool_note] if section.load_tool_note else []) + list(section.other_tools)
                 for note in tool_notes:
                     url = source_url(note.source, note.version) or note.source
                     why = markdown_escaped(note.why)
-                    st.markdown(f"**{note.tool}** ({note.kind}): {why} [source]({url}) ({note.version})")
+                    source_word = _("source")
+                    st.markdown(f"**{note.tool}** ({note.kind}): {why} [{source_word}]({url}) ({note.version})")
                 if section.generic_recipe:
-                    st.markdown("**Generic recipe**\n\n" + "\n".join(
+                    st.markdown("**" + _("Generic recipe") + "**\n\n" + "\n".join(
                         f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip
                 st.code(engine_script(section), language="bash", height=CODE_HEIGHT_PX)
         left, middle, right = st.columns(3)
-        left.download_button("Download plan (Markdown)", partial(plan_markdown, plan),
+        left.download_button(_("Download plan (Markdown)"), in_reader_language(plan_markdown, plan),
                              file_name="servewise-bench-plan.md", mime="text/markdown",
                              icon=":material/download:")  # fmt: skip
-        middle.download_button("Download plan (YAML)", partial(plan_yaml, plan), file_name="servewise-bench-plan.yaml",
-                               mime="application/yaml", icon=":material/download:")  # fmt: skip
-        right.download_button("Download plan (JSON)", partial(plan_json, plan), file_name="servewise-bench-plan.json",
-                              mime="application/json", icon=":material/download:")  # fmt: skip
-        st.caption("Share this plan: the page's URL carries every choice.")
+        middle.download_button(_("Download plan (YAML)"), partial(plan_yaml, plan),
+                               file_name="servewise-bench-plan.yaml", mime="application/yaml",
+                               icon=":material/download:")  # fmt: skip
+        right.download_button(_("Download plan (JSON)"), partial(plan_json, plan),
+                              file_name="servewise-bench-plan.json", mime="application/json",
+                              icon=":material/download:")  # fmt: skip
+        st.caption(_("Share this plan: the page's URL carries every choice."))
 
 with url_notes.container():
     url_widgets.show_url_notes()

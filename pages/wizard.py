@@ -42,10 +42,8 @@ st.caption(
     "measurement.")
 )
 
-use_tab, hardware_tab, model_tab, workload_tab, ops_tab = st.tabs(
-    [_("1 · Use"), _("2 · Hardware"), _("3 · Model"), _("4 · Workload"), _("5 · Operations")],
-    key="wiz_step",
-    bind="query-params",
+use_tab, hardware_tab, model_tab, workload_tab, ops_tab = url_widgets.tabs(
+    [_("1 · Use"), _("2 · Hardware"), _("3 · Model"), _("4 · Workload"), _("5 · Operations")], key="wiz_step"
 )
 with use_tab:
     use = url_widgets.radio(

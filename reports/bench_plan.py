@@ -7,8 +7,10 @@ import shlex
 
 import yaml
 
+from calculators.i18n import _
 from calculators.operations.bench_plan import BenchPlan, Command, EngineSection
 from knowledge.sources import source_url
+from reports.numbers import compact, number, percent
 
 
 def command_line(command: Command) -> str:
@@ -38,49 +40,57 @@ def engine_script(section: EngineSection) -> str:
 def _parameters_table(plan: BenchPlan) -> list[str]:
     request = plan.request
     rows = [
-        ("model", f"{plan.model_name} (`{plan.hf_repo}`)"),
-        ("hardware", plan.gpu_name),
-        ("engines", ", ".join(section.name for section in plan.engines)),
-        ("arrival rates (requests/s, open loop)", ", ".join(f"{rate:g}" for rate in request.request_rates_per_s)),
-        ("client caps (requests in flight)", ", ".join(str(count) for count in request.client_counts)),
-        ("requests per run", str(request.num_prompts)),
-        ("warm-up requests", str(request.warmup_requests)),
-        ("seed", str(request.seed)),
-        ("shared prefix in the warm-prefix phase", f"{request.prefix_share:.0%} of each prompt"),
-        ("languages", ", ".join(request.languages)),
-        ("tool calls", "yes" if request.tool_calls else "no"),
+        (_("model"), f"{plan.model_name} (`{plan.hf_repo}`)"),
+        (_("hardware"), plan.gpu_name),
+        (_("engines"), ", ".join(section.name for section in plan.engines)),
+        (_("arrival rates (requests/s, open loop)"), "; ".join(compact(rate) for rate in request.request_rates_per_s)),
+        (_("client caps (requests in flight)"), ", ".join(str(count) for count in request.client_counts)),
+        (_("requests per run"), number(request.num_prompts)),
+        (_("warm-up requests"), number(request.warmup_requests)),
+        (_("seed"), str(request.seed)),
+        (_("shared prefix in the warm-prefix phase"),
+         _("{share} of each prompt").format(share=percent(request.prefix_share))),
+        (_("languages"), ", ".join(request.languages)),
+        (_("tool calls"), _("yes") if request.tool_calls else _("no")),
     ]
-    return ["| parameter | value |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
+    header = "| " + _("parameter") + " | " + _("value") + " |"
+    return [header, "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
 
 
 def _workloads_table(plan: BenchPlan) -> list[str]:
     seen = {run.workload.id: run.workload for run in plan.runs}
-    lines = ["| workload | input tokens | output tokens | shared prefix tokens (warm-prefix) |", "|---|---|---|---|"]
-    lines += [f"| {w.id} | {w.input_tokens} | {w.output_tokens} | {w.prefix_tokens} |" for w in seen.values()]
+    header = (_("workload"), _("input tokens"), _("output tokens"), _("shared prefix tokens (warm-prefix)"))
+    lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|"]
+    lines += [f"| {w.id} | {number(w.input_tokens)} | {number(w.output_tokens)} | {number(w.prefix_tokens)} |"
+              for w in seen.values()]
     return lines
 
 
 def _engine_markdown(section: EngineSection) -> list[str]:
-    lines = ["", f"### {section.name}", "", f"Base URL: `{section.base_url}`."]
+    source_word = _("source")
+    lines = ["", f"### {section.name}", "", _("Base URL: `{url}`.").format(url=section.base_url)]
     if section.load_tool_note:
         note = section.load_tool_note
         url = source_url(note.source, note.version) or note.source
-        lines.append(f"Load tool: **{note.tool}** (the engine's own). {note.why} [source]({url}) ({note.version})")
+        lines.append(_("Load tool: **{tool}** (the engine's own).").format(tool=note.tool)
+                     + f" {note.why} [{source_word}]({url}) ({note.version})")
     else:
-        lines.append("No open-loop serving load tool of its own: use the generic recipe below.")
+        lines.append(_("No open-loop serving load tool of its own: use the generic recipe below."))
     for warning in section.warnings:
         lines.append(f"- ⚠ {warning}")
     if section.tool_call_setup:
         lines.append(f"- {section.tool_call_setup}")
     if section.metrics_to_scrape:
-        lines.append("- Scrape during every run: " + ", ".join(f"`{name}`" for name in section.metrics_to_scrape))
+        scraped = ", ".join(f"`{name}`" for name in section.metrics_to_scrape)
+        lines.append("- " + _("Scrape during every run: ") + scraped)
     else:
-        lines.append("- The engine exports no latency metrics: the client's measurements are all there is.")
+        lines.append("- " + _("The engine exports no latency metrics: the client's measurements are all there is."))
     for note in section.other_tools:
         url = source_url(note.source, note.version) or note.source
-        lines.append(f"- Also ships **{note.tool}** ({note.kind}): {note.why} [source]({url}) ({note.version})")
+        lines.append("- " + _("Also ships **{tool}** ({kind}):").format(tool=note.tool, kind=note.kind)
+                     + f" {note.why} [{source_word}]({url}) ({note.version})")
     if section.generic_recipe:
-        lines += ["", "Generic OpenAI-compatible recipe:", ""]
+        lines += ["", _("Generic OpenAI-compatible recipe:"), ""]
         lines += [f"{index}. {step}" for index, step in enumerate(section.generic_recipe, start=1)]
     lines += ["", "```sh", engine_script(section), "```"]
     return lines
@@ -89,28 +99,28 @@ def _engine_markdown(section: EngineSection) -> list[str]:
 def plan_markdown(plan: BenchPlan) -> str:
     """The whole plan as one Markdown document."""
     lines = [
-        "# servewise benchmark plan",
+        _("# servewise benchmark plan"),
         "",
-        "A plan to measure on your own hardware, not a measurement. Every engine gets the same workload "
-        "parameters; only the flag spellings differ.",
+        _("A plan to measure on your own hardware, not a measurement. Every engine gets the same workload "
+          "parameters; only the flag spellings differ."),
         "",
-        "## Parameters",
+        _("## Parameters"),
         "",
         *_parameters_table(plan),
         "",
-        "## Workloads",
+        _("## Workloads"),
         "",
         *_workloads_table(plan),
         "",
-        "## Phases",
+        _("## Phases"),
         "",
     ]
     lines += [f"- **{phase}**: {plan.phase_purpose[phase]}" for phase in plan.phases]
-    lines += ["", "## Notes", ""]
+    lines += ["", _("## Notes"), ""]
     lines += [f"- {note}" for note in plan.notes]
-    lines += ["", "## Record with every result", "", "| what | why |", "|---|---|"]
+    lines += ["", _("## Record with every result"), "", "| " + _("what") + " | " + _("why") + " |", "|---|---|"]
     lines += [f"| {item.item} | {item.why} |" for item in plan.record]
-    lines += ["", "## Commands per engine"]
+    lines += ["", _("## Commands per engine")]
     for section in plan.engines:
         lines += _engine_markdown(section)
     lines.append("")

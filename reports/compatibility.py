@@ -115,7 +115,7 @@ def _cell(text: str) -> str:
 def tool_checks_markdown(checks: Sequence[ToolCallCheck]) -> str:
     """One row per engine: verdict, parser, flags to add and the first reason."""
     header = [
-        f"| {_('engine')} | {_('verdict')} | {_('parser')} | {_('flags to add')} | {_('why')} |",
+        "| " + " | ".join((_("engine"), _("verdict"), _("parser"), _("flags to add"), _("why"))) + " |",
         "|---|---|---|---|---|",
     ]
     rows = [
@@ -139,8 +139,8 @@ def tool_checks_markdown(checks: Sequence[ToolCallCheck]) -> str:
 def embedding_checks_markdown(checks: Sequence[EmbeddingCheck]) -> str:
     """One row per engine: verdict, pooling, normalisation, dimension, input limit and flags to add."""
     header = [
-        f"| {_('engine')} | {_('verdict')} | {_('pooling')} | {_('normalised')} | {_('dimension')} | "
-        f"{_('input limit (tokens)')} | {_('flags to add')} |",
+        "| " + " | ".join((_("engine"), _("verdict"), _("pooling"), _("normalised"), _("dimension"),
+                           _("input limit (tokens)"), _("flags to add"))) + " |",
         "|---|---|---|---|---|---|---|",
     ]
     rows = []

@@ -33,6 +33,7 @@ OS_OPTIONS: tuple[str, ...] = get_args(OperatingSystem)
 
 #: How a support status reads in a table cell (translated where shown).
 STATUS_TEXT = {"experimental": N_("experimental"), "via-plugin": N_("via plugin")}
+CONVERT_FIRST = N_("convert first")
 
 
 @dataclass(frozen=True)
@@ -71,11 +72,12 @@ def _support_text(support: SupportList | None, kind: str | None = None) -> str:
         elif item.status in USABLE_STATUSES:
             parts.append(f"{item.id} ({_(STATUS_TEXT.get(item.status, item.status))})")
         elif item.status == "convert-first":
-            parts.append(f"{item.id} ({_('convert first')})")
+            parts.append(f"{item.id} ({_(CONVERT_FIRST)})")
     return ", ".join(parts) or _("none found")
 
 
-def _yes(value: str) -> str:
+def availability_text(value: str) -> str:
+    """A knowledge-base availability (yes / needs-flag / no / unknown) in the reader's words."""
     return _({"yes": N_("yes"), "needs-flag": N_("with a flag"), "no": N_("no")}.get(value, UNKNOWN_TEXT))
 
 
@@ -96,7 +98,8 @@ def _endpoints(engine: Engine) -> str:
         "responses": api.responses,
         "anthropic messages": api.anthropic_messages,
     }
-    shown = [name if value == "yes" else f"{name} ({_('flag')})" for name, value in names.items() if value in OFFERED]
+    flag = _("flag")
+    shown = [name if value == "yes" else f"{name} ({flag})" for name, value in names.items() if value in OFFERED]
     return ", ".join(shown) or _("none")
 
 
@@ -157,11 +160,13 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         N_("Tool calling"),
         _optional(
             lambda e: e.tool_calling,
-            lambda t: _yes(t.supported) + (f" ({', '.join(t.parser_flags)})" if t.parser_flags else ""),
+            lambda t: availability_text(t.supported) + (f" ({', '.join(t.parser_flags)})" if t.parser_flags else ""),
         ),
     ),
     Attribute(
-        "structured", N_("Structured output"), _optional(lambda e: e.structured_output, lambda s: _yes(s.supported))
+        "structured",
+        N_("Structured output"),
+        _optional(lambda e: e.structured_output, lambda s: availability_text(s.supported)),
     ),
     Attribute(
         "metrics", N_("Metrics endpoint"), _optional(lambda e: e.metrics, lambda m: f"{m.endpoint} ({m.enabled_by})")
@@ -191,7 +196,9 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "multi_gpu", N_("Multi-GPU modes"), _optional(lambda e: e.multi_gpu, lambda m: ", ".join(m.modes) or _("none"))
     ),
     Attribute(
-        "multi_model", N_("Several models per server"), _optional(lambda e: e.multi_model, lambda m: _yes(m.supported))
+        "multi_model",
+        N_("Several models per server"),
+        _optional(lambda e: e.multi_model, lambda m: availability_text(m.supported)),
     ),
 )
 
@@ -400,6 +407,7 @@ __all__ = [
     "FEATURES",
     "HARDWARE_OPTIONS",
     "OS_OPTIONS",
+    "availability_text",
     "comparison_table",
     "format_options",
     "knob_table",

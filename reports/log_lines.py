@@ -34,7 +34,7 @@ def line_summary(lines: list[LineReport]) -> str:
     read = counts.pop("read", 0)
     skipped = ", ".join(f"{n} {reason_text(reason)}" for reason, n in counts.items())
     text = _("{read} of {total} pasted lines read").format(read=read, total=len(lines))
-    return text + (f" ({_('skipped')}: {skipped})" if skipped else "")
+    return text + (" (" + _("skipped") + f": {skipped})" if skipped else "")
 
 
 def line_rows(lines: list[LineReport], *, only_skipped: bool = False) -> list[dict[str, object]]:

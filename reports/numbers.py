@@ -17,6 +17,12 @@ def number(value: float, decimals: int = 0) -> str:
     return format_decimal(value, format=pattern, locale=current_language())
 
 
+def compact(value: float, max_decimals: int = 2) -> str:
+    """`value` with grouping and at most `max_decimals` decimals, trailing zeros dropped ("0.5", "4" / "0,5")."""
+    pattern = "#,##0" + ("." + "#" * max_decimals if max_decimals > 0 else "")
+    return format_decimal(value, format=pattern, locale=current_language())
+
+
 def percent(fraction: float, decimals: int = 0) -> str:
     """`fraction` (0.25) as a percentage ("25%" / "25 %"), in the current language."""
     pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "") + "%"

@@ -9,7 +9,7 @@ from knowledge.references import resolve_reference
 
 
 def _answers_table(answers: WizardAnswers) -> list[str]:
-    lines = [f"| {_('answer')} | {_('value')} |", "|---|---|"]
+    lines = ["| " + _("answer") + " | " + _("value") + " |", "|---|---|"]
     for name, value in answers.model_dump().items():
         lines.append(f"| {name} | {value} |")
     return lines

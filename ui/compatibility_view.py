@@ -47,13 +47,14 @@ def tool_checks_table(checks: Sequence[ToolCallCheck]) -> pd.DataFrame:
 def embedding_checks_table(checks: Sequence[EmbeddingCheck]) -> pd.DataFrame:
     """One row per engine: the engine's pooling, normalisation, dimension and input limit next to the verdict."""
     rows = []
+    index = _("index")
     for c in checks:
         rows.append({
             _("Engine"): c.engine,
             _("Verdict"): verdict_label(c.verdict),
-            _("Pooling"): f"{c.pooling or '-'} ({_('index')}: {c.reference_pooling or '?'})",
-            _("L2-normalised"): _yes_no(c.normalised) + f" ({_('index')}: {_yes_no(c.reference_normalised)})",
-            _("Dimension"): f"{c.output_dimension or '-'} ({_('index')}: {c.reference_dimension or '?'})",
+            _("Pooling"): f"{c.pooling or '-'} ({index}: {c.reference_pooling or '?'})",
+            _("L2-normalised"): _yes_no(c.normalised) + f" ({index}: {_yes_no(c.reference_normalised)})",
+            _("Dimension"): f"{c.output_dimension or '-'} ({index}: {c.reference_dimension or '?'})",
             _("Input limit (tokens)"): "-" if c.max_input_tokens is None else f"{c.max_input_tokens:,}",
             _("Longer inputs"): c.over_length,
             _("Flags to add"): " ".join(c.flags_to_add) or "-",

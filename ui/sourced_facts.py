@@ -5,17 +5,24 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from calculators.i18n import _
 from ui.tables import pin_first_column
 
-SOURCE_LINK = st.column_config.LinkColumn("Source", display_text=r"https?://.*/([^/]+)$")
+SOURCE_LINK_TEXT = r"https?://.*/([^/]+)$"
 ROW_PX = 35  # st.dataframe's row height
 FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags and prose readable
 
 
 def show_table(frame: pd.DataFrame) -> None:
-    """A wide sourced table sized to show every row, with the source as a link labelled by its file name."""
+    """A wide sourced table sized to show every row, with the source as a link labelled by its file name.
+
+    Column names are the tables' English keys; they are shown in the reader's language.
+    """
     height = ROW_PX * (len(frame) + 1) + 3
-    st.dataframe(frame, hide_index=True, height=height, column_config=pin_first_column(frame, {"Source": SOURCE_LINK}))
+    shown = frame.rename(columns=lambda column: _(str(column)))
+    source = _("Source")
+    links = {source: st.column_config.LinkColumn(source, display_text=SOURCE_LINK_TEXT)}
+    st.dataframe(shown, hide_index=True, height=height, column_config=pin_first_column(shown, links))
 
 
 def markdown_escaped(text: str) -> str:
@@ -34,7 +41,7 @@ def show_facts(frame: pd.DataFrame) -> None:
             lines = []
             for row in frame[frame["Engine"] == name].to_dict("records"):
                 link = row["Source"]
-                label = link.rstrip("/").rsplit("/", 1)[-1] if link else "no source"
+                label = link.rstrip("/").rsplit("/", 1)[-1] if link else _("no source")
                 where = f"[{markdown_escaped(label)}]({link})" if link.startswith("http") else markdown_escaped(label)
                 version = short_version(row["Version read"])
                 what, value = markdown_escaped(row["What"]), markdown_escaped(row["Value"])

@@ -195,6 +195,29 @@ def multiselect(
     return st.multiselect(label, options, key=key, bind="query-params", **kwargs)
 
 
+def tabs(labels: Sequence[str], *, key: str) -> Sequence[Any]:
+    """Tabs whose active tab is in the URL parameter `key` as its number (1, 2, ...), the same in every language.
+
+    Streamlit's `bind="query-params"` on tabs writes the tab's *label* into the URL, so a link made in one language
+    would lose the tab in another. Here the tabs are seeded from the URL's number (a label carried by an older link
+    is read by its leading number) and the chosen tab writes its number back.
+    """
+    raw = st.query_params.get(key)
+    digits = "".join(char for char in (raw or "").split("·")[0] if char.isdigit())
+    index = int(digits) - 1 if digits else 0
+    if raw is not None and not 0 <= index < len(labels):
+        _remember(key, _("The link's value {value} for {key} is not one of the tabs; the first tab is shown.").format(
+            value=_shown(raw), key=code_span(key)))
+        index = 0
+
+    def write_back() -> None:
+        chosen = st.session_state.get(f"{key}_tab")
+        if chosen in labels:
+            st.query_params[key] = str(list(labels).index(chosen) + 1)
+
+    return st.tabs(list(labels), default=labels[index], key=f"{key}_tab", on_change=write_back)
+
+
 def number(
     label: str,
     *,
