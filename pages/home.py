@@ -19,32 +19,28 @@ EXAMPLE_TOKENS = 8_192
 MAX_CONNECTIONS = 1_000
 MAX_ACTIVE = 256
 
-# One line per tool page: (page file, link label, Material icon, what it answers). Pages whose file is
-# not in this checkout, or that app.py does not register yet, are skipped.
+# One line per tool page: (page file, link label, Material icon, what it answers), in the sidebar's order and
+# under the sidebar's names (tests/pages/test_home.py checks both). Pages app.py does not register are skipped.
 TOOLS = [
-    ("pages/engines.py", N_("Engines"), ":material/compare:", N_("The five engines side by side, with sources.")),
+    ("pages/engines.py", N_("Engines"), ":material/compare_arrows:",
+     N_("The five engines side by side, with sources.")),
     ("pages/formats.py", N_("Formats & compatibility"), ":material/grid_on:", N_("Which engine runs which format.")),
-    (
-        "pages/memory.py",
-        N_("Memory & capacity"),
-        ":material/memory:",
-        N_("Every engine's memory for one model and machine, and how many sequences fit."),
-    ),
-    ("pages/wizard.py", N_("Wizard"), ":material/assistant:", N_("From a workload to engines and settings.")),
-    ("pages/simulator.py", N_("Simulator"), ":material/timeline:", N_("How a queue builds when arrivals outpace it.")),
-    (
-        "pages/reconcile.py",
-        N_("Check against your engine"),
-        ":material/fact_check:",
-        N_("Paste a start-up log: servewise's numbers next to your engine's."),
-    ),
-    (
-        "pages/operations.py",
-        N_("Operations"),
-        ":material/monitoring:",
-        N_("Metrics, security, lifecycle before going live."),
-    ),
-]
+    ("pages/memory.py", N_("Memory & capacity"), ":material/memory:",
+     N_("Every engine's memory for one model and machine, and how many sequences fit.")),
+    ("pages/wizard.py", N_("Engine wizard"), ":material/assistant:", N_("From a workload to engines and settings.")),
+    ("pages/simulator.py", N_("Concurrency & queueing"), ":material/queue:",
+     N_("How a queue builds when arrivals outpace it.")),
+    ("pages/planner.py", N_("Capacity planner"), ":material/price_check:",
+     N_("The cheapest configuration that meets a latency target at your load, and what it costs.")),
+    ("pages/speed.py", N_("Speed & calibration"), ":material/speed:",
+     N_("Decode and first-token speed per engine, calibrated with your own benchmark.")),
+    ("pages/operations.py", N_("Operations"), ":material/monitoring:",
+     N_("Metrics, security, lifecycle before going live.")),
+    ("pages/compatibility.py", N_("Tool calls & embeddings"), ":material/handyman:",
+     N_("Will tool calls parse and embeddings match on each engine?")),
+    ("pages/reconcile.py", N_("Check against your engine"), ":material/fact_check:",
+     N_("Paste a start-up log: servewise's numbers next to your engine's.")),
+]  # fmt: skip
 
 st.title("servewise")
 st.markdown(

@@ -85,7 +85,9 @@ st.markdown(_("**Engine settings** — the workload fills each engine's context 
               "these change the rest."))
 pasted = read_launch_command(kb)
 overrides: dict[str, dict] = {}
-for engine, column in zip(ENGINE_IDS, st.columns(len(ENGINE_IDS)), strict=True):
+# Columns as wide as their engine's name (plus the expander's arrow): "llama.cpp (llama-server)" on one line.
+widths = [len(name(engine)) + 8 for engine in ENGINE_IDS]
+for engine, column in zip(ENGINE_IDS, st.columns(widths), strict=True):
     with column, st.expander(name(engine)):
         overrides[engine] = read_engine_knobs(kb, engine)
         if not isinstance(workload, str):

@@ -108,7 +108,7 @@ def compatibility_heatmap(
                 y1=y + 0.5,
                 line={"width": 3, "color": "#000000"},
             )
-    figure.update_layout(**chart_layout(x_title="format or quantization", y_title="engine",
+    figure.update_layout(**chart_layout(x_title="format or quantization",
                                         height_px=170 + 46 * len(engines)))
     figure.update_xaxes(side="top", tickangle=-35, fixedrange=True)
     figure.update_yaxes(autorange="reversed", fixedrange=True)

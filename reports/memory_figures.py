@@ -67,7 +67,7 @@ def memory_bars(rows: list[EngineComparison]) -> go.Figure:
         elif row.plan.refusal:
             annotations.append({"x": display_name(row.engine), "y": sum(per_engine[row.engine].values()), "yshift": 10,
                                 "showarrow": False, "text": "refuses to start", "font": {"color": "#b00"}})
-    layout = {**chart_layout(x_title="engine", y_title="GiB per GPU (2^30 bytes)", height_px=440), "barmode": "stack",
+    layout = {**chart_layout(y_title="GiB per GPU (2^30 bytes)", height_px=440), "barmode": "stack",
               "annotations": annotations}
     return go.Figure({"data": data, "layout": layout})
 

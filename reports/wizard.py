@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.wizard.answers import WizardAnswers
 from calculators.wizard.scoring import Recommendation
 from knowledge.references import resolve_reference
@@ -92,8 +92,33 @@ def engine_names(kb) -> dict[str, str]:
     return {engine.id: engine.name for engine in kb.engines}
 
 
+#: What a cited feature or operating system is called (the ids after the engine in `feature:` / `os:` references).
+_REFERENCE_ITEMS = {
+    "api": N_("HTTP API"), "auth": N_("authentication"), "metrics": N_("metrics"), "multi_gpu": N_("several GPUs"),
+    "multi_model": N_("several models"), "prefix_caching": N_("prefix caching"),
+    "linux": "Linux", "macos": "macOS", "windows": "Windows",
+}  # fmt: skip
+
+
+def reference_words(reference: str, kb) -> str:
+    """A cited fact's id (`knob:vllm/max_num_seqs`, `compat:vllm/gguf`) in the words a reader knows, as Markdown:
+    the engine's and format's names, a setting in code type."""
+    from reports.names import name_of
+
+    kind, _sep, rest = reference.partition(":")
+    engine, _sep, item = rest.partition("/")
+    if not item:
+        return f"`{reference}`"
+    engine_name = name_of(kb, engine)
+    if kind == "knob":
+        return f"{engine_name} `{item}`"
+    if kind == "compat":
+        return f"{engine_name} × {name_of(kb, item)}"
+    return f"{engine_name}: {_(_REFERENCE_ITEMS[item]) if item in _REFERENCE_ITEMS else item.replace('_', ' ')}"
+
+
 def fact_label(reference: str, kb) -> str:
-    """'reference — source (version)' for a rule's cited fact, as Markdown with a link where possible."""
+    """'fact — source (version)' for a rule's cited fact, as Markdown with a link where possible."""
     from knowledge.sources import source_url
 
     fact = resolve_reference(reference, {e.id: e for e in kb.engines}, kb.formats)
@@ -102,7 +127,8 @@ def fact_label(reference: str, kb) -> str:
     version = verified.version if verified else ""
     url = source_url(source, version) if source else None
     where = f"[{source}]({url})" if url else source
-    return f"`{reference}` — {where} ({version})" if source else f"`{reference}`"
+    words = reference_words(reference, kb)
+    return f"{words} — {where} ({version})" if source else words
 
 
 def ranking_rows(result: Recommendation, names: dict[str, str]) -> list[dict]:

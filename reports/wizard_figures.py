@@ -35,7 +35,7 @@ def concern_figure(result: Recommendation, rules, names: dict[str, str]) -> go.F
             hovertemplate="%{y}: %{x:+d} (" + _(label) + ")<extra></extra>",
         )
     figure.update_layout(
-        **chart_layout(title=_("Points by concern"), x_title=_("points"), y_title=_("engine"),
+        **chart_layout(title=_("Points by concern"), x_title=_("points"),
                        height_px=190 + 44 * max(len(engines), 1), columns=2),
         barmode="relative",
     )

@@ -214,7 +214,9 @@ def read_workload() -> Workload | str:
                              max_value=10_000_000, value=8192, step=1024)
     seqs = url_widgets.number(_("Concurrent active sequences"), key="mem_seqs", min_value=1, max_value=4096,
                               value=8, step=1)
-    kv_type = url_widgets.segmented(_("KV cache type"), list(KV_CACHE_TYPES), key="mem_kv", default="16-bit")
+    # Radio buttons wrap in the narrow workload column (a segmented control's third option was cut at 1024 px).
+    kv_type = url_widgets.radio(_("KV cache type"), list(KV_CACHE_TYPES), key="mem_kv", horizontal=True,
+                                index=KV_CACHE_TYPES.index("16-bit"))
     try:
         return Workload(int(ctx), int(seqs), kv_type or "16-bit")
     except ServewiseInputError as exc:

@@ -35,9 +35,10 @@ def markdown_escaped(text: str) -> str:
 def show_facts(frame: pd.DataFrame) -> None:
     """Long-format facts side by side, one column per engine; every value followed by its source and version."""
     names = list(dict.fromkeys(frame["Engine"]))
-    for first in range(0, len(names), FACT_COLUMNS):
-        row_names = names[first : first + FACT_COLUMNS]
-        for column, name in zip(st.columns(FACT_COLUMNS), row_names, strict=False):
+    per_row = max(1, min(FACT_COLUMNS, len(names)))  # two engines share the width, not two thirds of it
+    for first in range(0, len(names), per_row):
+        row_names = names[first : first + per_row]
+        for column, name in zip(st.columns(per_row), row_names, strict=False):
             lines = []
             for row in frame[frame["Engine"] == name].to_dict("records"):
                 link = row["Source"]

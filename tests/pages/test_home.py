@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,14 @@ def test_request_states_reject_impossible_counts():
         request_states(open_connections=-1, max_active_sequences=8)
     with pytest.raises(ServewiseInputError):
         request_states(open_connections=10, max_active_sequences=0)
+
+
+
+def test_tools_list_every_page_the_sidebar_has_under_its_name_and_in_its_order():
+    # app.py's navigation: st.Page("pages/x.py", title=_("Title"), ...), Home first.
+    app = (Path(HOME).parents[1] / "app.py").read_text()
+    sidebar = re.findall(r'st\.Page\(\s*"(pages/\w+\.py)",\s*title=_\("([^"]+)"\)', app)
+    assert sidebar[0][0] == "pages/home.py" and len(sidebar) == app.count("st.Page(")
+    source = Path(HOME).read_text()
+    tools = re.findall(r'\("(pages/\w+\.py)", N_\("([^"]+)"\)', source[source.index("TOOLS = ["):])
+    assert tools == sidebar[1:]
