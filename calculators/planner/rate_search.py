@@ -2,8 +2,9 @@
 
 Every rate is simulated on the same drawn requests (the same seed: arrival times scale exactly as
 1/rate), so a higher rate is the same traffic compressed in time. A run fails the SLO when a latency
-percentile is over its bound, too many requests fail, or the queue is still growing at the end of the
-run (late requests wait much longer than early ones: the load is above what the engine drains).
+percentile is over its bound, too many requests fail, the queue is still growing at the end of the
+run (late requests wait much longer than early ones: the load is above what the engine drains), or an engine
+that admits without checking memory held more KV than fits (it would swap or fail).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class RatePoint:
     meets: bool
     output_tokens_per_s: float
     mean_e2e_s: float | None
+    kv_overflow: bool = False  # the cache outgrew its capacity (an engine that admits without a memory check)
 
 
 @dataclass(frozen=True)
@@ -79,11 +81,12 @@ def evaluate_rate(policy: SchedulerPolicy, cost: StepCostModel, kv_tokens: int |
     failed_share = failed / len(records) if records else 1.0
     growing = _queue_growing(records, slo)
     e2es = [r.e2e_s for r in records if r.e2e_s is not None]
+    overflow = result.diagnostics.kv_overflow_tokens > 0
     meets = (ttft is not None and ttft <= slo.ttft_s and (itl is None or itl <= slo.itl_s)
-             and failed_share <= slo.max_failed_share and not growing)
+             and failed_share <= slo.max_failed_share and not growing and not overflow)
     return RatePoint(rate_per_s=rate_per_s, ttft_s=ttft, itl_s=itl, failed_share=failed_share,
                      queue_growing=growing, meets=meets, output_tokens_per_s=result.summary.output_tokens_per_s,
-                     mean_e2e_s=sum(e2es) / len(e2es) if e2es else None)
+                     mean_e2e_s=sum(e2es) / len(e2es) if e2es else None, kv_overflow=overflow)
 
 
 def _queue_growing(records: list, slo: SloSpec) -> bool:

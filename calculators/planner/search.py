@@ -369,6 +369,9 @@ def _slo_miss(spec: PlannerSpec, point: RatePoint) -> str:
     if point.itl_s is not None and point.itl_s > slo.itl_s:
         return (f"p{slo.itl_percentile:g} inter-token latency is {point.itl_s * 1000:.3g} ms even at "
                 f"{point.rate_per_s:.3g} requests/s (target {slo.itl_s * 1000:g} ms)")
+    if point.kv_overflow:
+        return _("the KV cache outgrows the memory it has even at {rate} requests/s (the engine does not queue on "
+                 "memory: it would swap or fail)").format(rate=f"{point.rate_per_s:.3g}")
     if point.failed_share > slo.max_failed_share:
         return f"{point.failed_share:.1%} of requests fail even at {point.rate_per_s:.3g} requests/s"
     return f"the queue keeps growing even at {point.rate_per_s:.3g} requests/s"

@@ -31,6 +31,7 @@ from calculators.simulator.results import (
     RequestStatus,
     SimulationResult,
     Slo,
+    StepTrace,
     Summary,
     TimeSeries,
 )
@@ -131,7 +132,8 @@ class _Run:
             self.arrivals = [(t, i) for i, t in enumerate(reqs.arrival_s)]  # sorted: already a heap
             self.next_issue = n
 
-        self.blocked: dict[Constraint, float] = {c: 0.0 for c in Constraint if c is not Constraint.NONE}
+        unused = {Constraint.NONE} if spec.max_prefilling is not None else {Constraint.NONE, Constraint.PREFILL_SLOTS}
+        self.blocked: dict[Constraint, float] = {c: 0.0 for c in Constraint if c not in unused}
         self.queued_time = 0.0
         self.busy_time = 0.0
         self.active_integral = 0.0
@@ -145,6 +147,9 @@ class _Run:
         self.ts_q: list[int] = [0]
         self.ts_a: list[int] = [0]
         self.ts_kv: list[float] = [0.0]
+        #: steps as they ran (start time, decoded ids, handed-over ids, prefill chunks), when a trace is asked for
+        self.trace: list[StepTrace] | None = None
+        self.awaiting_first: list[int] = []  # decode-then-prefill: handed over, first token not yet returned
 
     # ---- KV bookkeeping -------------------------------------------------------------------
     def kv_used(self) -> float:
@@ -195,7 +200,7 @@ class _Run:
         else:
             if spec.max_request_tokens is not None and p + o > spec.max_request_tokens:
                 reason = RejectReason.EXCEEDS_CONTEXT
-            elif p + o + spec.block_size_tokens > self.capacity:
+            elif p + o + spec.block_size_tokens > self.capacity and spec.admission is not Admission.UNCHECKED:
                 reason = RejectReason.EXCEEDS_KV
             elif not spec.chunked_prefill and p + o > self.budget:
                 # without chunking a (re)prefill of prompt + generated tokens must fit one step; vLLM
@@ -465,6 +470,9 @@ class _Run:
     # ---- main loop ------------------------------------------------------------------------
     def run(self) -> None:
         spec = self.spec
+        if spec.decode_then_prefill:
+            self.run_decode_then_prefill()
+            return
         rates = self.rates
         arrivals = self.arrivals
         while True:
@@ -544,7 +552,19 @@ class _Run:
         kv_start = self.kv_used()
         if self.pool and self.spec.preempt_on_kv_exhaustion:
             k = min(k, max(1, int((self.capacity - kv_start) // n_dec)))
+        k = self.steps_to_next_arrival(k, n_dec, kv_read_first)
+        dt = decode_span_seconds(rates, k, n_dec, kv_read_first)
+        self.account(dt, queued, blocked, kv_mean=kv_start + n_dec * (k + 1) / 2.0)
+        self.now += dt
+        self.n_steps += k
+        self.decode_steps += k
+        self.retire_decoders()
+        self.record()
+
+    def steps_to_next_arrival(self, k: int, n_dec: int, kv_read_first: float) -> int:
+        """`k`, or fewer pure-decode steps: the fewest whose end reaches the next arrival."""
         if self.arrivals:
+            rates = self.rates
             t_next = self.arrivals[0][0]
             if self.now + decode_span_seconds(rates, k, n_dec, kv_read_first) > t_next:
                 lo, hi = 1, k  # smallest k whose end reaches the next arrival
@@ -555,13 +575,179 @@ class _Run:
                     else:
                         lo = mid + 1
                 k = lo
-        dt = decode_span_seconds(rates, k, n_dec, kv_read_first)
+        return k
+
+    # ---- decode pass, then prompt passes (SchedulerSpec.decode_then_prefill) ----------------------------------
+    def run_decode_then_prefill(self) -> None:
+        """Steps as a batch generator with a decode queue and a prompt queue runs them.
+
+        Each step: a decode pass over the decoding sequences; unless they fill max_running, admission of
+        queue-head requests up to max_running decoders and max_prefilling prompts in progress; a one-token
+        pass handing prompts with one token left to the decoders; a prompt pass in which every prompt in
+        progress processes up to prefill_chunk_tokens (padded to the longest chunk of the pass). A prompt
+        of p tokens thus processes p - 1 of them in prompt passes and its last in the hand-over pass of a
+        later step; each following decode pass returns one token, the first one the one the hand-over
+        computed. Tokens a step with a prompt pass returns reach the client when the step ends (that pass
+        waits for the device); a step without one returns them as soon as the pass that computed them
+        ended, when the step starts. Memory is not checked: the cache grows past the capacity (kv_overflow).
+        """
+        spec = self.spec
+        rates = self.rates
+        arrivals = self.arrivals
+        cap_running = spec.max_running
+        cap_prompts = spec.max_prefilling or cap_running
+        chunk_cap = spec.prefill_chunk_tokens or self.budget
+        tracing = self.trace is not None
+        while True:
+            while arrivals and arrivals[0][0] <= self.now:
+                t, i = heapq.heappop(arrivals)
+                self.arrive(i, t)
+            pend = self.pending_first
+            if pend and self.cancel_after is not None and self.arrival[pend[0]] + self.cancel_after <= self.now:
+                self.cancel_overdue()
+            if not self.running and not self.n_waiting:
+                if not arrivals:
+                    self.record()
+                    break
+                self.now = arrivals[0][0]
+                self.record()
+                continue
+            queued = self.n_waiting
+            n_dec = self.n_dec
+            full = n_dec >= cap_running
+            if n_dec and not tracing and (full or not (self.prefilling or self.n_waiting)):
+                blocked = Constraint.MAX_RUNNING if self.n_waiting else Constraint.NONE
+                if self.decode_only_span(n_dec, queued, blocked):
+                    continue
+            start = self.now
+            dt = 0.0
+            decoded: tuple[int, ...] = ()
+            finished: list[int] = []
+            firsts: list[int] = []
+            if n_dec:
+                dec_kv = self.sum_ctx_dec + n_dec * (self.decode_steps + 1)
+                dt += step_seconds(rates, n_dec, dec_kv, n_dec)
+                if tracing:
+                    decoded = tuple(sorted(i for i in self.running if self.status[i] == _DECODE))
+                self.decode_steps += 1
+                firsts, self.awaiting_first = self.awaiting_first, []
+                self.peak_kv = max(self.peak_kv, self.kv_used())
+                finished = self.pop_finished()
+            handed: list[int] = []
+            chunks: list[tuple[int, int]] = []
+            if self.n_dec >= cap_running:
+                blocked = Constraint.MAX_RUNNING if self.n_waiting else Constraint.NONE
+            else:
+                blocked = self.admit_prompts(cap_prompts - len(self.prefilling), cap_running - self.n_dec)
+                handed = [i for i in self.prefilling if self.need[i] == 0]
+                if handed:
+                    kv_read = sum(self.ctx[i] + 1 for i in handed)
+                    dt += step_seconds(rates, len(handed), kv_read, len(handed), kv_read - 0.5 * len(handed))
+                    for i in handed:
+                        self.hand_over(i)
+                for i in self.prefilling:
+                    need = self.need[i]
+                    chunk = need if need <= chunk_cap else chunk_cap
+                    self.ctx[i] += chunk
+                    self.kv_prefill += chunk
+                    self.need[i] -= chunk
+                    chunks.append((i, chunk))
+                if chunks:
+                    width = max(c for _unused, c in chunks)
+                    kv_read = sum(self.ctx[i] for i, _unused in chunks)
+                    pairs = sum(c * (self.ctx[i] - c / 2.0) for i, c in chunks)
+                    dt += step_seconds(rates, width * len(chunks), kv_read, len(chunks), pairs)
+            if not (n_dec or handed or chunks):
+                raise RuntimeError(
+                    f"{spec.engine}: simulation stalled at t={self.now:.3f}s with {self.n_waiting} waiting"
+                )
+            seen = start + dt if chunks else start
+            for i in firsts:
+                if self.first[i] is None:
+                    self.first[i] = seen
+            for i in finished:
+                self.end[i] = seen
+                self.issue_next(seen)
+            self.account(dt, queued, blocked)
+            self.now += dt
+            self.n_steps += 1
+            if self.trace is not None:
+                self.trace.append(StepTrace(start_s=start, decoded=decoded, handed_over=tuple(handed),
+                                            prefilled=tuple(chunks)))
+            self.record()
+
+    def decode_only_span(self, n_dec: int, queued: int, blocked: Constraint) -> bool:
+        """Decode-only steps up to (not including) the next finish or the next arrival; False if none."""
+        k = self.next_finish_steps() - 1
+        if k < 1:
+            return False
+        kv_first = self.sum_ctx_dec + n_dec * (self.decode_steps + 1)
+        k = self.steps_to_next_arrival(k, n_dec, kv_first)
+        for i in self.awaiting_first:  # their first token comes back from the span's first (decode-only) step
+            if self.first[i] is None:
+                self.first[i] = self.now
+        self.awaiting_first = []
+        kv_start = self.kv_used()
+        dt = decode_span_seconds(self.rates, k, n_dec, kv_first)
         self.account(dt, queued, blocked, kv_mean=kv_start + n_dec * (k + 1) / 2.0)
         self.now += dt
         self.n_steps += k
         self.decode_steps += k
-        self.retire_decoders()
         self.record()
+        return True
+
+    def admit_prompts(self, prompt_places: int, running_places: int) -> Constraint:
+        """Move up to min(places) queue-head requests into the prompt queue; returns what held the rest."""
+        places = min(prompt_places, running_places)
+        waiting = self.waiting
+        status = self.status
+        while waiting and places > 0:
+            i = waiting.popleft()
+            if status[i] != _WAITING:
+                continue
+            self.n_waiting -= 1
+            places -= 1
+            if self.admit[i] is None:
+                self.admit[i] = self.now
+            status[i] = _PREFILL
+            self.running[i] = None
+            self.prefilling[i] = None
+            self.ctx[i] = 0
+            self.need[i] = self.prompt[i] + self.gen[i] - 1  # the last token goes through the hand-over pass
+            self.rem_prefill += self.out_eff[i] - self.gen[i]
+        if not self.n_waiting:
+            return Constraint.NONE
+        return Constraint.MAX_RUNNING if running_places <= prompt_places else Constraint.PREFILL_SLOTS
+
+    def hand_over(self, i: int) -> None:
+        """Prompt `i` has one token left: that token's pass makes it a decoder (its first token comes next step)."""
+        del self.prefilling[i]
+        self.kv_prefill -= self.ctx[i]
+        self.rem_prefill -= self.out_eff[i] - self.gen[i]
+        self.ctx[i] += 1
+        self.status[i] = _DECODE
+        d = self.decode_steps
+        self.d0[i] = d
+        self.ctx0[i] = self.ctx[i]
+        self.g0[i] = self.gen[i]
+        self.n_dec += 1
+        self.sum_ctx_dec += self.ctx[i] - d
+        self.sum_rem_dec += self.out_eff[i] - self.gen[i] + d
+        heapq.heappush(self.finish_heap, (d + self.out_eff[i] - self.gen[i], i, self.epoch[i]))
+        self.awaiting_first.append(i)
+
+    def pop_finished(self) -> list[int]:
+        """Decoders done at the current decode counter, taken out of the running set (end times set later)."""
+        heap = self.finish_heap
+        d = self.decode_steps
+        done = []
+        while heap and heap[0][0] <= d:
+            _unused, i, ep = heapq.heappop(heap)
+            if self.status[i] == _DECODE and self.epoch[i] == ep:
+                self.leave_running(i)
+                self.status[i] = _FINISHED
+                done.append(i)
+        return done
 
     def account(self, dt: float, queued: int, blocked: Constraint, kv_mean: float | None = None) -> None:
         active = len(self.running)
@@ -645,6 +831,8 @@ class _Run:
             n_preemptions=self.n_preempt,
             n_steps=self.n_steps,
             decode_stall_s=self.decode_stall_s,
+            kv_overflow_tokens=max(0.0, self.peak_kv - spec.kv_capacity_tokens)
+            if spec.admission is Admission.UNCHECKED else 0.0,
         )
         return SimulationResult(
             engine=spec.engine,

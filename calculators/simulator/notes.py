@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from calculators.i18n import _
 from calculators.memory.plan import PlanNote
 from calculators.simulator.policy import KvLayout, SchedulerSpec
 from calculators.simulator.results import (
@@ -54,6 +55,16 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
         notes.append(PlanNote(code="binding_static_batch", message=(
             "Static batching: arrivals wait until the whole previous batch has finished, even when most of "
             "its sequences are done. Iteration-level scheduling lets them join at the next step.")))
+    elif d.binding is Constraint.PREFILL_SLOTS:
+        notes.append(PlanNote(code="binding_prefill_slots", message=_(
+            "Requests queued because {limit} prompts were already being processed ({knob}), "
+            "{share:.0%} of queued time: raising it lets more prompts start together (each prompt pass gets "
+            "longer).").format(limit=spec.max_prefilling, knob=spec.max_prefilling_knob,
+                               share=_blocked_share(d, Constraint.PREFILL_SLOTS))))
+    if d.kv_overflow_tokens > 0 and spec.kv_overflow_note is not None:
+        code, message = spec.kv_overflow_note
+        notes.append(PlanNote(code=code, message=message.format(capacity=spec.kv_capacity_tokens,
+                                                                peak=d.peak_kv_used_tokens)))
     if d.n_preemptions:
         notes.append(PlanNote(code="preemptions", message=(
             f"{d.n_preemptions} preemptions: KV ran out as sequences grew, so the newest running requests were "

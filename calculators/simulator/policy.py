@@ -45,6 +45,7 @@ class Admission(StrEnum):
     PROMPT_PLUS_RESERVE = "prompt-plus-reserve"  # SGLang: prompt + a share of the expected output
     FULL_REQUEST = "full-request"  # static baseline: prompt + whole output reserved up front
     FREE_SLOT = "free-slot"  # slot engines: a free slot is enough, its KV is already allocated
+    UNCHECKED = "unchecked"  # no memory check at all: the cache grows until memory runs out (MLX LM)
 
 
 class SchedulerSpec(BaseModel):
@@ -83,11 +84,34 @@ class SchedulerSpec(BaseModel):
     max_queue_unenforced: int | None = Field(
         default=None, ge=0, description="a configured queue limit the engine does not apply to this wait"
     )
+    prefill_chunk_tokens: int | None = Field(
+        default=None, gt=0, description="prompt tokens one sequence processes per step at most (None: no own cap)"
+    )
+    max_prefilling: int | None = Field(
+        default=None, gt=0, description="sequences processing their prompt at once (None: only max_running caps it)"
+    )
+    max_prefilling_knob: str | None = None
+    decode_then_prefill: bool = Field(
+        default=False,
+        description="each step is a decode pass over the decoding sequences, then (unless they fill max_running) "
+        "admission up to max_running decoders and max_prefilling prompts, a one-token pass handing prompts with one "
+        "token left to the decoders, and a prompt pass; every pass reads the weights and pays the step overhead",
+    )
+    kv_overflow_note: tuple[str, str] | None = Field(
+        default=None, description="(code, message with {capacity} and {peak}) when the KV held outgrew the capacity "
+        "(engines that do not check memory before admitting)",
+    )
 
     @model_validator(mode="after")
     def _slots_have_a_context(self) -> SchedulerSpec:
         if self.kv_layout is KvLayout.SLOTS and self.slot_context_tokens is None:
             raise ValueError(f"{self.engine}: a slot layout needs slot_context_tokens (each slot's context)")
+        if self.admission is Admission.UNCHECKED and self.preempt_on_kv_exhaustion:
+            raise ValueError(f"{self.engine}: an engine that does not check memory cannot preempt on it")
+        if self.decode_then_prefill and (self.admission is not Admission.UNCHECKED
+                                         or self.prefix_reuse is not PrefixReuse.NONE):
+            raise ValueError(f"{self.engine}: decode-then-prefill steps are modelled without a memory check at "
+                             "admission and without prefix reuse")
         return self
 
 

@@ -43,6 +43,7 @@ class Constraint(StrEnum):
     KV_CAPACITY = "kv_capacity"  # not enough free KV (including steps paused by a preemption)
     TOKEN_BUDGET = "token_budget"  # the step's token budget was used up by decodes and other prefills
     STATIC_BATCH = "static_batch"  # the static baseline waits for the whole batch to finish
+    PREFILL_SLOTS = "prefill_slots"  # every place for a prompt in progress was taken (MLX LM's prompt_concurrency)
 
 
 class Slo(BaseModel):
@@ -159,6 +160,17 @@ class Diagnostics:
     n_preemptions: int
     n_steps: int
     decode_stall_s: float  # time prefill batches ran alone while other sequences waited to decode
+    kv_overflow_tokens: float = 0.0  # most KV tokens held beyond the capacity (engines that admit unchecked)
+
+
+@dataclass(frozen=True, slots=True)
+class StepTrace:
+    """One simulated step: when it started (s), who decoded, who was handed to the decoders, prompt chunks."""
+
+    start_s: float
+    decoded: tuple[int, ...]  # request indices, ascending
+    handed_over: tuple[int, ...]
+    prefilled: tuple[tuple[int, int], ...]  # (request index, prompt tokens processed)
 
 
 @dataclass(frozen=True, slots=True)

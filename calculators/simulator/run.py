@@ -7,7 +7,7 @@ from dataclasses import replace
 from calculators.simulator.core import _Run
 from calculators.simulator.notes import explain
 from calculators.simulator.policy import SchedulerPolicy
-from calculators.simulator.results import SimulationResult, Slo
+from calculators.simulator.results import SimulationResult, Slo, StepTrace
 from calculators.simulator.roofline import StepCostModel
 from calculators.simulator.workload import RequestSet, WorkloadSpec, draw_requests
 
@@ -30,3 +30,25 @@ def simulate(
     run.run()
     result = run.result()
     return replace(result, notes=explain(result, spec, workload))
+
+
+def simulate_steps(
+    workload: WorkloadSpec,
+    policy: SchedulerPolicy,
+    cost: StepCostModel,
+    kv_capacity_tokens: int | None = None,
+    requests: RequestSet | None = None,
+) -> tuple[SimulationResult, list[StepTrace]]:
+    """`simulate`, stepping one step at a time, with every step's trace (who decoded, handed over, prefilled).
+
+    For checking a scheduler's step order against the engine's own; decode-then-prefill engines only
+    (SchedulerSpec.decode_then_prefill), the others' loop keeps no trace.
+    """
+    spec = policy.scheduler_spec(kv_capacity_tokens)
+    if not spec.decode_then_prefill:
+        raise ValueError(f"{spec.engine}: step traces are kept for decode-then-prefill schedulers only")
+    run = _Run(spec, cost, workload, requests or draw_requests(workload), Slo())
+    run.trace = []
+    run.run()
+    result = run.result()
+    return replace(result, notes=explain(result, spec, workload)), run.trace

@@ -1,9 +1,11 @@
-"""MLX LM: settings, memory plan, launch flags, start-up-log reader, reconciliation of its peak memory."""
+"""MLX LM: settings, memory plan, launch flags, start-up-log reader, reconciliation of its peak memory,
+scheduler policy (mlx_lm.server's BatchGenerator)."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.mlx_lm import launch, startup_log, tools, workload
 from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmSettings, plan_mlx_lm
 from calculators.engines.mlx_lm.reconcile import mlx_rows
+from calculators.engines.mlx_lm.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, MlxLmPolicy, policy_from_plan
 from calculators.engines.mlx_lm.speed import SPEED
 from knowledge.engines import SHARED_SETTING_KEYS
 
@@ -38,6 +40,13 @@ ADAPTER = EngineAdapter(
         MemoryKnob("max_kv_size", "--max-kv-size (0 = unbounded)", "int0"),
         MemoryKnob("kv_group_size", "--kv-group-size", "int"),
     ),
+    scheduler_policy=MlxLmPolicy,
+    simulator_knobs=SIMULATOR_KNOBS,
+    simulator_label=SIMULATOR_LABEL,
+    # the cache is not checked before admission, so a plan must hold every sequence at the full context
+    concurrency_key="decode_concurrency",
+    pooled_kv_cache=False,
+    policy_from_plan=policy_from_plan,
     tool_call_rule=tools.tool_call_rule,
     speed=SPEED,
 )

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from calculators.engines.mlx_lm.plan import MlxLmPlan, plan_mlx_lm
+from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmPlan, plan_mlx_lm
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import MemoryPlan
 from calculators.units import GIB
+from knowledge.engines import engine_by_id
+from knowledge.loader import load_knowledge
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {"16-bit": {}, "8-bit": {"kv_bits": 8}, "4-bit": {"kv_bits": 4}}
 WORKLOAD_KEYS = ("kv_bits", "decode_concurrency")
@@ -19,10 +22,16 @@ def workload_settings(context_tokens: int, sequences: int) -> dict[str, Any]:
 
 
 def not_applicable(machine: Machine) -> str | None:
-    """MLX LM needs Apple silicon."""
-    if not machine.unified_memory:
-        return "MLX LM runs on Apple silicon (Metal, unified memory); this machine is not Apple silicon."
-    return None
+    """Why servewise does not plan MLX LM on this machine: it plans MLX LM's Metal path on Apple silicon only."""
+    if machine.unified_memory:
+        return None
+    hardware = engine_by_id(load_knowledge().engines, ENGINE_ID).hardware
+    backend = "cpu" if machine.device_kind == "cpu" else "cuda"
+    item = next((i for i in hardware.items if i.id == backend), None)
+    status = f"{item.status}: {item.note}" if item is not None and item.note else (item.status if item else "unknown")
+    return _("servewise plans MLX LM on Apple silicon only (Metal, unified memory: its memory plan and scheduler "
+             "follow that path); MLX LM's {backend} build is {status} ({source}).").format(
+               backend=backend.upper(), status=status, source=hardware.source)
 
 
 def why_not_held(plan: MlxLmPlan, workload, machine: Machine) -> str | None:

@@ -41,3 +41,26 @@ def test_mlx_lm_still_allocates_what_was_recorded(tmp_path):
     changed = [r["case"] for r, f in zip(recorded["results"], fresh["results"], strict=True)
                if _stable(r) != _stable(f)]
     assert not changed, f"mlx-lm no longer allocates what was recorded for {len(changed)} case(s): {changed}"
+
+
+@pytest.mark.timeout(600)
+def test_batch_generator_still_steps_as_recorded_and_as_simulated(tmp_path):
+    """mlx-lm's BatchGenerator (mlx_lm.server's scheduler) on the batch_cases.py arrivals: the fresh trace equals the
+    recording, and the simulator's steps equal both. Re-record with
+    `.venv-mlx/bin/python -m tests.support.mlx_conformance.batch_trace tests/data/conformance/mlx_lm/batch_traces.json`.
+    """
+    from tests.support.mlx_conformance.batch_cases import BATCH_TRACES
+    from tests.support.mlx_conformance.simulated import simulated_steps
+
+    if not MLX_PYTHON.exists():
+        pytest.fail(f"{MLX_PYTHON} is missing: `make .venv-mlx/.installed` (or `make test`) installs mlx-lm from "
+                    "requirements-mlx.txt")
+    out = tmp_path / "batch_traces.json"
+    run = subprocess.run([str(MLX_PYTHON), "-m", "tests.support.mlx_conformance.batch_trace", str(out)],
+                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=500)
+    assert run.returncode == 0, run.stderr[-4000:]
+    fresh, recorded = json.loads(out.read_text()), json.loads(BATCH_TRACES.read_text())
+    assert fresh["engine"]["mlx-lm"] == recorded["engine"]["mlx-lm"]
+    for name, case in fresh["cases"].items():
+        assert case["steps"] == recorded["cases"][name]["steps"], f"{name}: mlx-lm steps differently than recorded"
+        assert simulated_steps(case) == case["steps"], f"{name}: the simulator steps differently from mlx-lm"
