@@ -39,7 +39,7 @@ def test_catalog_model_shows_every_engine_and_the_arithmetic():
     assert "For 8 sequences: **8.00 GiB**" in text
     assert "GPU KV cache size" in text and "Maximum concurrency for 8,192 tokens per request" in text
     assert "max_total_num_tokens" in text
-    assert "MLX LM runs on Apple silicon" in text  # not dropped: listed with its reason
+    assert "servewise plans MLX LM on Apple silicon only" in text  # not dropped: listed with its reason
     assert "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --max-num-seqs 8" in text
     assert len(at.get("plotly_chart")) == 2
     assert not [w for w in at.warning if "link" in w.value]

@@ -22,7 +22,7 @@ def test_markdown_names_the_winner_its_arithmetic_and_the_rejections():
     assert f"= {best.cost.gpus} GPU(s)" not in text  # the sentence reads "N GPU(s) × $x/GPU-hour"
     assert f"{best.cost.gpus} GPU(s) × ${best.cost.usd_per_gpu_hour:,.2f}/GPU-hour" in text
     assert "Lambda list price" in text and "2026-05-07" in text
-    assert "| MLX LM | — |" in text and "scheduler model" in text  # rejected engine with its reason
+    assert "| MLX LM | NVIDIA H100 SXM5 80 GB |" in text and "Apple silicon only" in text  # rejected, with its reason
     assert "h100-sxm-80gb" not in text  # people read names, not slugs
 
 
