@@ -35,6 +35,8 @@ REQUIRED = {
     "qwen3-coder-480b-a35b", "qwen3.5-27b", "qwen3.5-35b-a3b", "qwen3.5-122b-a10b", "qwen3.5-397b-a17b",
     "qwen3.6-35b-a3b",
     "llama-4-scout-17b-16e", "llama-4-maverick-17b-128e", "minimax-m2.5", "kimi-k2.5", "gemma-4-31b", "glm-5",
+    # issue 14: hybrid families with a readable public config.json
+    "nemotron-h-56b", "falcon-h1-0.5b",
 }  # fmt: skip
 
 
@@ -95,6 +97,8 @@ def test_every_fact_is_sourced_and_context_agrees(model):
         ("mistral-small-3.1-24b", "Mistral-Small-3.1-24B-Instruct-2503"),
         ("jamba-1.5-mini", "AI21-Jamba-1.5-Mini"),
         ("qwen3.5-397b-a17b", "Qwen3.5-397B-A17B"),
+        ("nemotron-h-56b", "Nemotron-H-56B-Base-8K"),
+        ("falcon-h1-0.5b", "Falcon-H1-0.5B-Instruct"),
     ],
 )
 def test_catalog_config_values_are_the_real_files_values(model_id, file):
@@ -124,6 +128,10 @@ def test_catalog_geometry_spot_checks():
     assert len(architecture_from_catalog("qwen3-next-80b-a3b").layers_of(LayerKind.RECURRENT)) == 36
     assert architecture_from_catalog("deepseek-v2-lite").layers[0].kv_lora_rank == 512
     assert architecture_from_catalog("mistral-small-3.1-24b").layers[0].head_dim_k == 128
+    nemotron = architecture_from_catalog("nemotron-h-56b")
+    assert (len(nemotron.layers_of(LayerKind.RECURRENT)), len(nemotron.layers_of(LayerKind.FULL))) == (54, 10)
+    falcon = architecture_from_catalog("falcon-h1-0.5b").layers
+    assert all(layer.kind is LayerKind.FULL and layer.recurrent for layer in falcon) and len(falcon) == 36
 
 
 def test_unknown_catalog_id_suggests_close_ones():
