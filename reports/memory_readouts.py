@@ -15,6 +15,7 @@ from calculators.engines.ollama.plan import OllamaPlan
 from calculators.engines.sglang.plan import SglangPlan
 from calculators.engines.vllm.plan import VllmPlan
 from calculators.engines.vllm.steps import pool_steps
+from calculators.i18n import _
 from calculators.memory.capacity import Capacity
 from calculators.memory.compare import EngineComparison, Workload
 from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
@@ -61,13 +62,19 @@ def arithmetic_rows(arch: ModelArchitecture, bytes_per_element: float) -> list[d
     rows = []
     for layer, count in groups.items():
         per_layer = layer_kv_bytes_per_token(layer, bytes_per_element)
+        state_elements = layer.recurrent_conv_elements + layer.recurrent_state_elements
         if layer.kind is LayerKind.MLA:
             shape = f"latent {layer.kv_lora_rank} + rope key {layer.qk_rope_head_dim}"
         elif layer.kind is LayerKind.RECURRENT:
-            shape = f"fixed state {layer.recurrent_conv_elements + layer.recurrent_state_elements:,} elements/seq"
+            shape = f"fixed state {state_elements:,} elements/seq"
+        elif layer.kind is LayerKind.NONE:
+            shape = _("nothing kept between tokens (MLP or expert block only)")
         else:
             shape = f"2 x {layer.n_kv_heads} KV heads x {layer.head_dim_k}" if layer.head_dim_k == layer.head_dim_v \
                 else f"{layer.n_kv_heads} x ({layer.head_dim_k} + {layer.head_dim_v})"
+            if state_elements:  # attention and a recurrent mixer side by side (Falcon-H1)
+                shape += _(", plus a fixed state of {elements} elements per sequence").format(
+                    elements=f"{state_elements:,}")
         window = f" (window {layer.sliding_window_tokens:,})" if layer.kind is LayerKind.SLIDING else ""
         rows.append({
             "layer kind": layer.kind.value + window,
@@ -135,7 +142,7 @@ def plan_readout(p: MemoryPlan) -> list[str]:
 
 
 @plan_readout.register
-def _(p: VllmPlan) -> list[str]:
+def _vllm_readout(p: VllmPlan) -> list[str]:
     lines = [
         f"Available KV cache memory: **{_g(p.available_kv_cache_bytes)}**",
         f"GPU KV cache size: **{p.kv_tokens:,} tokens** ({p.num_gpu_blocks:,} blocks of {p.block_size})",
@@ -149,7 +156,7 @@ def _(p: VllmPlan) -> list[str]:
 
 
 @plan_readout.register
-def _(p: SglangPlan) -> list[str]:
+def _sglang_readout(p: SglangPlan) -> list[str]:
     auto = " (automatic)" if p.mem_fraction_static_is_auto else ""
     return [
         f"mem_fraction_static: **{p.mem_fraction_static}**{auto}",
@@ -185,18 +192,31 @@ def _sglang_mamba_lines(p: SglangPlan) -> list[str]:
 
 
 @plan_readout.register
-def _(p: MlxLmPlan) -> list[str]:
+def _mlx_lm_readout(p: MlxLmPlan) -> list[str]:
     ws = _g(p.working_set_bytes) if p.working_set_bytes else "unknown"
     kv = f"quantized to {p.kv_bits} bits" if p.quantized else "not quantized"
     return [
         f"Cache slots per layer and sequence: **{p.allocated_tokens:,}** (grows in {p.step_tokens}-token steps)",
         f"{p.n_sequences} sequence(s) · KV {kv} · max_kv_size: {p.max_kv_size_behaviour}",
         f"GPU working set: {ws} ({p.working_set_basis})",
+        *_mlx_state_lines(p),
     ]
 
 
+def _mlx_state_lines(p: MlxLmPlan) -> list[str]:
+    """The ArraysCache state of the recurrent layers: per sequence, fixed whatever the context (bytes)."""
+    per_sequence = sum(c.state_bytes for c in p.layer_caches)
+    if not per_sequence:
+        return []
+    layers = sum(1 for c in p.layer_caches if c.state_bytes)
+    return [_("Recurrent state (ArraysCache) of {layers} layers: {per_sequence} per sequence, fixed whatever the "
+              "context; {total} for {sequences} sequence(s)").format(
+        layers=layers, per_sequence=f"**{_g(per_sequence)}**", total=_g(per_sequence * p.n_sequences),
+        sequences=p.n_sequences)]
+
+
 @plan_readout.register
-def _(p: LlamaCppPlan) -> list[str]:
+def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
     lines = [f"-c {p.n_ctx:,} over -np {p.n_seq} slots: each slot holds **{p.n_ctx_slot:,} tokens** "
              "(ctx-size / parallel, never ctx-size per slot)"]
     for cache in p.caches:
@@ -210,7 +230,7 @@ def _(p: LlamaCppPlan) -> list[str]:
 
 
 @plan_readout.register
-def _(p: OllamaPlan) -> list[str]:
+def _ollama_readout(p: OllamaPlan) -> list[str]:
     return [
         f"Effective llama-server -c: **{p.effective_ctx_size:,}** = num_ctx {p.per_request_context:,}"
         f" x OLLAMA_NUM_PARALLEL {p.effective_parallel} (-np)",

@@ -71,9 +71,9 @@ def raw_kv_estimate(
         layer_kv_bytes_per_token(layer, bytes_per_element) * retained_tokens(layer, tokens_per_sequence)
         for layer in windowed_layers
     )
-    recurrent = sum(
+    recurrent = sum(  # every layer with a state: recurrent layers and attention layers beside a mixer (Falcon-H1)
         (layer.recurrent_conv_elements + layer.recurrent_state_elements) * recurrent_bytes_per_element
-        for layer in arch.layers_of(LayerKind.RECURRENT)
+        for layer in arch.layers
     )
     return RawKvEstimate(
         tokens_per_sequence=tokens_per_sequence,

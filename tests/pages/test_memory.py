@@ -197,6 +197,31 @@ def test_a_hybrid_model_shows_its_state_pages_step_by_step():
     assert "state blocks" in text
 
 
+@pytest.mark.parametrize(("model", "gpu", "engines", "state_lines"), [
+    # Nemotron-H (54 Mamba2 layers, 54 MLP-only blocks, 10 attention layers) on a GPU that holds its 105 GiB
+    ("nemotron-h-56b", "b200-180gb", ("Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang"),
+     ("llama_kv_cache (recurrent)", "State of one recurrent layer, one sequence (fixed, any length)",
+      "Mamba Cache is allocated", "nothing kept between tokens (MLP or expert block only)")),
+    # Falcon-H1 (attention and a Mamba2 mixer in every layer) on a GPU, then on a Mac for MLX LM
+    ("falcon-h1-0.5b", "h100-sxm-80gb", ("Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang"),
+     ("llama_kv_cache (recurrent)", "State of one recurrent layer, one sequence (fixed, any length)",
+      "Mamba Cache is allocated", "plus a fixed state of 201,984 elements per sequence")),
+    ("falcon-h1-0.5b", "m4-max-40c-128gb", ("Ollama", "llama.cpp (llama-server)", "MLX LM"),
+     ("Recurrent state (ArraysCache) of 36 layers", "llama_kv_cache (recurrent)")),
+])
+def test_each_hybrid_catalog_family_is_planned_by_every_engine_with_its_fixed_state(model, gpu, engines, state_lines):
+    """Issue 14: a hybrid catalog model is planned in every engine that serves it here, and the state that
+    does not grow with context is shown (raw figure and each engine's own arithmetic)."""
+    at = _run(mem_model=model, mem_gpu=gpu)
+    assert not at.exception
+    text = _text(at)
+    for engine in engines:  # a plan (held or not), never '—' (not applicable) or 'refuses to start'
+        assert f"| {engine} | yes |" in text or f"| {engine} | no |" in text, engine
+    assert "Recurrent state per sequence (fixed, any length)" in text
+    for line in state_lines:
+        assert line in text, line
+
+
 def test_a_quantization_refused_on_this_gpu_is_said_with_its_source():
     # SGLang v0.5.23 registers its OCP mxfp4 method on AMD only for gfx950; an MI300X is gfx942
     # (knowledge/formats.yaml cell sglang/mxfp4, calculators/hardware/compat.py).
