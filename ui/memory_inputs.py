@@ -21,7 +21,7 @@ from calculators.memory.compare import KV_CACHE_TYPES, Workload, model_weights, 
 from calculators.memory.kv import uniform_gqa_architecture
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.catalog import architecture_from_catalog, catalog_id_for_repo
-from calculators.model.hf_config import architecture_from_config, load_config_text
+from calculators.model.hf_config import NOT_MODELLED, architecture_from_config, load_config_text
 from calculators.model.hf_hub import fetch_config
 from calculators.model.weights import weights_from_file_bytes
 from calculators.units import GIB
@@ -61,6 +61,8 @@ def read_model(kb: KnowledgeBase) -> ModelChoice:
     source = url_widgets.radio(_("Model from"), MODEL_SOURCES, key="mem_model_from", horizontal=True, labels={
         "catalog": _("catalog"), "config-json": "config.json", "hf-repo": _("Hugging Face repo"),
         "geometry": _("typed geometry")})
+    for reason in NOT_MODELLED.values():  # families engines serve that servewise cannot plan yet, said up front
+        st.caption(_(reason))
     if source == "catalog":
         ids = list(catalog.ids)
         model_id = url_widgets.selectbox(_("Catalog model"), ids, key="mem_model", labels=namer(kb),

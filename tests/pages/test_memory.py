@@ -222,6 +222,14 @@ def test_each_hybrid_catalog_family_is_planned_by_every_engine_with_its_fixed_st
         assert line in text, line
 
 
+def test_a_family_not_modelled_is_said_on_the_page_and_for_its_config():
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb")
+    assert any("Kimi Linear" in c.value and "is not planned yet" in c.value for c in at.caption)
+    at = _run(mem_model_from="config-json", mem_config='{"model_type": "kimi_linear", "num_hidden_layers": 27}')
+    assert not at.exception
+    assert any("no complete public copy of its config.json" in e.value for e in at.error)
+
+
 def test_a_quantization_refused_on_this_gpu_is_said_with_its_source():
     # SGLang v0.5.23 registers its OCP mxfp4 method on AMD only for gfx950; an MI300X is gfx942
     # (knowledge/formats.yaml cell sglang/mxfp4, calculators/hardware/compat.py).

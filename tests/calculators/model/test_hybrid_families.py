@@ -100,3 +100,11 @@ def test_falcon_h1_layers_keep_both_kv_and_state():
     assert [layer.kind for layer in arch.layers] == [LayerKind.FULL, LayerKind.FULL]
     state = arch.layers[0].recurrent
     assert (state.mixer, state.conv_channels(1), state.ssm_shape(1)) == ("mamba2", 288, (8, 32, 16))
+
+
+def test_kimi_linear_is_refused_with_the_reason_it_is_not_modelled():
+    """Issue 14: Kimi Linear is served by vLLM and SGLang but not planned here; a config says so, not 'unknown'."""
+    config = {"model_type": "kimi_linear", "num_hidden_layers": 27,
+              "linear_attn_config": {"full_attn_layers": [4, 8, 12, 16, 20, 24, 27], "num_heads": 32, "head_dim": 128}}
+    with pytest.raises(ServewiseInputError, match="Kimi Linear .* is not planned yet: vLLM 0.33.0"):
+        architecture_from_config(config)
