@@ -4,14 +4,16 @@ import pandas as pd
 import streamlit as st
 
 from calculators.hardware.compat import HardwareChoice, format_verdict, matrix_on_hardware
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.model.ggml_types import ggml_block
 from calculators.model.weights import estimate_weights, scheme_bits_per_weight
+from calculators.units import GIB
 from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
-from reports.formats_figures import SHORT_LABELS, compatibility_heatmap
+from reports.formats_figures import SHORT_LABELS, STATUS_WORDS, compatibility_heatmap
 from reports.names import namer
+from reports.numbers import compact, number
 from ui import url_widgets
 
 kb = load_knowledge()
@@ -22,25 +24,26 @@ ANY_HARDWARE = "any"
 hardware_ids = [ANY_HARDWARE, *(g.id for g in kb.gpus.all_gpus)]
 
 STATUS_BADGE = {
-    CompatStatus.NATIVE: ("green", "loads and runs it in-tree"),
-    CompatStatus.EXPERIMENTAL: ("orange", "in-tree, but the project labels it experimental"),
-    CompatStatus.VIA_PLUGIN: ("blue", "needs an extra out-of-tree package"),
-    CompatStatus.CONVERT_FIRST: ("violet", "a documented conversion step comes before serving"),
-    CompatStatus.NOT_SUPPORTED: ("gray", "no loader found in its source or docs"),
-    CompatStatus.UNKNOWN: ("gray", "servewise could not establish it"),
+    CompatStatus.NATIVE: ("green", N_("loads and runs it in-tree")),
+    CompatStatus.EXPERIMENTAL: ("orange", N_("in-tree, but the project labels it experimental")),
+    CompatStatus.VIA_PLUGIN: ("blue", N_("needs an extra out-of-tree package")),
+    CompatStatus.CONVERT_FIRST: ("violet", N_("a documented conversion step comes before serving")),
+    CompatStatus.NOT_SUPPORTED: ("gray", N_("no loader found in its source or docs")),
+    CompatStatus.UNKNOWN: ("gray", N_("servewise could not establish it")),
 }
 
-st.title("Formats & compatibility")
+st.title(_("Formats & compatibility"))
 st.write(
-    "Which engine can serve which weights, and what each format or quantization actually stores. "
-    "Every cell below names where it was read and the version it was read from."
+    _("Which engine can serve which weights, and what each format or quantization actually stores. "
+    "Every cell below names where it was read and the version it was read from.")
 )
 
-with st.expander("Three separate decisions: file format, precision, compatibility", expanded=True):
+with st.expander(_("Three separate decisions: file format, precision, compatibility"), expanded=True):
     bf16 = estimate_weights(formats, 8_030_261_248, "bf16")
     q4km = estimate_weights(formats, 8_030_261_248, "q4_k_m")
     st.markdown(
-        f"""
+        _(
+            """
 - **File format** is the container: how tensors and metadata are laid out on disk. GGUF keeps everything,
   tokenizer and chat template included, in one file, and each tensor carries its own type, so a GGUF can be
   F16 as easily as 2-bit. Safetensors is a plain tensor archive: the architecture and any quantization are
@@ -55,16 +58,19 @@ with st.expander("Three separate decisions: file format, precision, compatibilit
   marked experimental in vLLM, and does not load in MLX LM at all.
 
 **Why Q4 in one engine against BF16 in another is not an engine comparison.** An 8B model as a Q4_K_M GGUF
-weighs about {q4km.bytes / 2**30:.2f} GiB; the same model in BF16 about {bf16.bytes / 2**30:.2f} GiB
-({bf16.bytes / q4km.bytes:.1f}x more). Token generation mostly streams the weights from memory, so the smaller
+weighs about {q4km} GiB; the same model in BF16 about {bf16} GiB
+({ratio}x more). Token generation mostly streams the weights from memory, so the smaller
 file is faster for that reason alone; it also leaves more memory for KV cache (more concurrent sequences),
 runs different kernels, and answers with different quality. A gap measured that way mixes all of these.
 To compare engines, give them the same checkpoint at the same precision, or compare each at its best format
 and say so in the result.
 """
+        ).format(
+            q4km=number(q4km.bytes / GIB, 2), bf16=number(bf16.bytes / GIB, 2), ratio=number(bf16.bytes / q4km.bytes, 1)
+        )
     )
 
-st.subheader("Compatibility matrix")
+st.subheader(_("Compatibility matrix"))
 left, middle, right = st.columns(3)
 with left:
     engine_id = url_widgets.selectbox(_("Engine"), engine_ids, key="formats_engine", labels=namer(kb))
@@ -75,7 +81,7 @@ with right:
         _("Hardware"),
         hardware_ids,
         key="formats_gpu",
-        labels=namer(kb),
+        labels=namer(kb, {ANY_HARDWARE: _("any")}),
         help=_("A catalog accelerator: cells that depend on the GPU generation or backend are read for it."),
     )
 url_widgets.show_url_notes()
@@ -88,20 +94,21 @@ st.plotly_chart(
 )
 if choice.gpu_id is not None:
     st.caption(_("Statuses read for {gpu}; cells marked * depend on the hardware.").format(gpu=gpu_name))
-st.caption(" · ".join(f"**{SHORT_LABELS[status]}**: {meaning}" for status, (_, meaning) in STATUS_BADGE.items()))
+st.caption(" · ".join(f"**{_(SHORT_LABELS[status])}**: {_(meaning)}"
+                      for status, (_colour, meaning) in STATUS_BADGE.items()))
 
 cell = formats.cell(engine_id, column_id)
 engine = formats.engine(engine_id)
 column = formats.column(column_id)
 st.markdown(f"#### {engine.name} × {column.name}")
 if cell is None:
-    st.info("The knowledge base has no entry for this pair.")
+    st.info(_("The knowledge base has no entry for this pair."))
 else:
     verdict = format_verdict(kb, engine_id, column_id, choice)
     colour, meaning = STATUS_BADGE[verdict.status]
-    st.badge(verdict.status.value, color=colour)
+    st.badge(_(STATUS_WORDS[verdict.status]), color=colour)
     st.caption(
-        meaning if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=meaning, gpu=gpu_name)
+        _(meaning) if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=_(meaning), gpu=gpu_name)
     )
     if verdict.refused_by == "compute-capability":
         st.warning(
@@ -123,7 +130,7 @@ else:
             pd.DataFrame(
                 {
                     _("backend"): [p.backend for p in cell.hardware],
-                    _("status"): [p.status.value for p in cell.hardware],
+                    _("status"): [_(STATUS_WORDS[p.status]) for p in cell.hardware],
                     _("min compute capability"): [
                         "" if p.min_compute_capability is None else f"{p.min_compute_capability:g}"
                         for p in cell.hardware
@@ -135,7 +142,7 @@ else:
             ),
             hide_index=True,
         )
-        st.caption(_("Backends not listed: {status}.").format(status=cell.other_backends.value))
+        st.caption(_("Backends not listed: {status}.").format(status=_(STATUS_WORDS[cell.other_backends])))
     layout = []
     if cell.bit_widths:
         layout.append(_("bit widths {widths}").format(widths=", ".join(f"{b:g}" for b in cell.bit_widths)))
@@ -148,82 +155,86 @@ else:
         st.markdown(_("How to enable: `{how}`").format(how=cell.how_to_enable))
     url = source_url(cell.source, cell.verified.version)
     source_text = f"[{cell.source}]({url})" if url else cell.source
-    st.markdown(f"Source: {source_text} — read at {cell.verified.version} on {cell.verified.date:%Y-%m-%d}")
+    st.markdown(_("Source: {source} — read at {version} on {date}").format(
+        source=source_text, version=cell.verified.version, date=f"{cell.verified.date:%Y-%m-%d}"))
 
 members = formats.members(column_id)
 if members:
-    st.markdown(f"**What `{column_id}` covers**")
+    st.markdown(_("**What `{column}` covers**").format(column=column_id))
     st.dataframe(
         pd.DataFrame(
             {
-                "scheme": [q.name for q in members],
-                "bits per weight": [
+                _("scheme"): [q.name for q in members],
+                _("bits per weight"): [
                     float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in members
                 ],
-                "what one block or group holds": [q.layout_note for q in members],
+                _("what one block or group holds"): [_(q.layout_note) if q.layout_note else "" for q in members],
             }
         ),
         hide_index=True,
-        column_config={"scheme": st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
+        column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
     )
 else:
     fmt = formats.file_format(column_id)
-    st.markdown(f"**{fmt.name} stores:** {fmt.stores}")
-    st.markdown(f"**It does not tell you:** {fmt.does_not_imply}")
+    st.markdown(_("**{format} stores:**").format(format=fmt.name) + " " + _(fmt.stores))
+    st.markdown(_("**It does not tell you:**") + " " + _(fmt.does_not_imply))
 
 
 def derivation(quant: Quantization) -> str:
     """How the bits per weight of one scheme follow from its block layout (display text)."""
     if quant.ggml_type is not None:
         block = ggml_block(quant.ggml_type)
-        per = "value" if block.block_values == 1 else f"{block.block_values} values"
-        return f"{block.block_bytes} bytes per {per} (gguf GGML_QUANT_SIZES)"
+        if block.block_values == 1:
+            return _("{bytes} bytes per value (gguf GGML_QUANT_SIZES)").format(bytes=block.block_bytes)
+        return _("{bytes} bytes per {values} values (gguf GGML_QUANT_SIZES)").format(
+            bytes=block.block_bytes, values=block.block_values)
     if quant.layout is None:
-        return "set by the scheme stored inside"
+        return _("set by the scheme stored inside")
     layout = quant.layout
     if layout.group_size is None:
-        return f"{layout.weight_bits:g} bits; one scale per tensor or row (counted as 0)"
+        return _("{bits} bits; one scale per tensor or row (counted as 0)").format(bits=compact(layout.weight_bits, 3))
     extra = layout.scale_bits + layout.zero_bits
-    return f"{layout.weight_bits:g} + {extra:g}/{layout.group_size} bits (weight + scale/zero per group)"
+    return _("{bits} + {extra}/{group} bits (weight + scale/zero per group)").format(
+        bits=compact(layout.weight_bits, 3), extra=compact(extra, 3), group=layout.group_size)
 
 
-st.subheader("Bits per weight")
+st.subheader(_("Bits per weight"))
 st.write(
-    "Per tensor, as each scheme defines it. Scales, zero points and biases count: Q8_0 is 8.5 bits, not 8. "
-    "Schemes marked *linear layers* keep embeddings and lm_head in 16-bit, so a whole model lands higher."
+    _("Per tensor, as each scheme defines it. Scales, zero points and biases count: Q8_0 is 8.5 bits, not 8. "
+    "Schemes marked *linear layers* keep embeddings and lm_head in 16-bit, so a whole model lands higher.")
 )
 st.dataframe(
     pd.DataFrame(
         {
-            "scheme": [q.name for q in formats.quantizations],
+            _("scheme"): [q.name for q in formats.quantizations],
             "id": [q.id for q in formats.quantizations],
-            "bits per weight": [
+            _("bits per weight"): [
                 float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None
                 for q in formats.quantizations
             ],
-            "derived from": [derivation(q) for q in formats.quantizations],
-            "describes": [q.describes.value for q in formats.quantizations],
-            "applies to": [q.scope.value for q in formats.quantizations],
-            "source": [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
+            _("derived from"): [derivation(q) for q in formats.quantizations],
+            _("describes"): [_(q.describes.value) for q in formats.quantizations],
+            _("applies to"): [_(q.scope.value) for q in formats.quantizations],
+            _("source"): [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
         }
     ),
     hide_index=True,
-    column_config={"scheme": st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
+    column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
 )
 
-st.markdown("**GGUF file types are recipes, not one type**")
+st.markdown(_("**GGUF file types are recipes, not one type**"))
 st.write(
-    "llama-quantize gives some tensors a larger type and keeps norms in F32, so a Q4_K_M file averages more "
-    "than Q4_K's 4.5 bits. Only measurements exist, and they depend on the model."
+    _("llama-quantize gives some tensors a larger type and keeps norms in F32, so a Q4_K_M file averages more "
+    "than Q4_K's 4.5 bits. Only measurements exist, and they depend on the model.")
 )
 st.dataframe(
     pd.DataFrame(
         {
-            "file type": [m.name for m in formats.file_mixes],
-            "measured bits per weight": [m.measured_bits_per_weight for m in formats.file_mixes],
-            "main tensor type": [m.main_type for m in formats.file_mixes],
-            "measured on": [m.measured_on for m in formats.file_mixes],
-            "source": [f"{m.source} @ {m.verified.version}" for m in formats.file_mixes],
+            _("file type"): [m.name for m in formats.file_mixes],
+            _("measured bits per weight"): [m.measured_bits_per_weight for m in formats.file_mixes],
+            _("main tensor type"): [m.main_type for m in formats.file_mixes],
+            _("measured on"): [_(m.measured_on) for m in formats.file_mixes],
+            _("source"): [f"{m.source} @ {m.verified.version}" for m in formats.file_mixes],
         }
     ),
     hide_index=True,

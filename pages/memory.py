@@ -23,6 +23,7 @@ from calculators.memory.plan import ComponentKind
 from calculators.model.catalog import catalog_id_for_repo
 from calculators.speed.calibration import decode_profile
 from knowledge.loader import load_knowledge
+from reports.formats_figures import STATUS_WORDS
 from reports.memory_figures import capacity_chart, memory_bars
 from reports.memory_readouts import (
     RAW_BYTES_PER_ELEMENT,
@@ -161,7 +162,7 @@ if column is not None:
     choice = HardwareChoice(gpu_id=machine.gpu_id)
     for row, entry in zip(rows, summary, strict=True):
         verdict = format_verdict(kb, row.engine, column, choice)
-        entry[_("loads {column} here").format(column=column)] = verdict.status.value
+        entry[_("loads {column} here").format(column=column)] = _(STATUS_WORDS[verdict.status])
     for engine_id in ENGINE_IDS:
         verdict = format_verdict(kb, engine_id, column, choice)
         if verdict.status == "not-supported" and verdict.refused_by is not None:

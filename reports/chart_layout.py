@@ -13,7 +13,10 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from babel.numbers import get_decimal_symbol, get_group_symbol
+
 from calculators.engines import ENGINES
+from calculators.i18n import current_language
 
 #: Width (px) of the page's main column at the narrowest window the app is checked at (1024 px, sidebar open).
 NARROW_COLUMN_PX = 560
@@ -67,6 +70,8 @@ def chart_layout(
         },
         "xaxis": {"automargin": True},
         "yaxis": {"automargin": True},
+        # hover and tick numbers in the reader's language (1,234.5 / 1.234,5): plotly's decimal then group mark
+        "separators": get_decimal_symbol(current_language()) + get_group_symbol(current_language()),
     }  # fmt: skip
     if title:
         layout["title"] = {

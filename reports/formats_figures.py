@@ -6,6 +6,7 @@ import textwrap
 
 import plotly.graph_objects as go
 
+from calculators.i18n import N_, _
 from knowledge.formats import CompatStatus, FormatsSection, HardwareVerdict
 from reports.chart_layout import chart_layout
 
@@ -24,11 +25,22 @@ STATUS_COLOURS: dict[CompatStatus, str] = {
 #: the caption under the chart give the full meaning.
 SHORT_LABELS: dict[CompatStatus, str] = {
     CompatStatus.NATIVE: "✓",
-    CompatStatus.EXPERIMENTAL: "exp",
+    CompatStatus.EXPERIMENTAL: N_("exp"),
     CompatStatus.VIA_PLUGIN: "+",
     CompatStatus.CONVERT_FIRST: "→",
     CompatStatus.NOT_SUPPORTED: "✗",
     CompatStatus.UNKNOWN: "?",
+}
+
+
+#: Each status as the knowledge base spells it, translated where shown.
+STATUS_WORDS: dict[CompatStatus, str] = {
+    CompatStatus.NATIVE: N_("native"),
+    CompatStatus.EXPERIMENTAL: N_("experimental"),
+    CompatStatus.VIA_PLUGIN: N_("via-plugin"),
+    CompatStatus.CONVERT_FIRST: N_("convert-first"),
+    CompatStatus.NOT_SUPPORTED: N_("not-supported"),
+    CompatStatus.UNKNOWN: N_("unknown"),
 }
 
 
@@ -69,9 +81,9 @@ def compatibility_heatmap(
             verdict = (verdicts or {}).get((engine.id, column.id))
             status = verdict.status if verdict else cell.status if cell else CompatStatus.UNKNOWN
             row_z.append(order.index(status) + 0.5)  # middle of the status's colour step
-            row_text.append(SHORT_LABELS[status] + ("*" if cell is not None and cell.hardware_dependent else ""))
-            note = verdict.note if verdict else cell.note if cell else "no cell in the knowledge base"
-            row_notes.append([status.value, _wrap(note)])
+            row_text.append(_(SHORT_LABELS[status]) + ("*" if cell is not None and cell.hardware_dependent else ""))
+            note = verdict.note if verdict else cell.note if cell else N_("no cell in the knowledge base")
+            row_notes.append([_(STATUS_WORDS[status]), _wrap(_(note))])
         z.append(row_z)
         text.append(row_text)
         notes.append(row_notes)
@@ -108,7 +120,7 @@ def compatibility_heatmap(
                 y1=y + 0.5,
                 line={"width": 3, "color": "#000000"},
             )
-    figure.update_layout(**chart_layout(x_title="format or quantization",
+    figure.update_layout(**chart_layout(x_title=_("format or quantization"),
                                         height_px=170 + 46 * len(engines)))
     figure.update_xaxes(side="top", tickangle=-35, fixedrange=True)
     figure.update_yaxes(autorange="reversed", fixedrange=True)

@@ -23,6 +23,7 @@ from calculators.memory.plan import ComponentKind, MemoryPlan
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.units import GIB, KIB, MIB
 from reports.memory_json import engine_entry, memory_document
+from reports.numbers import compact, number
 from reports.pool_steps_text import pool_steps_markdown
 
 #: Raw element size per workload cache type (block scales of q8_0/q4_0 excluded: the engines add them).
@@ -37,7 +38,7 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
 
     def cell(value: Any) -> str:
         if isinstance(value, bool):
-            return "yes" if value else ""
+            return _("yes") if value else ""
         return str(value).replace("|", "\\|")
 
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -48,12 +49,12 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
 def human_bytes(n: float) -> str:
     """Bytes in binary units, saying which (GiB = 2^30)."""
     if abs(n) >= GIB:
-        return f"{n / GIB:,.2f} GiB"
+        return f"{number(n / GIB, 2)} GiB"
     if abs(n) >= MIB:
-        return f"{n / MIB:,.1f} MiB"
+        return f"{number(n / MIB, 1)} MiB"
     if abs(n) >= KIB:
-        return f"{n / KIB:,.1f} KiB"
-    return f"{n:,.0f} B"
+        return f"{number(n / KIB, 1)} KiB"
+    return f"{number(n)} B"
 
 
 def arithmetic_rows(arch: ModelArchitecture, bytes_per_element: float) -> list[dict[str, Any]]:
@@ -64,24 +65,26 @@ def arithmetic_rows(arch: ModelArchitecture, bytes_per_element: float) -> list[d
         per_layer = layer_kv_bytes_per_token(layer, bytes_per_element)
         state_elements = layer.recurrent_conv_elements + layer.recurrent_state_elements
         if layer.kind is LayerKind.MLA:
-            shape = f"latent {layer.kv_lora_rank} + rope key {layer.qk_rope_head_dim}"
+            shape = _("latent {rank} + rope key {rope}").format(rank=layer.kv_lora_rank, rope=layer.qk_rope_head_dim)
         elif layer.kind is LayerKind.RECURRENT:
-            shape = f"fixed state {state_elements:,} elements/seq"
+            shape = _("fixed state {elements} elements/seq").format(elements=number(state_elements))
         elif layer.kind is LayerKind.NONE:
             shape = _("nothing kept between tokens (MLP or expert block only)")
         else:
-            shape = f"2 x {layer.n_kv_heads} KV heads x {layer.head_dim_k}" if layer.head_dim_k == layer.head_dim_v \
+            shape = _("2 x {heads} KV heads x {dim}").format(heads=layer.n_kv_heads, dim=layer.head_dim_k) \
+                if layer.head_dim_k == layer.head_dim_v \
                 else f"{layer.n_kv_heads} x ({layer.head_dim_k} + {layer.head_dim_v})"
             if state_elements:  # attention and a recurrent mixer side by side (Falcon-H1)
                 shape += _(", plus a fixed state of {elements} elements per sequence").format(
-                    elements=f"{state_elements:,}")
-        window = f" (window {layer.sliding_window_tokens:,})" if layer.kind is LayerKind.SLIDING else ""
+                    elements=number(state_elements))
+        window = " " + _("(window {tokens})").format(tokens=number(layer.sliding_window_tokens or 0)) \
+            if layer.kind is LayerKind.SLIDING else ""
         rows.append({
-            "layer kind": layer.kind.value + window,
-            "layers": count,
-            "elements per token": shape,
-            "bytes per token per layer": f"{per_layer:,.0f}",
-            "bytes per token, these layers": f"{per_layer * count:,.0f}",
+            _("layer kind"): layer.kind.value + window,
+            _("layers"): count,
+            _("elements per token"): shape,
+            _("bytes per token per layer"): number(per_layer),
+            _("bytes per token, these layers"): number(per_layer * count),
         })
     return rows
 
@@ -92,20 +95,24 @@ def arithmetic_markdown(arch: ModelArchitecture, workload: Workload) -> str:
     raw = raw_kv_estimate(arch, workload.context_tokens, workload.sequences, size)
     per_token = raw.bytes_per_token_unbounded_layers + raw.bytes_per_token_window_layers
     lines = [
-        f"Element size: **{size:g} bytes** ({workload.kv_cache_type} cache; the 2 in '2 x heads' is keys + values; "
-        "grouped-query attention stores KV heads, not query heads).",
-        f"- Per token, all layers: **{per_token:,.0f} bytes = {human_bytes(per_token)}**"
-        + (" (sliding-window layers stop growing at their window)" if raw.bytes_per_token_window_layers else ""),
-        f"- Per sequence of {workload.context_tokens:,} tokens: **{human_bytes(raw.kv_bytes_per_sequence)}**"
-        f" ({raw.kv_bytes_per_sequence:,.0f} bytes)",
+        _("Element size: **{size} bytes** ({cache_type} cache; the 2 in '2 x heads' is keys + values; "
+          "grouped-query attention stores KV heads, not query heads).").format(
+            size=compact(size), cache_type=workload.kv_cache_type),
+        "- " + _("Per token, all layers: **{bytes} bytes = {human}**").format(
+            bytes=number(per_token), human=human_bytes(per_token))
+        + (" " + _("(sliding-window layers stop growing at their window)")
+           if raw.bytes_per_token_window_layers else ""),
+        "- " + _("Per sequence of {tokens} tokens: **{human}** ({bytes} bytes)").format(
+            tokens=number(workload.context_tokens), human=human_bytes(raw.kv_bytes_per_sequence),
+            bytes=number(raw.kv_bytes_per_sequence)),
     ]
     if raw.recurrent_state_bytes_per_sequence:
-        lines.append(f"- Recurrent state per sequence (fixed, any length): "
-                     f"{human_bytes(raw.recurrent_state_bytes_per_sequence)}")
-    lines.append(f"- For {workload.sequences:,} sequences: **{human_bytes(raw.total_bytes)}** "
-                 f"({raw.total_bytes:,.0f} bytes; GiB = 2^30 bytes)")
-    lines.append("\nRaw figure: every sequence at full length, no prefix sharing, no block or padding granularity, "
-                 "no weights or workspace. The engines below add their own rules.")
+        lines.append("- " + _("Recurrent state per sequence (fixed, any length): {human}").format(
+            human=human_bytes(raw.recurrent_state_bytes_per_sequence)))
+    lines.append("- " + _("For {sequences} sequences: **{human}** ({bytes} bytes; GiB = 2^30 bytes)").format(
+        sequences=number(workload.sequences), human=human_bytes(raw.total_bytes), bytes=number(raw.total_bytes)))
+    lines.append("\n" + _("Raw figure: every sequence at full length, no prefix sharing, no block or padding "
+                          "granularity, no weights or workspace. The engines below add their own rules."))
     return "\n".join(lines)
 
 
@@ -113,21 +120,21 @@ def architecture_warnings(arch: ModelArchitecture) -> list[str]:
     """Where this model's layers change the simple arithmetic (MLA, sliding window, hybrid recurrent)."""
     out = []
     if arch.layers_of(LayerKind.MLA):
-        out.append("Multi-head latent attention: each token stores one compressed latent and a rope key per layer, "
-                   "not K and V per head, so '2 x KV heads x head dim' does not apply.")
+        out.append(_("Multi-head latent attention: each token stores one compressed latent and a rope key per "
+                     "layer, not K and V per head, so '2 x KV heads x head dim' does not apply."))
     if arch.layers_of(LayerKind.SLIDING):
-        out.append("Sliding-window layers keep at most their window; engines differ in whether they exploit that "
-                   "(vLLM's hybrid manager, llama.cpp's SWA cache, SGLang's SWA pool) or keep full-size caches.")
+        out.append(_("Sliding-window layers keep at most their window; engines differ in whether they exploit that "
+                     "(vLLM's hybrid manager, llama.cpp's SWA cache, SGLang's SWA pool) or keep full-size caches."))
     if arch.layers_of(LayerKind.RECURRENT):
-        out.append("Hybrid recurrent layers hold a fixed state per sequence instead of a growing KV cache; "
-                   "engines pool that state separately.")
+        out.append(_("Hybrid recurrent layers hold a fixed state per sequence instead of a growing KV cache; "
+                     "engines pool that state separately."))
     if arch.moe is not None:
-        out.append("Mixture of experts: every expert's weights stay resident although only a few run per token.")
+        out.append(_("Mixture of experts: every expert's weights stay resident although only a few run per token."))
     return out
 
 
 def _g(n: float) -> str:
-    return f"{n / GIB:,.2f} GiB"
+    return f"{number(n / GIB, 2)} GiB"
 
 
 def engine_readout(row: EngineComparison) -> list[str]:
@@ -144,10 +151,12 @@ def plan_readout(p: MemoryPlan) -> list[str]:
 @plan_readout.register
 def _vllm_readout(p: VllmPlan) -> list[str]:
     lines = [
-        f"Available KV cache memory: **{_g(p.available_kv_cache_bytes)}**",
-        f"GPU KV cache size: **{p.kv_tokens:,} tokens** ({p.num_gpu_blocks:,} blocks of {p.block_size})",
-        f"Maximum concurrency for {p.max_model_len:,} tokens per request: **{p.max_concurrency:.2f}x**",
-        f"max_num_seqs {p.max_num_seqs} · max_num_batched_tokens {p.max_num_batched_tokens:,} · "
+        _("Available KV cache memory: **{gib}**").format(gib=_g(p.available_kv_cache_bytes)),
+        _("GPU KV cache size: **{tokens} tokens** ({blocks} blocks of {block})").format(
+            tokens=number(p.kv_tokens), blocks=number(p.num_gpu_blocks), block=p.block_size),
+        _("Maximum concurrency for {tokens} tokens per request: **{times}x**").format(
+            tokens=number(p.max_model_len), times=number(p.max_concurrency, 2)),
+        f"max_num_seqs {p.max_num_seqs} · max_num_batched_tokens {number(p.max_num_batched_tokens)} · "
         f"kv_cache_dtype {p.kv_cache_dtype} · TP {p.tensor_parallel_size} x PP {p.pipeline_parallel_size}",
     ]
     if p.mamba_state is not None or any(g.draft_layers for g in p.kv_cache_groups):
@@ -157,13 +166,13 @@ def _vllm_readout(p: VllmPlan) -> list[str]:
 
 @plan_readout.register
 def _sglang_readout(p: SglangPlan) -> list[str]:
-    auto = " (automatic)" if p.mem_fraction_static_is_auto else ""
+    auto = " " + _("(automatic)") if p.mem_fraction_static_is_auto else ""
     return [
-        f"mem_fraction_static: **{p.mem_fraction_static}**{auto}",
-        f"max_total_num_tokens: **{p.max_total_num_tokens:,}** · max_running_requests: "
-        f"**{p.max_running_requests:,}** · context_len {p.context_len:,}",
-        f"KV Cache is allocated. #tokens: {p.max_total_num_tokens:,}, K size: {p.k_bytes / GIB:.2f} GB, "
-        f"V size: {p.v_bytes / GIB:.2f} GB (SGLang's 'GB' divides by 2^30)",
+        f"mem_fraction_static: **{compact(p.mem_fraction_static, 3)}**{auto}",
+        f"max_total_num_tokens: **{number(p.max_total_num_tokens)}** · max_running_requests: "
+        f"**{number(p.max_running_requests)}** · context_len {number(p.context_len)}",
+        _("KV Cache is allocated. #tokens: {tokens}, K size: {k} GB, V size: {v} GB (SGLang's 'GB' divides by 2^30)"
+          ).format(tokens=number(p.max_total_num_tokens), k=number(p.k_bytes / GIB, 2), v=number(p.v_bytes / GIB, 2)),
         f"chunked_prefill_size {p.chunked_prefill_size} · cuda_graph_max_bs {p.cuda_graph_max_bs} · "
         f"page_size {p.page_size}",
         *_sglang_mamba_lines(p),
@@ -193,12 +202,14 @@ def _sglang_mamba_lines(p: SglangPlan) -> list[str]:
 
 @plan_readout.register
 def _mlx_lm_readout(p: MlxLmPlan) -> list[str]:
-    ws = _g(p.working_set_bytes) if p.working_set_bytes else "unknown"
-    kv = f"quantized to {p.kv_bits} bits" if p.quantized else "not quantized"
+    ws = _g(p.working_set_bytes) if p.working_set_bytes else _("unknown")
+    kv = _("quantized to {bits} bits").format(bits=p.kv_bits) if p.quantized else _("not quantized")
     return [
-        f"Cache slots per layer and sequence: **{p.allocated_tokens:,}** (grows in {p.step_tokens}-token steps)",
-        f"{p.n_sequences} sequence(s) · KV {kv} · max_kv_size: {p.max_kv_size_behaviour}",
-        f"GPU working set: {ws} ({p.working_set_basis})",
+        _("Cache slots per layer and sequence: **{slots}** (grows in {step}-token steps)").format(
+            slots=number(p.allocated_tokens), step=p.step_tokens),
+        _("{n} sequence(s) · KV {kv} · max_kv_size: {behaviour}").format(
+            n=p.n_sequences, kv=kv, behaviour=_(p.max_kv_size_behaviour)),
+        _("GPU working set: {ws} ({basis})").format(ws=ws, basis=_(p.working_set_basis)),
         *_mlx_state_lines(p),
     ]
 
@@ -217,26 +228,30 @@ def _mlx_state_lines(p: MlxLmPlan) -> list[str]:
 
 @plan_readout.register
 def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
-    lines = [f"-c {p.n_ctx:,} over -np {p.n_seq} slots: each slot holds **{p.n_ctx_slot:,} tokens** "
-             "(ctx-size / parallel, never ctx-size per slot)"]
+    lines = [_("-c {ctx} over -np {seqs} slots: each slot holds **{slot} tokens** "
+               "(ctx-size / parallel, never ctx-size per slot)").format(
+        ctx=number(p.n_ctx), seqs=p.n_seq, slot=number(p.n_ctx_slot))]
     for cache in p.caches:
-        lines.append(f"llama_kv_cache ({cache.name}): size = {cache.total_bytes / MIB:,.2f} MiB "
-                     f"({cache.cells:,} cells, {cache.layers} layers, {cache.seqs} seqs), "
-                     f"K ({cache.type_k}): {cache.k_bytes / MIB:,.2f} MiB, V ({cache.type_v}): "
-                     f"{cache.v_bytes / MIB:,.2f} MiB")
-    lines.append(f"-ngl {p.n_gpu_layers} · flash attention {p.flash_attn.value} · "
-                 f"{'unified KV' if p.kv_unified else str(p.n_stream) + ' KV streams'}")
+        # llama.cpp's own start-up line, numbers as the reader writes them
+        lines.append(f"`llama_kv_cache ({cache.name}): size = {number(cache.total_bytes / MIB, 2)} MiB "
+                     f"({number(cache.cells)} cells, {cache.layers} layers, {cache.seqs} seqs), "
+                     f"K ({cache.type_k}): {number(cache.k_bytes / MIB, 2)} MiB, V ({cache.type_v}): "
+                     f"{number(cache.v_bytes / MIB, 2)} MiB`")
+    streams = _("unified KV") if p.kv_unified else _("{n} KV streams").format(n=p.n_stream)
+    lines.append(_("-ngl {ngl} · flash attention {fa} · {streams}").format(
+        ngl=p.n_gpu_layers, fa=p.flash_attn.value, streams=streams))
     return lines
 
 
 @plan_readout.register
 def _ollama_readout(p: OllamaPlan) -> list[str]:
     return [
-        f"Effective llama-server -c: **{p.effective_ctx_size:,}** = num_ctx {p.per_request_context:,}"
-        f" x OLLAMA_NUM_PARALLEL {p.effective_parallel} (-np)",
-        f"Ollama's own estimate: {_g(p.predicted_for_load_bytes)} against {_g(p.available_bytes)} "
-        f"available · {'fits' if p.fits_preflight else 'fails'} its pre-flight check · "
-        f"{'one GPU' if p.single_gpu else 'split over GPUs'}",
+        _("Effective llama-server -c: **{ctx}** = num_ctx {per_request} x OLLAMA_NUM_PARALLEL {parallel} (-np)").format(
+            ctx=number(p.effective_ctx_size), per_request=number(p.per_request_context), parallel=p.effective_parallel),
+        _("Ollama's own estimate: {predicted} against {available} available · {verdict} · {gpus}").format(
+            predicted=_g(p.predicted_for_load_bytes), available=_g(p.available_bytes),
+            verdict=_("fits its pre-flight check") if p.fits_preflight else _("fails its pre-flight check"),
+            gpus=_("one GPU") if p.single_gpu else _("split over GPUs")),
         *plan_readout.dispatch(LlamaCppPlan)(p),
     ]
 
@@ -250,21 +265,22 @@ def speculation_rows(with_drafter: MemoryPlan, without: MemoryPlan) -> list[dict
         return sum(c.bytes for c in plan.components if c.kind is ComponentKind.FREE)
 
     def row(label: str, plan: MemoryPlan) -> dict[str, Any]:
-        return {"run": label,
-                "weights / device": human_bytes(plan.weights_bytes) if plan.weights_bytes is not None else "unknown",
-                "KV and state cache / device": human_bytes(plan.kv_cache_bytes),
-                "bytes per token": f"{plan.kv_bytes_per_token:,}",
-                "used / device": human_bytes(plan.used_bytes),
-                "free / device": human_bytes(free(plan))}
-    return [row("with the drafter", with_drafter), row("without it", without)]
+        return {_("run"): label,
+                _("weights / device"): human_bytes(plan.weights_bytes) if plan.weights_bytes is not None
+                else _("unknown"),
+                _("KV and state cache / device"): human_bytes(plan.kv_cache_bytes),
+                _("bytes per token"): number(plan.kv_bytes_per_token),
+                _("used / device"): human_bytes(plan.used_bytes),
+                _("free / device"): human_bytes(free(plan))}
+    return [row(_("with the drafter"), with_drafter), row(_("without it"), without)]
 
 
 def offload_rows(row: EngineComparison) -> list[dict[str, Any]]:
     """llama.cpp / Ollama: what each device holds (layers, weights, caches)."""
     devices = getattr(row.plan, "devices", None) or []
-    return [{"device": d.device, "layers": d.repeating_layers, "output layer": d.holds_output_layer,
-             "weights": human_bytes(d.weights_bytes) if d.weights_bytes is not None else "unknown",
-             "KV cache": human_bytes(d.kv_cache_bytes)} for d in devices]
+    return [{_("device"): d.device, _("layers"): d.repeating_layers, _("output layer"): d.holds_output_layer,
+             _("weights"): human_bytes(d.weights_bytes) if d.weights_bytes is not None else _("unknown"),
+             _("KV cache"): human_bytes(d.kv_cache_bytes)} for d in devices]
 
 
 def export_data(model: str, machine_label: str, workload: Workload, weights_bytes: int | None,
@@ -290,6 +306,10 @@ def export_data(model: str, machine_label: str, workload: Workload, weights_byte
     )
 
 
+def _count(value: int | None) -> str:
+    return "" if value is None else number(value)
+
+
 def export_json(data: dict[str, Any]) -> str:
     """The export as indented JSON text."""
     return json.dumps(data, indent=2)
@@ -299,37 +319,41 @@ def export_markdown(data: dict[str, Any]) -> str:
     """The export as a Markdown report (GiB = 2^30 bytes)."""
     w = data["workload"]
     weights = data["model_weights_bytes"]
+    header = (_("engine"), _("holds the workload"), _("weights / GPU"), _("KV cache / GPU"), _("longest context"),
+              _("most sequences"))
     lines = [
-        "# servewise memory & capacity plan",
+        _("# servewise memory & capacity plan"),
         "",
-        "Estimates from published engine rules and arithmetic, not measurements.",
+        _("Estimates from published engine rules and arithmetic, not measurements."),
         "",
-        f"- Model: {data['model']}",
-        f"- Machine: {data['machine']}",
-        f"- Workload: {w['sequences']} sequences x {w['context_tokens_per_sequence']:,} tokens, "
-        f"{w['kv_cache_type']} KV cache",
-        f"- Weights: {human_bytes(weights) if weights else 'unknown'}",
+        "- " + _("Model: {model}").format(model=data["model"]),
+        "- " + _("Machine: {machine}").format(machine=data["machine"]),
+        "- " + _("Workload: {sequences} sequences x {tokens} tokens, {cache_type} KV cache").format(
+            sequences=w["sequences"], tokens=number(w["context_tokens_per_sequence"]), cache_type=w["kv_cache_type"]),
+        "- " + _("Weights: {weights}").format(weights=human_bytes(weights) if weights else _("unknown")),
         "",
-        "| engine | holds the workload | weights / GPU | KV cache / GPU | longest context | most sequences |",
+        "| " + " | ".join(header) + " |",
         "|---|---|---|---|---|---|",
     ]
     for e in data["engines"]:
         plan = e["plan"]
         if plan is None:
-            lines.append(f"| {e['engine']} | n/a: {e['not_applicable'] or e['error']} | | | | |")
+            lines.append(f"| {e['engine']} | " + _("n/a: {why}").format(why=e["not_applicable"] or e["error"])
+                         + " | | | | |")
             continue
         # per GPU as the bars show it: the busiest device's components
         weights_gpu = sum(c["bytes"] for c in plan["components"] if c["kind"] == "weights")
         kv_gpu = sum(c["bytes"] for c in plan["components"] if c["kind"] in ("kv_cache", "recurrent_state"))
-        lines.append(f"| {e['engine']} | {'yes' if e['holds_workload'] else 'no'} | {human_bytes(weights_gpu)} | "
-                     f"{human_bytes(kv_gpu)} | {e['max_context_tokens_for_sequences']} | "
-                     f"{e['max_sequences_at_context']} |")
+        holds = _("yes") if e["holds_workload"] else _("no")
+        lines.append(f"| {e['engine']} | {holds} | {human_bytes(weights_gpu)} | "
+                     f"{human_bytes(kv_gpu)} | {_count(e['max_context_tokens_for_sequences'])} | "
+                     f"{_count(e['max_sequences_at_context'])} |")
     lines.append("")
     for e in data["engines"]:
         if e["launch_command"]:
             lines += [f"## {e['engine']}", "", "```sh", e["launch_command"], "```", ""]
             if e["plan"] and e["plan"]["refusal"]:
-                lines += [f"Refuses to start: {e['plan']['refusal']}", ""]
+                lines += [_("Refuses to start: {refusal}").format(refusal=e["plan"]["refusal"]), ""]
             for note in (e["plan"] or {}).get("notes", []):
                 lines.append(f"- {note['message']}")
             lines.append("")

@@ -231,8 +231,9 @@ def _knob_help(kb: KnowledgeBase, engine: str, key: str) -> str | None:
     knob = next((k for k in entry.knobs if k.key == key), None) if entry else None
     if knob is None:
         return None
-    default = knob.default_rule or ("unset" if knob.default is None else str(knob.default))
-    return f"**{knob.name}** ({knob.unit}): {knob.controls} Default: {default}. Source: {knob.source}"
+    default = _(knob.default_rule) if knob.default_rule else _("unset") if knob.default is None else str(knob.default)
+    return _("**{name}** ({unit}): {controls} Default: {default}. Source: {source}").format(
+        name=knob.name, unit=_(knob.unit), controls=_(knob.controls), default=default, source=knob.source)
 
 
 def read_engine_knobs(kb: KnowledgeBase, engine: str) -> dict[str, Any]:
@@ -249,7 +250,8 @@ def read_engine_knobs(kb: KnowledgeBase, engine: str) -> dict[str, Any]:
         if kind.startswith("choice:"):
             options = kind.split(":", 1)[1].split(",")
             shown = {None: "auto", True: "on", False: "off"}.get(default, getattr(default, "value", default))
-            value = url_widgets.radio(label, options, key=widget_key, horizontal=True, index=options.index(shown),
+            value = url_widgets.radio(_(label), options, key=widget_key, horizontal=True, index=options.index(shown),
+                                      labels=_,
                                       help=_knob_help(kb, engine, key))
             chosen: Any = {"auto": None, "on": True, "off": False}[value] if key == "kv_unified" else value
             if chosen != shown and not (key == "kv_unified" and chosen is default):
@@ -258,7 +260,7 @@ def read_engine_knobs(kb: KnowledgeBase, engine: str) -> dict[str, Any]:
         unset_is_zero = kind.endswith("0")
         is_float = kind.startswith("float")
         start = 0 if unset_is_zero else default
-        value = url_widgets.number(label, key=widget_key, min_value=(0.0 if is_float else -1),
+        value = url_widgets.number(_(label), key=widget_key, min_value=(0.0 if is_float else -1),
                                    max_value=(1.0 if is_float else 10**12),
                                    value=float(start) if is_float else int(start),
                                    step=0.01 if is_float else 1, help=_knob_help(kb, engine, key))

@@ -48,6 +48,8 @@ _QUOTED = re.compile(r"(?<!\w)'[^'\n]+'(?!\w)|\"[^\"\n]+\"")
 _URL = re.compile(r"https?://\S+|www\.\S+|\b[\w.-]+\.(?:com|org|io|ai|md|py|yaml|json|gguf|log|txt|csv)\b")
 _FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 _PLACEHOLDER = re.compile(r"%\{[^}]*\}|\{[^{}]*\}|<[^<>]*>")
+#: A command line as typed (a placeholder or an example): the same in every language.
+_COMMAND = re.compile(r"^\s*(?:llama-server|llama-cli|vllm serve|python3? -m|ollama|mlx_lm\.\w+|sglang)\b.*$", re.M)
 _IDENTIFIER = re.compile(r"\b\w+(?:[_./:-]\w+)+\b")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
@@ -65,6 +67,7 @@ class PageText:
 
 def _strip(text: str, names: frozenset[str]) -> str:
     text = _CODE_SPAN.sub(" ", text)
+    text = _COMMAND.sub(" ", text)
     text = _QUOTED.sub(" ", text)
     text = _URL.sub(" ", text)
     text = _PLACEHOLDER.sub(" ", text)
