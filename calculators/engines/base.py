@@ -2,7 +2,7 @@
 
 Shared modules (memory.compare, memory.capacity, launch, reconcile, simulator, reports, ui, pages) look an
 engine up in the registry and use these fields; they never ask which engine it is. An engine that lacks a
-capability (MLX LM has no simulator policy, no reconciliation rows) leaves the field None.
+capability (MLX LM serves no embeddings, so it has no embedding rule) leaves the field None.
 """
 
 from __future__ import annotations

@@ -468,6 +468,26 @@ class _Run:
         return chunks, budget, preempted
 
     # ---- main loop ------------------------------------------------------------------------
+    def take_arrivals(self) -> bool | None:
+        """Admit arrivals due by now to the queue and cancel overdue ones. True: there is work to step;
+        False: idle, time moved to the next arrival; None: nothing is left, the run is over."""
+        arrivals = self.arrivals
+        while arrivals and arrivals[0][0] <= self.now:
+            t, i = heapq.heappop(arrivals)
+            self.arrive(i, t)
+        pend = self.pending_first
+        # pending_first fills only when cancel_after is set (arrive)
+        if pend and self.cancel_after is not None and self.arrival[pend[0]] + self.cancel_after <= self.now:
+            self.cancel_overdue()
+        if not self.running and not self.n_waiting:
+            if not arrivals:
+                self.record()
+                return None
+            self.now = arrivals[0][0]
+            self.record()
+            return False
+        return True
+
     def run(self) -> None:
         spec = self.spec
         if spec.decode_then_prefill:
@@ -476,19 +496,10 @@ class _Run:
         rates = self.rates
         arrivals = self.arrivals
         while True:
-            while arrivals and arrivals[0][0] <= self.now:
-                t, i = heapq.heappop(arrivals)
-                self.arrive(i, t)
-            pend = self.pending_first
-            # pending_first fills only when cancel_after is set (arrive)
-            if pend and self.cancel_after is not None and self.arrival[pend[0]] + self.cancel_after <= self.now:
-                self.cancel_overdue()
-            if not self.running and not self.n_waiting:
-                if not arrivals:
-                    self.record()
-                    break
-                self.now = arrivals[0][0]
-                self.record()
+            work = self.take_arrivals()
+            if work is None:
+                break
+            if not work:
                 continue
 
             if spec.mixed_prefill_decode:
@@ -599,18 +610,10 @@ class _Run:
         chunk_cap = spec.prefill_chunk_tokens or self.budget
         tracing = self.trace is not None
         while True:
-            while arrivals and arrivals[0][0] <= self.now:
-                t, i = heapq.heappop(arrivals)
-                self.arrive(i, t)
-            pend = self.pending_first
-            if pend and self.cancel_after is not None and self.arrival[pend[0]] + self.cancel_after <= self.now:
-                self.cancel_overdue()
-            if not self.running and not self.n_waiting:
-                if not arrivals:
-                    self.record()
-                    break
-                self.now = arrivals[0][0]
-                self.record()
+            work = self.take_arrivals()
+            if work is None:
+                break
+            if not work:
                 continue
             queued = self.n_waiting
             n_dec = self.n_dec

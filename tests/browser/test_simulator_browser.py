@@ -48,3 +48,18 @@ def test_zero_rate_in_a_link_gives_a_message_not_a_traceback(app_url, page):
     expect(alert).to_be_visible()
     expect(alert).to_contain_text("rate_per_s")
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_mlx_lm_is_simulated_with_its_knobs_from_a_shared_link(app_url, page, screenshot_dir):
+    expect = _expect()
+    open_page(page, f"{app_url}/simulator?sim_engines=mlx-lm&sim_engines=vllm&sim_mlx_prompt=2&sim_mlx_step=512"
+                    "&sim_n=150")
+    expect(page.get_by_label("--prompt-concurrency", exact=True)).to_have_value("2")
+    expect(page.get_by_label("--prefill-step-size", exact=True)).to_have_value("512")
+    expect(page.get_by_label("--decode-concurrency", exact=True)).to_have_value("32")
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "MLX LM" in page.locator("body").inner_text()
+    for width in (1440, 1024):
+        page.set_viewport_size({"width": width, "height": 3600})
+        page.screenshot(path=str(screenshot_dir / f"simulator-mlx-{width}.png"))

@@ -26,16 +26,21 @@ def _stable(result: dict) -> dict:
     return {k: v for k, v in result.items() if k not in VARYING}
 
 
-@pytest.mark.timeout(1800)
-def test_mlx_lm_still_allocates_what_was_recorded(tmp_path):
+def _record_with_mlx(module: str, out, timeout_s: int) -> dict:
+    """Run `python -m module out` with the MLX venv and return the JSON it wrote (fails with a message without it)."""
     if not MLX_PYTHON.exists():
         pytest.fail(f"{MLX_PYTHON} is missing: `make .venv-mlx/.installed` (or `make test`) installs mlx-lm from "
                     "requirements-mlx.txt")
-    out = tmp_path / "recordings.json"
-    run = subprocess.run([str(MLX_PYTHON), "-m", "tests.support.mlx_conformance.runner", str(out)],
-                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=1700)
+    run = subprocess.run([str(MLX_PYTHON), "-m", module, str(out)], cwd=REPO_ROOT, capture_output=True, text=True,
+                         timeout=timeout_s)
     assert run.returncode == 0, run.stderr[-4000:]
-    fresh, recorded = json.loads(out.read_text()), json.loads(RECORDINGS.read_text())
+    return json.loads(out.read_text())
+
+
+@pytest.mark.timeout(1800)
+def test_mlx_lm_still_allocates_what_was_recorded(tmp_path):
+    fresh = _record_with_mlx("tests.support.mlx_conformance.runner", tmp_path / "recordings.json", 1700)
+    recorded = json.loads(RECORDINGS.read_text())
     assert fresh["engine"] == recorded["engine"]
     assert fresh["models"] == recorded["models"]
     changed = [r["case"] for r, f in zip(recorded["results"], fresh["results"], strict=True)
@@ -52,14 +57,8 @@ def test_batch_generator_still_steps_as_recorded_and_as_simulated(tmp_path):
     from tests.support.mlx_conformance.batch_cases import BATCH_TRACES
     from tests.support.mlx_conformance.simulated import simulated_steps
 
-    if not MLX_PYTHON.exists():
-        pytest.fail(f"{MLX_PYTHON} is missing: `make .venv-mlx/.installed` (or `make test`) installs mlx-lm from "
-                    "requirements-mlx.txt")
-    out = tmp_path / "batch_traces.json"
-    run = subprocess.run([str(MLX_PYTHON), "-m", "tests.support.mlx_conformance.batch_trace", str(out)],
-                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=500)
-    assert run.returncode == 0, run.stderr[-4000:]
-    fresh, recorded = json.loads(out.read_text()), json.loads(BATCH_TRACES.read_text())
+    fresh = _record_with_mlx("tests.support.mlx_conformance.batch_trace", tmp_path / "batch_traces.json", 500)
+    recorded = json.loads(BATCH_TRACES.read_text())
     assert fresh["engine"]["mlx-lm"] == recorded["engine"]["mlx-lm"]
     for name, case in fresh["cases"].items():
         assert case["steps"] == recorded["cases"][name]["steps"], f"{name}: mlx-lm steps differently than recorded"
