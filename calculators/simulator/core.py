@@ -604,7 +604,6 @@ class _Run:
         """
         spec = self.spec
         rates = self.rates
-        arrivals = self.arrivals
         cap_running = spec.max_running
         cap_prompts = spec.max_prefilling or cap_running
         chunk_cap = spec.prefill_chunk_tokens or self.budget
