@@ -1,7 +1,7 @@
-"""Reader for GuideLLM's report JSON (`guidellm run --output kind=json,...`, default benchmarks.json).
+"""Reader for GuideLLM's report JSON (`guidellm benchmark ... --output kind=json,path=...`, default benchmarks.json).
 
-Field names follow guidellm's schema (vllm-project/guidellm src/guidellm/benchmark/schemas: each benchmark
-has `config.strategy` and `metrics.<name>.successful.{median, mean, percentiles.p99}`).
+Field names follow GuideLLM v0.7.3's schema (vllm-project/guidellm@39383552, src/guidellm/benchmark/schemas):
+each benchmark has `config.strategy` and `metrics.<name>.successful.{median, mean, percentiles.p99}`.
 """
 
 from __future__ import annotations

@@ -65,11 +65,17 @@ def test_sglang_jsonl_keeps_bad_lines():
 
 
 def test_guidellm_report():
-    result = read_benchmark(text("guidellm_constructed.json"))
-    synchronous, constant = result.runs
+    # GuideLLM v0.7.3's report layout; values from GuideLLM's sample data (tests/data/speed/SOURCES.md)
+    result = read_benchmark(text("guidellm_v073_report.json"))
+    synchronous, constant, throughput = result.runs
     assert synchronous.load_kind == "concurrency" and synchronous.load == 1
-    assert constant.load_kind == "rate" and constant.load == 8
-    assert constant.ttft_ms_p50 == 38.2 and constant.ttft_ms_p99 == 95.0 and constant.itl_ms_p50 == 5.0
+    assert synchronous.ttft_ms_p50 == pytest.approx(23.874998092651367)
+    assert synchronous.itl_ms_p50 == pytest.approx(8.788176945277623)
+    assert synchronous.ttft_ms_p99 == pytest.approx(34.74783897399902)
+    assert constant.load_kind == "rate" and constant.load == pytest.approx(20.752070927855794)
+    assert constant.ttft_ms_p50 == pytest.approx(48.3551025390625)
+    assert constant.itl_ms_p50 == pytest.approx(26.769569941929408)
+    assert throughput.load is None  # "as many as the server takes": no load level to simulate
 
 
 def test_llama_bench_json():
@@ -149,7 +155,7 @@ def test_detect_each_format():
         "vllm_save_result_qwen25vl3b.json": "vllm-json",
         "sglang_issue12389.jsonl": "sglang-jsonl",
         "vllm_console_pr18566.txt": "serving-console",
-        "guidellm_constructed.json": "guidellm-json",
+        "guidellm_v073_report.json": "guidellm-json",
         "llama_bench_readme.json": "llama-bench-json",
         "llama_bench_readme_depth.md": "llama-bench-markdown",
         "ollama_generate_stream.ndjson": "ollama-json",
