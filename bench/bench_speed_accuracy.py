@@ -6,7 +6,9 @@ Run from the repository root:  python -m bench.bench_speed_accuracy [--quick] [-
   (leave-one-out) -- the uncalibrated, out-of-sample figure;
 - held-out #4167: the Apple-silicon llama.cpp scoreboard, never fitted on (knowledge/speed_holdout_4167.yaml);
 - serving sweeps: every load level predicted by the default fit through the simulator (uncalibrated),
-  then calibrated on one load level and predicting the others (leave-one-load-level-out), TTFT and ITL.
+  then calibrated on one load level and predicting the others (leave-one-load-level-out), TTFT and ITL;
+  the calibration's prior weight for each half of the sweeps (split by accelerator) is the candidate that
+  did best on the other half, so the judged rows never chose it.
 
 Errors are |predicted / measured - 1|. Sources: knowledge/speed_measurements.yaml (each row cites its own).
 `--quick` skips the calibrated serving check (the slow part: one simulator search per load level).
@@ -45,16 +47,36 @@ def main() -> None:
     memory = {g.id: g.memory_bytes for g in load_knowledge().gpus.all_gpus}
     rows = accuracy.single_stream_rows(data)
     rows += accuracy.holdout_rows(load_speed_measurements(HOLDOUT_FILE), table)
-    rows += accuracy.sweep_rows(data, table, memory, calibrated=not args.quick, max_evals=args.max_evals)
+    rows += accuracy.sweep_rows(data, table, memory, calibrated=False, max_evals=args.max_evals)
+    cross = None
+    if not args.quick:
+        cross = accuracy.cross_fitted_calibrated_rows(data, table, memory, max_evals=args.max_evals)
+        rows += cross.rows
     elapsed = time.perf_counter() - started
     print(f"{len(data.points)} single-stream points, {len(data.sweeps)} serving sweeps, "
           f"{len(load_speed_measurements(HOLDOUT_FILE).points)} held-out points; {elapsed:.0f} s\n")
+    if cross is not None:
+        for hardware, chosen, errors in cross.choices:
+            shown = ", ".join(f"{w:g}: {e:.1%}" for w, e in errors.items())
+            print(f"prior weight for the sweeps on {', '.join(hardware)}: {chosen:g} "
+                  f"(chosen on the other half; its median errors {shown})")
+        shown = ", ".join(f"{w:g}: {e:.1%}" for w, e in cross.overall_errors.items())
+        print(f"prior weight best over all sweeps (a team's own calibration uses it): {cross.overall_best:g} "
+              f"({shown})\n")
     if args.markdown:
         print("| check | class | metric | n | median abs error | p90 abs error |")
         print("|---|---|---|---:|---:|---:|")
         for s in accuracy.summarize(rows, by_engine=False):
             print(
                 f"| {s.check} | {s.hardware_class} | {s.metric} | {s.n} | "
+                f"{s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |"
+            )
+        print()
+        print("| check | engine | metric | n | median abs error | p90 abs error |")
+        print("|---|---|---|---:|---:|---:|")
+        for s in accuracy.summarize(rows, by_class=False):
+            print(
+                f"| {s.check} | {s.engine} | {s.metric} | {s.n} | "
                 f"{s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |"
             )
         print()
@@ -84,6 +106,13 @@ def main() -> None:
             "n_sweeps": len(data.sweeps),
             "by_class": [dataclasses.asdict(s) for s in accuracy.summarize(rows, by_engine=False)],
             "by_engine": [dataclasses.asdict(s) for s in accuracy.summarize(rows)],
+            "by_engine_all_classes": [dataclasses.asdict(s) for s in accuracy.summarize(rows, by_class=False)],
+            "prior_weight": None if cross is None else {
+                "candidates": list(cross.overall_errors), "overall_best": cross.overall_best,
+                "cross_fitted": [{"judged_hardware": list(h), "chosen_on_other_half": w,
+                                  "other_half_median_error": {str(k): v for k, v in e.items()}}
+                                 for h, w, e in cross.choices],
+            },
             "sources": sorted({r.source for r in rows}),
         }
         Path(args.write).parent.mkdir(parents=True, exist_ok=True)

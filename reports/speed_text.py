@@ -108,14 +108,14 @@ def step_basis_lines(step_costs) -> list[str]:
         lines.append(
             _(
                 "{engine}: {basis} Decode step band {low:+.0%} to {high:+.0%} (leave-one-out, {n} measurements); "
-                "request handling ({ms:.0f} ms) is not in the simulated TTFT."
+                "request handling ({ms:.0f} ms) is added to each simulated TTFT."
             ).format(
                 engine=item.engine,
                 basis=basis_line(item.basis),
                 low=band.low,
                 high=band.high,
                 n=band.n_points,
-                ms=item.params.prefill_overhead_s * 1000,
+                ms=item.cost.request_overhead_s * 1000,
             )
         )
     return lines

@@ -18,7 +18,13 @@ import numpy as np
 
 from calculators.simulator.engines import default_policy
 from calculators.simulator.workload import ArrivalProcess, WorkloadSpec, draw_requests
-from calculators.speed.calibrate import ServingObservation, fit_serving, simulate_medians
+from calculators.speed.calibrate import (
+    PRIOR_WEIGHT,
+    PRIOR_WEIGHT_CANDIDATES,
+    ServingObservation,
+    fit_serving,
+    simulate_medians,
+)
 from calculators.speed.families import speed_family
 from calculators.speed.fit import (
     DECODE_METRICS,
@@ -149,7 +155,8 @@ def _policy(sweep: SpeedSweep):
 
 def sweep_rows(
     data: SpeedMeasurementSet, table: FitTable, catalog_memory_bytes: dict[str, int], *, calibrated: bool = True,
-    max_evals: int = 50, sweeps: list[SpeedSweep] | None = None,
+    max_evals: int = 50, sweeps: list[SpeedSweep] | None = None, uncalibrated: bool = True,
+    prior_weight: float = PRIOR_WEIGHT,
 ) -> list[LedgerRow]:
     """Uncalibrated predictions of every sweep level, and leave-one-load-level-out calibrated ones."""
     rows: list[LedgerRow] = []
@@ -178,20 +185,72 @@ def sweep_rows(
                     rows.append(LedgerRow(check, sweep.engine, hw.hardware_class, metric, measured, value,
                                           sweep.source, obs.label))
 
-        for obs in levels:
-            record("serving uncalibrated", obs, simulate_medians(obs, model, hw, params, policy, capacity))
+        if uncalibrated:
+            for obs in levels:
+                record("serving uncalibrated", obs, simulate_medians(obs, model, hw, params, policy, capacity))
         if not calibrated:
             continue
         for k, anchor in enumerate(levels):
-            fitted = fit_serving([anchor], model, hw, params, policy, capacity, max_evals=max_evals)
+            fitted = fit_serving([anchor], model, hw, params, policy, capacity, max_evals=max_evals,
+                                 prior_weight=prior_weight)
             for j, obs in enumerate(levels):
                 if j != k:
                     record(
-                        "serving calibrated (one level -> others)",
+                        CALIBRATED_CHECK,
                         obs,
                         simulate_medians(obs, model, hw, fitted, policy, capacity),
                     )
     return rows
+
+
+CALIBRATED_CHECK = "serving calibrated (one level -> others)"
+
+
+def sweep_folds(sweeps: tuple[SpeedSweep, ...] | list[SpeedSweep]) -> tuple[list[SpeedSweep], list[SpeedSweep]]:
+    """Two halves of the sweeps, split by accelerator (sorted ids, alternating), so no machine is in both."""
+    hardware = sorted({s.hardware for s in sweeps})
+    first = set(hardware[0::2])
+    return [s for s in sweeps if s.hardware in first], [s for s in sweeps if s.hardware not in first]
+
+
+def _median_abs(rows: list[LedgerRow]) -> float:
+    return float(np.median(np.abs([r.error for r in rows]))) if rows else float("inf")
+
+
+@dataclass(frozen=True)
+class CrossFit:
+    """Calibrated ledger rows judged with a prior weight chosen on the other half of the sweeps."""
+
+    rows: list[LedgerRow]
+    #: per half: (its sweeps' hardware ids, the weight chosen on the other half, that half's error per candidate)
+    choices: list[tuple[tuple[str, ...], float, dict[float, float]]]
+    #: the candidate with the lowest error over every sweep (what a team's own calibration uses)
+    overall_best: float
+    overall_errors: dict[float, float]
+
+
+def cross_fitted_calibrated_rows(
+    data: SpeedMeasurementSet, table: FitTable, catalog_memory_bytes: dict[str, int], *,
+    candidates: tuple[float, ...] = PRIOR_WEIGHT_CANDIDATES, max_evals: int = 50,
+) -> CrossFit:
+    """Leave-one-load-level-out calibrated rows; each half of the sweeps uses the prior weight that did best
+    (median absolute TTFT and ITL error) on the other half, so no judged row took part in choosing it."""
+    folds = sweep_folds(data.sweeps)
+    by_candidate: dict[float, list[list[LedgerRow]]] = {
+        w: [sweep_rows(data, table, catalog_memory_bytes, max_evals=max_evals, sweeps=fold, uncalibrated=False,
+                       prior_weight=w) for fold in folds]
+        for w in candidates
+    }
+    rows: list[LedgerRow] = []
+    choices = []
+    for judged in (0, 1):
+        chooser = 1 - judged
+        errors = {w: _median_abs(by_candidate[w][chooser]) for w in candidates}
+        chosen = min(candidates, key=lambda w: (errors[w], w))
+        rows += by_candidate[chosen][judged]
+        choices.append((tuple(sorted({s.hardware for s in folds[judged]})), chosen, errors))
+    overall = {w: _median_abs(by_candidate[w][0] + by_candidate[w][1]) for w in candidates}
+    return CrossFit(rows, choices, min(candidates, key=lambda w: (overall[w], w)), overall)
 
 
 @dataclass(frozen=True)
@@ -207,13 +266,14 @@ class Summary:
     p90_abs_error: float
 
 
-def summarize(rows: list[LedgerRow], by_engine: bool = True) -> list[Summary]:
-    """Median / p90 absolute error per check, engine (optional), hardware class and metric."""
-    keys = sorted({(r.check, r.engine if by_engine else "all", r.hardware_class, r.metric) for r in rows})
+def summarize(rows: list[LedgerRow], by_engine: bool = True, by_class: bool = True) -> list[Summary]:
+    """Median / p90 absolute error per check, engine (optional), hardware class (optional) and metric."""
+    keys = sorted({(r.check, r.engine if by_engine else "all", r.hardware_class if by_class else "all", r.metric)
+                   for r in rows})
     out = []
     for check, engine, cls, metric in keys:
         errs = np.abs([r.error for r in rows if r.check == check and (not by_engine or r.engine == engine)
-                       and r.hardware_class == cls and r.metric == metric])
+                       and (not by_class or r.hardware_class == cls) and r.metric == metric])
         out.append(
             Summary(check, engine, cls, metric, len(errs), float(np.median(errs)), float(np.quantile(errs, 0.9)))
         )
