@@ -15,7 +15,8 @@ def basis_line(basis: SpeedBasis) -> str:
         text = _("Speed basis: your calibration ({group}).").format(group=basis.group)
     else:
         text = _("Speed basis: default fit to public measurements ({group}).").format(group=basis.group)
-    return f"{text} {basis.note}".strip()
+    flops = _(basis.flops_note) if basis.flops_note else ""
+    return f"{text} {basis.note} {flops}".strip().replace("  ", " ")
 
 
 def _band(p: Prediction, unit: str, scale: float = 1.0, digits: int = 1) -> str:

@@ -18,7 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from calculators.speed.families import speed_family
-from calculators.speed.model import Accelerator, Band, ModelShape, SpeedBasis, SpeedParams
+from calculators.speed.model import (
+    APPLE_FLOPS_NOTE,
+    Accelerator,
+    Band,
+    ModelShape,
+    SpeedBasis,
+    SpeedParams,
+    apple_flops_from_bandwidth,
+)
 from knowledge.speed import (
     FIT_FILE,
     SpeedHardware,
@@ -39,9 +47,14 @@ PREFILL_METRICS = ("prefill_tokens_per_s", "ttft_ms")
 def accelerator_of(hw: SpeedHardware) -> Accelerator:
     """The speed model's view of a measurement's hardware entry."""
     flops = hw.dense_fp16_tflops
+    bandwidth = hw.memory_bandwidth_gb_per_s * 1e9
+    if not isinstance(flops, (int, float)) and hw.hardware_class == "apple-unified" and hw.name.startswith("Apple"):
+        return Accelerator(hardware_class=hw.hardware_class, memory_bandwidth_bytes_per_s=bandwidth,
+                           flops_per_s=apple_flops_from_bandwidth(bandwidth), label=hw.name,
+                           flops_note=APPLE_FLOPS_NOTE)
     return Accelerator(
         hardware_class=hw.hardware_class,
-        memory_bandwidth_bytes_per_s=hw.memory_bandwidth_gb_per_s * 1e9,
+        memory_bandwidth_bytes_per_s=bandwidth,
         flops_per_s=flops * 1e12 if isinstance(flops, (int, float)) else None,
         label=hw.name,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from calculators.errors import ServewiseInputError
 from calculators.model.architecture import LayerKind, ModelArchitecture
-from calculators.speed.model import Accelerator, ModelShape
+from calculators.speed.model import APPLE_FLOPS_NOTE, Accelerator, ModelShape, apple_flops_from_bandwidth
 from knowledge.gpus import Gpu
 
 
@@ -30,6 +30,10 @@ def accelerator_of_gpu(gpu: Gpu) -> Accelerator:
     if not isinstance(bandwidth, int | float):
         raise ServewiseInputError(f"{gpu.name}: the catalog has no memory bandwidth, so no speed can be estimated")
     flops = gpu.dense_bf16_tflops
+    if not isinstance(flops, int | float) and gpu.vendor == "apple":
+        return Accelerator(hardware_class=hardware_class_of(gpu), memory_bandwidth_bytes_per_s=bandwidth * 1e9,
+                           flops_per_s=apple_flops_from_bandwidth(bandwidth * 1e9), label=gpu.name,
+                           flops_note=APPLE_FLOPS_NOTE)
     return Accelerator(
         hardware_class=hardware_class_of(gpu),
         memory_bandwidth_bytes_per_s=bandwidth * 1e9,

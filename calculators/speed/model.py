@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import N_
 from calculators.simulator.roofline import experts_touched_share
 
 #: Where a prediction's parameters come from.
@@ -35,6 +36,24 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+#: Apple publishes GPU flop/s for few of its chips. The M1's 8-core GPU: 2.6 TFLOPS (Apple at the M1 launch,
+#: as reported by https://www.macrumors.com/2020/11/10/apple-announces-m1-chip-for-the-mac/), on 66.6 GB/s (the
+#: catalog's M1 figure, knowledge/gpus.yaml). Within the M-series the GPU's core count grows with the memory bus
+#: (Pro, Max and Ultra double both), so an Apple GPU's flop/s are estimated as bandwidth x this ratio, FP16 at the
+#: FP32 rate: an assumption, stated in every prediction that uses it and checked on the held-out #4167 pp512 rows.
+APPLE_M1_FLOPS_PER_S = 2.6e12
+APPLE_M1_BANDWIDTH_BYTES_PER_S = 66.6e9
+APPLE_FLOPS_NOTE = N_(
+    "Prefill uses GPU flop/s estimated from the memory bandwidth (scaled from the M1's 2.6 TFLOPS on 66.6 GB/s): "
+    "Apple publishes no figure for this chip."
+)
+
+
+def apple_flops_from_bandwidth(bandwidth_bytes_per_s: float) -> float:
+    """Estimated GPU flop/s of an Apple M-series chip from its memory bandwidth (bytes/s), see APPLE_M1_FLOPS_PER_S."""
+    return bandwidth_bytes_per_s * APPLE_M1_FLOPS_PER_S / APPLE_M1_BANDWIDTH_BYTES_PER_S
+
+
 class Accelerator(_Frozen):
     """What the speed model needs of the hardware: peak bandwidth (bytes/s), dense 16-bit flop/s, class."""
 
@@ -42,6 +61,7 @@ class Accelerator(_Frozen):
     memory_bandwidth_bytes_per_s: float = Field(gt=0)
     flops_per_s: float | None = Field(default=None, gt=0, description="dense 16-bit tensor flop/s; None = unknown")
     label: str = ""
+    flops_note: str = Field(default="", description="how flops_per_s was obtained when it is not a published figure")
 
 
 class ModelShape(_Frozen):
@@ -94,6 +114,7 @@ class SpeedBasis(_Frozen):
     hardware_class: str
     group: str = Field(description="the fit group used, e.g. 'vllm / datacenter-hbm' or a fallback")
     note: str = ""
+    flops_note: str = Field(default="", description="how the accelerator's flop/s were obtained, when estimated")
 
 
 class Prediction(_Frozen):

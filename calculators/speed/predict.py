@@ -88,6 +88,8 @@ def estimate_speed(
     Decode sequences are taken to hold `context_tokens` of KV each (default: the prompt).
     """
     params, basis = speed_params(engine, hw.hardware_class, calibration)
+    if hw.flops_note:
+        basis = basis.model_copy(update={"flops_note": hw.flops_note})
     context = prompt_tokens if context_tokens is None else context_tokens
     one = decode_step_seconds(model, hw, params, 1, context)
     many = decode_step_seconds(model, hw, params, concurrency, context)

@@ -140,3 +140,23 @@ def test_the_ledger_judges_each_half_of_the_sweeps_with_a_prior_weight_chosen_on
     judged_first = {r.item for r in cross.rows if r.item in {s.id for s in first}}
     assert judged_first == {s.id for s in first}
     assert all(abs(r.error - 0.5) < 1e-9 for r in cross.rows)  # so the judged rows show the honest, worse error
+
+
+def test_apple_chips_get_a_stated_prefill_estimate_from_bandwidth_and_other_unified_systems_do_not():
+    from calculators.speed.inputs import accelerator_of_gpu
+    from calculators.speed.model import APPLE_FLOPS_NOTE
+    from calculators.speed.predict import estimate_speed
+    from reports.speed_text import basis_line
+
+    arch = architecture_from_catalog("llama-3.1-8b", KB)
+    shape = model_shape(arch, 4.9e9, 131_072)
+    small, large = accelerator_of_gpu(KB.gpus.get("m1-8gb")), accelerator_of_gpu(KB.gpus.get("m2-ultra-192gb"))
+    assert small.flops_per_s == pytest.approx(2.6e12)  # the M1 anchor itself
+    assert large.flops_per_s / small.flops_per_s == pytest.approx(819.2 / 66.6)
+    est_small = estimate_speed(shape, small, "llama-cpp", prompt_tokens=512)
+    est_large = estimate_speed(shape, large, "llama-cpp", prompt_tokens=512)
+    assert est_small.prefill_tokens_per_s is not None and est_large.prefill_tokens_per_s is not None
+    assert est_large.prefill_tokens_per_s.value > 3 * est_small.prefill_tokens_per_s.value
+    assert est_small.basis.flops_note == APPLE_FLOPS_NOTE and "M1's 2.6 TFLOPS" in basis_line(est_small.basis)
+    spark = accelerator_of_gpu(KB.gpus.get("dgx-spark-gb10-128gb"))
+    assert spark.flops_per_s is None and spark.flops_note == ""  # not an Apple chip: no proxy
