@@ -35,6 +35,14 @@ class VllmPolicy(SchedulerPolicy):
     enable_chunked_prefill: bool = True
     enable_prefix_caching: bool = True
     max_model_len: int | None = Field(default=None, gt=0, description="prompt + output limit; None = no limit")
+    v0_engine: bool = Field(
+        default=False,
+        description=(
+            "vLLM's V0 engine (the default before 0.8): with chunked prefill off, a step that schedules prefills "
+            "runs no decodes (vllm/core/scheduler.py _schedule_default: 'Don't schedule decodes if prefills are "
+            "scheduled', read at 0054e1fa0f8ac79f0524b6b1f4d7c02f9e37eca1), so running sequences stall"
+        ),
+    )
 
     def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec:
         """Rules for vLLM; `kv_capacity_tokens` is the 'GPU KV cache size' the memory model gives."""
@@ -52,6 +60,7 @@ class VllmPolicy(SchedulerPolicy):
             step_token_budget=self.max_num_batched_tokens,
             step_token_budget_knob="max_num_batched_tokens",
             chunked_prefill=self.enable_chunked_prefill,
+            mixed_prefill_decode=self.enable_chunked_prefill or not self.v0_engine,
             kv_layout=KvLayout.POOL,
             kv_capacity_tokens=capacity,
             kv_capacity_knob="gpu_memory_utilization",

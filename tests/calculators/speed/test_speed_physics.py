@@ -160,3 +160,21 @@ def test_apple_chips_get_a_stated_prefill_estimate_from_bandwidth_and_other_unif
     assert est_small.basis.flops_note == APPLE_FLOPS_NOTE and "M1's 2.6 TFLOPS" in basis_line(est_small.basis)
     spark = accelerator_of_gpu(KB.gpus.get("dgx-spark-gb10-128gb"))
     assert spark.flops_per_s is None and spark.flops_note == ""  # not an Apple chip: no proxy
+
+
+def test_vllm_v0_without_chunked_prefill_stalls_decodes_for_prefills():
+    from calculators.engines.vllm.scheduler import VllmPolicy
+
+    v1 = VllmPolicy(enable_chunked_prefill=False, max_num_batched_tokens=4096)
+    v0 = v1.model_copy(update={"v0_engine": True})
+    assert v1.scheduler_spec(100_000).mixed_prefill_decode
+    assert not v0.scheduler_spec(100_000).mixed_prefill_decode
+    assert VllmPolicy(v0_engine=True).scheduler_spec(100_000).mixed_prefill_decode  # chunked prefill on: mixed
+    _arch, _weights, shape = moe_shape()
+    cost = step_cost_model(shape, HW, PARAMS)
+    busy = WorkloadSpec(n_requests=120, arrival=ArrivalProcess.POISSON, rate_per_s=20.0, seed=1,
+                        prompt=LengthDistribution(kind=LengthKind.FIXED, value=2000),
+                        output=LengthDistribution(kind=LengthKind.FIXED, value=100))
+    itl_v1 = simulate(busy, v1, cost, 1_000_000).summary.itl.p50
+    itl_v0 = simulate(busy, v0, cost, 1_000_000).summary.itl.p50
+    assert itl_v0 > itl_v1  # the running sequences wait out every prefill step
