@@ -38,13 +38,13 @@ MAX_SIMULATED_REQUESTS = 200
 #: KV capacity used when neither a start-up log nor a memory plan gives one: effectively unlimited.
 UNLIMITED_KV_TOKENS = 10_000_000
 #: Candidate strengths of the pull towards the starting parameters (in the transformed space): a grid one
-#: decade apart, fixed before looking at any result.
+#: decade apart around the value first used (0.02), fixed before the split below was run.
 PRIOR_WEIGHT_CANDIDATES = (0.002, 0.02, 0.2)
 #: The strength used for a team's own calibration: the candidate whose one-level-to-the-others error is lowest
 #: over all public serving sweeps (bench/bench_speed_accuracy.py prints the choice). The accuracy ledger does
 #: not use this value for its own rows: each half of the sweeps is judged with the candidate chosen on the
 #: other half (calculators/speed/accuracy.py `cross_fitted_calibrated_rows`).
-PRIOR_WEIGHT = 0.02
+PRIOR_WEIGHT = 0.002
 
 
 @dataclass(frozen=True)
