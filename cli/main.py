@@ -115,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
             "-ctk q8_0 -ctv q8_0 -fa on",
             "python -m calculators memory --hf-config tests/data/hf_configs/Llama-3.1-8B-Instruct.json "
             "--gpu rtx-4090-24gb --json -- OLLAMA_NUM_PARALLEL=4 ollama serve",
+            "python -m calculators memory --model llama-3.1-8b --gpu m4-max-40c-128gb --draft-model llama-3.2-1b "
+            "-- mlx_lm.server --model meta-llama/Llama-3.1-8B-Instruct --draft-model meta-llama/Llama-3.2-1B",
         ),
         **raw,
     )
@@ -139,6 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
                       "(default: the model's trained context)")
     work.add_argument("--generated-tokens", type=int, metavar="M", help="tokens generated per sequence (default 0)")
     work.add_argument("--sequences", type=int, metavar="S", help="sequences served at once (default 1)")
+    drafter = memory.add_argument_group(
+        "speculative drafter", "the draft model the command loads (MLX LM --draft-model, vLLM --speculative-config "
+        "`model`, SGLang --speculative-draft-model-path): its weights, at the target's precision, and cache are planned"
+    )
+    drafter_source = drafter.add_mutually_exclusive_group()
+    drafter_source.add_argument("--draft-model", metavar="CATALOG_ID",
+                                help="the drafter, a model from knowledge/models.yaml")
+    drafter_source.add_argument("--draft-config", metavar="PATH", help="the drafter's Hugging Face config.json")
     memory.add_argument("--json", action="store_true", help="print one JSON object")
     memory.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
 
@@ -315,6 +325,8 @@ def run_memory(args: argparse.Namespace) -> int:
         sequences=args.sequences,
         cpu_memory_bytes=_cpu_memory_bytes(args.cpu_memory_gib),
         cpu_features=_cpu_features(args.cpu_features),
+        draft_catalog_id=args.draft_model,
+        draft_config=args.draft_config,
     )
     if args.json:
         from reports.memory_json import cli_memory_document

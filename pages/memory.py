@@ -48,6 +48,7 @@ from ui.links import page_link
 from ui.markdown_text import code_span, literal
 from ui.memory_compute import analyse, speed_readouts, users_readouts
 from ui.memory_inputs import (
+    read_draft_model,
     read_engine_knobs,
     read_launch_command,
     read_machine,
@@ -85,6 +86,7 @@ with workload_col:
 st.markdown(_("**Engine settings** — the workload fills each engine's context and concurrency knobs; "
               "these change the rest."))
 pasted = read_launch_command(kb)
+draft = read_draft_model(kb, weights) if pasted is not None else None
 overrides: dict[str, dict] = {}
 # Columns as wide as their engine's name (plus the expander's arrow): "llama.cpp (llama-server)" on one line.
 widths = [len(name(engine)) + 8 for engine in ENGINE_IDS]
@@ -119,7 +121,9 @@ if pasted is not None:
             else _("Your command serves `{model}`.").format(model=pasted.model))
         st.caption(served + " " + _("The model planned below is the one chosen under Model."))
 
-for problem in (model.error, weights.error, machine_choice.error, workload if isinstance(workload, str) else None):
+draft_error = draft.error if draft is not None else None
+for problem in (model.error, weights.error, machine_choice.error, workload if isinstance(workload, str) else None,
+                draft_error):
     if problem:
         st.error(problem, icon=":material/error:")
 for note in model.notes + machine_choice.notes:
@@ -132,7 +136,7 @@ if weights.bytes is None:
               "Give an exact file size (Weights from: file-size)."))
 
 # ---- every engine side by side ----------------------------------------------------------------------------------
-inputs = ComparisonInputs(arch, machine, weights.bytes, overrides)
+inputs = ComparisonInputs(arch, machine, weights.bytes, overrides, draft.draft if draft is not None else None)
 contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
 rows, capacities, curves = analyse(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
 st.header(_("Every engine on this machine"))

@@ -24,7 +24,7 @@ from ui.state_cache import per_input_state
 def _inputs_key(inputs: ComparisonInputs) -> tuple:
     """A cheap cache key: the architecture and machine are frozen and hash themselves (layer hashes are cached)."""
     overrides = json.dumps(inputs.overrides, sort_keys=True, default=str)
-    return (hash(inputs.arch), hash(inputs.machine), inputs.weights_bytes, overrides)
+    return (hash(inputs.arch), hash(inputs.machine), inputs.weights_bytes, overrides, hash(inputs.draft))
 
 
 @per_input_state(max_entries=64, hash_funcs={ComparisonInputs: _inputs_key})

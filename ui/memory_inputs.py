@@ -12,12 +12,14 @@ from typing import Any
 import streamlit as st
 
 from calculators.engines import adapter
+from calculators.engines.base import DraftModel
 from calculators.errors import LaunchCommandError, ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.launch.settings import settings_from_command
 from calculators.memory.compare import KV_CACHE_TYPES, Workload, model_weights, settings_class
+from calculators.memory.draft import draft_model
 from calculators.memory.kv import uniform_gqa_architecture
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.catalog import architecture_from_catalog, catalog_id_for_repo
@@ -297,3 +299,36 @@ def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
     explicit = {key: getattr(parsed.settings, key) for key in parsed.settings.model_fields_set}
     return PastedCommand(parsed.engine, explicit, parsed.unknown_flags, None,
                          parsed.ignored_keys + parsed.ignored_env, parsed.model, catalog_id_for_repo(kb, parsed.model))
+
+
+@dataclass
+class DraftChoice:
+    """The speculative drafter checkpoint the user gives for a pasted command (None: none given)."""
+
+    draft: DraftModel | None
+    error: str | None = None
+
+
+def read_draft_model(kb: KnowledgeBase, weights: WeightsChoice) -> DraftChoice:
+    """The drafter a pasted command loads (MLX LM --draft-model, vLLM --speculative-config `model`, SGLang
+    --speculative-draft-model-path): a catalog model or its config.json; weights at the target's scheme."""
+    ids = list(kb.models.ids)
+    choice = url_widgets.selectbox(
+        _("Draft model the command loads (speculative decoding)"), ["none", "config-json", *ids], key="mem_draft",
+        labels=namer(kb, {"none": _("none given"), "config-json": _("paste its config.json")}),
+        help=_("Give the drafter a pasted command names to plan its weights and cache with the target's; the "
+               "weights are estimated at the target's precision."))
+    if choice == "none":
+        return DraftChoice(None)
+    try:
+        if choice == "config-json":
+            text = url_widgets.text_area(_("Draft model's config.json"), key="mem_draft_config", height=100)
+            if not text.strip():
+                return DraftChoice(None, _("Paste the draft model's config.json to plan it."))
+            arch = architecture_from_config(load_config_text(text, "draft config.json"), source="draft config.json")
+            label = arch.name
+        else:
+            arch, label = architecture_from_catalog(choice, kb), choice
+        return DraftChoice(draft_model(arch, kb.formats, weights.scheme, label))
+    except ServewiseInputError as exc:
+        return DraftChoice(None, str(exc))

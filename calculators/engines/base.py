@@ -36,6 +36,19 @@ class MemoryKnob:
 
 
 @dataclass(frozen=True)
+class DraftModel:
+    """A speculative drafter given as a model (a catalog entry or its config.json): geometry and weight bytes.
+
+    Engines that load a drafter checkpoint (MLX LM --draft-model, vLLM --speculative-config `model`, SGLang
+    --speculative-draft-model-path) plan its weights and cache from it; `weights_bytes` None = unknown.
+    """
+
+    arch: ModelArchitecture
+    weights_bytes: int | None
+    name: str
+
+
+@dataclass(frozen=True)
 class SimulatorKnob:
     """A scheduler-policy field the concurrency page offers as a widget (its default is the policy's own, or
     the engine's rule for the chosen GPU)."""
@@ -133,6 +146,13 @@ class EngineAdapter:
     why_not_held: Callable[..., str | None]
     #: plan for the comparison (default: plan(arch, settings, machine, weights_bytes))
     run_plan: Callable[[ModelArchitecture, BaseModel, Machine, int | None, Workload], MemoryPlan] | None = None
+    #: plan for the comparison when the user gives the drafter checkpoint the settings load:
+    #: draft_plan(arch, settings, machine, weights_bytes, workload, draft) (None: the engine takes none this way;
+    #: settings without a drafter plan as run_plan does)
+    draft_plan: Callable[[ModelArchitecture, BaseModel, Machine, int | None, Workload, DraftModel],
+                         MemoryPlan] | None = None
+    #: why this engine's speculative drafter is not planned, when it has one servewise does not model (None: n/a)
+    draft_not_planned: str | None = None
     #: plan for a workload whose length the cache grows with (prompt tokens, generated tokens, sequences):
     #: workload_plan(arch, settings, machine, weights_bytes, prompt_tokens=, generated_tokens=, sequences=);
     #: None = the engine sizes its cache before any request arrives, so the work does not change its plan

@@ -154,7 +154,7 @@ class _Prober:
         try:
             settings = engine_settings(self.engine, workload, self.overrides)
             return run_plan(self.engine, self.inputs.arch, self.inputs.machine, self.inputs.weights_bytes,
-                            settings, workload)
+                            settings, workload, self.inputs.draft)
         except ServewiseInputError:
             return None
 

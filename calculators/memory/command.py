@@ -14,12 +14,14 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from calculators.engines import ENGINES, adapter
+from calculators.engines.base import DraftModel
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import machine_for_gpu_id
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.launch.flags import flag_spelling
 from calculators.launch.settings import LaunchSettings, settings_from_command
+from calculators.memory.compare import Workload
 from calculators.memory.plan import ComponentKind, MemoryPlan
 from calculators.model.architecture import ModelArchitecture
 
@@ -134,6 +136,22 @@ def _mark_weights_exactness(plan: MemoryPlan, exact: bool, basis: str) -> Memory
     return plan.model_copy(update={"components": components})
 
 
+def _resolve_draft(kb, model: ResolvedModel, weights_scheme: str | None, catalog_id: str | None,
+                   config: str | None) -> DraftModel | None:
+    """The drafter given on the command line, its weights at the target's scheme (unknown for a GGUF target)."""
+    from calculators.memory.draft import draft_model
+    from calculators.model.catalog import architecture_from_catalog
+    from calculators.model.hf_config import architecture_from_config_file
+
+    if catalog_id and config:
+        raise ServewiseInputError(_("give the drafter once: --draft-model CATALOG_ID or --draft-config PATH"))
+    if not (catalog_id or config):
+        return None
+    arch = architecture_from_catalog(catalog_id, kb) if catalog_id else architecture_from_config_file(config or "")
+    scheme = weights_scheme or (None if model.exact_weights_bytes is not None else DEFAULT_WEIGHTS_SCHEME)
+    return draft_model(arch, kb.formats, scheme, catalog_id or arch.name)
+
+
 def plan_from_command(
     command: str,
     kb,
@@ -151,11 +169,15 @@ def plan_from_command(
     sequences: int | None = None,
     cpu_memory_bytes: int | None = None,
     cpu_features: frozenset[str] = frozenset(),
+    draft_catalog_id: str | None = None,
+    draft_config: str | None = None,
 ) -> MemoryCommandResult:
     """Parse the command, resolve model, machine and weights, and run the engine's memory plan.
 
     `prompt_tokens`, `generated_tokens` and `sequences` describe the work, for engines whose cache grows with it
-    (an engine that sizes its cache up front refuses them with a ServewiseInputError).
+    (an engine that sizes its cache up front refuses them with a ServewiseInputError). `draft_catalog_id` or
+    `draft_config` (a config.json path) is the speculative drafter the command loads: engines that load one plan
+    its weights (at the target's scheme) and cache with the target's.
     """
     launch = settings_from_command(command, kb)
     model = resolve_model(
@@ -164,7 +186,21 @@ def plan_from_command(
     machine = resolve_machine(kb, launch.engine, launch.settings, gpu_id, n_gpus, cpu_memory_bytes, cpu_features)
     weights, basis, exact = resolve_weights(kb, model, weights_scheme, weights_bytes)
     engine = adapter(launch.engine)
-    if (prompt_tokens, generated_tokens, sequences) == (None, None, None):
+    draft = _resolve_draft(kb, model, weights_scheme, draft_catalog_id, draft_config)
+    draft_plan = engine.draft_plan
+    if draft is not None and draft_plan is None:
+        reason = f" {_(engine.draft_not_planned)}" if engine.draft_not_planned else ""
+        raise ServewiseInputError(_("{display_name} takes no drafter model this way; --draft-model and "
+                                    "--draft-config are for {engines}.").format(
+            display_name=engine.display_name,
+            engines=", ".join(a.display_name for a in ENGINES.values() if a.draft_plan is not None)) + reason)
+    if draft is not None and draft_plan is not None:
+        if machine is None:
+            raise ServewiseInputError(_("give --gpu CATALOG_ID to plan the drafter with the model"))
+        context = (prompt_tokens or model.arch.max_context_tokens or 0) + (generated_tokens or 0)
+        plan = draft_plan(model.arch, launch.settings, machine, weights,
+                          Workload(context_tokens=context, sequences=sequences or 1), draft)
+    elif (prompt_tokens, generated_tokens, sequences) == (None, None, None):
         plan = engine.plan(model.arch, launch.settings, machine, weights)
     elif engine.workload_plan is None:
         growing = ", ".join(a.display_name for a in ENGINES.values() if a.workload_plan is not None)

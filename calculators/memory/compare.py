@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from calculators.engines import ENGINE_IDS, adapter
+from calculators.engines.base import DraftModel
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
@@ -103,10 +104,16 @@ def applicability(engine: str, machine: Machine) -> str | None:
 
 def run_plan(
     engine: str, arch: ModelArchitecture, machine: Machine, weights_bytes: int | None, settings: BaseModel,
-    workload: Workload,
+    workload: Workload, draft: DraftModel | None = None,
 ) -> MemoryPlan:
-    """The engine's own plan for `settings` (bytes per device); some engines also need the workload's lengths."""
+    """The engine's own plan for `settings` (bytes per device); some engines also need the workload's lengths.
+
+    `draft` is the speculative drafter's checkpoint when the user gives one: engines that load a drafter plan its
+    weights and cache with it (the others, and settings without a drafter, ignore it).
+    """
     spec = adapter(engine)
+    if draft is not None and spec.draft_plan is not None:
+        return spec.draft_plan(arch, settings, machine, weights_bytes, workload, draft)
     if spec.run_plan is not None:
         return spec.run_plan(arch, settings, machine, weights_bytes, workload)
     return spec.plan(arch, settings, machine, weights_bytes)
@@ -174,6 +181,8 @@ class ComparisonInputs:
     machine: Machine
     weights_bytes: int | None
     overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: the speculative drafter checkpoint a pasted command loads, when the user gives it (catalog or config.json)
+    draft: DraftModel | None = None
 
     def __post_init__(self) -> None:
         # Equal layers become one object: engine plans key dicts by layer geometry, and a lookup that finds
@@ -190,7 +199,7 @@ def compare_engine(inputs: ComparisonInputs, engine: str, workload: Workload) ->
         return EngineComparison(engine=engine, not_applicable=reason)
     try:
         settings = engine_settings(engine, workload, inputs.overrides.get(engine))
-        plan = run_plan(engine, inputs.arch, inputs.machine, inputs.weights_bytes, settings, workload)
+        plan = run_plan(engine, inputs.arch, inputs.machine, inputs.weights_bytes, settings, workload, inputs.draft)
     except EngineNotApplicable as exc:
         return EngineComparison(engine=engine, not_applicable=str(exc))
     except ServewiseInputError as exc:

@@ -230,6 +230,21 @@ def test_a_family_not_modelled_is_said_on_the_page_and_for_its_config():
     assert any("no complete public copy of its config.json" in e.value for e in at.error)
 
 
+def test_an_mlx_draft_model_given_on_the_page_is_planned_beside_the_run_without_it():
+    """issue 14: `mlx_lm.server --draft-model` with the drafter picked from the catalog: its weights and cache
+    join the plan, shown next to the same run without it (which batches the workload's sequences)."""
+    command = "mlx_lm.server --model meta-llama/Llama-3.1-8B-Instruct --draft-model meta-llama/Llama-3.2-1B"
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="m4-max-40c-128gb", mem_command=command, mem_draft="llama-3.2-1b")
+    assert not at.exception
+    text = _text(at)
+    assert "with its drafter and without it" in text
+    assert "--draft-model llama-3.2-1b: its weights (2,471,628,800 bytes)" in text
+    assert "runs one request at a time, not 8 at once" in text
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="m4-max-40c-128gb", mem_command=command, mem_draft="config-json",
+              mem_draft_config="{not json")
+    assert not at.exception and at.error
+
+
 def test_a_quantization_refused_on_this_gpu_is_said_with_its_source():
     # SGLang v0.5.23 registers its OCP mxfp4 method on AMD only for gfx950; an MI300X is gfx942
     # (knowledge/formats.yaml cell sglang/mxfp4, calculators/hardware/compat.py).

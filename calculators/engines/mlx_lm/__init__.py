@@ -2,7 +2,7 @@
 scheduler policy (mlx_lm.server's BatchGenerator)."""
 
 from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
-from calculators.engines.mlx_lm import launch, startup_log, tools, workload
+from calculators.engines.mlx_lm import launch, speculative, startup_log, tools, workload
 from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmSettings, plan_mlx_lm
 from calculators.engines.mlx_lm.reconcile import mlx_rows
 from calculators.engines.mlx_lm.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, MlxLmPolicy, policy_from_plan
@@ -22,6 +22,8 @@ ADAPTER = EngineAdapter(
     not_applicable=workload.not_applicable,
     why_not_held=workload.why_not_held,
     run_plan=workload.run_plan,
+    draft_plan=speculative.plan_with_draft_model,
+    without_speculation=workload.without_speculation,
     workload_plan=workload.plan_for_work,
     # mlx_lm.server's cache of earlier prompts, and the batch a prompt-processing step pads to
     unmodelled_settings=frozenset({"prompt_cache_size", "prompt_cache_bytes", "prompt_concurrency"}),

@@ -184,7 +184,8 @@ def plan_mlx_lm(
                        "ArraysCache, which mlx_lm cannot trim, so --draft-model fails here.")
         notes.append(PlanNote(code="mlx_draft_model", message=(
             f"--draft-model {settings.draft_model}: the draft model's own weights and cache come on top of this plan "
-            "(give its config.json to plan them: calculators.engines.mlx_lm.speculative), each cache keeps up to "
+            "(name the draft model on the memory page, or give `memory --draft-model` / `--draft-config`, to "
+            "plan them), each cache keeps up to "
             f"--num-draft-tokens ({settings.num_draft_tokens}) more tokens, and mlx_lm.server stops batching: "
             "requests run one at a time.")))
     if not file.read:

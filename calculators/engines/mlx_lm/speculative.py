@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from calculators.engines.base import DraftModel
 from calculators.engines.mlx_lm.plan import MlxLmPlan, MlxLmSettings, plan_mlx_lm
+from calculators.engines.mlx_lm.workload import run_plan
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
-from calculators.memory.plan import PlanNote, Result
+from calculators.memory.plan import ComponentKind, MemoryComponent, MemoryPlan, PlanNote, Result
 from calculators.model.architecture import LayerKind, ModelArchitecture
 
 DEFAULT_NUM_DRAFT_TOKENS = 3  # generate.py / server.py --num-draft-tokens
@@ -55,6 +57,7 @@ def plan_mlx_lm_speculative(
     generated_tokens: int = 0,
     num_draft_tokens: int = DEFAULT_NUM_DRAFT_TOKENS,
     kv_dtype_bytes: int = 2,
+    working_set_bytes: int | None = None,
 ) -> MlxLmSpeculativePlan:
     """Both models' memory for one sequence generated with --draft-model (see the module docstring).
 
@@ -76,10 +79,11 @@ def plan_mlx_lm_speculative(
             notes.append(PlanNote(code="mlx_draft_rotating_wrap", message=(
                 f"the {role}'s sliding-window cache wraps at {min(windows)} tokens; a RotatingKVCache past its size "
                 "cannot be trimmed, so mlx_lm stops with 'requires a trimmable prompt cache' there")))
-    kwargs = {"prompt_tokens": prompt_tokens, "generated_tokens": generated_tokens + num_draft_tokens,
-              "n_sequences": 1, "kv_dtype_bytes": kv_dtype_bytes}
-    target_plan = plan_mlx_lm(target, settings, machine, target_weights_bytes, **kwargs)
-    draft_plan = plan_mlx_lm(draft, settings, machine, draft_weights_bytes, **kwargs)
+    target_plan, draft_plan = (
+        plan_mlx_lm(arch, settings, machine, weights, prompt_tokens=prompt_tokens,
+                    generated_tokens=generated_tokens + num_draft_tokens, n_sequences=1,
+                    kv_dtype_bytes=kv_dtype_bytes, working_set_bytes=working_set_bytes)
+        for arch, weights in ((target, target_weights_bytes), (draft, draft_weights_bytes)))
     notes += [
         PlanNote(code="mlx_draft_no_batching", message="mlx_lm.server does not batch requests while a draft model "
                  "is loaded (is_batchable = draft_model is None): requests run one at a time."),
@@ -88,3 +92,42 @@ def plan_mlx_lm_speculative(
     ]
     return MlxLmSpeculativePlan(target=target_plan, draft=draft_plan, num_draft_tokens=num_draft_tokens,
                                 batching=False, notes=notes)
+
+
+def plan_with_draft_model(arch, settings, machine, weights_bytes, workload, draft: DraftModel) -> MemoryPlan:
+    """The target's plan with the --draft-model checkpoint's weights and cache added (bytes), for the comparison.
+
+    Without --draft-model in the settings the given draft is not loaded and the plan is the ordinary one. With
+    it, mlx_lm.server runs one request at a time, so both caches hold one sequence of the workload's length plus
+    the drafted tokens (see `plan_mlx_lm_speculative`).
+    """
+    if settings.draft_model is None:
+        return run_plan(arch, settings, machine, weights_bytes, workload)
+    both = plan_mlx_lm_speculative(
+        arch, draft.arch, settings, machine, weights_bytes, draft.weights_bytes,
+        prompt_tokens=workload.context_tokens, num_draft_tokens=settings.num_draft_tokens,
+        working_set_bytes=machine.device_memory_bytes,
+    )
+    target, drafter = both.target, both.draft
+    caches = [c for c in drafter.components if c.kind in (ComponentKind.KV_CACHE, ComponentKind.RECURRENT_STATE)]
+    kv = sum(c.bytes for c in caches)
+    added = [MemoryComponent(kind=ComponentKind.KV_CACHE, label=_("draft model cache ({name})").format(name=draft.name),
+                             bytes=kv, exact=all(c.exact for c in caches),
+                             basis="mlx_lm/generate.py speculative_generate_step: make_prompt_cache(draft_model)")]
+    if draft.weights_bytes is not None:
+        added.insert(0, MemoryComponent(kind=ComponentKind.WEIGHTS,
+                                        label=_("draft model weights ({name})").format(name=draft.name),
+                                        bytes=draft.weights_bytes, exact=False, basis="as given"))
+    notes = [n for n in target.notes if n.code != "mlx_draft_model"] + both.notes
+    notes.append(PlanNote(code="mlx_draft_planned", message=_(
+        "--draft-model {name}: its weights ({weights}) and its own cache ({cache} bytes for one sequence of "
+        "{tokens} tokens plus {drafts} drafted) are added to this plan").format(
+        name=draft.name, weights="unknown" if draft.weights_bytes is None else f"{draft.weights_bytes:,} bytes",
+        cache=f"{kv:,}", tokens=f"{workload.context_tokens:,}", drafts=settings.num_draft_tokens)))
+    weights = (None if target.weights_bytes is None or draft.weights_bytes is None
+               else target.weights_bytes + draft.weights_bytes)
+    extra = sum(c.bytes for c in added)  # what the drafter takes comes out of what the working set had left
+    kept = [c.model_copy(update={"bytes": max(c.bytes - extra, 0)}) if c.kind is ComponentKind.FREE else c
+            for c in target.components]
+    return target.model_copy(update={"components": [*kept, *added], "notes": notes,
+                                     "weights_bytes": weights, "kv_cache_bytes": target.kv_cache_bytes + kv})

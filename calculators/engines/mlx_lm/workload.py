@@ -39,7 +39,17 @@ def why_not_held(plan: MlxLmPlan, workload, machine: Machine) -> str | None:
     capacity = plan.device_capacity_bytes
     if capacity is not None and plan.used_bytes > capacity:
         return f"weights and cache need {plan.used_bytes / GIB:.2f} GiB of a {capacity / GIB:.2f} GiB working set"
+    if plan.n_sequences < workload.sequences:  # a draft model: server.py is_batchable = draft_model is None
+        return _("with --draft-model, mlx_lm.server runs one request at a time, not {sequences} at once").format(
+            sequences=workload.sequences)
     return None
+
+
+def without_speculation(settings):
+    """--draft-model removed (None when the settings have none)."""
+    if settings.draft_model is None:
+        return None
+    return settings.model_copy(update={"draft_model": None})
 
 
 def run_plan(arch, settings, machine: Machine, weights_bytes: int | None, workload) -> MemoryPlan:

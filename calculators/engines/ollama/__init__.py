@@ -5,7 +5,7 @@ from calculators.engines.base import EngineAdapter, LogReader, MemoryKnob
 from calculators.engines.llama_cpp.plan import ENGINE_ID as LLAMA_CPP_ID
 from calculators.engines.ollama import embeddings, launch, startup_log, tools, workload
 from calculators.engines.ollama.estimate_rows import estimate_rows
-from calculators.engines.ollama.plan import ENGINE_ID, OllamaSettings, plan_ollama
+from calculators.engines.ollama.plan import DRAFT_NOT_PLANNED, ENGINE_ID, OllamaSettings, plan_ollama
 from calculators.engines.ollama.reconcile import ollama_rows
 from calculators.engines.ollama.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy, policy_from_plan
 from calculators.engines.ollama.speed import SPEED
@@ -18,6 +18,7 @@ ADAPTER = EngineAdapter(
     colour="#1b9e77",
     settings_type=OllamaSettings,
     plan=plan_ollama,
+    draft_not_planned=DRAFT_NOT_PLANNED,
     kv_settings=workload.KV_SETTINGS,
     workload_keys=workload.WORKLOAD_KEYS,
     workload_settings=workload.workload_settings,

@@ -16,9 +16,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.engines.llama_cpp.plan import FlashAttn, LlamaCppPlan, LlamaCppSettings, plan_llamacpp
 from calculators.hardware.machine import Machine
+from calculators.i18n import N_, _
 from calculators.memory.plan import PlanNote
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB, MIB
+
+#: Why Ollama's speculative drafter is not in the plan (issue 14), said on plans of models that could use one
+#: and when a drafter model is given for an Ollama command.
+DRAFT_NOT_PLANNED = N_(
+    "Ollama's drafter is not planned: v0.33.0-rc2 starts one only from a Modelfile DRAFT layer "
+    "(llm/llama_server.go appendDraftArgs: --spec-type draft-mtp or draft-dflash, --spec-draft-n-max, "
+    "--spec-draft-model), which the serve command does not show, and servewise does not model llama.cpp's "
+    "MTP and DFlash draft contexts (their context type keeps other caches than a draft model's)."
+)
 
 ENGINE_ID = "ollama"
 OLLAMA_COMMIT = "fb30760996871fa9460115c753afd2c60d4ab0f7"
@@ -242,6 +252,8 @@ def plan_ollama(
                 message=f"if loading runs out of memory, Ollama retries num_ctx {num_ctx} at 32768, then 4096",
             )
         )
+    if arch.mtp_layers:  # a GGUF with MTP layers runs draft-mtp once draft_num_predict is set
+        notes.append(PlanNote(code="ollama_draft_not_planned", message=_(DRAFT_NOT_PLANNED)))
     # The llama.cpp plan is already validated: carry its fields over without dumping and re-validating them.
     inherited = {name: getattr(base, name) for name in LlamaCppPlan.model_fields}
     return OllamaPlan.model_construct(

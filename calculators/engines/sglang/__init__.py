@@ -24,6 +24,7 @@ ADAPTER = EngineAdapter(
     without_speculation=plan.without_speculation,
     settings_type=SglangSettings,
     plan=plan_sglang,
+    draft_plan=workload.plan_with_draft,
     kv_settings=workload.KV_SETTINGS,
     workload_keys=workload.WORKLOAD_KEYS,
     workload_settings=workload.workload_settings,

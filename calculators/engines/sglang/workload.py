@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from calculators.engines.sglang.plan import SglangPlan
+from calculators.engines.sglang.plan import SglangPlan, plan_sglang
 from calculators.hardware.machine import Machine
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
@@ -48,3 +48,12 @@ def context_guess(plan: SglangPlan, workload, machine: Machine) -> int:
 def devices_from_settings(settings) -> int:
     """GPUs one instance spans: TP x PP."""
     return int(getattr(settings, "tp_size", 1) or 1) * int(getattr(settings, "pp_size", 1) or 1)
+
+
+def plan_with_draft(arch, settings, machine: Machine, weights_bytes: int | None, workload, draft) -> SglangPlan:
+    """SGLang's plan with the --speculative-draft-model-path checkpoint given (its KV layers share each token's
+    cell, its weights come off the budget); without --speculative-algorithm the draft is not loaded."""
+    if settings.speculative_algorithm is None:
+        return plan_sglang(arch, settings, machine, weights_bytes)
+    return plan_sglang(arch, settings, machine, weights_bytes, draft=draft.arch,
+                       draft_weights_bytes=draft.weights_bytes)

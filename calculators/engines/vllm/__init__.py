@@ -25,6 +25,7 @@ ADAPTER = EngineAdapter(
     without_speculation=speculative.without_speculation,
     settings_type=VllmSettings,
     plan=plan_vllm,
+    draft_plan=workload.plan_with_draft,
     plans_cpu_build=True,
     kv_settings=workload.KV_SETTINGS,
     workload_keys=workload.WORKLOAD_KEYS,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from math import floor
 from typing import Any
 
-from calculators.engines.vllm.plan import VllmPlan
+from calculators.engines.vllm.plan import VllmPlan, plan_vllm
+from calculators.engines.vllm.spec_decode import VllmDraft
 from calculators.hardware.machine import Machine
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
@@ -52,3 +53,12 @@ def context_guess(plan: VllmPlan, workload, machine: Machine) -> int:
 def devices_from_settings(settings) -> int:
     """GPUs one instance spans: TP x PP."""
     return int(settings.tensor_parallel_size or 1) * int(settings.pipeline_parallel_size or 1)
+
+
+def plan_with_draft(arch, settings, machine: Machine, weights_bytes: int | None, workload, draft) -> VllmPlan:
+    """vLLM's plan with the --speculative-config `model` checkpoint given (its KV layers join the pool, its weights
+    the weights); without a --speculative-config the given draft is not loaded and the plan is the ordinary one."""
+    if settings.speculative_config is None:
+        return plan_vllm(arch, settings, machine, weights_bytes)
+    return plan_vllm(arch, settings, machine, weights_bytes,
+                     draft=VllmDraft(arch=draft.arch, weights_bytes=draft.weights_bytes))

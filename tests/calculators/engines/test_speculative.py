@@ -183,3 +183,44 @@ def test_llamacpp_draft_read_from_the_md_gguf_in_a_pasted_command(tmp_path):
     assert (kv.cells, kv.layers, kv.type_k) == (2048, 2, "q8_0")  # 4096 over 2 split streams
     assert kv.total_bytes == 2 * 2 * 2048 * 2 * (8 * 64 // 32 * 34)
     assert any(c.label.startswith("draft context's KV") for c in result.plan.components)
+
+
+def test_mlx_draft_model_given_as_a_model_adds_its_weights_and_cache_to_the_comparison():
+    """issue 14: `mlx_lm.server --draft-model` with the drafter given (catalog or config.json): the comparison's
+    plan carries the draft's weights and its own cache (one sequence: the server stops batching), and says that a
+    workload of several sequences is not held at once."""
+    from calculators.engines.base import DraftModel
+    from calculators.memory.compare import Workload, run_plan, why_not_held
+
+    mac = Machine(device_memory_bytes=64 << 30, unified_memory=True)
+    settings = MlxLmSettings(draft_model="meta-llama/Llama-3.2-1B", decode_concurrency=4)
+    workload = Workload(context_tokens=1000, sequences=4)
+    draft = DraftModel(arch=LLAMA_1B, weights_bytes=2 << 30, name="llama-3.2-1b")
+    with_draft = run_plan("mlx-lm", LLAMA_8B, mac, 16 << 30, settings, workload, draft)
+    plain = run_plan("mlx-lm", LLAMA_8B, mac, 16 << 30, settings.model_copy(update={"draft_model": None}), workload)
+    # 1000 + 3 drafted tokens -> 1024-token buffers; the draft: 16 layers x 8 KV heads x 64 x 2 (K, V) x 2 bytes
+    draft_cache = 1024 * 16 * 8 * 64 * 2 * 2
+    labels = {c.label: c.bytes for c in with_draft.components}
+    assert labels["draft model weights (llama-3.2-1b)"] == 2 << 30
+    assert labels["draft model cache (llama-3.2-1b)"] == draft_cache
+    assert with_draft.kv_cache_bytes == 1024 * 32 * 8 * 128 * 2 * 2 + draft_cache  # one target sequence
+    assert plain.kv_cache_bytes == 4 * 1024 * 32 * 8 * 128 * 2 * 2
+    assert with_draft.used_bytes == (16 << 30) + (2 << 30) + with_draft.kv_cache_bytes
+    assert "mlx_draft_model" not in {n.code for n in with_draft.notes}  # the 'not planned' note is gone
+    assert "one request at a time" in why_not_held("mlx-lm", with_draft, workload, mac)
+    # the same draft given to settings without --draft-model is not loaded
+    assert run_plan("mlx-lm", LLAMA_8B, mac, 16 << 30, settings.model_copy(update={"draft_model": None}),
+                    workload, draft).kv_cache_bytes == plain.kv_cache_bytes
+
+
+def test_vllm_draft_model_given_as_a_model_joins_the_pool_through_the_comparison():
+    from calculators.engines.base import DraftModel
+    from calculators.memory.compare import Workload, run_plan
+
+    spec = VllmSettings(kv_cache_memory_bytes=10 << 30, max_model_len=8192, speculative_config={
+        "method": "draft_model", "model": "meta-llama/Llama-3.2-1B", "num_speculative_tokens": 3})
+    plan = run_plan("vllm", LLAMA_8B, H100, 16 << 30, spec, Workload(context_tokens=8192),
+                    DraftModel(arch=LLAMA_1B, weights_bytes=2 << 30, name="llama-3.2-1b"))
+    # the draft model's 16 attention layers join the target's pool, its weights the target's
+    assert plan.weights_bytes == (16 << 30) + (2 << 30)
+    assert sum(g.draft_layers for g in plan.kv_cache_groups) == 16
