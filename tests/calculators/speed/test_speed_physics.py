@@ -178,3 +178,41 @@ def test_vllm_v0_without_chunked_prefill_stalls_decodes_for_prefills():
     itl_v1 = simulate(busy, v1, cost, 1_000_000).summary.itl.p50
     itl_v0 = simulate(busy, v0, cost, 1_000_000).summary.itl.p50
     assert itl_v0 > itl_v1  # the running sequences wait out every prefill step
+
+
+def test_each_fitted_band_is_the_spread_of_its_groups_leave_one_out_residuals():
+    import numpy as np
+
+    from calculators.speed.fit import DECODE_METRICS, band_from, default_fit, loo_residuals, observations
+    from calculators.speed.predict import estimate_speed
+    from knowledge.speed import load_speed_measurements
+
+    table = default_fit()
+    rows = observations(load_speed_measurements(), DECODE_METRICS)
+    for (family, cls), group in table.groups.items():
+        mine = [r for r in rows if (r.family, r.hardware_class) == (family, cls)]
+        assert tuple(r.point.id for r in mine) == group.decode_points
+        expected = band_from(loo_residuals(mine))
+        assert group.params.decode_band == expected and expected.n_points == len(mine)
+        residuals = np.asarray(loo_residuals(mine))
+        assert expected.median_abs == pytest.approx(float(np.median(np.abs(residuals))))
+    arch = architecture_from_catalog("llama-3.1-8b", KB)
+    est = estimate_speed(model_shape(arch, 16e9, 131_072), HW, "vllm")
+    band = table.groups[("vllm", "datacenter-hbm")].params.decode_band
+    one = est.decode_tokens_per_s_batch1
+    assert one.low == pytest.approx(one.value * (1 + band.low))
+    assert one.high == pytest.approx(one.value * (1 + band.high))
+
+
+def test_step_times_move_the_way_physics_says():
+    _arch, _weights, shape = moe_shape()
+    slow = HW.model_copy(update={"memory_bandwidth_bytes_per_s": HW.memory_bandwidth_bytes_per_s / 2})
+    by_batch = [decode_step_seconds(shape, HW, PARAMS, batch=b, context_tokens=1000) for b in (1, 2, 8, 64)]
+    assert by_batch == sorted(by_batch) and len(set(by_batch)) == 4
+    by_context = [decode_step_seconds(shape, HW, PARAMS, batch=4, context_tokens=c) for c in (0, 1000, 10_000)]
+    assert by_context == sorted(by_context) and len(set(by_context)) == 3
+    assert decode_step_seconds(shape, slow, PARAMS, batch=4) > decode_step_seconds(shape, HW, PARAMS, batch=4)
+    from calculators.speed.model import prefill_seconds
+
+    by_prompt = [prefill_seconds(shape, HW, PARAMS, n) for n in (128, 1024, 8192, 32768)]
+    assert by_prompt == sorted(by_prompt) and len(set(by_prompt)) == 4
