@@ -127,3 +127,23 @@ def test_the_simulator_steps_as_the_recorded_batch_generator():
     for name, case in recorded["cases"].items():
         assert {k: case[k] for k in BATCH_CASES[name]} == json.loads(json.dumps(BATCH_CASES[name])), name
         assert simulated_steps(case) == case["steps"], name
+
+
+@pytest.mark.parametrize("policy", [MlxLmPolicy(), MlxLmPolicy(decode_concurrency=4, prompt_concurrency=2,
+                                                               prefill_step_size=512), MlxLmPolicy(batched=False)])
+def test_jumping_over_decode_only_steps_changes_nothing(policy):
+    """simulate() jumps over decode-only steps in closed form; simulate_steps() takes them one by one."""
+    from calculators.simulator.roofline import StepCostModel
+
+    cost = StepCostModel(memory_bandwidth_bytes_per_s=4e11, flops_per_s=1.7e13, weights_bytes=16e9,
+                         active_params=8e9, kv_bytes_per_token=131072, step_overhead_s=0.002)
+    for rate in (0.05, 3.0):
+        workload = WorkloadSpec(n_requests=60, arrival=ArrivalProcess.POISSON, rate_per_s=rate, seed=1,
+                                prompt=LengthDistribution(kind=LengthKind.LOGNORMAL, median=800, sigma=0.8),
+                                output=LengthDistribution(kind=LengthKind.LOGNORMAL, median=100, sigma=0.8))
+        jumped = simulate(workload, policy, cost, ROOMY_KV_TOKENS)
+        stepped, _trace = simulate_steps(workload, policy, cost, ROOMY_KV_TOKENS)
+        assert jumped.diagnostics.n_steps == stepped.diagnostics.n_steps
+        for a, b in zip(jumped.records, stepped.records, strict=True):
+            assert a.first_token_s == pytest.approx(b.first_token_s, abs=1e-9)
+            assert a.end_s == pytest.approx(b.end_s, abs=1e-9)
