@@ -85,14 +85,17 @@ def typed_values(state: TypicalState) -> dict[str, str]:
     return {key: files[value].read_text() if value in files else value for key, value in state.typed.items()}
 
 
-_PAGE_ENTRY = re.compile(r"""st\.Page\(\s*["']pages/([\w/]+\.py)["'](?P<rest>[^)]*)\)""", re.S)
+_PAGE_ENTRY = re.compile(r"""st\.Page\(\s*["']pages/([\w/]+\.py)["']""")
 
 
 def url_paths() -> dict[str, str]:
     """Each page file's URL path as app.py registers it ('' for the default page)."""
+    source = (REPO_ROOT / "app.py").read_text()
+    entries = list(_PAGE_ENTRY.finditer(source))
     paths = {}
-    for match in _PAGE_ENTRY.finditer((REPO_ROOT / "app.py").read_text()):
-        name, rest = match.group(1), match.group("rest")
+    for match, following in zip(entries, [*entries[1:], None], strict=True):
+        name = match.group(1)
+        rest = source[match.end():following.start() if following else len(source)]  # this entry's arguments
         explicit = re.search(r"""url_path=["']([^"']*)["']""", rest)
         default = re.search(r"default=True", rest)
         paths[Path(name).name] = "" if default else (explicit.group(1) if explicit else Path(name).stem)
