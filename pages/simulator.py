@@ -4,7 +4,7 @@ import streamlit as st
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _, current_language
+from calculators.i18n import _
 from calculators.simulator.checked import checked
 from calculators.simulator.engines import SIMULATED_ENGINES
 from calculators.simulator.loops import open_loop_twin
@@ -33,7 +33,9 @@ from reports.simulator_charts import (
 )
 from reports.speed_text import step_basis_lines
 from ui import url_widgets
+from ui.background import section_result, wait_for_section
 from ui.markdown_text import literal
+from ui.state_cache import per_input_state, state_key
 from ui.tables import pin_first_column
 
 #: The example machine: a 24 GB card an 8B BF16 model fits on.
@@ -49,32 +51,29 @@ SWEEP_REQUESTS = 300
 
 
 # A run takes tens to hundreds of milliseconds and building a plotly figure tens more, so results and
-# figures are cached by their inputs. They are never mutated, so sharing them between sessions is safe.
-@st.cache_resource(max_entries=8, show_spinner=_("Simulating…"))
-def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo,
-                lang: str = ""):
-    """Each policy with its own step costs on the same drawn requests: results, their tables and timeline figures.
-
-    `lang` (the reader's language) keys the cache: the tables and figures hold text in it.
-    """
+# figures are cached by their inputs and the reader's language (the tables and figures hold text in it). They
+# are never mutated, so sharing them between sessions is safe.
+@per_input_state(max_entries=8, copy=False, show_spinner=_("Simulating…"))
+def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
+    """Each policy with its own step costs on the same drawn requests: results, their tables and timeline figures."""
     requests = draw_requests(workload)
     results = [simulate(workload, policy, cost, kv_tokens, slo, requests)
                for policy, cost in zip(policies, costs, strict=True)]
     return results, comparison_table(results), distribution_table(results), timeline_figures(results)
 
 
-@st.cache_resource(max_entries=8, show_spinner=_("Replaying the closed loop as independent arrivals…"))
+@per_input_state(max_entries=8, copy=False, show_spinner=_("Replaying the closed loop as independent arrivals…"))
 def run_open_twins(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo):
     """Each engine's closed-loop run replayed open loop at its own closed-loop rate: (closed, open) results."""
-    closed = run_engines(workload, policies, costs, kv_tokens, slo, current_language())[0]
+    closed = run_engines(workload, policies, costs, kv_tokens, slo)[0]
     twins = [simulate(open_loop_twin(workload, c), p, cost, kv_tokens, slo)
              for c, p, cost in zip(closed, policies, costs, strict=True)]
     return loop_comparison_table(closed, twins)
 
 
-@st.cache_resource(max_entries=16, show_spinner=_("Sweeping arrival rates…"))
+# Kept per state by ui/background.py, which runs it off the script thread.
 def run_sweep(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostModel, ...], kv_tokens: int, slo: Slo,
-              rates: tuple, lang: str = ""):
+              rates: tuple):
     """Goodput and p99 TTFT figures per engine over `rates` (requests per second), each with its own step costs."""
     points = []
     for policy, cost in zip(policies, costs, strict=True):
@@ -319,7 +318,7 @@ try:
         )
         costs = tuple(c.cost for c in step_costs)
     results, comparison, distributions, (queued_fig, running_fig, kv_fig) = run_engines(
-        workload, built, costs, kv_tokens, slo, current_language()
+        workload, built, costs, kv_tokens, slo
     )
 except ServewiseInputError as exc:
     st.error(_("Cannot simulate: {why}").format(why=literal(str(exc))), icon=":material/error:")
@@ -400,8 +399,15 @@ if rate <= 0:
     st.info(_("Set a positive arrival rate to sweep around it."))
 else:
     sweep_workload = workload.model_copy(update={"n_requests": min(workload.n_requests, SWEEP_REQUESTS)})
+    # A dozen simulations: computed off the script thread, so the tables above are final and every widget answers
+    # at once; the charts replace the note when the sweep is done (ui/background.py).
+    sweep = section_result(state_key(sweep_workload, built, costs, kv_tokens, slo, rates),
+                           lambda: run_sweep(sweep_workload, built, costs, kv_tokens, slo, rates))
+    if not sweep.done():
+        wait_for_section(sweep, _("Sweeping arrival rates…"))
+        st.stop()
     try:
-        goodput_fig, ttft_fig = run_sweep(sweep_workload, built, costs, kv_tokens, slo, rates, current_language())
+        goodput_fig, ttft_fig = sweep.result()
     except ServewiseInputError as exc:
         st.error(f"Cannot sweep: {literal(str(exc))}", icon=":material/error:")
     else:

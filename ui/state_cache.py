@@ -18,6 +18,8 @@ never mutated (simulation runs, plotly figures). Arguments whose names start wit
 from __future__ import annotations
 
 import functools
+import hashlib
+import pickle
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -28,10 +30,26 @@ from calculators.i18n import current_language
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def per_input_state(max_entries: int = 32, copy: bool = True, hash_funcs: dict | None = None) -> Callable[[F], F]:
-    """Decorator: memoise `fn` on its arguments and the current language (at most `max_entries` states)."""
+#: One cache per decorated function: a page's script runs again on every rerun and redefines its functions, and
+#: building a Streamlit cache (it reads the function's source) each time cost milliseconds per rerun.
+_CACHES: dict[tuple, Callable[..., Any]] = {}
+
+
+def per_input_state(
+    max_entries: int = 32, copy: bool = True, hash_funcs: dict | None = None, show_spinner: bool | str = False
+) -> Callable[[F], F]:
+    """Decorator: memoise `fn` on its arguments and the current language (at most `max_entries` states).
+
+    A function redefined by a rerun of its page (same file, name and code) keeps its cache; the cache calls the
+    first definition, so a memoised function must read only its arguments and imports, never page variables.
+    """
 
     def decorate(fn: F) -> F:
+        code = fn.__code__
+        identity = (code.co_filename, fn.__qualname__, code.co_code, code.co_consts, max_entries, copy, show_spinner)
+        if identity in _CACHES:
+            return _CACHES[identity]  # type: ignore[return-value]
+
         def keyed(language: str, *args: Any, **kwargs: Any) -> Any:
             del language  # only part of the key: the text inside the result was produced in it
             return fn(*args, **kwargs)
@@ -39,17 +57,22 @@ def per_input_state(max_entries: int = 32, copy: bool = True, hash_funcs: dict |
         # Streamlit tells caches apart by module, qualified name and source. This wrapper's source is the same
         # for every decorated function, and a page's functions all live in `__main__`, so the wrapper takes the
         # wrapped function's name and file (and its bytecode, so an edited function starts a fresh cache).
-        code = fn.__code__
         keyed.__module__, keyed.__name__ = fn.__module__, fn.__name__
         keyed.__qualname__ = f"{fn.__qualname__}@{code.co_filename}:{hash(code.co_code) & 0xFFFFFFFF:08x}"
         cache = st.cache_data if copy else st.cache_resource
-        cached = cache(max_entries=max_entries, show_spinner=False, hash_funcs=hash_funcs)(keyed)
+        cached = cache(max_entries=max_entries, show_spinner=show_spinner, hash_funcs=hash_funcs)(keyed)
 
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
             return cached(current_language(), *args, **kwargs)
 
         call.clear = cached.clear  # type: ignore[attr-defined]
+        _CACHES[identity] = call
         return call  # type: ignore[return-value]
 
     return decorate
+
+
+def state_key(*values: Any) -> str:
+    """A stable key for an input state made of models and plain values (a digest of their pickled form)."""
+    return hashlib.sha256(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest()

@@ -11,12 +11,25 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "simulator.py")
 SMALL = {"sim_n": "200"}
 
 
-def run_page(query: dict | None = None) -> AppTest:
+def run_page(query: dict | None = None, sweep: bool = True) -> AppTest:
+    """The page after its first run, and (with `sweep`) after the rerun the finished sweep asks for."""
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params.update({**SMALL, **(query or {})})
     at.run()
     assert not at.exception, at.exception
+    if sweep:
+        finish_sweeps()
+        at.run()
+        assert not at.exception, at.exception
     return at
+
+
+def finish_sweeps() -> None:
+    """Wait for every sweep the page started off the script thread (in the browser a fragment polls for it)."""
+    from ui import background
+
+    for job in list(background._jobs.values()):
+        job.exception(timeout=120)
 
 
 def errors(at: AppTest) -> str:
@@ -32,7 +45,7 @@ def test_defaults_compare_three_engines_with_tables_charts_and_notes():
     assert {"goodput (req/s)", "TTFT p99 (s)", "binding limit"} <= set(comparison.columns)
     distributions = at.dataframe[1].value
     assert set(distributions["latency"]) == {"queue time", "time to first token", "inter-token latency", "end-to-end"}
-    assert len(at.get("plotly_chart")) == 5  # queued, running, KV, sweep goodput, sweep TTFT
+    assert len(at.get("plotly_chart")) == 5  # queued, running, KV, sweep goodput, sweep TTFT (see run_page)
     text = " ".join(m.value for m in at.markdown)
     assert "OLLAMA_NUM_PARALLEL=1" in text
     assert "estimate" in " ".join(c.value for c in at.caption)
@@ -155,3 +168,35 @@ def test_catalog_model_takes_its_figures_from_the_memory_model():
 def test_catalog_model_too_big_for_the_gpu_says_so():
     at = run_page({"sim_model": "llama-3.1-70b", "sim_gpu": "h100-sxm-80gb"})
     assert "leaves no KV cache" in errors(at)
+
+
+def test_the_sweep_runs_off_the_script_thread_once_per_state_and_language(monkeypatch):
+    """The first run finishes with the tables and a note where the sweep goes; the sweep runs once, off the
+    script thread; the rerun draws it; the same state reuses it, a changed rate or a Spanish reader sweeps again."""
+    import threading
+
+    import calculators.simulator.sweep as sweep
+    from tests.support.page_runs import page_in_language
+    from ui import background
+
+    background.clear()
+    threads = []
+    real = sweep.sweep_arrival_rates
+    monkeypatch.setattr(sweep, "sweep_arrival_rates",
+                        lambda *a, **k: threads.append(threading.current_thread().name) or real(*a, **k))
+    state = {"sim_engines": ["vllm"], "sim_rate": "3"}
+    at = run_page(state, sweep=False)
+    assert len(at.get("plotly_chart")) == 3 and at.dataframe  # the tables and timelines are already final
+    assert any(c.value == "Sweeping arrival rates…" for c in at.caption)
+    finish_sweeps()
+    at.run()
+    assert len(at.get("plotly_chart")) == 5
+    assert threads and all(name.startswith("servewise-section") for name in threads)
+    at.run()
+    assert len(threads) == 1
+    at.number_input(key="sim_rate").set_value(2.0).run()
+    finish_sweeps()
+    assert len(threads) == 2
+    page_in_language(PAGE, "es", {**SMALL, **state}).run()
+    finish_sweeps()
+    assert len(threads) == 3
