@@ -24,7 +24,6 @@ from calculators.model.catalog import catalog_id_for_repo
 from calculators.speed.calibration import decode_profile
 from knowledge.loader import load_knowledge
 from reports.formats_figures import STATUS_WORDS
-from reports.memory_figures import capacity_chart, memory_bars
 from reports.memory_readouts import (
     RAW_BYTES_PER_ELEMENT,
     architecture_warnings,
@@ -46,7 +45,7 @@ from reports.speed_text import speed_readout_line
 from ui import url_widgets
 from ui.links import page_link
 from ui.markdown_text import code_span, literal
-from ui.memory_compute import analyse, speed_readouts, users_readouts
+from ui.memory_compute import analyse, figures, speed_readouts, users_readouts
 from ui.memory_inputs import (
     read_draft_model,
     read_engine_knobs,
@@ -139,12 +138,13 @@ if weights.bytes is None:
 inputs = ComparisonInputs(arch, machine, weights.bytes, overrides, draft.draft if draft is not None else None)
 contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
 rows, capacities, curves = analyse(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
+bars_figure, capacity_figure = figures(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
 st.header(_("Every engine on this machine"))
 st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences x {tokens} tokens ({kv} KV "
              "cache). The black mark is the memory the engine can use on one device.").format(
     machine=machine_choice.label, sequences=number(workload.sequences), tokens=number(workload.context_tokens),
     kv=workload.kv_cache_type))
-st.plotly_chart(memory_bars(rows), width="stretch")
+st.plotly_chart(bars_figure, width="stretch")
 summary = []
 for row in rows:
     plan = row.plan
@@ -210,7 +210,7 @@ st.markdown(markdown_table([{
 } for c in capacities]))
 st.caption(_("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
              "plan with your other settings kept, up to the model's trained context. 0 = not even one fits."))
-st.plotly_chart(capacity_chart(curves, workload.context_tokens), width="stretch")
+st.plotly_chart(capacity_figure, width="stretch")
 st.caption(_("Capped at {n} sequences. Memory capacity only: it says nothing about the speed at which that many "
              "sequences decode.").format(n=CURVE_SEQUENCES_LIMIT))
 
@@ -387,10 +387,11 @@ st.markdown(_(
 # ---- export --------------------------------------------------------------------------------------------------------
 data = export_data(arch.name, machine_choice.label, workload, weights.bytes, rows, capacities, commands)
 left, right = st.columns(2)
-left.download_button(_("Download the plan (Markdown)"), export_markdown(data), "servewise-memory-plan.md",
-                     mime="text/markdown", icon=":material/description:")
-right.download_button(_("Download the plan (JSON)"), export_json(data), "servewise-memory-plan.json",
-                      mime="application/json", icon=":material/data_object:")
+# Built when downloaded, not on every rerun.
+left.download_button(_("Download the plan (Markdown)"), lambda: export_markdown(data), "servewise-memory-plan.md",
+                     mime="text/markdown", icon=":material/description:", on_click="ignore")
+right.download_button(_("Download the plan (JSON)"), lambda: export_json(data), "servewise-memory-plan.json",
+                      mime="application/json", icon=":material/data_object:", on_click="ignore")
 
 # ---- the engine's own accounting -------------------------------------------------------------------------------
 render_reconcile_section(kb, key_prefix="mem_log")

@@ -141,7 +141,10 @@ MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", 
 MUTABLE_BUILDERS = {"list", "dict", "set", "defaultdict", "collections.defaultdict", "Counter", "OrderedDict", "deque"}
 
 #: (file, name) -> why writing it at runtime is not shared user state.
-STATE_ALLOWED: dict[tuple[str, str], str] = {}
+STATE_ALLOWED: dict[tuple[str, str], str] = {
+    ("ui/state_cache.py", "_CACHES"): "one Streamlit cache per memoised function (its code, not any user's input)",
+    ("ui/background.py", "_jobs"): "results keyed by their whole input state and language, as st.cache_* keeps them",
+}
 
 
 def _module_mutables(tree: ast.Module) -> set[str]:
