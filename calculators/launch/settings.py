@@ -82,7 +82,8 @@ def settings_from_command(command: str, kb) -> LaunchSettings:
         for error in exc.errors():
             key = str(error["loc"][0]) if error["loc"] else "?"
             shown = values.get(key, "")
-            problems.append(f"{_flag_for(key, syntaxes[parsed.engine])} {shown!r}: {error['msg']}")
+            problems.append(_("{flag_for} {shown!r}: {msg}").format(
+                              flag_for=_flag_for(key, syntaxes[parsed.engine]), shown=shown, msg=error['msg']))
         raise LaunchCommandError("; ".join(problems)) from exc
     return LaunchSettings(
         engine=parsed.engine,

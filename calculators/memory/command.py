@@ -67,24 +67,28 @@ def resolve_model(
     from calculators.model.hf_hub import architecture_from_hub
 
     if hf_config:
-        return ResolvedModel(architecture_from_config_file(hf_config), f"config.json {hf_config}")
+        return ResolvedModel(architecture_from_config_file(hf_config), _("config.json {hf_config}").format(
+            hf_config=hf_config))
     if hf_model:
-        return ResolvedModel(architecture_from_hub(hf_model), f"hub {hf_model}")
+        return ResolvedModel(architecture_from_hub(hf_model), _("hub {hf_model}").format(hf_model=hf_model))
     if gguf or (command_model and command_model.lower().endswith(".gguf")):
         path = gguf or command_model
         assert path is not None  # the condition above: gguf, or a command model ending in .gguf
         header = read_gguf_header(path)
-        return ResolvedModel(header.architecture, f"GGUF header {path}", header.weights_bytes)
+        return ResolvedModel(header.architecture, _("GGUF header {path}").format(path=path), header.weights_bytes)
     if catalog_id:
-        return ResolvedModel(architecture_from_catalog(catalog_id, kb), f"catalog {catalog_id}")
+        return ResolvedModel(architecture_from_catalog(catalog_id, kb), _("catalog {catalog_id}").format(
+            catalog_id=catalog_id))
     if command_model:
         match = next((m for m in kb.models.models if m.hf_repo.lower() == command_model.lower()), None)
         if match is not None:
-            return ResolvedModel(architecture_from_catalog(match.id, kb), f"catalog {match.id} (from {command_model})")
+            return ResolvedModel(architecture_from_catalog(match.id, kb), _("catalog {id} (from "
+                "{command_model})").format(id=match.id, command_model=command_model))
         if Path(command_model).exists():
             config = Path(command_model) / "config.json"
-            return ResolvedModel(architecture_from_config_file(config), f"config.json {config}")
-        return ResolvedModel(architecture_from_hub(command_model), f"hub {command_model}")
+            return ResolvedModel(architecture_from_config_file(config), _("config.json {config}").format(config=config))
+        return ResolvedModel(architecture_from_hub(command_model), _("hub {command_model}").format(
+            command_model=command_model))
     raise ServewiseInputError(
         _("name the model: --model CATALOG_ID, --hf-config PATH, --hf-model REPO_ID or --gguf PATH"))
 
@@ -117,14 +121,16 @@ def resolve_weights(
     if exact_bytes is not None:
         if exact_bytes <= 0:
             raise ServewiseInputError(_("--weights-bytes must be a positive number of bytes"))
-        return exact_bytes, "exact, as given", True
+        return exact_bytes, _("exact, as given"), True
     if model.exact_weights_bytes is not None and scheme is None:
-        return model.exact_weights_bytes, "exact, summed from the GGUF header's tensors", True
+        return model.exact_weights_bytes, _("exact, summed from the GGUF header's tensors"), True
     if model.arch.params_total is None:
-        return None, "unknown: the model's parameter count could not be derived", False
+        return None, _("unknown: the model's parameter count could not be derived"), False
     estimate = estimate_weights(kb.formats, model.arch.params_total, scheme or DEFAULT_WEIGHTS_SCHEME)
-    assumed = "" if scheme else f" (no --weights given: {DEFAULT_WEIGHTS_SCHEME} assumed)"
-    return estimate.bytes, f"estimated: {estimate.basis}{assumed}", False
+    if scheme:
+        return estimate.bytes, _("estimated: {basis}").format(basis=estimate.basis), False
+    return estimate.bytes, _("estimated: {basis} (no --weights given: {scheme} assumed)").format(
+        basis=estimate.basis, scheme=DEFAULT_WEIGHTS_SCHEME), False
 
 
 def _mark_weights_exactness(plan: MemoryPlan, exact: bool, basis: str) -> MemoryPlan:
@@ -215,11 +221,13 @@ def plan_from_command(
     plan = _mark_weights_exactness(plan, exact, basis)
     notes = []
     if launch.unknown_flags:
-        notes.append(f"flags servewise does not model (not ignored silently): {' '.join(launch.unknown_flags)}")
+        notes.append(_("flags servewise does not model (not ignored silently): {unknown_flags}").format(
+                       unknown_flags=' '.join(launch.unknown_flags)))
     unmodelled = [k for k in launch.settings.model_fields_set if k in engine.unmodelled_settings]
     if unmodelled:
         spelling = flag_spelling(kb, launch.engine)
         flags = " ".join(sorted(spelling.flags.get(k, k) for k in unmodelled))
-        notes.append(f"flags servewise reads but does not model (the memory they take is not in the plan): {flags}")
+        notes.append(_("flags servewise reads but does not model (the memory they take is not in the plan): "
+                       "{flags}").format(flags=flags))
     return MemoryCommandResult(plan=plan, launch=launch, model=model, machine=machine, weights_basis=basis, notes=notes,
                                model_weights_bytes=weights)

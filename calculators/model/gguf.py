@@ -197,8 +197,8 @@ def _architecture(fields: dict[str, Any], arch: str, file: Path, token_count: in
     sliding = _sliding_layers(fields, arch, n_layers, file) if window else None
     if window and sliding is None:
         notes.append(
-            f"the file declares a {window}-token sliding window but not which layers use it; "
-            "all layers are counted as full attention (an upper bound)"
+            _("the file declares a {window}-token sliding window but not which layers use it; all layers "
+              "are counted as full attention (an upper bound)").format(window=window)
         )
     layers: list[LayerGeometry] = []
     for i in range(n_layers):

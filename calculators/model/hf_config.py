@@ -249,7 +249,8 @@ def _dense_gqa(cfg: Config, family: str) -> ModelArchitecture:
         else:
             if window is not None:
                 notes.append(
-                    f"sliding_window {window} is not shorter than the trained context; treated as full attention"
+                    _("sliding_window {window} is not shorter than the trained context; treated as full "
+                      "attention").format(window=window)
                 )
             types = ["full_attention"] * n_layers
     layers = _kinds_to_layers(types, family, n_kv, head_dim, window)

@@ -81,7 +81,7 @@ def weights_from_file_bytes(n_bytes: int, source: str = "file size") -> WeightsE
         bits_per_weight=None,
         exact=True,
         scheme="file",
-        basis="bytes read from the file",
+        basis=_("bytes read from the file"),
         source=source,
     )
 
@@ -122,8 +122,8 @@ def weights_from_safetensors_header(path: str | Path) -> WeightsEstimate:
         bits_per_weight=None,
         exact=True,
         scheme="safetensors-header",
-        basis="sum of tensor byte ranges in the Safetensors header",
-        source=f"Safetensors header of {Path(path).name}",
+        basis=_("sum of tensor byte ranges in the Safetensors header"),
+        source=_("Safetensors header of {name}").format(name=Path(path).name),
     )
 
 
@@ -149,19 +149,21 @@ def estimate_weights(
     mix = formats.file_mix(scheme_id)
     if mix is not None:
         mix_bits = Fraction(str(mix.measured_bits_per_weight))
-        part = _part("all weights (file mix)", params_total, mix_bits)
+        part = _part(_("all weights (file mix)"), params_total, mix_bits)
         return WeightsEstimate(
             bytes=part.bytes,
             bits_per_weight=float(mix_bits),
             exact=False,
             scheme=mix.id,
-            basis=f"{params_total:,} parameters x {mix.measured_bits_per_weight} bits ({mix.name} as measured)",
+            basis=_("{params_total:,} parameters x {measured_bits_per_weight} bits ({name} as measured)").format(
+                    params_total=params_total, measured_bits_per_weight=mix.measured_bits_per_weight, name=mix.name),
             source=mix.source,
             params=params_total,
             parts=(part,),
             approximations=(
-                f"{mix.name} mixes ggml types per tensor; {mix.measured_bits_per_weight} bits per weight was "
-                f"measured on {mix.measured_on} and differs for other models (read the GGUF header for exact bytes)",
+                _("{name} mixes ggml types per tensor; {bits} bits per weight was measured on {measured_on} and "
+                  "differs for other models (read the GGUF header for exact bytes)").format(
+                    name=mix.name, bits=mix.measured_bits_per_weight, measured_on=mix.measured_on),
             ),
         )
     quant = formats.quantization(scheme_id)
@@ -177,10 +179,10 @@ def estimate_weights(
         )
     parts, approximations = _split_by_scope(quant, params_total, bits, high_precision_params, expert_params)
     if quant.layout is not None and quant.layout.group_size is None:
-        approximations.append("one scale per tensor or per row is counted as zero bytes")
+        approximations.append(_("one scale per tensor or per row is counted as zero bytes"))
     if quant.ggml_type is not None:
         approximations.append(
-            "every tensor counted at this one ggml type; real files keep norms in F32 and often mix types"
+            _("every tensor counted at this one ggml type; real files keep norms in F32 and often mix types")
         )
     total = sum(p.bytes for p in parts)
     return WeightsEstimate(
@@ -188,7 +190,8 @@ def estimate_weights(
         bits_per_weight=total * 8 / params_total,
         exact=False,
         scheme=quant.id,
-        basis=" + ".join(f"{p.params:,} x {p.bits_per_weight:g} bits ({p.label})" for p in parts),
+        basis=" + ".join(_("{params:,} x {bits:g} bits ({label})").format(params=p.params, bits=p.bits_per_weight,
+                                                                          label=p.label) for p in parts),
         source=quant.source,
         params=params_total,
         parts=tuple(parts),
@@ -204,30 +207,30 @@ def _split_by_scope(
     expert_params: int | None,
 ) -> tuple[list[WeightPart], list[str]]:
     """Split the parameters into the quantized part and the part the scheme leaves at 16 bits."""
-    approximations = ["norms and biases are counted with their neighbours (well under 0.1 % of a model)"]
+    approximations = [_("norms and biases are counted with their neighbours (well under 0.1 % of a model)")]
     if quant.scope is Scope.ALL:
-        return [_part("all weights", params_total, bits)], approximations
+        return [_part(_("all weights"), params_total, bits)], approximations
     if quant.scope is Scope.MOE_EXPERTS:
         if expert_params is None:
             raise ServewiseInputError(
                 _("{name} covers only the routed experts' weights; give the expert parameter count (a MoE "
                   "architecture provides it)").format(name=quant.name)
             )
-        _check_share("expert parameters", expert_params, params_total)
+        _check_share(_("expert parameters"), expert_params, params_total)
         return [
-            _part("routed experts", expert_params, bits),
-            _part("attention, router, embeddings, lm_head (16-bit)", params_total - expert_params, SIXTEEN_BITS),
+            _part(_("routed experts"), expert_params, bits),
+            _part(_("attention, router, embeddings, lm_head (16-bit)"), params_total - expert_params, SIXTEEN_BITS),
         ], approximations
     if high_precision_params is None:
         approximations.append(
-            "embeddings and lm_head counted at the quantized width although the scheme keeps them 16-bit; "
-            "give their parameter count for a closer figure"
+            _("embeddings and lm_head counted at the quantized width although the scheme keeps them 16-bit; "
+            "give their parameter count for a closer figure")
         )
-        return [_part("all weights", params_total, bits)], approximations
-    _check_share("16-bit parameters", high_precision_params, params_total)
+        return [_part(_("all weights"), params_total, bits)], approximations
+    _check_share(_("16-bit parameters"), high_precision_params, params_total)
     return [
-        _part("quantized linear layers", params_total - high_precision_params, bits),
-        _part("embeddings and lm_head (16-bit)", high_precision_params, SIXTEEN_BITS),
+        _part(_("quantized linear layers"), params_total - high_precision_params, bits),
+        _part(_("embeddings and lm_head (16-bit)"), high_precision_params, SIXTEEN_BITS),
     ], approximations
 
 

@@ -534,14 +534,15 @@ def build_bench_plan(request: BenchPlanRequest, kb) -> BenchPlan:
     ]
     if any(language != "en" for language in request.languages) or len(request.languages) > 1:
         notes.append(
-            f"Languages {', '.join(request.languages)}: random-token prompts have no language. Run a set of real "
-            "prompts per language through the generic recipe, cut to the same token counts with the model's "
-            "tokenizer (a word costs a different number of tokens in each language)."
+            _("Languages {languages}: random-token prompts have no language. Run a set of real prompts per "
+              "language through the generic recipe, cut to the same token counts with the model's tokenizer "
+              "(a word costs a different number of tokens in each language).").format(
+              languages=', '.join(request.languages))
         )
     if request.tool_calls:
         notes.append(
-            "Tool calls: the load tools send plain completions. Run the tool-call set through the chat endpoint with "
-            "tools attached (generic recipe), and count parse failures and wrong actions as errors."
+            _("Tool calls: the load tools send plain completions. Run the tool-call set through the chat endpoint with "
+            "tools attached (generic recipe), and count parse failures and wrong actions as errors.")
         )
     return BenchPlan(
         request=request,

@@ -224,8 +224,9 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
         "is not modelled, so TP instances are estimated optimistic.",
     ]
     if spec.load.users is not None:
-        notes.append(f"{spec.load.users:,} users pausing {spec.load.think_time_s:g} s between requests are planned as "
-                     f"{load:.3g} requests/s, the most they could send: answers take time, so real demand is lower.")
+        notes.append(_("{users:,} users pausing {think_time_s:g} s between requests are planned as "
+                       "{load:.3g} requests/s, the most they could send: answers take time, so real demand "
+                       "is lower.").format(users=spec.load.users, think_time_s=spec.load.think_time_s, load=load))
 
     for engine in engines:
         engine_adapter = adapter(engine)

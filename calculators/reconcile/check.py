@@ -68,9 +68,9 @@ def architecture_from_log(parsed: ParsedLog) -> ModelArchitecture:
                                         head_dim_v=head_dim_v))
     notes = []
     if not geo.head_dim_v:
-        notes.append("the log does not state n_embd_head_v; taken equal to n_embd_head_k")
+        notes.append(_("the log does not state n_embd_head_v; taken equal to n_embd_head_k"))
     if any(layer.kind is LayerKind.RECURRENT for layer in layers):
-        notes.append("layers with 0 KV heads are recurrent; their state size is not in the log")
+        notes.append(_("layers with 0 KV heads are recurrent; their state size is not in the log"))
     moe = MoEGeometry(n_experts=geo.n_expert, n_active=geo.n_expert_used or 1) if geo.n_expert else None
     return ModelArchitecture(
         name=geo.model_name or geo.architecture or "model from the log",
@@ -230,14 +230,25 @@ def _apply_version_defaults(parsed: ParsedLog, plan_engine: str, values: dict[st
     for default in version_defaults(parsed.engine, parsed.version, printed):
         if not isinstance(default.value, int) or isinstance(default.value, bool) or default.value <= 0:
             if default.fact.rule:
-                notes.append(f"{default.setting} is not printed; at {parsed.version} its default was "
-                             f"{default.value} ({default.fact.rule}), which servewise does not model here")
+                notes.append(_("{setting} is not printed; at {version} its default was {value} ({rule}), "
+                               "which servewise does not model here").format(
+                               setting=default.setting,
+                               version=parsed.version,
+                               value=default.value,
+                               rule=default.fact.rule))
             continue
         if parsed.engine != plan_engine:
             estimate_overrides[default.setting] = default.value
         applied.append(default)
-        notes.append(f"{default.setting} {default.value}: the default at {display_name(parsed.engine)} "
-                     f"{parsed.version} ({default.meaning}; {default.fact.source} @ {default.fact.verified.version})")
+        notes.append(_("{setting} {value}: the default at {display_name} {version} ({meaning}; {source} @ "
+                       "{version_2})").format(
+                       setting=default.setting,
+                       value=default.value,
+                       display_name=display_name(parsed.engine),
+                       version=parsed.version,
+                       meaning=default.meaning,
+                       source=default.fact.source,
+                       version_2=default.fact.verified.version))
     return applied, notes
 
 

@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.reconcile.log.figures import Figure, ParsedLog
 from calculators.reconcile.result import Prediction, ReconcileRow
@@ -75,7 +76,7 @@ def run_machine(run: EngineRun, total_bytes: int | None, assumptions: list[str],
             update={"n_devices": n_devices})
     if total_bytes:
         return Machine(device_memory_bytes=total_bytes, n_devices=n_devices)
-    assumptions.append(f"no GPU given: servewise assumed an 80 GiB device ({why})")
+    assumptions.append(_("no GPU given: servewise assumed an 80 GiB device ({why})").format(why=why))
     return Machine(device_memory_bytes=_DEFAULT_DEVICE_BYTES, n_devices=n_devices)
 
 

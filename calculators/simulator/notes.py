@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.memory.plan import PlanNote
 from calculators.simulator.policy import KvLayout, SchedulerSpec
 from calculators.simulator.results import (
@@ -19,14 +19,14 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
     """Notes for a page: which limit bound, what a knob change would or would not do, what was refused."""
     d = result.diagnostics
     s = result.summary
-    notes = [PlanNote(code="estimate", message="All figures are estimates from a roofline step time and the "
-                      "engine's scheduling rules, not measurements.")]
+    notes = [PlanNote(code="estimate", message=_("All figures are estimates from a roofline step time and the "
+                      "engine's scheduling rules, not measurements."))]
     share = d.queued_time_s / s.duration_s if s.duration_s > 0 else 0.0
     knob = d.max_running_knob
     if d.binding is Constraint.NONE:
         notes.append(PlanNote(code="no_binding_limit", message=(
-            f"Requests rarely waited (queue non-empty {share:.0%} of the run): no configured limit bound; "
-            "latency comes from step time. Raising limits would not change much at this load.")))
+            _("Requests rarely waited (queue non-empty {share:.0%} of the run): no configured limit bound; "
+              "latency comes from step time. Raising limits would not change much at this load.").format(share=share))))
     elif d.binding is Constraint.MAX_RUNNING:
         msg = (f"Requests queued because all {d.max_running} running places ({knob}) were taken "
                f"({_blocked_share(d, Constraint.MAX_RUNNING):.0%} of queued time).")
@@ -42,19 +42,25 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
         notes.append(PlanNote(code="binding_max_running", message=msg))
     elif d.binding is Constraint.KV_CAPACITY:
         notes.append(PlanNote(code="binding_kv_capacity", message=(
-            f"KV capacity is the binding constraint: requests waited for free KV "
-            f"({_blocked_share(d, Constraint.KV_CAPACITY):.0%} of queued time) while at most {d.peak_active} of "
-            f"{d.max_running} allowed sequences ran. Raising {knob} would not help; more KV "
-            f"({d.kv_capacity_knob}, a smaller KV cache type, another replica) or shorter requests would.")))
+            _("KV capacity is the binding constraint: requests waited for free KV ({blocked_share:.0%} of "
+              "queued time) while at most {peak_active} of {max_running} allowed sequences ran. Raising "
+              "{knob} would not help; more KV ({kv_capacity_knob}, a smaller KV cache type, another "
+              "replica) or shorter requests would.").format(
+              blocked_share=_blocked_share(d, Constraint.KV_CAPACITY),
+              peak_active=d.peak_active,
+              max_running=d.max_running,
+              knob=knob,
+              kv_capacity_knob=d.kv_capacity_knob))))
     elif d.binding is Constraint.TOKEN_BUDGET:
         notes.append(PlanNote(code="binding_token_budget", message=(
-            f"The step token budget ({d.step_token_budget_knob} = {d.step_token_budget}) held the queue: decodes and "
-            "other prefills used it up. A larger budget admits prompts sooner but makes each step longer, "
-            "which raises inter-token latency for running requests.")))
+            _("The step token budget ({step_token_budget_knob} = {step_token_budget}) held the queue: "
+              "decodes and other prefills used it up. A larger budget admits prompts sooner but makes each "
+              "step longer, which raises inter-token latency for running requests.").format(
+              step_token_budget_knob=d.step_token_budget_knob, step_token_budget=d.step_token_budget))))
     elif d.binding is Constraint.STATIC_BATCH:
         notes.append(PlanNote(code="binding_static_batch", message=(
-            "Static batching: arrivals wait until the whole previous batch has finished, even when most of "
-            "its sequences are done. Iteration-level scheduling lets them join at the next step.")))
+            _("Static batching: arrivals wait until the whole previous batch has finished, even when most of "
+            "its sequences are done. Iteration-level scheduling lets them join at the next step."))))
     elif d.binding is Constraint.PREFILL_SLOTS:
         notes.append(PlanNote(code="binding_prefill_slots", message=_(
             "Requests queued because {limit} prompts were already being processed ({knob}), "
@@ -67,14 +73,15 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
                                                                 peak=d.peak_kv_used_tokens)))
     if d.n_preemptions:
         notes.append(PlanNote(code="preemptions", message=(
-            f"{d.n_preemptions} preemptions: KV ran out as sequences grew, so the newest running requests were "
-            "evicted and later recomputed their prompt and generated tokens. A concurrency limit above what KV "
-            "can sustain is not productive capacity.")))
+            _("{n_preemptions} preemptions: KV ran out as sequences grew, so the newest running requests "
+              "were evicted and later recomputed their prompt and generated tokens. A concurrency limit "
+              "above what KV can sustain is not productive capacity.").format(n_preemptions=d.n_preemptions))))
     if d.decode_stall_s > 0.05 * s.duration_s and s.duration_s > 0:
         notes.append(PlanNote(code="decode_stalls", message=(
-            f"Prefill batches ran on their own for {d.decode_stall_s / s.duration_s:.0%} of the run while other "
-            "sequences were waiting to decode: prefill-first scheduling shortens time to first token and "
-            "lengthens inter-token latency (SGLang's --enable-mixed-chunk puts both in one step).")))
+            _("Prefill batches ran on their own for {decode_stall_s:.0%} of the run while other sequences "
+              "were waiting to decode: prefill-first scheduling shortens time to first token and lengthens "
+              "inter-token latency (SGLang's --enable-mixed-chunk puts both in one step).").format(
+              decode_stall_s=d.decode_stall_s / s.duration_s))))
     if spec.max_running == 1 and spec.single_slot_note is not None and share >= QUEUE_NEGLIGIBLE_SHARE:
         notes.append(spec.single_slot_note)
     peak_queued = max(result.timeseries.queued, default=0)
@@ -83,38 +90,42 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
         notes.append(PlanNote(code=code, message=message.format(peak=peak_queued, limit=spec.max_queue_unenforced)))
     reasons = [r.reject_reason for r in result.records if r.status is RequestStatus.REJECTED]
     for reason, text in (
-        (RejectReason.QUEUE_FULL, "rejected because the queue was full (max_queue; Ollama answers HTTP 503)"),
-        (RejectReason.EXCEEDS_CONTEXT, "rejected: prompt (+ output) longer than the context limit"),
-        (RejectReason.EXCEEDS_KV, "rejected: prompt + output larger than the whole KV capacity"),
+        (RejectReason.QUEUE_FULL, N_("rejected because the queue was full (max_queue; Ollama answers HTTP 503)")),
+        (RejectReason.EXCEEDS_CONTEXT, N_("rejected: prompt (+ output) longer than the context limit")),
+        (RejectReason.EXCEEDS_KV, N_("rejected: prompt + output larger than the whole KV capacity")),
         (
             RejectReason.EXCEEDS_TOKEN_BUDGET,
-            "rejected: prompt + output above the step token budget, which without "
-            "chunked prefill caps the request length",
+            N_("rejected: prompt + output above the step token budget, which without "
+               "chunked prefill caps the request length"),
         ),
     ):
         count = reasons.count(reason)
         if count:
-            notes.append(PlanNote(code=f"rejected_{reason.value}", message=f"{count} requests {text}."))
+            notes.append(PlanNote(code=f"rejected_{reason.value}", message=_("{count} requests {text}.").format(
+                count=count, text=_(text))))
     truncated = sum(1 for r in result.records if r.truncated)
     if truncated:
         notes.append(PlanNote(code="truncated", message=(
-            f"{truncated} answers stopped at the slot's context limit ({spec.slot_context_tokens} tokens per slot): "
-            "a slot gets its share of the context, not the whole ctx-size.")))
+            _("{truncated} answers stopped at the slot's context limit ({slot_context_tokens} tokens per "
+              "slot): a slot gets its share of the context, not the whole ctx-size.").format(
+              truncated=truncated, slot_context_tokens=spec.slot_context_tokens))))
     if s.n_cancelled:
         notes.append(PlanNote(code="cancelled", message=(
-            f"{s.n_cancelled} requests were cancelled after {workload.cancel_after_s:g} s without a first token; "
-            "the engine freed their queue place and KV.")))
+            _("{n_cancelled} requests were cancelled after {cancel_after_s:g} s without a first token; the "
+              "engine freed their queue place and KV.").format(
+              n_cancelled=s.n_cancelled, cancel_after_s=workload.cancel_after_s))))
     if workload.arrival is ArrivalProcess.CLOSED:
         notes.append(PlanNote(code="closed_loop", message=(
-            f"Closed loop: {workload.n_clients} clients each wait for their answer before asking again, so demand "
-            "drops as the server slows down. This hides the queue that the same demand arriving independently "
-            "(open loop) would build; compare with a Poisson rate.")))
+            _("Closed loop: {n_clients} clients each wait for their answer before asking again, so demand "
+              "drops as the server slows down. This hides the queue that the same demand arriving "
+              "independently (open loop) would build; compare with a Poisson rate.").format(
+              n_clients=workload.n_clients))))
     hits = sum(r.prefix_hit_tokens for r in result.records)
     prompts = sum(r.prompt_tokens for r in result.records if r.admit_s is not None)
     if hits and prompts:
         notes.append(PlanNote(code="prefix_cache", message=(
-            f"The prefix cache served {hits / prompts:.0%} of admitted prompt tokens without prefill "
-            "(only token-identical prefixes count).")))
+            _("The prefix cache served {hits:.0%} of admitted prompt tokens without prefill (only "
+              "token-identical prefixes count).").format(hits=hits / prompts))))
     return notes
 
 

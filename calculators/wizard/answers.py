@@ -93,21 +93,23 @@ class WizardAnswers(BaseModel):
     def _consistent(self) -> WizardAnswers:
         problems = []
         if self.hardware == "apple" and self.os != "macos":
-            problems.append("Apple silicon GPUs are used from macOS; set os to macos or pick other hardware")
+            problems.append(_("Apple silicon GPUs are used from macOS; set os to macos or pick other hardware"))
         if self.os == "macos" and self.hardware not in ("apple", "cpu"):
-            problems.append(f"{self.hardware} GPUs are not used from macOS here; set os to linux or windows")
+            problems.append(_("{hardware} GPUs are not used from macOS here; set os to linux or windows").format(
+                              hardware=self.hardware))
         if self.hardware == "cpu" and self.n_gpus > 0:
-            problems.append("CPU-only hardware with GPUs counted: set n_gpus to 0 or pick the GPU vendor")
+            problems.append(_("CPU-only hardware with GPUs counted: set n_gpus to 0 or pick the GPU vendor"))
         if self.hardware in ("nvidia", "amd", "intel") and self.n_gpus == 0:
-            problems.append(f"{self.hardware} hardware needs at least one GPU (n_gpus >= 1), or choose cpu")
+            problems.append(_("{hardware} hardware needs at least one GPU (n_gpus >= 1), or choose cpu").format(
+                              hardware=self.hardware))
         if self.nvlink and (self.hardware not in ("nvidia", "amd") or self.n_gpus < 2):
-            problems.append("NVLink/XGMI links two or more NVIDIA or AMD GPUs; set nvlink to false")
+            problems.append(_("NVLink/XGMI links two or more NVIDIA or AMD GPUs; set nvlink to false"))
         if self.apple_memory_gb is not None and self.hardware != "apple":
-            problems.append("apple_memory_gb only applies to Apple silicon")
+            problems.append(_("apple_memory_gb only applies to Apple silicon"))
         if self.use == "embeddings" and self.tool_calling:
-            problems.append("an embeddings/reranking service does not produce tool calls; untick tool_calling")
+            problems.append(_("an embeddings/reranking service does not produce tool calls; untick tool_calling"))
         if self.use in ("occasional-local", "local-dev") and self.exposure == "internet":
-            problems.append("a local tool exposed to the internet is a shared service: pick shared-api or public")
+            problems.append(_("a local tool exposed to the internet is a shared service: pick shared-api or public"))
         if problems:
             raise ValueError("; ".join(problems))
         return self

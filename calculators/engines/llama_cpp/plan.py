@@ -264,7 +264,8 @@ def _sliding_window(arch: ModelArchitecture) -> tuple[int, list[PlanNote]]:
         notes.append(
             PlanNote(
                 code="llamacpp_one_window",
-                message=f"llama.cpp keeps one sliding window per model; using the largest of {sorted(windows_set)}",
+                message=_("llama.cpp keeps one sliding window per model; using the largest of {windows_set}").format(
+                          windows_set=sorted(windows_set)),
             )
         )
     return max(windows_set), notes
@@ -405,8 +406,9 @@ def plan_llamacpp(
             PlanNote(
                 code="llamacpp_fit_context",
                 message=(
-                    f"--fit lowers the unset context to {fitted_ctx} tokens to keep {FIT_MARGIN_BYTES // MIB} MiB "
-                    "free per device (estimate: llama.cpp also counts its compute buffers)"
+                    _("--fit lowers the unset context to {fitted_ctx} tokens to keep {fit_margin_bytes} MiB "
+                      "free per device (estimate: llama.cpp also counts its compute buffers)").format(
+                      fitted_ctx=fitted_ctx, fit_margin_bytes=FIT_MARGIN_BYTES // MIB)
                 ),
             )
         )
@@ -417,8 +419,9 @@ def plan_llamacpp(
             PlanNote(
                 code="llamacpp_fit_layers",
                 message=(
-                    f"--fit offloads {fitted_layers} of {arch.n_layers + 1} layers (output layer included) and keeps "
-                    "the rest in host memory (estimate: weights shared out by layer count, compute buffers not counted)"
+                    _("--fit offloads {fitted_layers} of {n_layers} layers (output layer included) and "
+                      "keeps the rest in host memory (estimate: weights shared out by layer count, compute "
+                      "buffers not counted)").format(fitted_layers=fitted_layers, n_layers=arch.n_layers + 1)
                 ),
             )
         )
@@ -521,7 +524,7 @@ def _plan(
 
     flash_attn = resolved_flash_attn(s)
     if flash_attn is not s.flash_attn:
-        notes.append(PlanNote(code="llamacpp_fa_forced", message="a quantized V cache turns flash attention on"))
+        notes.append(PlanNote(code="llamacpp_fa_forced", message=_("a quantized V cache turns flash attention on")))
     v_trans = flash_attn is FlashAttn.OFF  # memory is created with flash_attn = (type != DISABLED), :230
 
     caches, layer_bytes, cache_notes = _caches(arch, s, n_seq, kv_unified, n_ctx_seq, n_ubatch, v_trans)
@@ -588,7 +591,8 @@ def layer_groups(arch: ModelArchitecture) -> tuple[LayerGroup, LayerGroup, Layer
         notes.append(
             PlanNote(
                 code="llamacpp_no_swa",
-                message=f"llama.cpp's {arch.family} model keeps the whole context on its sliding-window layers",
+                message=_("llama.cpp's {family} model keeps the whole context on its sliding-window layers").format(
+                          family=arch.family),
             )
         )
     return base, swa, recurrent, notes
@@ -619,7 +623,7 @@ def _caches(
     """The caches src/llama-model.cpp:2352-2880 create_memory builds, with each layer's bytes by index."""
     notes: list[PlanNote] = []
     if arch.is_embedding_model:
-        notes.append(PlanNote(code="llamacpp_no_kv", message="embedding models get no KV cache in llama.cpp"))
+        notes.append(PlanNote(code="llamacpp_no_kv", message=_("embedding models get no KV cache in llama.cpp")))
         return [], {}, notes
     n_stream = 1 if kv_unified else n_seq
     row_bytes = rows_by_geometry(arch, s, v_trans)
@@ -643,8 +647,9 @@ def _caches(
         cache, per_layer = _recurrent_cache(tuple(layer for _, layer in recurrent), n_seq, arch.n_layers, n_rs_seq)
         if n_rs_seq:
             notes.append(PlanNote(code="llamacpp_rs_seq", message=(
-                f"speculative decoding keeps {n_rs_seq} extra recurrent-state snapshots per sequence (n_rs_seq = "
-                "--spec-draft-n-max), so the state can be rolled back to the last accepted draft token")))
+                _("speculative decoding keeps {n_rs_seq} extra recurrent-state snapshots per sequence "
+                  "(n_rs_seq = --spec-draft-n-max), so the state can be rolled back to the last accepted "
+                  "draft token").format(n_rs_seq=n_rs_seq))))
         caches.append(cache)
         for (i, _unused), b in zip(recurrent, per_layer, strict=True):
             layer_bytes[i] = layer_bytes.get(i, 0) + b  # Falcon-H1 layers also hold KV
@@ -653,8 +658,8 @@ def _caches(
                 PlanNote(
                     code="llamacpp_recurrent_layers",
                     message=(
-                        f"the recurrent cache counts all {arch.n_layers} layers, as llama.cpp prints it; "
-                        f"{len(recurrent)} of them hold state"
+                        _("the recurrent cache counts all {n_layers} layers, as llama.cpp prints it; "
+                          "{n_recurrent} of them hold state").format(n_layers=arch.n_layers, n_recurrent=len(recurrent))
                     ),
                 )
             )
@@ -715,10 +720,11 @@ def _components(devices: list[DeviceShare], machine: Machine | None) -> tuple[li
     components = [
         MemoryComponent(
             kind=ComponentKind.KV_CACHE,
-            label=f"KV and recurrent caches on {target.device}",
+            label=_("KV and recurrent caches on {device}").format(device=target.device),
             bytes=target.kv_cache_bytes,
             exact=True,
-            basis=f"{LLAMACPP_SOURCE} src/llama-kv-cache.cpp:233-234, src/llama-memory-recurrent.cpp:101-103",
+            basis=_("{llamacpp_source} src/llama-kv-cache.cpp:233-234, "
+                    "src/llama-memory-recurrent.cpp:101-103").format(llamacpp_source=LLAMACPP_SOURCE),
         )
     ]
     if target.weights_bytes is not None:
@@ -726,10 +732,11 @@ def _components(devices: list[DeviceShare], machine: Machine | None) -> tuple[li
             0,
             MemoryComponent(
                 kind=ComponentKind.WEIGHTS,
-                label=f"weights of {target.repeating_layers} blocks on {target.device}",
+                label=_("weights of {repeating_layers} blocks on {device}").format(
+                        repeating_layers=target.repeating_layers, device=target.device),
                 bytes=target.weights_bytes,
                 exact=False,
-                basis="weights bytes shared out by layer count (embeddings and output not separated)",
+                basis=_("weights bytes shared out by layer count (embeddings and output not separated)"),
             ),
         )
     capacity = None
@@ -739,10 +746,10 @@ def _components(devices: list[DeviceShare], machine: Machine | None) -> tuple[li
         components.append(
             MemoryComponent(
                 kind=ComponentKind.FREE,
-                label=f"left on {target.device} before compute buffers",
+                label=_("left on {device} before compute buffers").format(device=target.device),
                 bytes=max(capacity - used, 0),
                 exact=False,
-                basis="device memory minus the components above; compute buffers are not modelled",
+                basis=_("device memory minus the components above; compute buffers are not modelled"),
             )
         )
     return components, capacity
@@ -824,34 +831,42 @@ def _with_draft(
     sidecar = sorted(RS_ROLLBACK_SPEC_TYPES.intersection(s.spec_type))
     if sidecar:  # an MTP / EAGLE-3 / DFlash head: its context type builds other caches (src/llama-model.cpp)
         return plan.model_copy(update={"notes": [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
-            f"-md {s.spec_draft_model} with --spec-type {','.join(sidecar)}: the head's own context (its context "
-            "type keeps only the head's layers, src/llama-model.cpp create_memory) is not in this plan"))]})
+            _("-md {spec_draft_model} with --spec-type {sidecar}: the head's own context (its context type "
+              "keeps only the head's layers, src/llama-model.cpp create_memory) is not in this plan").format(
+              spec_draft_model=s.spec_draft_model, sidecar=','.join(sidecar))))]})
     draft = draft or draft_from_path(s.spec_draft_model)
     if draft is None:
         return plan.model_copy(update={"notes": [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
-            f"-md {s.spec_draft_model}: the draft model gets a context of its own ({plan.n_ctx} cells, these "
-            f"slots, cache types -ctkd {s.spec_draft_type_k} / -ctvd {s.spec_draft_type_v}); its file cannot be "
-            "read here, so its weights and KV are not in this plan"))]})
+            _("-md {spec_draft_model}: the draft model gets a context of its own ({n_ctx} cells, these "
+              "slots, cache types -ctkd {spec_draft_type_k} / -ctvd {spec_draft_type_v}); its file cannot "
+              "be read here, so its weights and KV are not in this plan").format(
+              spec_draft_model=s.spec_draft_model,
+              n_ctx=plan.n_ctx,
+              spec_draft_type_k=s.spec_draft_type_k,
+              spec_draft_type_v=s.spec_draft_type_v)))]})
     dplan = plan_llamacpp_draft(draft.arch, s, draft.weights_bytes, target_n_ctx=plan.n_ctx, machine=machine)
     busiest = _busiest(plan.devices)
     share = next((d for d in dplan.devices if d.device == busiest.device), None)
     components = [c for c in plan.components if c.kind is not ComponentKind.FREE]
     if share is not None and share.kv_cache_bytes:
         components.append(MemoryComponent(
-            kind=ComponentKind.KV_CACHE, label=f"draft context's KV on {share.device} (-md)",
+            kind=ComponentKind.KV_CACHE, label=_("draft context's KV on {device} (-md)").format(device=share.device),
             bytes=share.kv_cache_bytes, exact=True,
-            basis=f"{LLAMACPP_SOURCE} common/speculative.cpp common_speculative_init_result (n_ctx = target's)"))
+            basis=_("{llamacpp_source} common/speculative.cpp common_speculative_init_result (n_ctx = "
+                    "target's)").format(llamacpp_source=LLAMACPP_SOURCE)))
     if share is not None and share.weights_bytes:
         components.append(MemoryComponent(
-            kind=ComponentKind.WEIGHTS, label=f"draft model weights of {share.repeating_layers} blocks on "
-            f"{share.device} (-md)", bytes=share.weights_bytes, exact=False,
-            basis=f"{draft.source or 'draft weights'} shared out by layer count (-ngld)"))
+            kind=ComponentKind.WEIGHTS, label=_("draft model weights of {repeating_layers} blocks on "
+                                                "{device} (-md)").format(
+                                                repeating_layers=share.repeating_layers,
+                                                device=share.device), bytes=share.weights_bytes, exact=False,
+            basis=_("{value} shared out by layer count (-ngld)").format(value=draft.source or 'draft weights')))
     if plan.device_capacity_bytes is not None:
         used = sum(c.bytes for c in components)
         components.append(MemoryComponent(
-            kind=ComponentKind.FREE, label=f"left on {busiest.device} before compute buffers",
+            kind=ComponentKind.FREE, label=_("left on {device} before compute buffers").format(device=busiest.device),
             bytes=max(plan.device_capacity_bytes - used, 0), exact=False,
-            basis="device memory minus the components above (target and draft); compute buffers are not modelled"))
+            basis=_("device memory minus the components above (target and draft); compute buffers are not modelled")))
     notes = [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
         f"-md {s.spec_draft_model}: the draft model's own context holds {dplan.n_ctx} cells for {dplan.n_seq} "
         f"slot(s) ({dplan.kv_cache_bytes / MIB:.2f} MiB of {dplan.caches[0].type_k if dplan.caches else '-'} KV); "
@@ -859,7 +874,8 @@ def _with_draft(
         + ("; --fit here does not count the draft (llama.cpp fits both together, common/fit.cpp)"
            if s.fit and machine is not None else "")))]
     if dplan.refusal:
-        notes.append(PlanNote(code="llamacpp_draft_refused", message=f"the draft context: {dplan.refusal}"))
+        notes.append(PlanNote(code="llamacpp_draft_refused", message=_("the draft context: {refusal}").format(
+            refusal=dplan.refusal)))
     return plan.model_copy(update={"draft": dplan, "components": components, "notes": notes,
                                    "refusal": plan.refusal or (f"draft context: {dplan.refusal}" if dplan.refusal
                                                                else None)})

@@ -183,35 +183,41 @@ def plan_mlx_lm(
             refusal = ("Speculative decoding requires a trimmable prompt cache: this model's recurrent layers keep "
                        "ArraysCache, which mlx_lm cannot trim, so --draft-model fails here.")
         notes.append(PlanNote(code="mlx_draft_model", message=(
-            f"--draft-model {settings.draft_model}: the draft model's own weights and cache come on top of this plan "
-            "(name the draft model on the memory page, or give `memory --draft-model` / `--draft-config`, to "
-            "plan them), each cache keeps up to "
-            f"--num-draft-tokens ({settings.num_draft_tokens}) more tokens, and mlx_lm.server stops batching: "
-            "requests run one at a time.")))
+            _("--draft-model {draft_model}: the draft model's own weights and cache come on top of this plan "
+              "(name the draft model on the memory page, or give `memory --draft-model` / `--draft-config`, to "
+              "plan them), each cache keeps up to --num-draft-tokens ({num_draft_tokens}) more tokens, and "
+              "mlx_lm.server stops batching: requests run one at a time.").format(
+                draft_model=settings.draft_model, num_draft_tokens=settings.num_draft_tokens))))
     if not file.read:
-        notes.append(PlanNote(code="mlx_model_file_unread", message=f"servewise has not read mlx_lm/models/"
-                              f"{file.name}.py; the plan assumes it has no make_cache (KVCache on every layer)."))
+        notes.append(PlanNote(code="mlx_model_file_unread", message=_("servewise has not read "
+            "mlx_lm/models/{name}.py; the plan assumes it has no make_cache (KVCache on every layer).").format(
+            name=file.name)))
 
     if settings.max_kv_size is None:
         behaviour = "unbounded"
     elif file.has_make_cache:
         behaviour = "ignored_by_model_cache"
-        notes.append(PlanNote(code="mlx_max_kv_size_ignored", message=f"mlx_lm/models/{file.name}.py builds its own "
-                              "caches (make_cache), so mlx_lm ignores --max-kv-size for this model."))
+        notes.append(PlanNote(code="mlx_max_kv_size_ignored", message=_("mlx_lm/models/{name}.py builds its "
+            "own caches (make_cache), so mlx_lm ignores --max-kv-size for this model.").format(name=file.name)))
     else:
         behaviour = "rotating"
-        notes.append(PlanNote(code="mlx_rotating", message=f"--max-kv-size {settings.max_kv_size}: each layer keeps "
-                              f"the first {ROTATING_KEEP_TOKENS} tokens and the most recent ones; older context is "
-                              "dropped, so answers no longer see the whole conversation."))
+        notes.append(PlanNote(code="mlx_rotating", message=_("--max-kv-size {max_kv_size}: each layer keeps "
+                                                             "the first {rotating_keep_tokens} tokens and "
+                                                             "the most recent ones; older context is "
+                                                             "dropped, so answers no longer see the whole "
+                                                             "conversation.").format(
+                                                             max_kv_size=settings.max_kv_size,
+                                                             rotating_keep_tokens=ROTATING_KEEP_TOKENS)))
     if arch.layers_of(LayerKind.SLIDING) and not file.keeps_windows:
-        notes.append(PlanNote(code="mlx_window_not_kept", message=f"mlx_lm/models/{file.name}.py does not keep the "
-                              "model's sliding window as a window: those layers hold every token (or --max-kv-size "
-                              "tokens) like the others."))
+        notes.append(PlanNote(code="mlx_window_not_kept", message=_("mlx_lm/models/{name}.py does not keep "
+            "the model's sliding window as a window: those layers hold every token (or --max-kv-size "
+            "tokens) like the others.").format(name=file.name)))
 
     quantized = settings.kv_bits is not None and quantization_reached(chunks, settings.quantized_kv_start)
     if settings.kv_bits is not None and not quantized:
-        notes.append(PlanNote(code="mlx_not_yet_quantized", message=f"The cache stays unquantized until it holds "
-                              f"quantized_kv_start ({settings.quantized_kv_start}) tokens."))
+        notes.append(PlanNote(code="mlx_not_yet_quantized", message=_("The cache stays unquantized until it "
+            "holds quantized_kv_start ({quantized_kv_start}) tokens.").format(
+            quantized_kv_start=settings.quantized_kv_start)))
 
     growth: dict[tuple[CacheClass, int | None, int], CacheGrowth] = {}
     layer_caches: list[MlxLayerCache] = []
@@ -255,16 +261,18 @@ def plan_mlx_lm(
     recurrent_bytes = sum(c.state_bytes for c in layer_caches) * n_sequences
     components: list[MemoryComponent] = []
     if weights_bytes is not None:
-        components.append(MemoryComponent(kind=ComponentKind.WEIGHTS, label="weights", bytes=weights_bytes,
-                                          exact=True, basis="as given"))
-    components.append(MemoryComponent(kind=ComponentKind.KV_CACHE, label=f"KV cache, {n_sequences} sequence(s)",
+        components.append(MemoryComponent(kind=ComponentKind.WEIGHTS, label=_("weights"), bytes=weights_bytes,
+                                          exact=True, basis=_("as given")))
+    components.append(MemoryComponent(kind=ComponentKind.KV_CACHE, label=_("KV cache, {n_sequences} "
+        "sequence(s)").format(n_sequences=n_sequences),
                                       bytes=kv_bytes, exact=file.read,
-                                      basis="mlx_lm/models/cache.py growth in 256-token steps"))
+                                      basis=_("mlx_lm/models/cache.py growth in 256-token steps")))
     if recurrent_bytes:
         components.append(MemoryComponent(
-            kind=ComponentKind.RECURRENT_STATE, label="recurrent state", bytes=recurrent_bytes, exact=file.read,
-            basis=f"ArraysCache: conv state in the activation dtype, state in "
-                  f"{'float32' if file.float32_state else 'the activation dtype'} (mlx_lm/models/{file.name}.py)"))
+            kind=ComponentKind.RECURRENT_STATE, label=_("recurrent state"), bytes=recurrent_bytes, exact=file.read,
+            basis=_("ArraysCache: conv state in the activation dtype, state in {value} "
+                    "(mlx_lm/models/{name}.py)").format(
+                    value='float32' if file.float32_state else 'the activation dtype', name=file.name)))
 
     if wired_limit_mb is not None:
         working_set, basis = wired_limit_mb * MIB, "iogpu.wired_limit_mb (Metal then reports exactly this limit)"
@@ -272,27 +280,28 @@ def plan_mlx_lm(
         working_set, basis = working_set_bytes, "as given (Metal's max_recommended_working_set_size)"
     else:
         working_set, basis = None, "unknown: give Metal's recommended working set or the wired limit"
-        notes.append(PlanNote(code="mlx_working_set_unknown", message="The GPU may use Metal's recommended working "
+        notes.append(PlanNote(code="mlx_working_set_unknown", message=_("The GPU may use Metal's recommended working "
                               "set, not all of RAM (for example 107.52 GiB of a 128 GB Mac under macOS 26); give it "
-                              "to check the fit."))
+                              "to check the fit.")))
     if machine is not None and not machine.unified_memory:
-        notes.append(PlanNote(code="mlx_not_unified", message="MLX LM's Metal path runs on Apple silicon with "
-                              "unified memory; this machine is not marked unified."))
+        notes.append(PlanNote(code="mlx_not_unified", message=_("MLX LM's Metal path runs on Apple silicon with "
+                              "unified memory; this machine is not marked unified.")))
     if n_sequences > 1:
-        notes.append(PlanNote(code="mlx_batch_padding", message="mlx_lm.server batches up to decode_concurrency "
+        notes.append(PlanNote(code="mlx_batch_padding", message=_("mlx_lm.server batches up to decode_concurrency "
                               "sequences in one BatchKVCache per layer, padded to the longest prompt: sequences of "
-                              "different lengths each take the longest one's slots."))
-    notes.append(PlanNote(code="mlx_peak_not_modelled", message="Not counted: the activations of a prefill chunk "
+                              "different lengths each take the longest one's slots.")))
+    notes.append(PlanNote(code="mlx_peak_not_modelled", message=_("Not counted: the activations of a prefill chunk "
                           "(attention over prefill_step_size tokens at a time), which mlx_lm.generate's 'Peak "
-                          "memory' includes, and mlx_lm.server's cache of up to prompt_cache_size earlier prompts."))
+                          "memory' includes, and mlx_lm.server's cache of up to prompt_cache_size earlier prompts.")))
     if working_set is not None:
         used = sum(c.bytes for c in components)
         if used < working_set:
-            components.append(MemoryComponent(kind=ComponentKind.FREE, label="left in the GPU working set",
+            components.append(MemoryComponent(kind=ComponentKind.FREE, label=_("left in the GPU working set"),
                                               bytes=working_set - used, exact=False, basis=basis))
         else:
-            notes.append(PlanNote(code="mlx_over_working_set", message="Weights and cache exceed the GPU working "
-                                  "set: MLX will page or fail; raise the wired limit (macOS 15+) or shrink the cache."))
+            notes.append(PlanNote(code="mlx_over_working_set", message=_(
+                "Weights and cache exceed the GPU working set: MLX will page or fail; raise the wired limit "
+                "(macOS 15+) or shrink the cache.")))
 
     full = [c for c in layer_caches if c.tokens and c.max_size is None]
     return MlxLmPlan(

@@ -77,18 +77,21 @@ def plan_mlx_lm_speculative(
         windows = [x.sliding_window_tokens for x in arch.layers_of(LayerKind.SLIDING) if x.sliding_window_tokens]
         if windows and prompt_tokens + generated_tokens + num_draft_tokens >= min(windows):
             notes.append(PlanNote(code="mlx_draft_rotating_wrap", message=(
-                f"the {role}'s sliding-window cache wraps at {min(windows)} tokens; a RotatingKVCache past its size "
-                "cannot be trimmed, so mlx_lm stops with 'requires a trimmable prompt cache' there")))
+                _("the {role}'s sliding-window cache wraps at {windows} tokens; a RotatingKVCache past its "
+                  "size cannot be trimmed, so mlx_lm stops with 'requires a trimmable prompt cache' there").format(
+                  role=role, windows=min(windows)))))
     target_plan, draft_plan = (
         plan_mlx_lm(arch, settings, machine, weights, prompt_tokens=prompt_tokens,
                     generated_tokens=generated_tokens + num_draft_tokens, n_sequences=1,
                     kv_dtype_bytes=kv_dtype_bytes, working_set_bytes=working_set_bytes)
         for arch, weights in ((target, target_weights_bytes), (draft, draft_weights_bytes)))
     notes += [
-        PlanNote(code="mlx_draft_no_batching", message="mlx_lm.server does not batch requests while a draft model "
-                 "is loaded (is_batchable = draft_model is None): requests run one at a time."),
-        PlanNote(code="mlx_draft_cache", message=f"Both caches hold up to {num_draft_tokens} drafted tokens beyond "
-                 "the accepted ones before each trim; trimming keeps the grown buffers."),
+        PlanNote(code="mlx_draft_no_batching", message=_("mlx_lm.server does not batch requests while a draft model "
+                 "is loaded (is_batchable = draft_model is None): requests run one at a time.")),
+        PlanNote(code="mlx_draft_cache", message=_("Both caches hold up to {num_draft_tokens} drafted "
+                                                   "tokens beyond the accepted ones before each trim; "
+                                                   "trimming keeps the grown buffers.").format(
+                                                   num_draft_tokens=num_draft_tokens)),
     ]
     return MlxLmSpeculativePlan(target=target_plan, draft=draft_plan, num_draft_tokens=num_draft_tokens,
                                 batching=False, notes=notes)

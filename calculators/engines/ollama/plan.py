@@ -249,7 +249,8 @@ def plan_ollama(
         notes.append(
             PlanNote(
                 code="ollama_auto_ctx_retry",
-                message=f"if loading runs out of memory, Ollama retries num_ctx {num_ctx} at 32768, then 4096",
+                message=_("if loading runs out of memory, Ollama retries num_ctx {num_ctx} at 32768, then "
+                          "4096").format(num_ctx=num_ctx),
             )
         )
     if arch.mtp_layers:  # a GGUF with MTP layers runs draft-mtp once draft_num_predict is set

@@ -265,30 +265,31 @@ def plan_sglang(
     fraction = settings.mem_fraction_static if settings.mem_fraction_static is not None else auto_mem_fraction_static(
         gpu_mem_mib, settings, chunked_prefill_size, cuda_graph_max_bs)  # (fraction_is_auto, spelled for mypy)
     if fraction_is_auto and arch.family in ("llava", "qwen2_vl", "qwen2_5_vl", "mllama", "gemma3"):
-        notes.append(PlanNote(code="sglang_vlm_fraction", message="SGLang lowers the automatic fraction further "
-                              "for multimodal models (adjust_mem_fraction_for_vlm); not modelled."))
+        notes.append(PlanNote(code="sglang_vlm_fraction", message=_("SGLang lowers the automatic fraction further "
+                              "for multimodal models (adjust_mem_fraction_for_vlm); not modelled.")))
 
     if machine.device_kind == "cpu":
         if settings.kv_cache_dtype == "fp8_e4m3":
             notes.append(PlanNote(code="sglang_cpu_fp8", message=(
-                "SGLang's CPU platform refuses an fp8_e4m3 KV cache without AMX, without the intel_amx attention "
+                _("SGLang's CPU platform refuses an fp8_e4m3 KV cache without AMX, without the intel_amx attention "
                 "backend or with MLA (kv_cache_configurator.py configure, v0.5.23); the torch-native path run here "
-                "(PyPI's CUDA torch on the CPU device) skipped that check and started; servewise does not refuse it.")))
+                "(PyPI's CUDA torch on the CPU device) skipped that check and started; servewise does not refuse "
+                "it."))))
         if fraction_is_auto:
             notes.append(PlanNote(code="sglang_cpu_auto_fraction", message=(
-                "On the CPU device SGLang's automatic mem_fraction_static reserves its graph memory for the "
+                _("On the CPU device SGLang's automatic mem_fraction_static reserves its graph memory for the "
                 "torch.compile batch sizes, which servewise does not model: the fraction may differ in the third "
                 "decimal (recorded: SGLang 0.716, servewise 0.715 on a 24,105 MiB host); pass "
-                "--mem-fraction-static for an exact pool.")))
+                "--mem-fraction-static for an exact pool."))))
         notes.append(PlanNote(code="sglang_cpu_memory", message=(
-            "On the CPU device SGLang's 'GPU memory' is the host's: its automatic rules read the RAM per NUMA node "
+            _("On the CPU device SGLang's 'GPU memory' is the host's: its automatic rules read the RAM per NUMA node "
             "(capped by the cgroup's memory.max), and the pool is sized from the host's available memory (psutil, "
             "minus the cgroup's usage) read before loading and again when the pool is built; other processes move "
             "both, so the plan is exact only when given those two readings. More than one NUMA node (each rank "
-            "gets RAM / nodes) and explicit per-rank core binding (no capacity: fallback rules) are not modelled.")))
+            "gets RAM / nodes) and explicit per-rank core binding (no capacity: fallback rules) are not modelled."))))
     # arg_groups/validation_hook.py (v0.5.23): refused while the server arguments are checked
     if chunked_prefill_size > 0 and chunked_prefill_size % settings.page_size:
-        refusals.append("chunked_prefill_size must be divisible by page_size")
+        refusals.append(_("chunked_prefill_size must be divisible by page_size"))
 
     context_len = settings.context_length or arch.max_context_tokens
     if context_len is None:
@@ -301,12 +302,13 @@ def plan_sglang(
     sliding = [layer for layer in stage_layers if layer.kind is LayerKind.SLIDING]
     state_layers = [layer for layer in stage_layers if layer.recurrent is not None]
     if any(layer.kind is LayerKind.RECURRENT for layer in arch.layers) and not state_layers:
-        notes.append(PlanNote(code="sglang_mamba_pool_unmodelled", message="this architecture's recurrent layers "
+        notes.append(PlanNote(code="sglang_mamba_pool_unmodelled", message=_("this architecture's recurrent layers "
                               "come without state shapes (a GGUF header gives only element counts); servewise plans "
-                              "the KV layers as if they had the whole budget."))
+                              "the KV layers as if they had the whole budget.")))
     if arch.n_heads % tp:
-        notes.append(PlanNote(code="sglang_tp_heads", message=f"{arch.n_heads} attention heads do not split "
-                              f"evenly over tp_size {tp}; SGLang is expected to refuse this model at load."))
+        notes.append(PlanNote(code="sglang_tp_heads", message=_("{n_heads} attention heads do not split "
+            "evenly over tp_size {tp}; SGLang is expected to refuse this model at load.").format(
+            n_heads=arch.n_heads, tp=tp)))
 
     def heads(layer) -> int:
         return max(1, layer.n_kv_heads // tp)
@@ -322,12 +324,12 @@ def plan_sglang(
     hybrid_swa = bool(full) and bool(sliding) and not mla and arch.family not in _NO_HYBRID_SWA_FAMILIES
     if full and sliding and not mla and not hybrid_swa:
         notes.append(PlanNote(code="sglang_gemma_no_swa_pool", message=(
-            "SGLang turns its sliding-window pool off for Gemma 2 / 3 / 3n (disable_hybrid_swa_memory, "
-            "arg_groups/model_overrides/gemma2_gemma3.py at v0.5.23): every layer keeps every token, window or not")))
+            _("SGLang turns its sliding-window pool off for Gemma 2 / 3 / 3n (disable_hybrid_swa_memory, "
+            "arg_groups/model_overrides/gemma2_gemma3.py at v0.5.23): every layer keeps every token, window or not"))))
     if mla and settings.page_size == 1:
-        notes.append(PlanNote(code="sglang_mla_page_size", message="MLA attention backends such as flashmla, "
+        notes.append(PlanNote(code="sglang_mla_page_size", message=_("MLA attention backends such as flashmla, "
                               "cutlass_mla and trtllm_mla run with larger pages (64 or 128 tokens); pass the "
-                              "page_size the server logs to match its pool exactly."))
+                              "page_size the server logs to match its pool exactly.")))
 
     # model_executor/pool_configurator.py DefaultPoolConfigurator: EAGLE / EAGLE3 / NEXTN / STANDALONE drafters get
     # KV in the same token slots, sized as the target's cell x draft layers / target layers
@@ -338,8 +340,9 @@ def plan_sglang(
     if draft_layers and layers_for_pool:
         cell_size += int(cell_size * draft_layers / len(layers_for_pool))
         notes.append(PlanNote(code="sglang_draft_kv", message=(
-            f"{settings.speculative_algorithm}: the drafter's {draft_layers} layer(s) keep KV for every token slot "
-            "too, so each token costs that much more and the pool holds fewer tokens")))
+            _("{speculative_algorithm}: the drafter's {draft_layers} layer(s) keep KV for every token slot "
+              "too, so each token costs that much more and the pool holds fewer tokens").format(
+              speculative_algorithm=settings.speculative_algorithm, draft_layers=draft_layers))))
 
     # --- the budget ---
     if weights_bytes is None:
@@ -357,16 +360,21 @@ def plan_sglang(
     if state_layers:
         mamba_pool, rest_bytes = _mamba_pool(arch, state_layers, settings, rest_bytes)
         notes.append(PlanNote(code="sglang_mamba_pool", message=(
-            f"The recurrent state takes a pool of its own: {mamba_pool.max_mamba_cache_size} + 1 slots of "
-            f"{mamba_pool.bytes_per_request:,} bytes ({mamba_pool.sizing}); only what is left goes to the KV pool, "
-            f"and each running request holds {mamba_pool.slots_per_request} slot(s)")))
+            _("The recurrent state takes a pool of its own: {max_mamba_cache_size} + 1 slots of "
+              "{bytes_per_request:,} bytes ({sizing}); only what is left goes to the KV pool, and each "
+              "running request holds {slots_per_request} slot(s)").format(
+              max_mamba_cache_size=mamba_pool.max_mamba_cache_size,
+              bytes_per_request=mamba_pool.bytes_per_request,
+              sizing=mamba_pool.sizing,
+              slots_per_request=mamba_pool.slots_per_request))))
 
     if rest_bytes <= 0:  # kv_cache_configurator.py _profile_available_bytes (v0.5.23)
         minimum = 1 - (free_after / GIB) / (free_before / GIB)
-        refusals.append(f"Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={fraction}. "
-                        f"Raise --mem-fraction-static above {math.ceil(minimum * 1000) / 1000:.3f} (minimum viable "
-                        f"= 1 - available/pre = {minimum:.4f}). "
-                        "If using speculative decoding, draft weights are now counted.")
+        refusals.append(_("Loaded weights leave no GPU memory for the KV cache under "
+                          "--mem-fraction-static={fraction}. Raise --mem-fraction-static above {ceil:.3f} "
+                          "(minimum viable = 1 - available/pre = {minimum:.4f}). If using speculative "
+                          "decoding, draft weights are now counted.").format(
+                          fraction=fraction, ceil=math.ceil(minimum * 1000) / 1000, minimum=minimum))
     swa_tokens: int | None = None
     if hybrid_swa:
         ratio = settings.swa_full_tokens_ratio
@@ -375,24 +383,25 @@ def plan_sglang(
         notes.append(
             PlanNote(
                 code="sglang_hybrid_swa",
-                message="Sliding-window layers get their own pool of "
-                f"swa_full_tokens_ratio ({ratio}) x the full-attention tokens (HybridSWAPoolConfigurator)"
-                "; SGLang does this for the architectures it marks hybrid-SWA (gpt-oss, ...; not Gemma 2/3).",
+                message=_("Sliding-window layers get their own pool of swa_full_tokens_ratio ({ratio}) x "
+                          "the full-attention tokens (HybridSWAPoolConfigurator); SGLang does this for the "
+                          "architectures it marks hybrid-SWA (gpt-oss, ...; not Gemma 2/3).").format(ratio=ratio),
             )
         )
     else:
         tokens = max(0, rest_bytes // cell_size) if cell_size else 0
     if settings.max_total_tokens is not None:
         if settings.max_total_tokens > tokens:
-            notes.append(PlanNote(code="sglang_max_total_tokens_too_large", message=f"max_total_tokens="
-                                  f"{settings.max_total_tokens} is larger than the profiled value {tokens}; "
-                                  "SGLang uses the profiled value."))
+            notes.append(PlanNote(code="sglang_max_total_tokens_too_large", message=_(
+                "max_total_tokens={max_total_tokens} is larger than the profiled value {tokens}; SGLang uses the "
+                "profiled value.").format(
+                max_total_tokens=settings.max_total_tokens, tokens=tokens)))
         tokens = min(tokens, settings.max_total_tokens)
     tokens = tokens // page * page
     if hybrid_swa:
         swa_tokens = int(tokens * settings.swa_full_tokens_ratio) // page * page
     if tokens <= 0 and rest_bytes > 0:
-        refusals.append("Not enough memory. Please try to increase --mem-fraction-static.")
+        refusals.append(_("Not enough memory. Please try to increase --mem-fraction-static."))
 
     running = max_running_requests_for(tokens, context_len, settings.max_running_requests, settings.dp_size)
     if mamba_pool is not None:
@@ -401,10 +410,14 @@ def plan_sglang(
             running = cap
             mamba_pool = mamba_pool.model_copy(update={"caps_running_requests": True})
             notes.append(PlanNote(code="sglang_mamba_caps_requests", message=(
-                f"max_running_requests is capped to {cap} by the mamba state cache (max_mamba_cache_size="
-                f"{mamba_pool.max_mamba_cache_size}, {mamba_pool.slots_per_request} state slots per request)")))
+                _("max_running_requests is capped to {cap} by the mamba state cache "
+                  "(max_mamba_cache_size={max_mamba_cache_size}, {slots_per_request} state slots per "
+                  "request)").format(
+                  cap=cap,
+                  max_mamba_cache_size=mamba_pool.max_mamba_cache_size,
+                  slots_per_request=mamba_pool.slots_per_request))))
         if running <= 0:
-            refusals.append("Hybrid (mamba/linear-attention) state cache is too small to serve any requests.")
+            refusals.append(_("Hybrid (mamba/linear-attention) state cache is too small to serve any requests."))
 
     # --- the buffers SGLang allocates (page 0 is padding: size + page_size rows per layer) ---
     if hybrid_swa:
@@ -423,19 +436,22 @@ def plan_sglang(
     components = [
         MemoryComponent(kind=ComponentKind.RUNTIME, label="CUDA context before loading" + (" (estimate)" if estimate
                         else ""), bytes=total - free_before, exact=not estimate,
-                        basis=overheads.basis if estimate else "as given"),
-        MemoryComponent(kind=ComponentKind.WEIGHTS, label="weights on this GPU", bytes=weights_per_rank,
-                        exact=tp * pp == 1, basis="as given" if tp * pp == 1 else f"model weights / {tp * pp} ranks"),
-        MemoryComponent(kind=ComponentKind.KV_CACHE, label=f"KV pool: {tokens} tokens", bytes=kv_bytes, exact=True,
-                        basis="memory_pool.py buffers of (size + page_size) rows per layer"),
-        *([MemoryComponent(kind=ComponentKind.RECURRENT_STATE, label=f"Mamba state pool: "
-                           f"{mamba_pool.max_mamba_cache_size} + 1 slots", bytes=mamba_pool.total_bytes, exact=True,
-                           basis="mem_cache/memory_pool.py MambaPool conv + temporal (+ speculative scratch)")]
+                        basis=overheads.basis if estimate else _("as given")),
+        MemoryComponent(kind=ComponentKind.WEIGHTS, label=_("weights on this GPU"), bytes=weights_per_rank,
+                        exact=tp * pp == 1, basis=_("as given") if tp * pp == 1 else _("model weights / {tp} "
+                            "ranks").format(tp=tp * pp)),
+        MemoryComponent(kind=ComponentKind.KV_CACHE, label=_("KV pool: {tokens} tokens").format(
+                                                             tokens=tokens), bytes=kv_bytes, exact=True,
+                        basis=_("memory_pool.py buffers of (size + page_size) rows per layer")),
+        *([MemoryComponent(kind=ComponentKind.RECURRENT_STATE, label=_("Mamba state pool: "
+            "{max_mamba_cache_size} + 1 slots").format(
+            max_mamba_cache_size=mamba_pool.max_mamba_cache_size), bytes=mamba_pool.total_bytes, exact=True,
+                           basis=_("mem_cache/memory_pool.py MambaPool conv + temporal (+ speculative scratch)"))]
           if mamba_pool else []),
-        MemoryComponent(kind=ComponentKind.ACTIVATIONS, label="left for activations and CUDA graphs "
-                        "(1 - mem_fraction_static of the free memory)", bytes=max(0, total - (total - free_before)
+        MemoryComponent(kind=ComponentKind.ACTIVATIONS, label=_("left for activations and CUDA graphs "
+                        "(1 - mem_fraction_static of the free memory)"), bytes=max(0, total - (total - free_before)
                         - weights_per_rank - kv_bytes - (mamba_pool.total_bytes if mamba_pool else 0)), exact=False,
-                        basis="what the static pool leaves; SGLang does not reserve it explicitly"),
+                        basis=_("what the static pool leaves; SGLang does not reserve it explicitly")),
     ]
 
     caches = []

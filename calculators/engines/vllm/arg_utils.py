@@ -152,12 +152,14 @@ def resolve_scheduling(settings: VllmSettings, machine: Machine, platform: VllmP
     refusals: list[str] = []
     if batched < max_model_len and not chunked:
         refusals.append(
-            f"max_num_batched_tokens ({batched}) is smaller than max_model_len ({max_model_len}). This effectively "
-            "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. "
-            "Please increase max_num_batched_tokens or decrease max_model_len."
+            _("max_num_batched_tokens ({batched}) is smaller than max_model_len ({max_model_len}). This "
+              "effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
+              "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.").format(
+              batched=batched, max_model_len=max_model_len)
         )
     if batched < seqs:
-        refusals.append(f"max_num_batched_tokens ({batched}) must be greater than or equal to max_num_seqs ({seqs}).")
+        refusals.append(_("max_num_batched_tokens ({batched}) must be greater than or equal to max_num_seqs "
+                          "({seqs}).").format(batched=batched, seqs=seqs))
     if platform.reference_cpu_mla:
         chunked = prefix = False
         batched = max(max_model_len, DEFAULT_MAX_NUM_BATCHED_TOKENS)

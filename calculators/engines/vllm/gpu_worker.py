@@ -82,8 +82,9 @@ def determine_available_memory(
     weights_per_rank = None if weights_bytes is None else max(
         0, weights_bytes // (tp * pp) - int(settings.cpu_offload_gb * GIB)) + extra_weights_per_rank
     if settings.cpu_offload_gb:
-        notes.append(PlanNote(code="vllm_cpu_offload", message=f"{settings.cpu_offload_gb} GiB of weights per GPU "
-                              "stay in host memory and cross PCIe on every forward pass."))
+        notes.append(PlanNote(code="vllm_cpu_offload", message=_("{cpu_offload_gb} GiB of weights per GPU "
+            "stay in host memory and cross PCIe on every forward pass.").format(
+            cpu_offload_gb=settings.cpu_offload_gb)))
     components: list[MemoryComponent] = []
     total = machine.device_memory_bytes
     requested: int | None = None
@@ -91,8 +92,8 @@ def determine_available_memory(
         available = settings.kv_cache_memory_bytes
         notes.append(PlanNote(
             code="vllm_kv_cache_memory_bytes",
-            message="kv_cache_memory_bytes replaces the profiled budget; vLLM then ignores gpu_memory_utilization "
-            "for the KV cache (it still checks that the requested fraction is free at start-up).",
+            message=_("kv_cache_memory_bytes replaces the profiled budget; vLLM then ignores gpu_memory_utilization "
+            "for the KV cache (it still checks that the requested fraction is free at start-up)."),
         ))
         if weights_per_rank is not None:
             components.append(weights_component(weights_per_rank, tp * pp))
@@ -109,20 +110,21 @@ def determine_available_memory(
                         - est.cudagraph_bytes)
         components += [
             weights_component(weights_per_rank, tp * pp),
-            MemoryComponent(kind=ComponentKind.ACTIVATIONS, label="profiled activation peak (estimate)",
+            MemoryComponent(kind=ComponentKind.ACTIVATIONS, label=_("profiled activation peak (estimate)"),
                             bytes=est.activation_peak_bytes, exact=False, basis=est.basis),
-            MemoryComponent(kind=ComponentKind.RUNTIME, label="non-torch memory: CUDA context, NCCL (estimate)",
+            MemoryComponent(kind=ComponentKind.RUNTIME, label=_("non-torch memory: CUDA context, NCCL (estimate)"),
                             bytes=est.non_torch_bytes, exact=False, basis=est.basis),
         ]
         if est.cudagraph_bytes:
-            components.append(MemoryComponent(kind=ComponentKind.RUNTIME, label="CUDA graphs (estimate)",
+            components.append(MemoryComponent(kind=ComponentKind.RUNTIME, label=_("CUDA graphs (estimate)"),
                                               bytes=est.cudagraph_bytes, exact=False, basis=est.basis))
     return KvCacheBudget(available, requested, weights_per_rank, tuple(components), tuple(notes))
 
 
-def weights_component(weights_per_rank: int, ranks: int, label: str = "weights on this GPU") -> MemoryComponent:
+def weights_component(weights_per_rank: int, ranks: int, label: str | None = None) -> MemoryComponent:
     """The weights slice of one rank's memory (exact for one rank; split evenly otherwise)."""
+    split = _("model weights / {ranks} ranks (replicated pieces not counted)").format(ranks=ranks)
     return MemoryComponent(
-        kind=ComponentKind.WEIGHTS, label=label, bytes=weights_per_rank, exact=ranks == 1,
-        basis="as given" if ranks == 1 else f"model weights / {ranks} ranks (replicated pieces not counted)",
+        kind=ComponentKind.WEIGHTS, label=label or _("weights on this GPU"), bytes=weights_per_rank,
+        exact=ranks == 1, basis=_("as given") if ranks == 1 else split,
     )

@@ -261,17 +261,18 @@ def check_enough_kv_cache_memory(
         fitted = min(estimate_max_model_len(g, u, max_model_len, in_flight)
                      for g, u in zip(per_stage_groups, usable, strict=True))
         if fitted <= 0:
-            refusals.append("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
-                            "single token. Try increasing `gpu_memory_utilization`.")
+            refusals.append(_("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
+                            "single token. Try increasing `gpu_memory_utilization`."))
         else:
             if fitted < max_model_len:
                 notes.append(PlanNote(code="vllm_auto_fit",
-                                      message=f"Auto-fit max_model_len: reduced from {max_model_len} to {fitted}."))
+                                      message=_("Auto-fit max_model_len: reduced from {max_model_len} to "
+                                                "{fitted}.").format(max_model_len=max_model_len, fitted=fitted)))
             max_model_len = min(max_model_len, fitted)
     for stage_groups, stage_usable in zip(per_stage_groups, usable, strict=True):
         if stage_usable <= 0:
-            refusals.append("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
-                            "when initializing the engine (on the CPU build it also sets the host memory share).")
+            refusals.append(_("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                            "when initializing the engine (on the CPU build it also sets the host memory share)."))
             break
         needed = request_needed_bytes(stage_groups, max_model_len, in_flight)
         if needed > stage_usable:
@@ -279,10 +280,14 @@ def check_enough_kv_cache_memory(
             hint = (f"Based on the available memory, the estimated maximum model length is {estimated_len}. "
                     if estimated_len > 0 else "")
             refusals.append(
-                f"To serve at least one request with the model's max seq len ({max_model_len}), "
-                f"({format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
-                f"memory ({format_gib(stage_usable)} GiB). {hint}Try increasing `gpu_memory_utilization` or "
-                "decreasing `max_model_len` when initializing the engine."
+                _("To serve at least one request with the model's max seq len ({max_model_len}), ({needed} "
+                  "GiB KV cache is needed, which is larger than the available KV cache memory "
+                  "({stage_usable} GiB). {hint}Try increasing `gpu_memory_utilization` or decreasing "
+                  "`max_model_len` when initializing the engine.").format(
+                  max_model_len=max_model_len,
+                  needed=format_gib(needed),
+                  stage_usable=format_gib(stage_usable),
+                  hint=hint)
             )
             break
     return KvCacheCheck(max_model_len, estimated_len, tuple(refusals), tuple(notes))

@@ -161,8 +161,9 @@ def plan_vllm(
     block_size = settings.block_size or platform.default_block_size
     if platform.reference_cpu_mla and block_size != CPU_MLA_BLOCK_SIZE_TOKENS:
         notes.append(PlanNote(code="vllm_cpu_mla_block_size", message=(
-            f"The CPU MLA backend requires block_size={CPU_MLA_BLOCK_SIZE_TOKENS}; vLLM overrides --block-size "
-            f"{block_size}.")))
+            _("The CPU MLA backend requires block_size={cpu_mla_block_size_tokens}; vLLM overrides "
+              "--block-size {block_size}.").format(
+              cpu_mla_block_size_tokens=CPU_MLA_BLOCK_SIZE_TOKENS, block_size=block_size))))
         block_size = CPU_MLA_BLOCK_SIZE_TOKENS
 
     max_model_len, auto_fit, refusal = resolve_max_model_len(settings, arch)
@@ -171,24 +172,31 @@ def plan_vllm(
 
     if arch.n_heads % tp:
         refusals.append(
-            f"Total number of attention heads ({arch.n_heads}) must be divisible by tensor parallel size ({tp})."
+            _("Total number of attention heads ({n_heads}) must be divisible by tensor parallel size ({tp}).").format(
+              n_heads=arch.n_heads, tp=tp)
         )
     world = tp * pp * settings.data_parallel_size
     if platform.name == "cuda" and world > machine.n_devices:
-        refusals.append(f"vLLM needs {world} GPUs (TP {tp} x PP {pp} x DP {settings.data_parallel_size}); "
-                        f"the machine has {machine.n_devices}.")
+        refusals.append(_("vLLM needs {world} GPUs (TP {tp} x PP {pp} x DP {data_parallel_size}); the "
+                          "machine has {n_devices}.").format(
+                          world=world,
+                          tp=tp,
+                          pp=pp,
+                          data_parallel_size=settings.data_parallel_size,
+                          n_devices=machine.n_devices))
     if platform.name == "cpu" and world > 1:
         notes.append(PlanNote(code="vllm_cpu_ranks", message=(
-            f"The CPU build runs {world} worker processes in host memory, each with its own KV budget and its own "
-            "cores (one NUMA node each, or VLLM_CPU_OMP_THREADS_BIND); servewise does not check cores or NUMA "
-            "nodes, and the per-rank figures here are for one worker.")))
+            _("The CPU build runs {world} worker processes in host memory, each with its own KV budget and "
+              "its own cores (one NUMA node each, or VLLM_CPU_OMP_THREADS_BIND); servewise does not check "
+              "cores or NUMA nodes, and the per-rank figures here are for one worker.").format(world=world))))
 
     scheduling = resolve_scheduling(settings, machine, platform, max_model_len)
     refusals += scheduling.refusals
     if platform.reference_cpu_mla:
         notes.append(PlanNote(code="vllm_cpu_mla_no_chunked_prefill", message=(
-            "MLA on the CPU build without AMX (the reference CPU_MLA backend): vLLM turns chunked prefill and "
-            f"prefix caching off and sets max_num_batched_tokens to {scheduling.max_num_batched_tokens}.")))
+            _("MLA on the CPU build without AMX (the reference CPU_MLA backend): vLLM turns chunked prefill "
+              "and prefix caching off and sets max_num_batched_tokens to {max_num_batched_tokens}.").format(
+              max_num_batched_tokens=scheduling.max_num_batched_tokens))))
     batched = scheduling.max_num_batched_tokens
     async_scheduling = platform.async_scheduling and settings.async_scheduling
     concurrent_batches = 2 if async_scheduling and pp == 1 else pp
@@ -199,8 +207,9 @@ def plan_vllm(
     lookahead = num_lookahead_tokens(spec_cfg)
     if spec_cfg is not None and batched <= lookahead:
         refusals.append(
-            "VllmConfig does not have enough slots to schedule a token and support the speculative decoding "
-            f"settings. Got max_num_batched_tokens={batched} and num_lookahead_tokens={lookahead}."
+            _("VllmConfig does not have enough slots to schedule a token and support the speculative "
+              "decoding settings. Got max_num_batched_tokens={batched} and num_lookahead_tokens={lookahead}.").format(
+              batched=batched, lookahead=lookahead)
         )
     mamba = mamba_layout(arch, settings, machine, platform, block_size, dtype_bytes, num_spec, max_model_len)
     if mamba is not None:
@@ -209,7 +218,7 @@ def plan_vllm(
         has_attention = bool(arch.layers_of(LayerKind.FULL, LayerKind.SLIDING, LayerKind.MLA))
         if settings.disable_hybrid_kv_cache_manager and has_attention:
             # kv_cache_utils.py unify_hybrid_kv_cache_specs: Mamba and attention specs cannot share one type
-            refusals.append("Failed to promote local KV cache specs to one unified type.")
+            refusals.append(_("Failed to promote local KV cache specs to one unified type."))
     specs = {
         i: spec
         for i, layer in enumerate(arch.layers)
@@ -262,8 +271,8 @@ def plan_vllm(
     if settings.num_gpu_blocks_override is not None and groups:
         budgets = [settings.num_gpu_blocks_override * bytes_per_block(g) for g in per_stage_groups]
         notes.append(PlanNote(code="vllm_num_gpu_blocks_override", message=(
-            f"--num-gpu-blocks-override {settings.num_gpu_blocks_override} fixes the pool at that many blocks "
-            "whatever the memory budget.")))
+            _("--num-gpu-blocks-override {num_gpu_blocks_override} fixes the pool at that many blocks "
+              "whatever the memory budget.").format(num_gpu_blocks_override=settings.num_gpu_blocks_override))))
 
     # --- auto-fit and the max-seq-len check, per pipeline stage (kv_cache_utils.check_enough_kv_cache_memory) ---
     check = check_enough_kv_cache_memory(per_stage_groups if groups else [], budgets, max_model_len, in_flight,
@@ -287,22 +296,23 @@ def plan_vllm(
     k_bytes, v_bytes = _split_k_v(held, kv_bytes)
 
     components.append(MemoryComponent(
-        kind=ComponentKind.KV_CACHE, label=f"KV cache: {num_blocks} blocks of {block_size} tokens",
+        kind=ComponentKind.KV_CACHE, label=_("KV cache: {num_blocks} blocks of {block_size} tokens").format(
+                                             num_blocks=num_blocks, block_size=block_size),
         bytes=kv_bytes, exact=True,
-        basis="vllm/v1/core/kv_cache_utils.py get_kv_cache_config_from_groups",
+        basis=_("vllm/v1/core/kv_cache_utils.py get_kv_cache_config_from_groups"),
     ))
     if requested is not None:
         if available > kv_bytes:
             components.append(MemoryComponent(
-                kind=ComponentKind.RESERVED, label="KV budget left over by whole blocks", bytes=available - kv_bytes,
-                exact=True, basis="remainder of the integer division into blocks"))
+                kind=ComponentKind.RESERVED, label=_("KV budget left over by whole blocks"), bytes=available - kv_bytes,
+                exact=True, basis=_("remainder of the integer division into blocks")))
         components.append(MemoryComponent(
-            kind=ComponentKind.RESERVED, label="outside gpu_memory_utilization", bytes=max(0, total - requested),
-            exact=True, basis="total x (1 - gpu_memory_utilization)"))
+            kind=ComponentKind.RESERVED, label=_("outside gpu_memory_utilization"), bytes=max(0, total - requested),
+            exact=True, basis=_("total x (1 - gpu_memory_utilization)")))
     used = sum(c.bytes for c in components)
     if used < total:
-        components.append(MemoryComponent(kind=ComponentKind.FREE, label="free", bytes=total - used, exact=False,
-                                          basis="device memory not assigned above"))
+        components.append(MemoryComponent(kind=ComponentKind.FREE, label=_("free"), bytes=total - used, exact=False,
+                                          basis=_("device memory not assigned above")))
 
     first_stage_layers = [arch.layers[i] for i in sorted(stages[0]) if i < arch.n_layers]
     plan_caches = []
@@ -316,8 +326,8 @@ def plan_vllm(
     if kv_tokens and max_model_len:
         notes.append(PlanNote(
             code="vllm_concurrency_is_a_bound",
-            message="Maximum concurrency assumes every request reaches max_model_len; shorter requests fit more, "
-            "and max_num_seqs caps the running batch separately.",
+            message=_("Maximum concurrency assumes every request reaches max_model_len; shorter requests fit more, "
+            "and max_num_seqs caps the running batch separately."),
         ))
 
     described = [_describe(g, specs, max_model_len, in_flight) for g in held]

@@ -21,6 +21,7 @@ from typing import Literal
 
 from calculators.engines.vllm.cache_config import DEFAULT_BLOCK_SIZE_TOKENS
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.model.architecture import LayerKind, ModelArchitecture
 
 CPU_DEFAULT_BLOCK_SIZE_TOKENS = 128
@@ -97,12 +98,13 @@ def kernel_refusals(platform: VllmPlatform, group_block_sizes: list[tuple[str, i
     multiple = platform.kernel_block_multiple
     for kind, block_size in group_block_sizes:
         if kind != "mla" and block_size % multiple:
-            refusals.append(f"No common block size for {block_size} (CPU_ATTN: [MultipleOf({multiple})]).")
+            refusals.append(_("No common block size for {block_size} (CPU_ATTN: [MultipleOf({multiple})]).").format(
+                              block_size=block_size, multiple=multiple))
             break
     fp8 = kv_cache_dtype.startswith("fp8")
     if fp8 and not platform.fp8_kv_supported:
-        refusals.append("FP8 KV cache on CPU requires x86 with AVX-512 or AMX.")
+        refusals.append(_("FP8 KV cache on CPU requires x86 with AVX-512 or AMX."))
     head_sizes = {layer.head_dim_k for layer in arch.layers_of(LayerKind.FULL, LayerKind.SLIDING)}
     if fp8 and any(size % 32 and size % 16 == 0 for size in head_sizes):
-        refusals.append("FP8 KV cache requires head_size divisible by 32 on CPU.")
+        refusals.append(_("FP8 KV cache requires head_size divisible by 32 on CPU."))
     return refusals
