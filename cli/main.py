@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import CpuFeature
-from calculators.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, _, language, supported_language
+from calculators.i18n import (
+    DEFAULT_LANGUAGE,
+    N_,
+    SUPPORTED_LANGUAGES,
+    _,
+    gettext,
+    language,
+    ngettext,
+    supported_language,
+)
 from calculators.units import GIB
 from knowledge.common import KnowledgeError
 
@@ -25,19 +34,22 @@ if TYPE_CHECKING:
     from calculators.checks.embeddings import EmbeddingCheck
     from calculators.checks.tool_calls import ToolCallCheck
 
+#: The program's one-line description (the module docstring's first line), translated where shown.
+DESCRIPTION = N_("servewise's command line: memory plans, recommendations and start-up log checks for scripts and CI.")
+
 EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED, EXIT_NO_PLAN, EXIT_CHECK_FAILED, EXIT_PIPE_CLOSED = 0, 2, 3, 4, 5, 141
 
 #: Every exit status the command line uses, with its meaning (the one place they are documented).
 EXIT_CODES: dict[int, str] = {
-    EXIT_OK: "the result was printed",
-    EXIT_BAD_INPUT: "input servewise cannot use: one line on stderr, never a traceback",
-    EXIT_REFUSED: "memory: the engine itself would refuse to start with these settings (the plan is still printed, "
-    "with its refusal)",
-    EXIT_NO_PLAN: "plan: no configuration meets the target (every rejection is still printed)",
-    EXIT_CHECK_FAILED: "check: the engine the launch command starts would not parse the tool calls or not match "
-    "the index (the verdicts are still printed)",
-    EXIT_PIPE_CLOSED: "the reader closed the output pipe (`| head`): the rest is dropped quietly, as a Unix tool "
-    "killed by SIGPIPE would",
+    EXIT_OK: N_("the result was printed"),
+    EXIT_BAD_INPUT: N_("input servewise cannot use: one line on stderr, never a traceback"),
+    EXIT_REFUSED: N_("memory: the engine itself would refuse to start with these settings (the plan is still printed, "
+    "with its refusal)"),
+    EXIT_NO_PLAN: N_("plan: no configuration meets the target (every rejection is still printed)"),
+    EXIT_CHECK_FAILED: N_("check: the engine the launch command starts would not parse the tool calls or not match "
+    "the index (the verdicts are still printed)"),
+    EXIT_PIPE_CLOSED: N_("the reader closed the output pipe (`| head`): the rest is dropped quietly, as a Unix tool "
+    "killed by SIGPIPE would"),
 }
 
 
@@ -48,16 +60,16 @@ def _version() -> str:
     try:
         return metadata.version("servewise")
     except metadata.PackageNotFoundError:
-        return "unknown (not installed: run make run or make test)"
+        return _("unknown (not installed: run make run or make test)")
 
 
 def _exit_codes_epilog() -> str:
-    return "exit status:\n" + "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES.items())
+    return _("exit status:") + "\n" + "\n".join(f"  {code:<4} {_(meaning)}" for code, meaning in EXIT_CODES.items())
 
 
 def _examples(*lines: str) -> str:
     """A verb's --help epilog: examples that run as written from the repository's top folder."""
-    return "examples (run from the repository's top folder):\n" + "\n".join(f"  {line}" for line in lines)
+    return _("examples (run from the repository's top folder):") + "\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def read_text_input(path: str, what: str) -> str:
@@ -79,6 +91,26 @@ def read_text_input(path: str, what: str) -> str:
                                     where=where, what=what)) from exc
 
 
+#: argparse's own messages (CPython 3.11 Lib/argparse.py) that a servewise user can see, marked so the catalog
+#: holds their Spanish: argparse looks its texts up through the module's `_` / `ngettext` (gettext domain
+#: 'argparse'), which `_speak_argparse` points at servewise's catalog.
+ARGPARSE_MESSAGES = (
+    N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+    N_("show program's version number and exit"), N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"), N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("argument %(argument_name)s: %(message)s"), N_("expected one argument"), N_("expected at most one argument"),
+    N_("expected at least one argument"), N_("invalid %(type)s value: %(value)r"), N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"), N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("ignored explicit argument %r"),
+)
+
+
+def _speak_argparse() -> None:
+    """Make argparse's usage, help headings and errors follow servewise's language (English stays as it is)."""
+    setattr(argparse, "_", gettext)  # noqa: B010 - argparse reads its module globals `_` and `ngettext`
+    setattr(argparse, "ngettext", ngettext)  # noqa: B010
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one servewise line (status 2) instead of a usage dump."""
 
@@ -88,26 +120,28 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_model_source(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json file")
-    source.add_argument("--hf-model", metavar="REPO_ID", help="fetch config.json from the hub (HF_ENDPOINT, HF_TOKEN)")
-    source.add_argument("--gguf", metavar="PATH", help="a local GGUF file (header only; gives exact weight bytes)")
-    source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
+    source.add_argument("--hf-config", metavar="PATH", help=_("a Hugging Face config.json file"))
+    source.add_argument("--hf-model", metavar="REPO_ID",
+                        help=_("fetch config.json from the hub (HF_ENDPOINT, HF_TOKEN)"))
+    source.add_argument("--gguf", metavar="PATH", help=_("a local GGUF file (header only; gives exact weight bytes)"))
+    source.add_argument("--model", metavar="CATALOG_ID", help=_("a model from knowledge/models.yaml"))
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The `python -m calculators` argument parser with its subcommands."""
-    parser = _Parser(prog="python -m calculators", description=__doc__.splitlines()[0], epilog=_exit_codes_epilog(),
+    parser = _Parser(prog="python -m calculators", description=_(DESCRIPTION), epilog=_exit_codes_epilog(),
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"servewise {_version()}")
+    parser.add_argument("--version", action="version", version=f"servewise {_version()}",
+                        help=_("show program's version number and exit"))
     parser.add_argument("--lang", choices=SUPPORTED_LANGUAGES, default=None,
-                        help="language of the text servewise prints (default: LC_ALL / LC_MESSAGES / LANG, else en)")
+                        help=_("language of the text servewise prints (default: LC_ALL / LC_MESSAGES / LANG, else en)"))
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     raw: dict[str, Any] = {"formatter_class": argparse.RawDescriptionHelpFormatter}
 
     memory = commands.add_parser(
         "memory",
-        help="memory plan for one engine launch command",
-        description="Plan memory exactly as the engine would for the launch command given after `--`.",
+        help=_("memory plan for one engine launch command"),
+        description=_("Plan memory exactly as the engine would for the launch command given after `--`."),
         epilog=_examples(
             "python -m calculators memory --model llama-3.1-8b --gpu h100-sxm-80gb -- vllm serve "
             "meta-llama/Llama-3.1-8B --max-model-len 32768",
@@ -121,42 +155,43 @@ def build_parser() -> argparse.ArgumentParser:
         **raw,
     )
     _add_model_source(memory)
-    memory.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
-    memory.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs (default: the command's TP x PP)")
+    memory.add_argument("--gpu", metavar="CATALOG_ID", help=_("GPU from knowledge/gpus.yaml"))
+    memory.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the command's TP x PP)"))
     memory.add_argument("--cpu-memory-gib", type=float, metavar="GIB",
-                        help="plan the engine's CPU build on a host with this much memory (vLLM) instead of a GPU")
+                        help=_("plan the engine's CPU build on a host with this much memory (vLLM) instead of a GPU"))
     memory.add_argument(
         "--cpu-features",
         default="",
         metavar="LIST",
-        help="with --cpu-memory-gib: the CPU's extensions the CPU build checks: avx512, avx512_bf16, amx",
+        help=_("with --cpu-memory-gib: the CPU's extensions the CPU build checks: avx512, avx512_bf16, amx"),
     )
     weights = memory.add_mutually_exclusive_group()
-    weights.add_argument("--weights", metavar="QUANT", help="quantization id for estimated weight bytes (e.g. bf16)")
-    weights.add_argument("--weights-bytes", type=int, metavar="N", help="exact weight bytes per model")
+    weights.add_argument("--weights", metavar="QUANT", help=_("quantization id for estimated weight bytes (e.g. bf16)"))
+    weights.add_argument("--weights-bytes", type=int, metavar="N", help=_("exact weight bytes per model"))
     work = memory.add_argument_group(
-        "workload", "for engines whose cache grows with the work (MLX LM): what each sequence processes"
+        _("workload"), _("for engines whose cache grows with the work (MLX LM): what each sequence processes")
     )
-    work.add_argument("--prompt-tokens", type=int, metavar="N", help="prompt tokens per sequence "
-                      "(default: the model's trained context)")
-    work.add_argument("--generated-tokens", type=int, metavar="M", help="tokens generated per sequence (default 0)")
-    work.add_argument("--sequences", type=int, metavar="S", help="sequences served at once (default 1)")
+    work.add_argument("--prompt-tokens", type=int, metavar="N", help=_("prompt tokens per sequence "
+                      "(default: the model's trained context)"))
+    work.add_argument("--generated-tokens", type=int, metavar="M", help=_("tokens generated per sequence (default 0)"))
+    work.add_argument("--sequences", type=int, metavar="S", help=_("sequences served at once (default 1)"))
     drafter = memory.add_argument_group(
-        "speculative drafter", "the draft model the command loads (MLX LM --draft-model, vLLM --speculative-config "
-        "`model`, SGLang --speculative-draft-model-path): its weights, at the target's precision, and cache are planned"
+        _("speculative drafter"), _("the draft model the command loads (MLX LM --draft-model, vLLM "
+                                    "--speculative-config `model`, SGLang --speculative-draft-model-path): its "
+                                    "weights, at the target's precision, and cache are planned")
     )
     drafter_source = drafter.add_mutually_exclusive_group()
     drafter_source.add_argument("--draft-model", metavar="CATALOG_ID",
-                                help="the drafter, a model from knowledge/models.yaml")
-    drafter_source.add_argument("--draft-config", metavar="PATH", help="the drafter's Hugging Face config.json")
-    memory.add_argument("--json", action="store_true", help="print one JSON object")
-    memory.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
+                                help=_("the drafter, a model from knowledge/models.yaml"))
+    drafter_source.add_argument("--draft-config", metavar="PATH", help=_("the drafter's Hugging Face config.json"))
+    memory.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    memory.add_argument("launch", nargs=argparse.REMAINDER, help=_("-- then the engine command exactly as you run it"))
 
     reconcile = commands.add_parser(
         "reconcile",
-        help="compare an engine's start-up log with servewise's memory model",
-        description="Read an engine's start-up log, run servewise's plan on the same inputs and compare every "
-        "memory figure the engine printed.",
+        help=_("compare an engine's start-up log with servewise's memory model"),
+        description=_("Read an engine's start-up log, run servewise's plan on the same inputs and compare every "
+        "memory figure the engine printed."),
         epilog=_examples(
             "python -m calculators reconcile --log tests/data/logs/llamacpp-2025-08-gptoss-20b-8x-cann-swa.log",
             "python -m calculators reconcile --log tests/data/logs/vllm-v0.11-enginecore-qwen3-14b.log "
@@ -167,34 +202,35 @@ def build_parser() -> argparse.ArgumentParser:
         **raw,
     )
     reconcile.add_argument("--log", required=True, metavar="FILE",
-                           help="the engine's console output from start-up (- reads standard input)")
+                           help=_("the engine's console output from start-up (- reads standard input)"))
     source = reconcile.add_mutually_exclusive_group()
-    source.add_argument("--hf-config", metavar="PATH", help="the model's config.json (when the log has no geometry)")
-    source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
-    reconcile.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
+    source.add_argument("--hf-config", metavar="PATH", help=_("the model's config.json (when the log has no geometry)"))
+    source.add_argument("--model", metavar="CATALOG_ID", help=_("a model from knowledge/models.yaml"))
+    reconcile.add_argument("--gpu", metavar="CATALOG_ID", help=_("GPU from knowledge/gpus.yaml"))
     reconcile.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                           help="a setting the log does not print (engine key vocabulary), repeatable")
-    reconcile.add_argument("--json", action="store_true", help="print one JSON object")
-    reconcile.add_argument("--lines", action="store_true", help="also list every pasted line: read or skipped, and why")
+                           help=_("a setting the log does not print (engine key vocabulary), repeatable"))
+    reconcile.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    reconcile.add_argument("--lines", action="store_true",
+                           help=_("also list every pasted line: read or skipped, and why"))
 
     recommend = commands.add_parser(
         "recommend",
-        help="rank engines for a team's answers",
-        description="Rank engines for the answers in a JSON file (fields: see README, 'Wizard answers').",
+        help=_("rank engines for a team's answers"),
+        description=_("Rank engines for the answers in a JSON file (fields: see README, 'Wizard answers')."),
         epilog=_examples(
             "python -m calculators recommend --answers examples/answers.json",
             "python -m calculators recommend --answers - --json < examples/answers.json",
         ),
         **raw,
     )
-    recommend.add_argument("--answers", required=True, metavar="FILE.json", help="answers (- reads standard input)")
-    recommend.add_argument("--json", action="store_true", help="print one JSON object")
+    recommend.add_argument("--answers", required=True, metavar="FILE.json", help=_("answers (- reads standard input)"))
+    recommend.add_argument("--json", action="store_true", help=_("print one JSON object"))
 
     plan = commands.add_parser(
         "plan",
-        help="cheapest configuration that meets a latency target, per engine, with its cost",
-        description="Search engines x GPUs x parallelism x weights x KV type x concurrency for the cheapest "
-        "configuration meeting the SLO in a YAML/JSON spec (fields: see README, 'Capacity planner').",
+        help=_("cheapest configuration that meets a latency target, per engine, with its cost"),
+        description=_("Search engines x GPUs x parallelism x weights x KV type x concurrency for the cheapest "
+        "configuration meeting the SLO in a YAML/JSON spec (fields: see README, 'Capacity planner')."),
         epilog=_examples(
             "python -m calculators plan --spec examples/plan.yaml",
             "python -m calculators plan --spec - --json < examples/plan.yaml",
@@ -202,14 +238,14 @@ def build_parser() -> argparse.ArgumentParser:
         **raw,
     )
     plan.add_argument("--spec", required=True, metavar="FILE",
-                      help="planner spec, YAML or JSON (- reads standard input)")
-    plan.add_argument("--json", action="store_true", help="print one JSON object")
+                      help=_("planner spec, YAML or JSON (- reads standard input)"))
+    plan.add_argument("--json", action="store_true", help=_("print one JSON object"))
 
     check = commands.add_parser(
         "check",
-        help="will tool calls parse / will embeddings match a sentence-transformers index, per engine",
-        description="Tool-call or embedding verdicts for a model on each engine, with the exact flags to add; "
-        "a launch command after `--` is checked for the engine it starts.",
+        help=_("will tool calls parse / will embeddings match a sentence-transformers index, per engine"),
+        description=_("Tool-call or embedding verdicts for a model on each engine, with the exact flags to add; "
+        "a launch command after `--` is checked for the engine it starts."),
         epilog=_examples(
             "python -m calculators check tools --model qwen3-8b",
             "python -m calculators check tools --model llama-3.1-8b --engines vllm --json -- vllm serve M "
@@ -224,21 +260,21 @@ def build_parser() -> argparse.ArgumentParser:
          "(- reads standard input)"),
         ("embeddings", "--st-dir", "the model's sentence-transformers folder"),
     ):
-        sub = kinds.add_parser(kind, help=f"{kind} check")
+        sub = kinds.add_parser(kind, help=_("{kind} check").format(kind=kind))
         source = sub.add_mutually_exclusive_group(required=True)
-        source.add_argument("--model", metavar="CATALOG_ID", help="a model from knowledge/models.yaml")
+        source.add_argument("--model", metavar="CATALOG_ID", help=_("a model from knowledge/models.yaml"))
         source.add_argument(file_flag, metavar="PATH", help=file_help)
         if kind == "tools":
-            source.add_argument("--hf-model", metavar="REPO_ID", help="fetch tokenizer_config.json from the hub")
-        sub.add_argument("--engines", metavar="IDS", help="comma-separated engine ids (default: all)")
-        sub.add_argument("--json", action="store_true", help="print one JSON array")
-        sub.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
+            source.add_argument("--hf-model", metavar="REPO_ID", help=_("fetch tokenizer_config.json from the hub"))
+        sub.add_argument("--engines", metavar="IDS", help=_("comma-separated engine ids (default: all)"))
+        sub.add_argument("--json", action="store_true", help=_("print one JSON array"))
+        sub.add_argument("launch", nargs=argparse.REMAINDER, help=_("-- then the engine command exactly as you run it"))
 
     speed = commands.add_parser(
         "speed",
-        help="decode and prefill speed for one engine launch command, with its basis and band",
-        description="Decode tokens/s at batch 1 and at the launch command's concurrency, prefill tokens/s and time to "
-        "first token, from the speed model fitted to public measurements (or your --calibration).",
+        help=_("decode and prefill speed for one engine launch command, with its basis and band"),
+        description=_("Decode tokens/s at batch 1 and at the launch command's concurrency, prefill tokens/s and time "
+        "to first token, from the speed model fitted to public measurements (or your --calibration)."),
         epilog=_examples(
             "python -m calculators speed --model llama-3.1-8b --gpu h100-sxm-80gb --prompt-tokens 2048 -- "
             "vllm serve meta-llama/Llama-3.1-8B --max-num-seqs 64",
@@ -249,17 +285,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_speed_inputs(speed)
     speed.add_argument("--prompt-tokens", type=int, default=1024, metavar="N",
-                       help="prompt length for TTFT (default 1024)")
-    speed.add_argument("--calibration", metavar="FILE", help="a profile written by `calibrate` (JSON or link text)")
-    speed.add_argument("--json", action="store_true", help="print one JSON object")
-    speed.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
+                       help=_("prompt length for TTFT (default 1024)"))
+    speed.add_argument("--calibration", metavar="FILE", help=_("a profile written by `calibrate` (JSON or link text)"))
+    speed.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    speed.add_argument("launch", nargs=argparse.REMAINDER, help=_("-- then the engine command exactly as you run it"))
 
     calibrate = commands.add_parser(
         "calibrate",
-        help="fit the speed model to your own benchmark run and write a calibration profile",
-        description="Read benchmark outputs (vllm bench serve JSON, sglang.bench_serving JSONL, GuideLLM JSON, "
+        help=_("fit the speed model to your own benchmark run and write a calibration profile"),
+        description=_("Read benchmark outputs (vllm bench serve JSON, sglang.bench_serving JSONL, GuideLLM JSON, "
         "llama-bench, Ollama timings, MLX LM output), fit the speed model for the launch command's engine, model "
-        "and GPU, and compare predicted with measured for every point.",
+        "and GPU, and compare predicted with measured for every point."),
         epilog=_examples(
             "python -m calculators calibrate --bench tests/data/speed/vllm_save_result_qwen25vl3b.json "
             "--model qwen2.5-7b --gpu h100-sxm-80gb -- vllm serve Qwen/Qwen2.5-7B-Instruct",
@@ -271,24 +307,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_speed_inputs(calibrate)
     calibrate.add_argument("--bench", action="append", required=True, metavar="FILE",
-                           help="benchmark output (repeatable)")
-    calibrate.add_argument("--format", metavar="FORMAT", help="benchmark format (default: detected)")
-    calibrate.add_argument("--log", metavar="FILE", help="the engine's start-up log, for the real KV capacity")
-    calibrate.add_argument("--output", metavar="FILE", help="write the profile JSON here (for speed --calibration)")
+                           help=_("benchmark output (repeatable)"))
+    calibrate.add_argument("--format", metavar="FORMAT", help=_("benchmark format (default: detected)"))
+    calibrate.add_argument("--log", metavar="FILE", help=_("the engine's start-up log, for the real KV capacity"))
+    calibrate.add_argument("--output", metavar="FILE", help=_("write the profile JSON here (for speed --calibration)"))
     calibrate.add_argument("--json", action="store_true",
-                           help="print one JSON object (profile, link text, comparisons)")
-    calibrate.add_argument("launch", nargs=argparse.REMAINDER, help="-- then the engine command exactly as you run it")
+                           help=_("print one JSON object (profile, link text, comparisons)"))
+    calibrate.add_argument("launch", nargs=argparse.REMAINDER,
+                           help=_("-- then the engine command exactly as you run it"))
     return parser
 
 
 def _add_speed_inputs(parser: argparse.ArgumentParser) -> None:
     """The `memory` verb's model, GPU and weight options, shared by `speed` and `calibrate`."""
     _add_model_source(parser)
-    parser.add_argument("--gpu", metavar="CATALOG_ID", help="GPU from knowledge/gpus.yaml")
-    parser.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs (default: the command's TP x PP)")
+    parser.add_argument("--gpu", metavar="CATALOG_ID", help=_("GPU from knowledge/gpus.yaml"))
+    parser.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the command's TP x PP)"))
     weights = parser.add_mutually_exclusive_group()
-    weights.add_argument("--weights", metavar="QUANT", help="quantization id for estimated weight bytes (e.g. bf16)")
-    weights.add_argument("--weights-bytes", type=int, metavar="N", help="exact weight bytes per model")
+    weights.add_argument("--weights", metavar="QUANT", help=_("quantization id for estimated weight bytes (e.g. bf16)"))
+    weights.add_argument("--weights-bytes", type=int, metavar="N", help=_("exact weight bytes per model"))
 
 
 def _read_json_file(path: str) -> object:
@@ -597,14 +634,32 @@ def _environment_language() -> str:
     return DEFAULT_LANGUAGE
 
 
+def _option_language(argv: Sequence[str]) -> str | None:
+    """The supported language `--lang X` / `--lang=X` asks for before the verb, read ahead of argparse."""
+    for i, word in enumerate(argv):
+        if word == "--":
+            break
+        if word == "--lang" and i + 1 < len(argv):
+            return supported_language(argv[i + 1])
+        if word.startswith("--lang="):
+            return supported_language(word.partition("=")[2])
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; bad input is one line on stderr with status 2, never a traceback."""
+    """Run the command line; bad input is one line on stderr with status 2, never a traceback.
+
+    The language (--lang, else LC_ALL / LC_MESSAGES / LANG) is set before the parser is built, so --help,
+    usage errors, the output and the error messages all speak it.
+    """
+    words = list(sys.argv[1:] if argv is None else argv)
+    _speak_argparse()
     try:
-        args = build_parser().parse_args(argv)
-        handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile,
-                   "plan": run_plan, "check": run_check,
-                   "speed": run_speed, "calibrate": run_calibrate}[args.command]
-        with language(args.lang or _environment_language()):
+        with language(_option_language(words) or _environment_language()):
+            args = build_parser().parse_args(words)
+            handler = {"memory": run_memory, "recommend": run_recommend, "reconcile": run_reconcile,
+                       "plan": run_plan, "check": run_check,
+                       "speed": run_speed, "calibrate": run_calibrate}[args.command]
             status = handler(args)
         sys.stdout.flush()
         return status
