@@ -11,6 +11,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
+from calculators.i18n import _
 from calculators.memory.plan import Result
 from calculators.reconcile.log.figures import Expected, Figure, LineReport, LogNote
 
@@ -128,18 +129,19 @@ def judge(
     rule: Rule | None = None
     if _overlap(low, high, printed_low, printed_high):
         if low == high or not prediction.rounded_inputs:
-            status, explanation = RowStatus.EXACT, "servewise's value rounds to what the engine printed"
+            status, explanation = RowStatus.EXACT, _("servewise's value rounds to what the engine printed")
         else:
             status, rule = RowStatus.EXPLAINED, Rule.ROUNDED_INPUT
             inputs = ", ".join(prediction.rounded_inputs)
-            explanation = f"matches within the range allowed by the rounded printed input(s) {inputs}"
+            explanation = _("matches within the range allowed by the rounded printed input(s) {inputs}").format(
+                inputs=inputs)
     else:
         match = next((alt for alt in alternatives if _overlap(alt.low, alt.high, printed_low, printed_high)), None)
         if match is not None:
             status, rule, explanation = RowStatus.EXPLAINED, match.rule, match.explanation
         else:
             status = RowStatus.UNEXPLAINED
-            explanation = "servewise's memory model and the engine disagree; no known rule accounts for it"
+            explanation = _("servewise's memory model and the engine disagree; no known rule accounts for it")
     difference = _gap(low, high, figure.value)
     if isinstance(difference, float) and difference.is_integer():
         difference = int(difference)

@@ -91,7 +91,8 @@ def setting_from_figure(out: Outcome[SettingsT], key: str, figure: Figure | None
     """out.settings with `key` taken from a printed figure when the settings leave it unset (noted)."""
     if getattr(out.settings, key) is None and figure is not None:
         out.settings = out.settings.model_copy(update={key: int(figure.value)})
-        out.assumptions.append(f"{key} {int(figure.value)} read from {where}")
+        out.assumptions.append(_("{key} {value} read from {where}").format(
+                                 key=key, value=int(figure.value), where=where))
     return out.settings
 
 

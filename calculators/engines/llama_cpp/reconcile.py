@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.hardware.machine import Machine
+from calculators.i18n import N_, _
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Alternative, Rule, judge
@@ -17,10 +18,10 @@ from calculators.reconcile.rows import (
 )
 
 _CACHE_FIGURES = (
-    ("kv_cache_bytes", "K+V size", "total_bytes"),
-    ("recurrent_state_bytes", "R+S state size", "total_bytes"),
-    ("k_bytes", "K size", "k_bytes"),
-    ("v_bytes", "V size", "v_bytes"),
+    ("kv_cache_bytes", N_("K+V size"), "total_bytes"),
+    ("recurrent_state_bytes", N_("R+S state size"), "total_bytes"),
+    ("k_bytes", N_("K size"), "k_bytes"),
+    ("v_bytes", N_("V size"), "v_bytes"),
     ("cells", "cells", "cells"),
     ("layers", "layers", "layers"),
     ("seqs", "sequences", "seqs"),
@@ -70,7 +71,8 @@ def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp
     for cache_name in parsed.caches():
         cache = next((c for c in plan.caches if c.name == cache_name), None)
         if cache is None:
-            out.plan_notes.append(f"the log prints a '{cache_name}' cache that servewise's plan does not allocate")
+            out.plan_notes.append(_("the log prints a '{cache_name}' cache that servewise's plan does not "
+                                    "allocate").format(cache_name=cache_name))
             continue
         for name, label, attribute in _CACHE_FIGURES:
             figure = parsed.figure(name, cache=cache_name)
@@ -86,14 +88,17 @@ def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp
             full_cache = next((c for c in full_plan.caches if c.name == cache_name), None) if full_plan else None
             full_value = getattr(full_cache, attribute) if full_cache and figure.unit == "bytes" else None
             used.append(figure)
-            out.rows.append(judge(figure, f"{label} ({cache_name} cache)",
-                                  point(predicted, f"plan cache '{cache_name}'.{attribute}"),
+            shown = _("{label} ({cache_name} cache)").format(label=_(label), cache_name=cache_name)
+            out.rows.append(judge(figure, shown,
+                                  point(predicted, _("plan cache '{cache_name}'.{attribute}").format(
+                                                     cache_name=cache_name, attribute=attribute)),
                                   _mla_alternative(full_value, run.arch)))
-    for name, label, attribute in (("slots", "server slots", "n_seq"), ("slot_ctx_tokens", "context per slot",
+    for name, label, attribute in (("slots", N_("server slots"), "n_seq"), ("slot_ctx_tokens", N_("context per slot"),
                                                                           "n_ctx_slot")):
         for figure in parsed.figures_named(name)[-1:]:
             used.append(figure)
-            out.rows.append(judge(figure, label, point(getattr(plan, attribute), f"plan.{attribute}")))
+            out.rows.append(judge(figure, label, point(getattr(plan, attribute), _("plan.{attribute}").format(
+                attribute=attribute))))
     if engine == ENGINE_ID and not any(c.name == "recurrent" for c in plan.caches if not state_known):
         used += _device_rows(run, out, file_bytes)
     out.not_compared = unused_figures(parsed, used + inputs)
@@ -124,20 +129,22 @@ def _device_rows(run: EngineRun[LlamaCppSettings], out: Outcome[LlamaCppSettings
         if offloaded is None and len(accelerators) == len(devices):
             offloaded = Figure(name="offloaded_layers", value=run.arch.n_layers + 1, unit="layers",
                                printed=str(run.arch.n_layers + 1), line=0)
-            out.assumptions.append("every KV buffer the log prints is on an accelerator: all layers offloaded")
+            out.assumptions.append(_("every KV buffer the log prints is on an accelerator: all layers offloaded"))
         if offloaded is None:
-            out.plan_notes.append("the log states neither -ngl nor 'offloaded N/M layers', so the KV buffers per "
-                                  "device are not compared")
+            out.plan_notes.append(_("the log states neither -ngl nor 'offloaded N/M layers', so the KV buffers per "
+                                  "device are not compared"))
             return []
         repeating = parsed.figure("offloaded_repeating_layers")
         if repeating is not None:  # the blocks, which hold the KV: -ngl N + 1 places N blocks and the output
             settings = settings.model_copy(update={"n_gpu_layers": int(repeating.value) + 1})
-            out.assumptions.append(f"{repeating.printed} blocks on the GPUs, read from 'offloading "
-                                   f"{repeating.printed} repeating layers' (the output layer holds no KV)")
+            out.assumptions.append(_("{printed} blocks on the GPUs, read from 'offloading {printed} "
+                                     "repeating layers' (the output layer holds no KV)").format(
+                                     printed=repeating.printed))
         else:
             settings = settings.model_copy(update={"n_gpu_layers": int(offloaded.value)})
         if offloaded.line and repeating is None:
-            out.assumptions.append(f"-ngl {int(offloaded.value)} read from 'offloaded {offloaded.printed}/… layers'")
+            out.assumptions.append(_("-ngl {value} read from 'offloaded {printed}/… layers'").format(
+                                     value=int(offloaded.value), printed=offloaded.printed))
     if not accelerators:
         settings = settings.model_copy(update={"n_gpu_layers": 0})  # every buffer the log prints is in host memory
     machine = None
@@ -169,11 +176,12 @@ def _device_rows(run: EngineRun[LlamaCppSettings], out: Outcome[LlamaCppSettings
         alternatives: tuple[Alternative, ...] = _mla_alternative(full_predicted, run.arch)
         if whole_matches and len(accelerators) > 1 and not split_stated and not _is_host(summed.device or ""):
             alternatives += (Alternative(rule=Rule.DEVICE_SPLIT, low=summed.value, high=summed.value,
-                                        explanation="the devices together hold what servewise predicts; llama.cpp "
+                                        explanation=_("the devices together hold what servewise predicts; llama.cpp "
                                         "shares layers out in proportion to each device's free memory by default, "
-                                        "servewise evenly (the log does not state the free memory of each)"),)
-        out.rows.append(judge(summed, "KV buffers on this device", point(predicted, "plan.devices[].kv_cache_bytes "
-                              "(even layer split over the log's devices)"), alternatives, interval))
+                                        "servewise evenly (the log does not state the free memory of each)")),)
+        out.rows.append(judge(summed, _("KV buffers on this device"), point(
+            predicted, _("plan.devices[].kv_cache_bytes "
+                              "(even layer split over the log's devices)")), alternatives, interval))
     return list(last.values())
 
 
@@ -202,17 +210,19 @@ def _llamacpp_context_from_cache(run: EngineRun, out: Outcome) -> list[Figure]:
     if "parallel" not in fields_set and seqs is not None:
         update["parallel"] = int(seqs.value)
         inputs.append(seqs)
-        out.assumptions.append(f"-np {int(seqs.value)} read from the KV cache line's seqs (no llama_context lines)")
+        out.assumptions.append(_("-np {value} read from the KV cache line's seqs (no llama_context lines)").format(
+                                 value=int(seqs.value)))
     if "ctx_size" not in fields_set and cells is not None:
         n_streams = int(streams.value) if streams is not None else 1
         update["ctx_size"] = int(cells.value) * n_streams
         inputs.append(cells)
-        out.assumptions.append(f"-c {update['ctx_size']} read from the KV cache line's cells (no llama_context lines)")
+        out.assumptions.append(_("-c {ctx_size} read from the KV cache line's cells (no llama_context lines)").format(
+                                 ctx_size=update['ctx_size']))
     if "kv_unified" not in fields_set and streams is not None:
         update["kv_unified"] = int(streams.value) == 1
         inputs.append(streams)
-        out.assumptions.append(f"kv_unified {'on' if update['kv_unified'] else 'off'} read from the KV cache line's "
-                               f"{int(streams.value)} stream(s)")
+        out.assumptions.append(_("kv_unified {value} read from the KV cache line's {value_2} stream(s)").format(
+                                 value='on' if update['kv_unified'] else 'off', value_2=int(streams.value)))
     if update:
         out.settings = run.settings.model_copy(update=update)
     return inputs

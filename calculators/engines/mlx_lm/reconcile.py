@@ -13,6 +13,7 @@ import re
 
 from calculators.engines.mlx_lm.plan import MlxLmSettings, plan_mlx_lm
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.model.weights import estimate_weights
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Prediction, RowStatus, judge
@@ -45,7 +46,7 @@ def mlx_rows(run: EngineRun) -> Outcome:
     out = Outcome(settings=run.settings)
     peaks = parsed.figures_named("peak_memory_bytes")
     if not peaks:
-        out.plan_notes.append("the log prints no 'Peak memory' / 'peak_memory=' figure")
+        out.plan_notes.append(_("the log prints no 'Peak memory' / 'peak_memory=' figure"))
         out.not_compared = list(parsed.figures)
         return out
     named = parsed.settings.get("model")
@@ -55,8 +56,8 @@ def mlx_rows(run: EngineRun) -> Outcome:
         scheme = str(parsed.settings["weights_scheme"])
     kb = load_knowledge()
     if scheme is None or not run.arch.params_total:
-        out.plan_notes.append("the weights' quantization is not stated (an mlx-community name ending in -4bit, "
-                              "-8bit or -mxfp4 says it): the peak is not compared")
+        out.plan_notes.append(_("the weights' quantization is not stated (an mlx-community name ending in -4bit, "
+                              "-8bit or -mxfp4 says it): the peak is not compared"))
         out.not_compared = list(parsed.figures)
         return out
     weights = estimate_weights(kb.formats, run.arch.params_total, scheme)
@@ -71,8 +72,8 @@ def mlx_rows(run: EngineRun) -> Outcome:
         prompt_fig, gen_fig = before("prompt_tokens", peak.line), before("generation_tokens", peak.line)
         batch_fig = before("batch_sequences", peak.line)
         if prompt_fig is None:
-            out.plan_notes.append(f"line {peak.line}: the prompt length of this run is not stated ('Prompt: N tokens' "
-                                  "or -p), so its peak is not compared")
+            out.plan_notes.append(_("line {line}: the prompt length of this run is not stated ('Prompt: N "
+                                    "tokens' or -p), so its peak is not compared").format(line=peak.line))
             continue
         prompt, generated = int(prompt_fig.value), int(gen_fig.value) if gen_fig else 0
         n_seq = int(batch_fig.value) if batch_fig else 1
@@ -86,7 +87,7 @@ def mlx_rows(run: EngineRun) -> Outcome:
         basis = (f"weights {weights.bytes / GB:.3f} GB ({weights.scheme}, {weights.basis}) + KV cache "
                  f"{plan.kv_cache_bytes / GB:.3f} GB for {prompt}+{generated} tokens x {n_seq} sequence(s)"
                  + (f" + recurrent state {state / GB:.3f} GB" if state else ""))
-        row = judge(peak, "peak memory (weights + cache + working buffers)",
+        row = judge(peak, _("peak memory (weights + cache + working buffers)"),
                     Prediction(low=accounted, high=accounted, basis=basis))
         if row.status is RowStatus.UNEXPLAINED and remainder < 0:
             row = row.model_copy(update={"explanation": (

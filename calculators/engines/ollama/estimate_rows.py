@@ -18,6 +18,7 @@ from calculators.engines.ollama.memory_estimate import (
     layer_estimate,
     parse_version,
 )
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.reconcile.log.figures import Figure, ParsedLog
 from calculators.reconcile.result import Prediction, ReconcileRow, RowStatus, judge
@@ -56,12 +57,12 @@ def _context(parsed: ParsedLog, overrides: dict[str, object], out: OllamaRows) -
     if total is None and (per_request := _int_setting(parsed, {}, "context_length")):
         total = per_request * (parallel or 1)
     if total is None:
-        out.notes.append("the log does not state Ollama's context (the runner's --ctx-size or the load request's "
-                         "KvSize): add --set context_length=N (and num_parallel=N) to check its KV estimate")
+        out.notes.append(_("the log does not state Ollama's context (the runner's --ctx-size or the load request's "
+                         "KvSize): add --set context_length=N (and num_parallel=N) to check its KV estimate"))
         return None
     if parallel is None:
         parallel = 1
-        out.assumptions.append("num_parallel 1: the log does not state it")
+        out.assumptions.append(_("num_parallel 1: the log does not state it"))
     return total, parallel
 
 
@@ -80,7 +81,8 @@ def estimate_rows(parsed: ParsedLog, arch: ModelArchitecture, overrides: dict[st
     out = OllamaRows()
     version = parse_version(parsed.version)
     if version is not None and version >= ESTIMATE_REMOVED_IN and parsed.figure("estimate_kv_bytes") is not None:
-        out.notes.append(f"Ollama {parsed.version} no longer prints msg=offload; this line comes from another run")
+        out.notes.append(_("Ollama {version} no longer prints msg=offload; this line comes from another run").format(
+                           version=parsed.version))
     context = _context(parsed, overrides, out)
     if context is None:
         return out
@@ -93,21 +95,22 @@ def estimate_rows(parsed: ParsedLog, arch: ModelArchitecture, overrides: dict[st
              f"KV {kv_type or 'f16'}; {kv.rule}")
     estimate = parsed.figure("estimate_kv_bytes")
     if estimate is not None:
-        out.rows.append(judge(estimate, "Ollama's KV estimate (memory.required.kv)",
+        out.rows.append(judge(estimate, _("Ollama's KV estimate (memory.required.kv)"),
                               Prediction(low=kv.total_bytes, high=kv.total_bytes,
-                                         basis=f"fs/ggml GraphSize kv: {where}")))
+                                         basis=_("fs/ggml GraphSize kv: {where}").format(where=where))))
     allocated = [f for f in parsed.figures_named("kv_buffer_bytes") if f.basis.startswith("allocated by Ollama")]
     if allocated:
         summed, interval = _sum(allocated)
-        out.rows.append(judge(summed, "KV cache on all devices (Ollama's per-device lines)",
+        out.rows.append(judge(summed, _("KV cache on all devices (Ollama's per-device lines)"),
                               Prediction(low=kv.total_bytes, high=kv.total_bytes,
-                                         basis=f"GraphSize kv for the same context: {where}"),
+                                         basis=_("GraphSize kv for the same context: {where}").format(where=where)),
                               printed_interval=interval))
     layers_model = next((f for f in parsed.figures_named("total_layers") if "layers.model" in f.basis
                          or "model layers" in f.basis), None)
     if layers_model is not None:
-        out.rows.append(judge(layers_model, "layers Ollama counts (blocks + output)",
-                              Prediction(low=arch.n_layers + 1, high=arch.n_layers + 1, basis="blocks + 1 (output)")))
+        out.rows.append(judge(layers_model, _("layers Ollama counts (blocks + output)"),
+                              Prediction(low=arch.n_layers + 1, high=arch.n_layers + 1,
+                                         basis=_("blocks + 1 (output)"))))
     _layer_rows(parsed, arch, kv.per_layer_bytes, version, overrides, out)
     return out
 
@@ -141,15 +144,15 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
     inputs = [f for f in candidates if f]
     library = str(parsed.settings.get("library") or "cuda")
     if library.lower() == "cpu":
-        out.notes.append("Ollama planned for the CPU only (library=cpu): its CPU allocation is not modelled, so the "
-                         "layer and allocation figures of msg=offload are listed unchecked")
+        out.notes.append(_("Ollama planned for the CPU only (library=cpu): its CPU allocation is not modelled, so the "
+                         "layer and allocation figures of msg=offload are listed unchecked"))
         return
     num_gpu = overrides.get("num_gpu", parsed.settings.get("num_gpu", -1))
     num_gpu = num_gpu if isinstance(num_gpu, int) else -1
     era = estimator_era(version, parsed.logged_at)
     forward = era.forward
     if version is None:
-        out.notes.append(f"estimator variant: {era.reason}")
+        out.notes.append(_("estimator variant: {reason}").format(reason=era.reason))
     results = []
     for pick in (0, 1):  # 0: least room (high sizes, low free), 1: most room
         def lo_hi(f: Figure, pick: int = pick) -> int:  # a size: its largest value when room is least
@@ -188,23 +191,24 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
 
     start = len(out.rows)
 
-    out.rows.append(judge(layers, "layers Ollama planned to offload (layers.offload)",
+    out.rows.append(judge(layers, _("layers Ollama planned to offload (layers.offload)"),
                           predict([r.layers for r in results])))
     for index, figure in enumerate(parsed.figures_named("estimate_split_layers")):
         if index < len(results[0].split):
-            out.rows.append(judge(figure, "layers Ollama planned for this GPU (layers.split)",
+            out.rows.append(judge(figure, _("layers Ollama planned for this GPU (layers.split)"),
                                   predict([r.split[index] for r in results])))
     planned = [f for f in parsed.figures_named("estimate_allocation_bytes") if f.line == layers.line]
     for index, figure in enumerate(planned):
         if index < len(results[0].allocations):
-            out.rows.append(judge(figure, "Ollama's planned allocation on this GPU",
+            out.rows.append(judge(figure, _("Ollama's planned allocation on this GPU"),
                                   predict([r.allocations[index] for r in results])))
     for name, label, attribute in (("estimate_required_partial_bytes", "memory.required.partial",
                                     "required_partial_bytes"),
                                    ("estimate_required_full_bytes", "memory.required.full", "required_full_bytes")):
         required = parsed.figure(name)
         if required is not None:
-            out.rows.append(judge(required, f"Ollama's {label}", predict([getattr(r, attribute) for r in results])))
+            out.rows.append(judge(required, _("Ollama's {label}").format(
+                                              label=label), predict([getattr(r, attribute) for r in results])))
     uneven = ("the blocks' sizes differ (k-quant mixes such as Q4_K_M give some blocks wider tensors"
               + (f"; this model's first {arch.moe.n_dense_layers} blocks are dense" if arch.moe and
                  arch.moe.n_dense_layers else "")

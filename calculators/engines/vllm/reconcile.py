@@ -7,7 +7,7 @@ from calculators.engines.vllm.plan import VllmPlan, plan_vllm
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.model.architecture import LayerKind
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Alternative, Prediction, Rule, judge
@@ -30,12 +30,12 @@ def vllm_rows(run: EngineRun[VllmSettings]) -> Outcome[VllmSettings]:
     parsed, plan_fn = run.parsed, plan_vllm
     out = Outcome(settings=run.settings)
     settings = setting_from_figure(out, "max_model_len", first_figure(parsed, "concurrency_request_tokens"),
-                                    "the 'Maximum concurrency for … tokens per request' line")
+                                    _("the 'Maximum concurrency for … tokens per request' line"))
     if settings.max_model_len is None and run.arch.max_context_tokens is None:
         raise ServewiseInputError(_("the log does not print max_model_len: add it as a setting (max_model_len=…)"))
     total = first_figure(parsed, "device_total_bytes")
-    machine = run_machine(run, int(total.value) if total else None, out.assumptions, "it only sets vLLM's default "
-                       "batch limits")
+    machine = run_machine(run, int(total.value) if total else None, out.assumptions, _("it only sets vLLM's default "
+                       "batch limits"))
     used: list[Figure] = []
 
     available = first_figure(parsed, "available_kv_cache_bytes")
@@ -44,66 +44,68 @@ def vllm_rows(run: EngineRun[VllmSettings]) -> Outcome[VllmSettings]:
         if available is not None:
             budgets = available.interval()
             rounded: tuple[str, ...] = (f"Available KV cache memory {available.printed} {available.printed_unit}",)
-            source = "the printed available KV memory"
+            source = _("the printed available KV memory")
             shown = available
         else:  # no budget printed: give the plan exactly the pool the engine printed, to check the rest
             assert pool is not None  # the enclosing `if`: one of the two is printed
             budgets = (_pool_budget_bytes(run, settings, machine, pool),) * 2
-            source = f"the printed {pool.name}"
+            source = _("the printed {name}").format(name=pool.name)
             shown = pool
             rounded = ()
-            out.assumptions.append(f"KV budget set to the pool the log printed ({pool.printed} {pool.unit}); "
-                                   "only the figures derived from it are checked")
+            out.assumptions.append(_("KV budget set to the pool the log printed ({printed} {unit}); only "
+                                     "the figures derived from it are checked").format(
+                                     printed=pool.printed, unit=pool.unit))
         plans = [plan_fn(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": max(1, int(b))}), machine, None)
                  for b in budgets]
         out.refusal = plans[0].refusal
         out.plan_notes = [n.message for n in plans[0].notes if n.code != "vllm_kv_cache_memory_bytes"]
-        for name, label, attribute in (("num_gpu_blocks", "KV blocks on the GPU", "num_gpu_blocks"),
-                                       ("kv_tokens", "KV cache size in tokens", "kv_tokens"),
-                                       ("max_concurrency", "maximum concurrency", "max_concurrency"),
-                                       ("estimated_max_model_len", "estimated maximum model length",
+        for name, label, attribute in (("num_gpu_blocks", N_("KV blocks on the GPU"), "num_gpu_blocks"),
+                                       ("kv_tokens", N_("KV cache size in tokens"), "kv_tokens"),
+                                       ("max_concurrency", N_("maximum concurrency"), "max_concurrency"),
+                                       ("estimated_max_model_len", N_("estimated maximum model length"),
                                         "estimated_max_model_len")):
             figure = first_figure(parsed, name)
             if figure is None or (available is None and figure is pool):
                 continue
             values = [getattr(p, attribute) for p in plans]
             if None in values:
-                out.plan_notes.append(f"servewise's plan has no {label} for these inputs")
+                out.plan_notes.append(_("servewise's plan has no {label} for these inputs").format(label=_(label)))
                 continue
             used.append(figure)
-            prediction = Prediction(low=min(values), high=max(values), basis=f"plan_vllm .{attribute} with "
-                                    f"kv_cache_memory_bytes = {source}", rounded_inputs=rounded)
+            prediction = Prediction(low=min(values), high=max(values), basis=_("plan_vllm .{attribute} with "
+                "kv_cache_memory_bytes = {source}").format(attribute=attribute, source=source), rounded_inputs=rounded)
             workers = len({f.device for f in parsed.figures_named("available_kv_cache_bytes")}) or 1
-            out.rows.append(judge(figure, label, prediction, _vllm_alternatives(name, plans, settings, workers)
+            out.rows.append(judge(figure, _(label), prediction, _vllm_alternatives(name, plans, settings, workers)
                                   + _vllm_hybrid_alternatives(name, run, settings, machine, plans)))
             if name == "num_gpu_blocks" and available is not None:
                 # the printed block count pins the pool exactly: the figures derived from it need no rounding range
                 exact = settings.model_copy(update={"kv_cache_memory_bytes": _pool_budget_bytes(run, settings,
                                                                                                  machine, figure)})
-                plans, rounded, source = [plan_fn(run.arch, exact, machine, None)] * 2, (), "the printed GPU blocks"
+                plans, rounded, source = [plan_fn(run.arch, exact, machine, None)] * 2, (), _("the printed GPU blocks")
         used.append(shown)
         used.extend(_vllm_hybrid_rows(run, plans[0], out))
     else:
-        out.plan_notes.append("the log does not print 'Available KV cache memory', so vLLM's block arithmetic "
-                              "cannot be checked")
+        out.plan_notes.append(_("the log does not print 'Available KV cache memory', so vLLM's block arithmetic "
+                              "cannot be checked"))
     budget = _vllm_budget_row(run, settings, machine, VllmOverheads)
     if budget is not None and available is not None:
         row, inputs = budget
-        out.rows.append(judge(available, "available KV cache memory", row))
+        out.rows.append(judge(available, _("available KV cache memory"), row))
         used.extend(inputs)
     elif available is not None:
         estimated = _vllm_estimated_budget(run, settings, machine, total is not None)
         if estimated is not None:
             prediction, alternative, inputs = estimated
-            out.rows.append(judge(available, "available KV cache memory", prediction, (alternative,)))
+            out.rows.append(judge(available, _("available KV cache memory"), prediction, (alternative,)))
             used.extend(inputs)
     requested, util = first_figure(parsed, "requested_memory_bytes"), settings.gpu_memory_utilization
     if requested is not None and total is not None and "gpu_memory_utilization" in settings.model_fields_set:
         lo, hi = total.interval()
         used.append(requested)
-        out.rows.append(judge(requested, "requested memory (total x gpu_memory_utilization)", Prediction(
-            low=int(lo * util), high=int(hi * util), basis="plan_vllm requested_memory_bytes",
-            rounded_inputs=(f"total GPU memory {total.printed} {total.printed_unit}",))))
+        out.rows.append(judge(requested, _("requested memory (total x gpu_memory_utilization)"), Prediction(
+            low=int(lo * util), high=int(hi * util), basis=_("plan_vllm requested_memory_bytes"),
+            rounded_inputs=(_("total GPU memory {printed} {unit}").format(printed=total.printed,
+                                                                           unit=total.printed_unit),))))
         used.append(total)
     out.not_compared = unused_figures(parsed, used)
     return out
@@ -127,11 +129,13 @@ def _vllm_estimated_budget(run: EngineRun[VllmSettings], settings: VllmSettings,
     estimate = default_vllm_overheads(run.arch, settings.tensor_parallel_size)
     peaks = estimate.activation_peak_bytes + estimate.non_torch_bytes
     predicted = plan.available_kv_cache_bytes
-    prediction = Prediction(low=predicted, high=predicted, basis="plan_vllm budget with the printed weights and "
-                            f"servewise's estimated activation peak and non-torch memory ({estimate.basis})")
+    prediction = Prediction(low=predicted, high=predicted, basis=_("plan_vllm budget with the printed "
+        "weights and servewise's estimated activation peak and non-torch memory ({basis})").format(
+        basis=estimate.basis))
     alternative = Alternative(rule=Rule.ESTIMATE, low=predicted - peaks, high=predicted + peaks,
-                              explanation="servewise estimates the activation peak and non-torch memory vLLM "
-                              f"profiles ({peaks / GIB:.2f} GiB together); the difference is within that estimate")
+                              explanation=_("servewise estimates the activation peak and non-torch memory "
+                                            "vLLM profiles ({peaks:.2f} GiB together); the difference is "
+                                            "within that estimate").format(peaks=peaks / GIB))
     return prediction, alternative, [weights]
 
 
@@ -158,22 +162,24 @@ def _vllm_alternatives(name: str, plans: list, settings: VllmSettings, workers: 
         # vLLM before the group-aware rule (kv_cache_utils.py @ 001cabc1) and v0: blocks x block size
         values = [p.num_gpu_blocks * p.block_size // max(1, len(p.kv_cache_groups)) for p in plans]
         alternatives.append(Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
-                                        explanation="older vLLM printed blocks x block size (per KV-cache group) "
-                                        "rather than max concurrency x max_model_len"))
+                                        explanation=_("older vLLM printed blocks x block size (per KV-cache group) "
+                                        "rather than max concurrency x max_model_len")))
     if name == "max_concurrency":
         values = [p.num_gpu_blocks * p.block_size / p.max_model_len for p in plans]
         alternatives.append(Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
-                                        explanation="vLLM v0 divided the pool's tokens by max_model_len instead of "
-                                        "counting whole blocks per request"))
+                                        explanation=_("vLLM v0 divided the pool's tokens by max_model_len instead of "
+                                        "counting whole blocks per request")))
     ranks = settings.tensor_parallel_size * settings.pipeline_parallel_size
     if name in ("kv_tokens", "num_gpu_blocks", "max_concurrency") and ranks > 1 and workers < ranks:
         # vllm/v1/core/kv_cache_utils.py unify_kv_cache_configs: every worker gets the smallest worker's block count
         low = min(getattr(p, name) for p in plans)
         alternatives.append(Alternative(
             rule=Rule.PER_RANK, low=low * (1 - _PER_RANK_TOLERANCE), high=low,
-            explanation=f"with {ranks} workers vLLM keeps the smallest worker's pool (unify_kv_cache_configs), and "
-            f"the log shows the available memory of {workers} of them; a worker with up to "
-            f"{_PER_RANK_TOLERANCE:.0%} less memory gives the printed value (not verifiable from this log)"))
+            explanation=_("with {ranks} workers vLLM keeps the smallest worker's pool "
+                          "(unify_kv_cache_configs), and the log shows the available memory of {workers} of "
+                          "them; a worker with up to {per_rank_tolerance:.0%} less memory gives the printed "
+                          "value (not verifiable from this log)").format(
+                          ranks=ranks, workers=workers, per_rank_tolerance=_PER_RANK_TOLERANCE)))
     return tuple(alternatives)
 
 
@@ -183,13 +189,13 @@ def _vllm_hybrid_rows(run: EngineRun[VllmSettings], plan, out: Outcome[VllmSetti
     block = first_figure(run.parsed, "hybrid_block_size")
     if block is not None:
         used.append(block)
-        out.rows.append(judge(block, "attention block size raised for the Mamba state page",
-                              point(plan.block_size, "plan_vllm .block_size (mamba.align_hybrid_block_size)")))
+        out.rows.append(judge(block, _("attention block size raised for the Mamba state page"),
+                              point(plan.block_size, _("plan_vllm .block_size (mamba.align_hybrid_block_size)"))))
     padding = first_figure(run.parsed, "mamba_page_padding_percent")
     if padding is not None and plan.mamba_state is not None:
         used.append(padding)
-        out.rows.append(judge(padding, "Mamba page padding (percent)", point(
-            round(plan.mamba_state.padding_percent, 2), "plan_vllm .mamba_state.padding_percent")))
+        out.rows.append(judge(padding, _("Mamba page padding (percent)"), point(
+            round(plan.mamba_state.padding_percent, 2), _("plan_vllm .mamba_state.padding_percent"))))
     return used
 
 
@@ -209,17 +215,19 @@ def _vllm_hybrid_alternatives(name: str, run: EngineRun[VllmSettings], settings:
         values = [getattr(plan_vllm(run.arch, flipped.model_copy(update={"kv_cache_memory_bytes": max(1, b)}),
                                     machine, None), name) for b in budgets]
         out.append(Alternative(rule=Rule.MAMBA_CACHE_MODE, low=min(values), high=max(values), explanation=(
-            f"with mamba_cache_mode '{other}' a request holds {'2 (+1 checkpoint)' if other == 'align' else '1'} "
-            "state page(s) per state group instead: vLLM before prefix caching for hybrids (and runs with it "
-            f"{'on' if other == 'align' else 'off'}) gives this value")))
+            _("with mamba_cache_mode '{other}' a request holds {value} state page(s) per state group "
+              "instead: vLLM before prefix caching for hybrids (and runs with it {value_2}) gives this value").format(
+              other=other,
+              value='2 (+1 checkpoint)' if other == 'align' else '1',
+              value_2='on' if other == 'align' else 'off'))))
     if getattr(settings, "speculative_config", None) is None and run.arch.layers_of(LayerKind.FULL, LayerKind.MLA):
         eagle = VllmSpeculativeConfig(method="eagle3", num_speculative_tokens=3)
         values = [getattr(plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": max(1, b),
                                                                              "speculative_config": eagle}),
                                     machine, None), name) for b in budgets]
         out.append(Alternative(rule=Rule.DRAFT_LAYERS, low=min(values), high=max(values), explanation=(
-            "the run had a speculative drafter (an EAGLE-style head of one layer like the model's own) whose KV "
-            "shares the pool; the log's settings do not show it")))
+            _("the run had a speculative drafter (an EAGLE-style head of one layer like the model's own) whose KV "
+            "shares the pool; the log's settings do not show it"))))
     return tuple(out)
 
 
@@ -240,10 +248,16 @@ def _v011_hybrid_concurrency(plan: VllmPlan, printed_tokens: int) -> Alternative
     low_blocks = printed_tokens // plan.block_size * groups
     low, high = low_blocks / per_request, (low_blocks + groups - 1) / per_request
     return Alternative(rule=Rule.VERSION, low=low, high=high, explanation=(
-        f"vLLM v0.11 printed the tokens of one of its {groups} KV-cache groups (blocks // groups x block size) "
-        f"but divided all {low_blocks}-{low_blocks + groups - 1} blocks by a request's "
-        f"{per_request - state_groups} attention blocks + {state_groups} state pages (block size "
-        f"{plan.block_size} from servewise's plan; TP and KV dtype are not in the log)"))
+        _("vLLM v0.11 printed the tokens of one of its {groups} KV-cache groups (blocks // groups x block "
+          "size) but divided all {low_blocks}-{low_blocks_2} blocks by a request's {per_request} attention "
+          "blocks + {state_groups} state pages (block size {block_size} from servewise's plan; TP and KV "
+          "dtype are not in the log)").format(
+          groups=groups,
+          low_blocks=low_blocks,
+          low_blocks_2=low_blocks + groups - 1,
+          per_request=per_request - state_groups,
+          state_groups=state_groups,
+          block_size=plan.block_size)))
 
 
 def _vllm_budget_row(run: EngineRun[VllmSettings], settings: VllmSettings, machine: Machine, overheads_type: type):
