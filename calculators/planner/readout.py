@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from calculators.engines import adapter
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.memory.plan import MemoryPlan
 from calculators.model.architecture import ModelArchitecture
 from calculators.planner.rate_search import search_max_rate
@@ -58,9 +59,9 @@ def users_at_slo(arch: ModelArchitecture, machine: Machine, engine_id: str, sett
     engine = adapter(engine_id)
     if engine.policy_from_plan is None:
         return UsersReadout(**common, users=None, rate_per_s=0.0,
-                            reason="servewise has no scheduler model for this engine's server yet")
+                            reason=_("servewise has no scheduler model for this engine's server yet"))
     if plan.refusal is not None:
-        return UsersReadout(**common, users=None, rate_per_s=0.0, reason="the engine would not start")
+        return UsersReadout(**common, users=None, rate_per_s=0.0, reason=_("the engine would not start"))
     gpus = engine.devices_from_settings(settings) if engine.multi_gpu_split == "tensor" else machine.n_devices
     cost = instance_step_cost(machine, engine, gpus, weights_bytes, arch)
     if isinstance(cost, str):
@@ -72,6 +73,6 @@ def users_at_slo(arch: ModelArchitecture, machine: Machine, engine_id: str, sett
                             running, float(output))
     if found.best is None:
         return UsersReadout(**common, users=None, rate_per_s=0.0,
-                            reason="even a trickle of requests misses the target on this plan")
+                            reason=_("even a trickle of requests misses the target on this plan"))
     users = int(found.max_rate_per_s * (think_time_s + (found.best.mean_e2e_s or 0.0)))
     return UsersReadout(**common, users=users, rate_per_s=found.max_rate_per_s)

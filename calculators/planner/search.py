@@ -115,19 +115,22 @@ def _prices(spec: PlannerSpec, kb) -> dict[str, tuple[float, str, float | None, 
         if spec.cost_basis is CostBasis.ON_PREMISES:
             assert spec.on_premises is not None
             if not isinstance(gpu.tdp_watts, (int, float)):
-                by_gpu[gpu.id] = f"{gpu.name}: the catalog has no board power (TDP), so power cannot be priced"
+                by_gpu[gpu.id] = _("{gpu}: the catalog has no board power (TDP), so power cannot be priced").format(
+                    gpu=gpu.name)
                 continue
             amortisation, power = on_premises_usd_per_gpu_hour(spec.on_premises, gpu.tdp_watts)
-            by_gpu[gpu.id] = (amortisation + power, "your purchase price, period and tariff", amortisation, power)
+            by_gpu[gpu.id] = (amortisation + power, _("your purchase price, period and tariff"), amortisation, power)
         elif option.usd_per_gpu_hour is not None:
-            by_gpu[gpu.id] = (option.usd_per_gpu_hour, "your price", None, None)
+            by_gpu[gpu.id] = (option.usd_per_gpu_hour, _("your price"), None, None)
         else:
             listed = kb.prices.cloud_prices_for(gpu.id)
             if not listed:
-                by_gpu[gpu.id] = f"{gpu.name}: no example price in the knowledge base; enter your price per GPU-hour"
+                by_gpu[gpu.id] = _("{gpu}: no example price in the knowledge base; enter your price per "
+                                   "GPU-hour").format(gpu=gpu.name)
                 continue
             cheapest = listed[0]
-            source = f"{cheapest.provider} list price: {cheapest.verified.version}; {cheapest.source}"
+            source = _("{provider} list price: {version}; {source}").format(
+                provider=cheapest.provider, version=cheapest.verified.version, source=cheapest.source)
             by_gpu[gpu.id] = (cheapest.usd_per_gpu_hour, source, None, None)
     return by_gpu
 
@@ -146,7 +149,7 @@ def instance_step_cost(
 ) -> StepCostModel | str:
     """The roofline step-time model of one instance on `gpus` GPUs, or why the catalog cannot give one."""
     if machine.memory_bandwidth_bytes_per_s is None or machine.dense_bf16_flops_per_s is None:
-        return "the catalog lacks this GPU's memory bandwidth or dense BF16 throughput"
+        return _("the catalog lacks this GPU's memory bandwidth or dense BF16 throughput")
     parallel = gpus if engine.multi_gpu_split == "tensor" else 1
     per_token = raw_kv_estimate(arch, 1, 1, 2).bytes_per_token_unbounded_layers
     # the speed model's shape: a MoE model's routed experts apart (a step reads those its tokens pick)
@@ -173,7 +176,8 @@ def _speed_basis_notes(engine: EngineAdapter, spec: PlannerSpec, kb) -> list[str
         except ServewiseInputError:
             continue
         _params, basis = instance_speed_params(machine_for_gpu(gpu, 1, working_set=kb.gpus.apple_working_set), engine)
-        seen.setdefault(basis.group, f"{engine.display_name}: speed basis default fit ({basis.group}). {basis.note}")
+        seen.setdefault(basis.group, _("{display_name}: speed basis default fit ({group}). {note}").format(
+                                       display_name=engine.display_name, group=basis.group, note=basis.note))
     return [note.strip() for note in seen.values()]
 
 
@@ -217,11 +221,12 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
     best_by_engine: dict[str, Candidate] = {}
     simulations = 0
     notes = [
-        "Replicas are assumed to share the load evenly (a load balancer in front); each instance runs on one host.",
-        "Step times come from the speed model: a roofline of the GPU's bandwidth and dense BF16 throughput with "
-        "each engine's efficiencies and step overhead fitted to public measurements for its hardware class "
-        "(knowledge/speed_measurements.yaml; accuracy per class in the README); tensor-parallel communication "
-        "is not modelled, so TP instances are estimated optimistic.",
+        _("Replicas are assumed to share the load evenly (a load balancer in front); each instance runs on one "
+          "host."),
+        _("Step times come from the speed model: a roofline of the GPU's bandwidth and dense BF16 throughput with "
+          "each engine's efficiencies and step overhead fitted to public measurements for its hardware class "
+          "(knowledge/speed_measurements.yaml; accuracy per class in the README); tensor-parallel communication "
+          "is not modelled, so TP instances are estimated optimistic."),
     ]
     if spec.load.users is not None:
         notes.append(_("{users:,} users pausing {think_time_s:g} s between requests are planned as "
@@ -232,8 +237,8 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
         engine_adapter = adapter(engine)
         notes += _speed_basis_notes(engine_adapter, spec, kb)
         if engine_adapter.policy_from_plan is None:
-            rejections.append(Rejection(engine, "engine", "servewise has no scheduler model for this engine's server "
-                                        "yet, so its latency under load cannot be simulated"))
+            rejections.append(Rejection(engine, "engine", _("servewise has no scheduler model for this engine's server "
+                                        "yet, so its latency under load cannot be simulated")))
             continue
         for option in spec.hardware:
             gpu = catalog_gpu(kb, option.gpu_id)
@@ -298,15 +303,16 @@ def _search_shape(spec, kb, arch, engine_adapter, option, gpu, machine_one, weig
             assert plan is not None and comparison.settings is not None
             if plan.refusal is not None or (not engine_adapter.pooled_kv_cache and not comparison.holds):
                 rejections.append(Rejection(engine, "memory", why_not_held(engine, plan, Workload(
-                    context, concurrency, kv_type), machine) or plan.refusal or "does not fit", **where_n))
+                    context, concurrency, kv_type), machine) or plan.refusal or _("does not fit"), **where_n))
                 continue
             fitted_layer_split = True
             assert engine_adapter.policy_from_plan is not None
             policy, kv_tokens = engine_adapter.policy_from_plan(comparison.settings, plan)
             scheduler = policy.scheduler_spec(kv_tokens)
             if scheduler.kv_capacity_tokens < context:
-                rejections.append(Rejection(engine, "memory", f"the KV cache holds {scheduler.kv_capacity_tokens:,} "
-                                            f"tokens, less than one {context:,}-token request", **where_n))
+                rejections.append(Rejection(engine, "memory", _("the KV cache holds {kv_capacity_tokens:,} "
+                    "tokens, less than one {context:,}-token request").format(
+                    kv_capacity_tokens=scheduler.kv_capacity_tokens, context=context), **where_n))
                 continue
             bound = throughput_upper_bound_per_s(cost_model, scheduler.max_running, mean_output)
             floor_replicas = math.ceil(load / bound) if bound > 0 else math.inf
@@ -314,8 +320,8 @@ def _search_shape(spec, kb, arch, engine_adapter, option, gpu, machine_one, weig
             incumbent = best_by_engine.get(engine)
             if incumbent is not None and incumbent.cost is not None and floor_cost >= incumbent.cost.usd_per_hour:
                 floor = f"${incumbent.cost.usd_per_hour:.2f}/h"
-                rejections.append(Rejection(engine, "pruned", f"cannot cost less than the {floor} already found, "
-                                            "even at its throughput upper bound", **where_n))
+                rejections.append(Rejection(engine, "pruned", _("cannot cost less than the {floor} already "
+                    "found, even at its throughput upper bound").format(floor=floor), **where_n))
                 continue
             found = search_max_rate(policy, cost_model, kv_tokens, spec.slo, spec.prompt, spec.output,
                                     spec.shared_prefix_fraction, spec.requests_per_simulation, spec.seed,
@@ -355,8 +361,9 @@ def _candidate(spec, engine_adapter, shape, concurrency, settings, plan, weights
     if hosts > spec.max_hosts:
         return Candidate(**common, replicas=replicas, hosts=hosts, cost=cost, meets_load=False,
                          users_per_instance=users,
-                         reason=f"needs {replicas} instances ({total_gpus} GPUs on {hosts} hosts), more than the "
-                         f"{spec.max_hosts} host(s) allowed")
+                         reason=_("needs {replicas} instances ({total_gpus} GPUs on {hosts} hosts), more "
+                                  "than the {max_hosts} host(s) allowed").format(
+                                  replicas=replicas, total_gpus=total_gpus, hosts=hosts, max_hosts=spec.max_hosts))
     return Candidate(**common, replicas=replicas, hosts=hosts, cost=cost, meets_load=True, users_per_instance=users)
 
 
@@ -364,15 +371,18 @@ def _slo_miss(spec: PlannerSpec, point: RatePoint) -> str:
     """Why even the lowest simulated rate misses the SLO, in the SLO's own terms."""
     slo = spec.slo
     if point.ttft_s is None or point.ttft_s > slo.ttft_s:
-        shown = "no first token" if point.ttft_s is None else f"{point.ttft_s:.3g} s"
-        return (f"p{slo.ttft_percentile:g} time to first token is {shown} even at {point.rate_per_s:.3g} "
-                f"requests/s (target {slo.ttft_s:g} s)")
+        shown = _("no first token") if point.ttft_s is None else f"{point.ttft_s:.3g} s"
+        return _("p{percentile:g} time to first token is {shown} even at {rate:.3g} requests/s (target "
+                 "{target:g} s)").format(percentile=slo.ttft_percentile, shown=shown, rate=point.rate_per_s,
+                                         target=slo.ttft_s)
     if point.itl_s is not None and point.itl_s > slo.itl_s:
-        return (f"p{slo.itl_percentile:g} inter-token latency is {point.itl_s * 1000:.3g} ms even at "
-                f"{point.rate_per_s:.3g} requests/s (target {slo.itl_s * 1000:g} ms)")
+        return _("p{percentile:g} inter-token latency is {itl_ms:.3g} ms even at {rate:.3g} requests/s (target "
+                 "{target_ms:g} ms)").format(percentile=slo.itl_percentile, itl_ms=point.itl_s * 1000,
+                                             rate=point.rate_per_s, target_ms=slo.itl_s * 1000)
     if point.kv_overflow:
         return _("the KV cache outgrows the memory it has even at {rate} requests/s (the engine does not queue on "
                  "memory: it would swap or fail)").format(rate=f"{point.rate_per_s:.3g}")
     if point.failed_share > slo.max_failed_share:
-        return f"{point.failed_share:.1%} of requests fail even at {point.rate_per_s:.3g} requests/s"
-    return f"the queue keeps growing even at {point.rate_per_s:.3g} requests/s"
+        return _("{failed:.1%} of requests fail even at {rate:.3g} requests/s").format(
+            failed=point.failed_share, rate=point.rate_per_s)
+    return _("the queue keeps growing even at {rate:.3g} requests/s").format(rate=point.rate_per_s)
