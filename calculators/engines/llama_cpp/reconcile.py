@@ -97,7 +97,7 @@ def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp
                                                                           "n_ctx_slot")):
         for figure in parsed.figures_named(name)[-1:]:
             used.append(figure)
-            out.rows.append(judge(figure, label, point(getattr(plan, attribute), _("plan.{attribute}").format(
+            out.rows.append(judge(figure, _(label), point(getattr(plan, attribute), _("plan.{attribute}").format(
                 attribute=attribute))))
     if engine == ENGINE_ID and not any(c.name == "recurrent" for c in plan.caches if not state_known):
         used += _device_rows(run, out, file_bytes)
