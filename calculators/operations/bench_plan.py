@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from knowledge.engines import USABLE_STATUSES, BenchTool, Engine, engine_by_id
 
 Phase = Literal["cold-start", "warm", "warm-prefix"]
@@ -153,15 +153,15 @@ class BenchPlan(_Data):
 
 
 PHASE_PURPOSE: dict[str, str] = {
-    "cold-start": (
+    "cold-start": N_(
         "Start the server from nothing and send one request: time from launch to a healthy /health, then to "
         "the first token. Covers weight loading, compilation/graph capture and cache allocation."
     ),
-    "warm": (
+    "warm": N_(
         "After the warm-up requests, send the workload at a fixed arrival rate (open loop) with a cap on "
         "clients. Prompts are random tokens, so the prefix cache cannot help."
     ),
-    "warm-prefix": (
+    "warm-prefix": N_(
         "The same load, but every prompt starts with the same prefix, so engines with prefix caching reuse "
         "it. Compare with the warm phase; read the cache-hit counters where the engine exports them."
     ),
@@ -169,36 +169,42 @@ PHASE_PURPOSE: dict[str, str] = {
 
 #: What to write down with every result (item, why it changes the numbers).
 _RECORD_PAIRS: tuple[tuple[str, str], ...] = (
-    ("Weights revision (repository commit or file hash)",
-     "a re-uploaded checkpoint is a different model"),
-    ("Tokenizer revision and the tokenizer the client counted with",
-     "token counts, and so every per-token figure, depend on it"),
-    ("Engine version and commit, and how it was installed",
-     "schedulers and kernels change between releases"),
-    ("Quantization of weights and KV cache (e.g. Q4_K_M, AWQ, FP8 KV)",
-     "Q4 in one engine against BF16 in another compares more than engines"),
-    ("Chat template used (file or hash) and any template kwargs",
-     "a different template changes prompt length and answers"),
-    ("Attention/kernel backend actually selected",
-     "the same engine runs different kernels on different hardware"),
-    ("Dependencies: driver, CUDA/ROCm/Metal, PyTorch/MLX, OS",
-     "they select kernels and memory behaviour"),
-    ("The full startup log",
-     "startup messages reveal fallback kernels, disabled features and the memory actually reserved"),
-    ("The full launch command and environment variables",
-     "defaults differ between engines and versions"),
-    ("Hardware: GPU model and count, interconnect, power limit, host RAM",
-     "the plan's numbers only hold on this machine"),
-    ("Load tool, its version and the exact command",
-     "tools count time and tokens differently"),
-    ("Latency distributions: queue time, TTFT, inter-token latency, end-to-end (p50/p90/p99)",
-     "means hide the tail users feel"),
-    ("Errors, rejected and timed-out requests, and output-token counts per request",
-     "throughput only counts if the work was accepted and complete"),
-    ("Accepted throughput: completed requests/s and output tokens/s at each arrival rate",
-     "the rate where latency targets still hold is the capacity"),
+    (N_("Weights revision (repository commit or file hash)"),
+     N_("a re-uploaded checkpoint is a different model")),
+    (N_("Tokenizer revision and the tokenizer the client counted with"),
+     N_("token counts, and so every per-token figure, depend on it")),
+    (N_("Engine version and commit, and how it was installed"),
+     N_("schedulers and kernels change between releases")),
+    (N_("Quantization of weights and KV cache (e.g. Q4_K_M, AWQ, FP8 KV)"),
+     N_("Q4 in one engine against BF16 in another compares more than engines")),
+    (N_("Chat template used (file or hash) and any template kwargs"),
+     N_("a different template changes prompt length and answers")),
+    (N_("Attention/kernel backend actually selected"),
+     N_("the same engine runs different kernels on different hardware")),
+    (N_("Dependencies: driver, CUDA/ROCm/Metal, PyTorch/MLX, OS"),
+     N_("they select kernels and memory behaviour")),
+    (N_("The full startup log"),
+     N_("startup messages reveal fallback kernels, disabled features and the memory actually reserved")),
+    (N_("The full launch command and environment variables"),
+     N_("defaults differ between engines and versions")),
+    (N_("Hardware: GPU model and count, interconnect, power limit, host RAM"),
+     N_("the plan's numbers only hold on this machine")),
+    (N_("Load tool, its version and the exact command"),
+     N_("tools count time and tokens differently")),
+    (N_("Latency distributions: queue time, TTFT, inter-token latency, end-to-end (p50/p90/p99)"),
+     N_("means hide the tail users feel")),
+    (N_("Errors, rejected and timed-out requests, and output-token counts per request"),
+     N_("throughput only counts if the work was accepted and complete")),
+    (N_("Accepted throughput: completed requests/s and output tokens/s at each arrival rate"),
+     N_("the rate where latency targets still hold is the capacity")),
 )
+#: The English items (machine-readable exports translate them where shown; see `record_items`).
 RECORD: tuple[RecordItem, ...] = tuple(RecordItem(item=item, why=why) for item, why in _RECORD_PAIRS)
+
+
+def record_items() -> tuple[RecordItem, ...]:
+    """What to write down with every result, in the current language."""
+    return tuple(RecordItem(item=_(item), why=_(why)) for item, why in _RECORD_PAIRS)
 
 
 def parse_number_list(text: str, what: str, *, integers: bool = False) -> tuple[float, ...]:
@@ -211,7 +217,8 @@ def parse_number_list(text: str, what: str, *, integers: bool = False) -> tuple[
         try:
             number = float(item)
         except ValueError:
-            message = f"{item!r} is not a number; list each {what} as a number, e.g. '1, 4, 16'."
+            message = _("{item!r} is not a number; list each {what} as a number, e.g. '1, 4, 16'.").format(
+                item=item, what=what)
             raise ServewiseInputError(message) from None
         if integers and not number.is_integer():
             raise ServewiseInputError(_("Each {what} is a whole number; {item!r} is not.").format(what=what, item=item))
@@ -256,7 +263,7 @@ def _check_request(request: BenchPlanRequest, engines: tuple[Engine, ...], kb) -
     if bad:
         raise ServewiseInputError(_("Unknown workload categories {bad}; choose from {workloads}.").format(
                                     bad=bad, workloads=list(WORKLOADS)))
-    _positive_finite(request.request_rates_per_s, "arrival rate (requests per second)")
+    _positive_finite(request.request_rates_per_s, _("arrival rate (requests per second)"))
     if not request.client_counts or any(count < 1 for count in request.client_counts):
         raise ServewiseInputError(_("Give at least one client count, each at least 1."))
     if request.num_prompts < 1:
@@ -404,23 +411,23 @@ def _generic_recipe(base_url: str, *, generic_client: bool, tool_calls: bool) ->
     """Steps for an open-loop OpenAI-compatible client with the plan's parameters (text, our own words)."""
     steps = []
     if generic_client:
-        steps.append(f"Point an OpenAI-compatible client at {base_url}/v1/completions; the vLLM-client commands "
-                     "below are one such client, already set to the plan's parameters.")  # fmt: skip
+        steps.append(_("Point an OpenAI-compatible client at {base_url}/v1/completions; the vLLM-client commands "
+                       "below are one such client, already set to the plan's parameters.").format(base_url=base_url))
     if tool_calls:
-        steps.append(f"For the tool-call set, send real conversations with `tools` attached to {base_url}"
-                     "/v1/chat/completions at the same rates and caps; count parse failures and wrong actions as "
-                     "errors.")  # fmt: skip
+        steps.append(_("For the tool-call set, send real conversations with `tools` attached to "
+                       "{base_url}/v1/chat/completions at the same rates and caps; count parse failures and wrong "
+                       "actions as errors.").format(base_url=base_url))
     return (
         *steps,
-        "Draw every send time in advance from exponential gaps at the run's arrival rate, seeded with the plan's "
-        "seed; send on schedule whether or not earlier replies have arrived (open loop).",
-        "Cap requests in flight at the run's client count; a request that finds the cap full waits in the client "
-        "and that wait is reported separately, not hidden.",
-        "Build prompts of exactly the run's input tokens with the model's tokenizer; ask for exactly the output "
-        "tokens (max_tokens plus ignore_eos where the engine honours it) and check the returned counts.",
-        "Stream every response; record per request the send time, first-token time, each chunk's time, end time, "
-        "HTTP status and token counts, then report p50/p90/p99 of TTFT, inter-token gaps and end-to-end latency "
-        "with errors and accepted throughput.",
+        _("Draw every send time in advance from exponential gaps at the run's arrival rate, seeded with the "
+          "plan's seed; send on schedule whether or not earlier replies have arrived (open loop)."),
+        _("Cap requests in flight at the run's client count; a request that finds the cap full waits in the "
+          "client and that wait is reported separately, not hidden."),
+        _("Build prompts of exactly the run's input tokens with the model's tokenizer; ask for exactly the output "
+          "tokens (max_tokens plus ignore_eos where the engine honours it) and check the returned counts."),
+        _("Stream every response; record per request the send time, first-token time, each chunk's time, end "
+          "time, HTTP status and token counts, then report p50/p90/p99 of TTFT, inter-token gaps and end-to-end "
+          "latency with errors and accepted throughput."),
     )
 
 
@@ -444,7 +451,8 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
     warnings: list[str] = []
     status = engine.vendor_status(gpu.vendor)
     if status not in USABLE_STATUSES:
-        warnings.append(f"{engine.name} has no usable path on {gpu.vendor} hardware in the knowledge base ({status}).")
+        warnings.append(_("{engine} has no usable path on {vendor} hardware in the knowledge base ({status}).").format(
+            engine=engine.name, vendor=gpu.vendor, status=status))
     generic = tool is None
     client = tool or _serving_tool(
         engine_by_id(kb.engines, next(e.id for e in ENGINES.values() if e.generic_bench_client))
@@ -469,19 +477,20 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
     commands += _engine_check_commands(other_tools, runs, model_file, request.seed)
     if generic:
         warnings.append(
-            f"{engine.name} ships no open-loop serving load tool; the commands use vLLM's benchmark client as a plain "
-            "OpenAI-compatible client (pip install vllm on the client machine), or follow the generic recipe."
+            _("{engine} ships no open-loop serving load tool; the commands use vLLM's benchmark client as a plain "
+              "OpenAI-compatible client (pip install vllm on the client machine), or follow the generic "
+              "recipe.").format(engine=engine.name)
         )
     if spec and spec.bench_served_name_note:
-        warnings.append(spec.bench_served_name_note)
+        warnings.append(_(spec.bench_served_name_note))
     tool_call_setup = ""
     if request.tool_calls and engine.tool_calling is not None:
         calling = engine.tool_calling
-        flags = ", ".join(calling.parser_flags) or "no launch flag (chosen from the model's template)"
-        tool_call_setup = (
-            f"Tool calling: {calling.supported}; parser flags: {flags}. The model, its chat template, the parser and "
-            "the client must agree; score correct actions, not just valid JSON."
-        )
+        flags = ", ".join(calling.parser_flags) or _("no launch flag (chosen from the model's template)")
+        tool_call_setup = _(
+            "Tool calling: {supported}; parser flags: {flags}. The model, its chat template, the parser and the "
+            "client must agree; score correct actions, not just valid JSON.").format(
+            supported=calling.supported, flags=flags)
     return EngineSection(
         engine=engine.id,
         name=engine.name,
@@ -526,11 +535,11 @@ def build_bench_plan(request: BenchPlanRequest, kb) -> BenchPlan:
     workloads = _workloads(request, model.native_context_tokens)
     runs = _runs(request, workloads)
     notes = [
-        "Every run fixes both the arrival rate (open loop: requests are sent on schedule even when the server "
-        "slows down) and a cap on requests in flight. A client that waits for replies before sending hides the "
-        "queue real demand would build.",
-        "All engines get the same token counts, request count, rates, client caps and seed, and every client "
-        "counts tokens with the same tokenizer.",
+        _("Every run fixes both the arrival rate (open loop: requests are sent on schedule even when the server "
+          "slows down) and a cap on requests in flight. A client that waits for replies before sending hides "
+          "the queue real demand would build."),
+        _("All engines get the same token counts, request count, rates, client caps and seed, and every client "
+          "counts tokens with the same tokenizer."),
     ]
     if any(language != "en" for language in request.languages) or len(request.languages) > 1:
         notes.append(
@@ -550,9 +559,9 @@ def build_bench_plan(request: BenchPlanRequest, kb) -> BenchPlan:
         hf_repo=model.hf_repo,
         gpu_name=f"{request.gpu_count} × {gpu.name}",
         phases=PHASES,
-        phase_purpose=PHASE_PURPOSE,
+        phase_purpose={phase: _(purpose) for phase, purpose in PHASE_PURPOSE.items()},
         runs=runs,
-        record=RECORD,
+        record=record_items(),
         engines=tuple(_engine_section(engine_by_id(kb.engines, e), runs, request, kb) for e in request.engines),
         notes=tuple(notes),
     )

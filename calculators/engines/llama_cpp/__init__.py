@@ -7,6 +7,7 @@ from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan
 from calculators.engines.llama_cpp.reconcile import llamacpp_rows
 from calculators.engines.llama_cpp.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, LlamaCppPolicy, policy_from_plan
 from calculators.engines.llama_cpp.speed import SPEED
+from calculators.i18n import N_
 from knowledge.engines import SHARED_SETTING_KEYS
 
 
@@ -50,9 +51,9 @@ ADAPTER = EngineAdapter(
     simulator_label=SIMULATOR_LABEL,
     operations_default=2,
     memory_knobs=(
-        MemoryKnob("n_gpu_layers", "-ngl GPU layers (-1 = all that fit)", "int"),
-        MemoryKnob("flash_attn", "-fa flash attention", "choice:auto,on,off"),
-        MemoryKnob("kv_unified", "-kvu one KV buffer shared by all slots", "choice:auto,on,off"),
+        MemoryKnob("n_gpu_layers", N_("-ngl GPU layers (-1 = all that fit)"), "int"),
+        MemoryKnob("flash_attn", N_("-fa flash attention"), "choice:auto,on,off"),
+        MemoryKnob("kv_unified", N_("-kvu one KV buffer shared by all slots"), "choice:auto,on,off"),
     ),
     multi_gpu_split="layer",
     concurrency_key="parallel",

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from calculators.engines.base import SimulatorKnob
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.simulator.policy import (
     Admission,
     KvLayout,
@@ -58,9 +58,9 @@ class LlamaCppPolicy(SchedulerPolicy):
 
 SIMULATOR_LABEL = "llama-server"
 SIMULATOR_KNOBS = (
-    SimulatorKnob("ctx_size", "-c / --ctx-size (shared by all slots)", "sim_llama_ctx"),
-    SimulatorKnob("parallel", "-np / --parallel (slots)", "sim_llama_np"),
-    SimulatorKnob("batch_size", "-b / --batch-size", "sim_llama_batch"),
+    SimulatorKnob("ctx_size", N_("-c / --ctx-size (shared by all slots)"), "sim_llama_ctx"),
+    SimulatorKnob("parallel", N_("-np / --parallel (slots)"), "sim_llama_np"),
+    SimulatorKnob("batch_size", N_("-b / --batch-size"), "sim_llama_batch"),
 )
 
 

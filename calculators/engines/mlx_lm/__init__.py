@@ -7,6 +7,7 @@ from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmSettings, plan_mlx_l
 from calculators.engines.mlx_lm.reconcile import mlx_rows
 from calculators.engines.mlx_lm.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, MlxLmPolicy, policy_from_plan
 from calculators.engines.mlx_lm.speed import SPEED
+from calculators.i18n import N_
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -39,7 +40,7 @@ ADAPTER = EngineAdapter(
     reconcile_rows=mlx_rows,
     row_setting_keys=frozenset({"weights_scheme"}),
     memory_knobs=(
-        MemoryKnob("max_kv_size", "--max-kv-size (0 = unbounded)", "int0"),
+        MemoryKnob("max_kv_size", N_("--max-kv-size (0 = unbounded)"), "int0"),
         MemoryKnob("kv_group_size", "--kv-group-size", "int"),
     ),
     scheduler_policy=MlxLmPolicy,

@@ -9,6 +9,7 @@ from calculators.engines.ollama.plan import DRAFT_NOT_PLANNED, ENGINE_ID, Ollama
 from calculators.engines.ollama.reconcile import ollama_rows
 from calculators.engines.ollama.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, OllamaPolicy, policy_from_plan
 from calculators.engines.ollama.speed import SPEED
+from calculators.i18n import N_
 from knowledge.engines import SHARED_SETTING_KEYS
 
 ADAPTER = EngineAdapter(
@@ -43,10 +44,10 @@ ADAPTER = EngineAdapter(
     simulator_label=SIMULATOR_LABEL,
     simulator_default=True,
     bench_served_name="<ollama-model-tag>",
-    bench_served_name_note="Replace <ollama-model-tag> with the tag you pulled (ollama list shows it).",
+    bench_served_name_note=N_("Replace <ollama-model-tag> with the tag you pulled (ollama list shows it)."),
     memory_knobs=(
-        MemoryKnob("num_gpu", "num_gpu layers (-1 = automatic)", "int"),
-        MemoryKnob("gpu_overhead", "OLLAMA_GPU_OVERHEAD (bytes)", "int"),
+        MemoryKnob("num_gpu", N_("num_gpu layers (-1 = automatic)"), "int"),
+        MemoryKnob("gpu_overhead", N_("OLLAMA_GPU_OVERHEAD (bytes)"), "int"),
     ),
     multi_gpu_split="layer",
     concurrency_key="num_parallel",

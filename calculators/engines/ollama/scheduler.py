@@ -9,7 +9,7 @@ from pydantic import Field
 from calculators.engines.base import SimulatorKnob
 from calculators.engines.ollama.plan import VRAM_CONTEXT_TIERS, default_context_tokens
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.memory.plan import PlanNote
 from calculators.simulator.policy import (
     Admission,
@@ -94,14 +94,15 @@ def _context_on_gpu(gpu_memory_bytes: int) -> int:
 SIMULATOR_LABEL = "Ollama"
 SIMULATOR_KNOBS = (
     SimulatorKnob("num_parallel", "OLLAMA_NUM_PARALLEL", "sim_ollama_np"),
-    SimulatorKnob("context_length", "Context per slot (num_ctx)", "sim_ollama_ctx", default_for_gpu=_context_on_gpu,
-                  help=f"Unset, Ollama picks it by total VRAM: {CONTEXT_TIERS_TEXT}; each slot holds this much KV."),
-    SimulatorKnob("num_batch", "num_batch (tokens per step)", "sim_ollama_batch"),
+    SimulatorKnob("context_length", N_("Context per slot (num_ctx)"), "sim_ollama_ctx", default_for_gpu=_context_on_gpu,
+                  help=_("Unset, Ollama picks it by total VRAM: {context_tiers_text}; each slot holds this "
+                         "much KV.").format(context_tiers_text=CONTEXT_TIERS_TEXT)),
+    SimulatorKnob("num_batch", N_("num_batch (tokens per step)"), "sim_ollama_batch"),
     SimulatorKnob("max_queue", "OLLAMA_MAX_QUEUE", "sim_ollama_queue", min_value=0),
-    SimulatorKnob("max_queue_applies_to_slot_wait", "Apply OLLAMA_MAX_QUEUE to requests waiting for a slot",
+    SimulatorKnob("max_queue_applies_to_slot_wait", N_("Apply OLLAMA_MAX_QUEUE to requests waiting for a slot"),
                   "sim_ollama_queue_slots",
-                  help="Ollama v0.33.0-rc2 checks it only while requests wait for a model load; turn on to see the "
-                  "documented reading (HTTP 503 beyond the limit)."),
+                  help=N_("Ollama v0.33.0-rc2 checks it only while requests wait for a model load; turn on to see the "
+                  "documented reading (HTTP 503 beyond the limit).")),
 )
 
 

@@ -6,6 +6,7 @@ from calculators.engines.sglang.plan import ENGINE_ID, SglangSettings, plan_sgla
 from calculators.engines.sglang.reconcile import sglang_rows
 from calculators.engines.sglang.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, SglangPolicy, policy_from_plan
 from calculators.engines.sglang.speed import SPEED
+from calculators.i18n import N_
 from knowledge.engines import SHARED_SETTING_KEYS
 
 
@@ -47,7 +48,7 @@ ADAPTER = EngineAdapter(
     simulator_label=SIMULATOR_LABEL,
     simulator_default=True,
     memory_knobs=(
-        MemoryKnob("mem_fraction_static", "--mem-fraction-static (0 = automatic)", "float0"),
+        MemoryKnob("mem_fraction_static", N_("--mem-fraction-static (0 = automatic)"), "float0"),
         MemoryKnob("tp_size", "--tp-size", "int"),
         MemoryKnob("page_size", "--page-size", "int"),
     ),

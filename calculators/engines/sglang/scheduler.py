@@ -8,6 +8,7 @@ from pydantic import Field
 
 from calculators.engines.base import SimulatorKnob
 from calculators.engines.sglang.plan import auto_chunk_and_graph_sizes
+from calculators.i18n import N_
 from calculators.simulator.policy import (
     Admission,
     KvLayout,
@@ -84,7 +85,7 @@ SIMULATOR_KNOBS = (
     SimulatorKnob("chunked_prefill_size", "--chunked-prefill-size", "sim_sglang_chunk", default_for_gpu=_chunk_on_gpu,
                   help="Unset, SGLang picks it by GPU memory: " + ", ".join(
                       f"{auto_chunk_and_graph_sizes(gib * 1024, 1)[0]:,} on {gib} GiB" for gib in _HELP_GPU_GIB) + "."),
-    SimulatorKnob("disable_radix_cache", "Radix prefix cache", "sim_sglang_radix", invert=True),
+    SimulatorKnob("disable_radix_cache", N_("Radix prefix cache"), "sim_sglang_radix", invert=True),
     SimulatorKnob("enable_mixed_chunk", "--enable-mixed-chunk", "sim_sglang_mixed",
                   help="Default: " + ("on" if SglangPolicy.model_fields["enable_mixed_chunk"].default else "off")
                   + ". Off, a prefill batch runs alone and running decodes wait for it."),

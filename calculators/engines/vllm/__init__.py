@@ -8,6 +8,7 @@ from calculators.engines.vllm.plan import ENGINE_ID, plan_vllm
 from calculators.engines.vllm.reconcile import vllm_rows
 from calculators.engines.vllm.scheduler import SIMULATOR_KNOBS, SIMULATOR_LABEL, VllmPolicy, policy_from_plan
 from calculators.engines.vllm.speed import SPEED
+from calculators.i18n import N_
 from knowledge.engines import SHARED_SETTING_KEYS
 
 
@@ -54,10 +55,10 @@ ADAPTER = EngineAdapter(
     operations_default=1,
     memory_knobs=(
         MemoryKnob("gpu_memory_utilization", "--gpu-memory-utilization", "float"),
-        MemoryKnob("tensor_parallel_size", "--tensor-parallel-size (-tp)", "int"),
-        MemoryKnob("pipeline_parallel_size", "--pipeline-parallel-size (-pp)", "int"),
-        MemoryKnob("block_size", "--block-size (0 = engine default)", "int0"),
-        MemoryKnob("max_num_batched_tokens", "--max-num-batched-tokens (0 = engine default)", "int0"),
+        MemoryKnob("tensor_parallel_size", N_("--tensor-parallel-size (-tp)"), "int"),
+        MemoryKnob("pipeline_parallel_size", N_("--pipeline-parallel-size (-pp)"), "int"),
+        MemoryKnob("block_size", N_("--block-size (0 = engine default)"), "int0"),
+        MemoryKnob("max_num_batched_tokens", N_("--max-num-batched-tokens (0 = engine default)"), "int0"),
     ),
     multi_gpu_split="tensor",
     tensor_parallel_key="tensor_parallel_size",

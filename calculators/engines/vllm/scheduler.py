@@ -8,7 +8,7 @@ from pydantic import Field
 
 from calculators.engines.base import SimulatorKnob
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.simulator.policy import (
     Admission,
     KvLayout,
@@ -77,8 +77,8 @@ SIMULATOR_KNOBS = (
     SimulatorKnob("max_num_seqs", "--max-num-seqs", "sim_vllm_seqs"),
     SimulatorKnob("max_num_batched_tokens", "--max-num-batched-tokens", "sim_vllm_mbt"),
     SimulatorKnob("block_size", "--block-size", "sim_vllm_block"),
-    SimulatorKnob("enable_chunked_prefill", "Chunked prefill", "sim_vllm_chunked"),
-    SimulatorKnob("enable_prefix_caching", "Automatic prefix caching", "sim_vllm_apc"),
+    SimulatorKnob("enable_chunked_prefill", N_("Chunked prefill"), "sim_vllm_chunked"),
+    SimulatorKnob("enable_prefix_caching", N_("Automatic prefix caching"), "sim_vllm_apc"),
 )
 
 
