@@ -21,7 +21,8 @@ def architecture_from_catalog(model_id: str, kb: KnowledgeBase | None = None) ->
     entry = catalog.get(model_id)
     if entry is None:
         close = difflib.get_close_matches(model_id, catalog.ids, n=3, cutoff=0.4)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; known ids: {', '.join(catalog.ids)}"
+        hint = ("; " + _("did you mean {close}?").format(close=", ".join(close)) if close
+                else "; " + _("known ids: {ids}").format(ids=", ".join(catalog.ids)))
         raise ServewiseInputError(_("'{model_id}' is not a catalog model id{hint}").format(
                                     model_id=model_id, hint=hint))
     arch = architecture_from_config(

@@ -149,7 +149,7 @@ def _download_text(
         ) from None
     except RepositoryNotFoundError as exc:
         status = getattr(exc.response, "status_code", None)
-        hint = " (or it is private/gated and no valid HF_TOKEN was sent)" if status == 401 else ""
+        hint = " " + _("(or it is private/gated and no valid HF_TOKEN was sent)") if status == 401 else ""
         raise HubFetchError(_("{where} was not found{hint}; check the repo id").format(
                               where=where, hint=hint)) from None
     except RevisionNotFoundError:
@@ -183,10 +183,13 @@ def _unreachable_message(exc: BaseException, where: str, filename: str, timeout_
     """Say whether the hub timed out, was unreachable, or offline mode is on."""
     cause = exc.__cause__
     if isinstance(cause, offline_error):
-        return f"offline mode is on (HF_HUB_OFFLINE) and {filename} of {where} is not in the local cache"
+        return _("offline mode is on (HF_HUB_OFFLINE) and {filename} of {where} is not in the local cache").format(
+                 filename=filename, where=where)
     if cause is not None and "Timeout" in type(cause).__name__:
-        return f"{where} did not answer within {timeout_s:g} s; check the network or HF_ENDPOINT"
-    return f"could not reach {where} and {filename} is not in the local cache; check the network or HF_ENDPOINT"
+        return _("{where} did not answer within {timeout_s:g} s; check the network or HF_ENDPOINT").format(
+                 where=where, timeout_s=timeout_s)
+    return _("could not reach {where} and {filename} is not in the local cache; check the network or "
+             "HF_ENDPOINT").format(where=where, filename=filename)
 
 
 def architecture_from_hub(

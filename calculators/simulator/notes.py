@@ -28,17 +28,21 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
             _("Requests rarely waited (queue non-empty {share:.0%} of the run): no configured limit bound; "
               "latency comes from step time. Raising limits would not change much at this load.").format(share=share))))
     elif d.binding is Constraint.MAX_RUNNING:
-        msg = (f"Requests queued because all {d.max_running} running places ({knob}) were taken "
-               f"({_blocked_share(d, Constraint.MAX_RUNNING):.0%} of queued time).")
+        msg = _("Requests queued because all {max_running} running places ({knob}) were taken ({blocked:.0%} of "
+                "queued time).").format(max_running=d.max_running, knob=knob,
+                                        blocked=_blocked_share(d, Constraint.MAX_RUNNING))
         if spec.kv_layout is KvLayout.POOL and d.kv_concurrency_estimate < d.max_running * 1.5:
-            msg += (f" KV capacity holds about {d.kv_concurrency_estimate:.0f} average requests, so raising {knob} "
-                    "far beyond that would soon make KV the limit instead.")
+            msg += " " + _("KV capacity holds about {requests:.0f} average requests, so raising {knob} far beyond "
+                           "that would soon make KV the limit instead.").format(
+                               requests=d.kv_concurrency_estimate, knob=knob)
         else:
-            msg += f" Raising {knob} admits more requests at once (each step gets longer as the batch grows)."
+            msg += " " + _("Raising {knob} admits more requests at once (each step gets longer as the batch "
+                           "grows).").format(knob=knob)
         if spec.kv_layout is KvLayout.SLOTS and spec.kv_capacity_knob == "ctx_size":
-            msg += " With -c unchanged every slot's share of it shrinks (ctx_size / parallel): raise both."
+            msg += " " + _("With -c unchanged every slot's share of it shrinks (ctx_size / parallel): raise both.")
         elif spec.kv_layout is KvLayout.SLOTS:
-            msg += f" Each extra slot reserves another {spec.slot_context_tokens:,} tokens of KV memory."
+            msg += " " + _("Each extra slot reserves another {tokens:,} tokens of KV memory.").format(
+                tokens=spec.slot_context_tokens)
         notes.append(PlanNote(code="binding_max_running", message=msg))
     elif d.binding is Constraint.KV_CAPACITY:
         notes.append(PlanNote(code="binding_kv_capacity", message=(

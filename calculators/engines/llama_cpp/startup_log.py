@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from calculators.i18n import _
 from calculators.reconcile.log.clean import LogLine
 from calculators.reconcile.log.collect import Collector, to_int
 from calculators.reconcile.log.commandline import looks_like_command, normalise_flash, parse_command
@@ -287,7 +288,7 @@ class LlamaCppReader:
         if not match:
             if _SIZE_START.match(text):
                 self.out.note(
-                    "unparsed_line", "a cache size line could not be read in full (cut or new format)", line.number
+                    "unparsed_line", _("a cache size line could not be read in full (cut or new format)"), line.number
                 )
                 return True
             return False
@@ -340,7 +341,7 @@ class LlamaCppReader:
         if not match:
             if re.search(r"(?i)kv self size\s*=", text):
                 self.out.note(
-                    "unparsed_line", "a KV size line could not be read in full (cut or new format)", line.number
+                    "unparsed_line", _("a KV size line could not be read in full (cut or new format)"), line.number
                 )
                 return True
             return False
@@ -370,7 +371,7 @@ class LlamaCppReader:
                 )
                 return True
             if "buffer size" in text:
-                self.out.note("unparsed_line", "a buffer size line could not be read in full", line.number)
+                self.out.note("unparsed_line", _("a buffer size line could not be read in full"), line.number)
                 return True
             return False
         who, device, what = match.group("who"), match.group("dev"), match.group("what")

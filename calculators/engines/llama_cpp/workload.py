@@ -11,6 +11,7 @@ from typing import Any
 from calculators.engines.base import CapacitySearch
 from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES, LlamaCppPlan, LlamaCppSettings
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
 
@@ -36,7 +37,8 @@ def slots_hold(plan: LlamaCppPlan, sequences: int, context_tokens: int, machine:
     """Why the slots cannot hold `sequences` x `context_tokens` (None when they can)."""
     n, ctx = sequences, context_tokens
     if plan.n_seq < n or plan.n_ctx_slot < ctx:
-        return f"{plan.n_seq} slots of {plan.n_ctx_slot:,} tokens each cannot hold {n} x {ctx:,}"
+        return _("{n_seq} slots of {n_ctx_slot:,} tokens each cannot hold {n} x {ctx:,}").format(
+                 n_seq=plan.n_seq, n_ctx_slot=plan.n_ctx_slot, n=n, ctx=ctx)
     return None
 
 
@@ -46,13 +48,16 @@ def devices_hold(plan: LlamaCppPlan, machine: Machine) -> str | None:
         used = device.kv_cache_bytes + (device.weights_bytes or 0)
         if device.device == "host" and (device.repeating_layers or device.kv_cache_bytes):
             if machine.unified_memory:
-                return f"{device.repeating_layers} layers sit on the CPU side of the same unified memory"
+                return _("{repeating_layers} layers sit on the CPU side of the same unified memory").format(
+                         repeating_layers=device.repeating_layers)
             if machine.host_ram_bytes is None:
-                return f"{device.repeating_layers} layers stay in host RAM; give the host RAM to count them"
+                return _("{repeating_layers} layers stay in host RAM; give the host RAM to count them").format(
+                         repeating_layers=device.repeating_layers)
             if used > machine.host_ram_bytes:
-                return f"host RAM is short: {used / GIB:.2f} GiB needed"
+                return _("host RAM is short: {used:.2f} GiB needed").format(used=used / GIB)
         elif device.device != "host" and used > machine.device_memory_bytes:
-            return f"{device.device} needs {used / GIB:.2f} GiB of {machine.device_memory_bytes / GIB:.2f} GiB"
+            return _("{device} needs {used:.2f} GiB of {device_memory_bytes:.2f} GiB").format(
+                     device=device.device, used=used / GIB, device_memory_bytes=machine.device_memory_bytes / GIB)
     return None
 
 

@@ -38,7 +38,8 @@ def why_not_held(plan: MlxLmPlan, workload, machine: Machine) -> str | None:
     """Weights and cache must fit the GPU's working set."""
     capacity = plan.device_capacity_bytes
     if capacity is not None and plan.used_bytes > capacity:
-        return f"weights and cache need {plan.used_bytes / GIB:.2f} GiB of a {capacity / GIB:.2f} GiB working set"
+        return _("weights and cache need {used_bytes:.2f} GiB of a {capacity:.2f} GiB working set").format(
+                 used_bytes=plan.used_bytes / GIB, capacity=capacity / GIB)
     if plan.n_sequences < workload.sequences:  # a draft model: server.py is_batchable = draft_model is None
         return _("with --draft-model, mlx_lm.server runs one request at a time, not {sequences} at once").format(
             sequences=workload.sequences)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 
 from calculators.engines.llama_cpp.startup_log import read_log as read_llamacpp_log
+from calculators.i18n import _
 from calculators.reconcile.log import slog
 from calculators.reconcile.log.clean import LogLine
 from calculators.reconcile.log.collect import Collector, to_int
@@ -131,7 +132,7 @@ def read_ollama_line(line: LogLine, out: Collector) -> bool:
     elif msg == "enabling flash attention":
         out.settings["flash_attention"] = True
     elif msg == "kv cache type not supported by model":
-        out.note("kv_cache_type_ignored", "Ollama ignored the requested KV cache type for this model", line.number)
+        out.note("kv_cache_type_ignored", _("Ollama ignored the requested KV cache type for this model"), line.number)
     elif match := _OFFLOADED.search(msg):
         out.count("offloaded_layers", match.group(1), line, "layers")
         out.count("total_layers", match.group(2), line, "layers")
@@ -230,7 +231,7 @@ def _context_from_llama_server(runner: Mapping[str, object], line: LogLine, out:
     ctx, parallel = runner.get("ctx_size"), runner.get("parallel")
     if isinstance(ctx, int) and isinstance(parallel, int) and parallel > 0 and ctx % parallel == 0:
         out.settings["context_length"] = ctx // parallel
-        out.note("context_length_derived", "context_length is the runner's context divided by its parallel count",
+        out.note("context_length_derived", _("context_length is the runner's context divided by its parallel count"),
                  line.number)
 
 

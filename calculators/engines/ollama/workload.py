@@ -10,6 +10,7 @@ from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES
 from calculators.engines.llama_cpp.workload import devices_hold, slots_hold
 from calculators.engines.ollama.plan import LOAD_HEADROOM_PERCENT, OllamaPlan, OllamaSettings
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
 
@@ -36,8 +37,9 @@ def why_not_held(plan: OllamaPlan, workload, machine: Machine) -> str | None:
     """llama.cpp's slots, then Ollama's own load check, then every device's memory."""
     reason = slots_hold(plan, workload.sequences, workload.context_tokens, machine)
     if reason is None and not plan.fits_preflight:
-        reason = (f"Ollama's own estimate ({plan.predicted_for_load_bytes / GIB:.2f} GiB) is over its load headroom "
-                  f"of the {plan.available_bytes / GIB:.2f} GiB it sees free, so it would not load it this way")
+        reason = _("Ollama's own estimate ({predicted:.2f} GiB) is over its load headroom of the {free:.2f} GiB it "
+                   "sees free, so it would not load it this way").format(
+                       predicted=plan.predicted_for_load_bytes / GIB, free=plan.available_bytes / GIB)
     return reason or devices_hold(plan, machine)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from calculators.i18n import _
 from calculators.reconcile.log import pydump
 from calculators.reconcile.log.clean import LogLine, continuation
 from calculators.reconcile.log.collect import Collector
@@ -102,7 +103,8 @@ def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> b
         return True
     if match := _REDUCED_FRACTION.search(text):
         out.settings["mem_fraction_static"] = float(match.group(1))
-        out.note("mem_fraction_reduced", f"SGLang lowered mem_fraction_static to {match.group(1)} itself", line.number)
+        out.note("mem_fraction_reduced", _("SGLang lowered mem_fraction_static to {group} itself").format(
+                                           group=match.group(1)), line.number)
         return True
     if match := _WEIGHT_BEGIN.search(text):
         _gib(out, "avail_before_weights_bytes", match.group(1), line, "free device memory before loading weights")
@@ -137,7 +139,8 @@ def read_sglang_line(line: LogLine, out: Collector, continuation: str = "") -> b
         _gib(out, "avail_after_graphs_bytes", match.group(2), line)
         return True
     if "KV Cache is allocated" in text:
-        out.note("unparsed_line", "an SGLang KV cache line could not be read in full (cut or new format)", line.number)
+        out.note("unparsed_line", _("an SGLang KV cache line could not be read in full (cut or new format)"),
+                 line.number)
         return True
     summary = _SUMMARY_KEYS.findall(text)
     if summary and "max_total_num_tokens" in text:

@@ -6,6 +6,7 @@ from typing import Any
 
 from calculators.engines.sglang.plan import SglangPlan, plan_sglang
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
     "16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8_e4m3"}, "4-bit": None,
@@ -21,7 +22,8 @@ def workload_settings(context_tokens: int, sequences: int) -> dict[str, Any]:
 def not_applicable(machine: Machine) -> str | None:
     """SGLang plans NVIDIA/AMD GPUs."""
     if machine.unified_memory:
-        return "SGLang serves on NVIDIA/AMD GPUs (and a few accelerators); it has no Apple silicon path planned here."
+        return _("SGLang serves on NVIDIA/AMD GPUs (and a few accelerators); it has no Apple silicon path planned "
+                 "here.")
     return None
 
 
@@ -29,9 +31,11 @@ def why_not_held(plan: SglangPlan, workload, machine: Machine) -> str | None:
     """The token pool must hold every sequence's context, and max_running_requests must admit them."""
     n, ctx = workload.sequences, workload.context_tokens
     if plan.max_total_num_tokens < n * ctx:
-        return f"the pool holds {plan.max_total_num_tokens:,} tokens, fewer than {n} x {ctx:,}"
+        return _("the pool holds {max_total_num_tokens:,} tokens, fewer than {n} x {ctx:,}").format(
+                 max_total_num_tokens=plan.max_total_num_tokens, n=n, ctx=ctx)
     if plan.max_running_requests < n:
-        return f"max_running_requests is {plan.max_running_requests}"
+        return _("max_running_requests is {max_running_requests}").format(
+                 max_running_requests=plan.max_running_requests)
     return None
 
 

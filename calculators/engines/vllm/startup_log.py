@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Mapping
 
+from calculators.i18n import _
 from calculators.reconcile.log import pydump
 from calculators.reconcile.log.clean import LogLine, continuation
 from calculators.reconcile.log.collect import Collector
@@ -153,7 +154,7 @@ def read_vllm_line(line: LogLine, out: Collector, continuation: str = "") -> boo
         if handler(text, line, out):
             return True
     if _KEY_WORDS.search(text):
-        out.note("unparsed_line", "a vLLM memory line could not be read in full (cut or new format)", line.number)
+        out.note("unparsed_line", _("a vLLM memory line could not be read in full (cut or new format)"), line.number)
     return False
 
 

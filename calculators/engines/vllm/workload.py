@@ -8,6 +8,7 @@ from typing import Any
 from calculators.engines.vllm.plan import VllmPlan, plan_vllm
 from calculators.engines.vllm.spec_decode import VllmDraft
 from calculators.hardware.machine import Machine
+from calculators.i18n import _
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
     "16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8"}, "4-bit": None,
@@ -23,7 +24,7 @@ def workload_settings(context_tokens: int, sequences: int) -> dict[str, Any]:
 def not_applicable(machine: Machine) -> str | None:
     """vLLM plans GPUs with their own memory."""
     if machine.unified_memory:
-        return "vLLM has no Metal backend: on a Mac it runs on the CPU only, which servewise does not plan."
+        return _("vLLM has no Metal backend: on a Mac it runs on the CPU only, which servewise does not plan.")
     return None
 
 
@@ -31,10 +32,11 @@ def why_not_held(plan: VllmPlan, workload, machine: Machine) -> str | None:
     """max_num_seqs must run every sequence and the KV cache must hold that many max_model_len requests."""
     n = workload.sequences
     if plan.max_num_seqs < n:
-        return f"max_num_seqs {plan.max_num_seqs} runs fewer than {n} sequences at once"
+        return _("max_num_seqs {max_num_seqs} runs fewer than {n} sequences at once").format(
+                 max_num_seqs=plan.max_num_seqs, n=n)
     if plan.max_concurrency < n:
-        return (f"the KV cache holds {plan.max_concurrency:.2f} requests of {plan.max_model_len:,} tokens, "
-                f"fewer than {n}")
+        return (_("the KV cache holds {max_concurrency:.2f} requests of {max_model_len:,} tokens, fewer "
+                  "than {n}").format(max_concurrency=plan.max_concurrency, max_model_len=plan.max_model_len, n=n))
     return None
 
 

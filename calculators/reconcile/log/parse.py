@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from calculators.engines import display_name
+from calculators.i18n import _
 from calculators.reconcile.log.clean import LogLine, split_lines
 from calculators.reconcile.log.collect import Collector
 from calculators.reconcile.log.detect import detect, line_starts, marker_patterns, reader_of
@@ -21,7 +22,7 @@ def parse_startup_log(text: str) -> ParsedLog:
     lines = split_lines(text, line_starts())
     out = Collector()
     if not any(line.text for line in lines):
-        out.note("empty", "The log is empty: paste the engine's console output from its start-up.")
+        out.note("empty", _("The log is empty: paste the engine's console output from its start-up."))
         return _finish(None, None, lines, out)
     detection = detect(lines)
     if detection.engine is None:
@@ -29,19 +30,20 @@ def parse_startup_log(text: str) -> ParsedLog:
         return _finish(None, None, lines, out)
     if detection.rivals:
         names = ", ".join(display_name(name) for name in detection.rivals)
-        out.note("several_engines", f"Lines of {names} were found too; only {display_name(detection.engine)} was read.")
+        out.note("several_engines", _("Lines of {names} were found too; only {display_name} was read.").format(
+                                      names=names, display_name=display_name(detection.engine)))
     hardware = reader_of(detection.engine).read_log(lines, out, text)
     if not any(f.unit == "bytes" or f.unit == "tokens" for f in out.figures):
-        out.note("no_figures", "No memory figures were found: the log may stop before the engine sized its caches.")
+        out.note("no_figures", _("No memory figures were found: the log may stop before the engine sized its caches."))
     return _finish(detection.engine, detection.runner, lines, out, hardware)
 
 
 def _unknown_message(n_lines: int) -> str:
-    return (
-        f"No start-up line of llama.cpp, Ollama, vLLM, SGLang or MLX LM was recognised in {n_lines} line(s). "
+    return _(
+        "No start-up line of llama.cpp, Ollama, vLLM, SGLang or MLX LM was recognised in {n_lines} line(s). "
         "Paste the engine's own console output from its start-up, e.g. llama.cpp's 'llama_kv_cache: size = …' "
         "lines, Ollama's 'msg=offload' line, vLLM's 'GPU KV cache size: … tokens' or SGLang's "
-        "'KV Cache is allocated. #tokens: …'."
+        "'KV Cache is allocated. #tokens: …'.").format(n_lines=n_lines
     )
 
 
