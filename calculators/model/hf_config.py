@@ -122,7 +122,7 @@ def architecture_from_config(
             counts = count_parameters(config)
     except ConfigFieldMissing as missing:
         # The KV geometry is complete; only the weight count lacks a field. Say so instead of guessing.
-        note = f"parameter count unknown: config.json has no '{missing.field}'"
+        note = _("parameter count unknown: config.json has no '{field}'").format(field=missing.field)
         return replace(arch, notes=(*arch.notes, note))
     return replace(arch, params_total=counts.total, params_active=counts.active)
 
@@ -467,8 +467,8 @@ def _mtp(cfg: Config) -> dict[str, Any]:
     if not layers:
         return {}
     return {"mtp_layers": layers, "notes": (
-        f"{layers} multi-token-prediction layer(s) ship with the model and are not counted as transformer "
-        "blocks: engines add them (and their KV) only when speculative decoding uses them",)}
+        _("{layers} multi-token-prediction layer(s) ship with the model and are not counted as transformer "
+          "blocks: engines add them (and their KV) only when speculative decoding uses them").format(layers=layers),)}
 
 
 def _mamba_inner(cfg: Config, family: str, expand_key: str) -> int:
@@ -493,7 +493,7 @@ def _mamba(cfg: Config, family: str) -> ModelArchitecture:
         hidden_size=int_field(cfg, "hidden_size", family),
         vocab_size=int_field(cfg, "vocab_size", family),
         max_context_tokens=None,
-        notes=("a state-space model has no trained context limit in its config.json",),
+        notes=(_("a state-space model has no trained context limit in its config.json"),),
     )
     return arch
 
@@ -620,7 +620,7 @@ def _encoder(cfg: Config, family: str) -> ModelArchitecture:
         family,
         (layer,) * n_layers,
         n_heads,
-        notes=("encoder: attention runs over each input once; nothing is cached between requests",),
+        notes=(_("encoder: attention runs over each input once; nothing is cached between requests"),),
     )
 
 
@@ -635,7 +635,7 @@ def _minimax_m2(cfg: Config, family: str) -> ModelArchitecture:
     )
     notes = arch.notes
     if cfg.get("use_mtp"):
-        notes += ("multi-token-prediction modules (use_mtp) are not counted as transformer blocks",)
+        notes += (_("multi-token-prediction modules (use_mtp) are not counted as transformer blocks"),)
     return replace(arch, moe=moe, notes=notes)
 
 
@@ -667,7 +667,8 @@ def _llama4_text(cfg: Config, family: str) -> ModelArchitecture:
         expert_intermediate_size=int_field(cfg, "intermediate_size", family),
         n_dense_layers=n_layers - len(moe_layers),
     )
-    notes = (f"chunked attention (chunks of {chunk} tokens) is held as a {chunk}-token window; an approximation",)
+    notes = (_("chunked attention (chunks of {chunk} tokens) is held as a {chunk}-token window; an "
+               "approximation").format(chunk=chunk),)
     return _arch(cfg, family, layers, n_heads, moe=moe, notes=notes)
 
 
@@ -696,17 +697,17 @@ def _gemma4_text(cfg: Config, family: str) -> ModelArchitecture:
         layers.append(local if layer_type == "sliding_attention" else full)
     notes: tuple[str, ...] = ()
     if cfg.get("attention_k_eq_v"):
-        notes = ("attention_k_eq_v: full layers derive V from K; K and V are both counted (an upper bound)",)
+        notes = (_("attention_k_eq_v: full layers derive V from K; K and V are both counted (an upper bound)"),)
     return _arch(cfg, family, tuple(layers), n_heads, notes=notes)
 
 
 def _deepseek_sparse(cfg: Config, family: str) -> ModelArchitecture:
     """DeepSeek-V3.2 / GLM-5: DeepSeek's MLA and MoE layout plus DeepSeek Sparse Attention's indexer."""
     arch = _deepseek(cfg, family)
-    note = (
-        f"DeepSeek Sparse Attention: an indexer ({cfg.get('index_n_heads')} heads of {cfg.get('index_head_dim')}) "
-        f"picks {cfg.get('index_topk')} tokens per query and keeps its own key cache, not counted here"
-    )
+    note = _(
+        "DeepSeek Sparse Attention: an indexer ({heads} heads of {head_dim}) picks {topk} tokens per query and "
+        "keeps its own key cache, not counted here").format(
+        heads=cfg.get("index_n_heads"), head_dim=cfg.get("index_head_dim"), topk=cfg.get("index_topk"))
     return replace(arch, notes=(*arch.notes, note))
 
 
