@@ -113,3 +113,39 @@ def test_memory_json_keeps_english_keys_and_spanish_notes(capsys):
     assert spanish.keys() == english.keys()
     assert json.dumps(spanish) != json.dumps(english)
     assert "La concurrencia máxima supone" in json.dumps(spanish, ensure_ascii=False)
+
+
+def test_reconcile_rows_speak_spanish(capsys):
+    main(["--lang", "es", "reconcile", "--log", "tests/data/logs/vllm-v0.11-enginecore-qwen3-14b.log",
+          "--model", "qwen3-14b"])
+    out = capsys.readouterr().out
+    assert "tamaño de la caché KV en tokens" in out and "concurrencia máxima" in out
+    assert "coincide dentro del margen que permiten las entradas impresas redondeadas" in out
+    assert not english_lines(out), english_lines(out)
+
+
+def test_reconcile_json_keeps_english_keys(capsys):
+    args = ["reconcile", "--log", "tests/data/logs/vllm-v0.11-enginecore-qwen3-14b.log", "--model", "qwen3-14b",
+            "--json"]
+    main(["--lang", "es", *args])
+    spanish = json.loads(capsys.readouterr().out)
+    main(args)
+    english = json.loads(capsys.readouterr().out)
+    assert spanish.keys() == english.keys()
+    assert [row["figure"] for row in spanish["rows"]] == [row["figure"] for row in english["rows"]]
+    assert [row["status"] for row in spanish["rows"]] == [row["status"] for row in english["rows"]]
+    assert [row["label"] for row in spanish["rows"]] != [row["label"] for row in english["rows"]]
+
+
+def test_plan_notes_speak_spanish(capsys):
+    main(["--lang", "es", "plan", "--spec", "examples/plan.yaml"])
+    out = capsys.readouterr().out
+    assert "Se supone que las réplicas se reparten la carga por igual" in out
+    assert "Replicas are assumed" not in out
+
+
+def test_an_unreadable_log_is_a_spanish_error(capsys, tmp_path):
+    log = tmp_path / "empty.log"
+    log.write_text("hello\n")
+    assert main(["--lang", "es", "reconcile", "--log", str(log)]) == 2
+    assert "No se reconoció ninguna línea de arranque" in capsys.readouterr().err
