@@ -7,6 +7,7 @@ command, and a remark says how to pass them to mlx_lm.generate.
 from __future__ import annotations
 
 from calculators.engines.mlx_lm.plan import ENGINE_ID
+from calculators.i18n import _
 from calculators.launch.flags import flag_spelling, flag_value
 
 EXAMPLE = "mlx_lm.server"
@@ -32,6 +33,11 @@ def render(values: dict[str, object], model_ref: str, kb):
     generate_only = {k: v for k, v in values.items() if k in generate.flags and k not in server.flags and v is not None}
     if generate_only:
         flags = " ".join(f"{generate.flags[k]} {flag_value(v)}" for k, v in generate_only.items())
-        remarks.append(f"{SERVER} has no {', '.join(generate.flags[k] for k in generate_only)}; "
-                       f"these apply to {GENERATE}: {GENERATE} --model {model_ref} {flags}")
+        remarks.append(_("{server} has no {generate_only}; these apply to {generate}: {generate} --model "
+                         "{model_ref} {flags}").format(
+                         server=SERVER,
+                         generate_only=', '.join(generate.flags[k] for k in generate_only),
+                         generate=GENERATE,
+                         model_ref=model_ref,
+                         flags=flags))
     return {}, words, remarks

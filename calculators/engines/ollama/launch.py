@@ -25,6 +25,7 @@ def render(values: dict[str, object], model_ref: str, kb):
     spelling = flag_spelling(kb, ENGINE_ID)
     remarks = []
     if values.get("num_gpu", -1) != -1:
-        remarks.append(f"num_gpu {values['num_gpu']} is a per-model option: set it in the Modelfile "
-                       "(PARAMETER num_gpu) or in the request's options, not in the environment.")
+        remarks.append(_("num_gpu {num_gpu} is a per-model option: set it in the Modelfile (PARAMETER "
+                         "num_gpu) or in the request's options, not in the environment.").format(
+                         num_gpu=values['num_gpu']))
     return spelling.environment(values), ["ollama", "serve"], remarks
