@@ -180,8 +180,8 @@ def plan_mlx_lm(
     if settings.draft_model is not None:
         # generate.py speculative_generate_step / server.py is_batchable (see speculative.py)
         if arch.layers_of(LayerKind.RECURRENT) or any(layer.recurrent_state_elements for layer in arch.layers):
-            refusal = ("Speculative decoding requires a trimmable prompt cache: this model's recurrent layers keep "
-                       "ArraysCache, which mlx_lm cannot trim, so --draft-model fails here.")
+            refusal = _("Speculative decoding requires a trimmable prompt cache: this model's recurrent layers keep "
+                        "ArraysCache, which mlx_lm cannot trim, so --draft-model fails here.")
         notes.append(PlanNote(code="mlx_draft_model", message=(
             _("--draft-model {draft_model}: the draft model's own weights and cache come on top of this plan "
               "(name the draft model on the memory page, or give `memory --draft-model` / `--draft-config`, to "
@@ -229,9 +229,10 @@ def plan_mlx_lm(
         if quantized and built is CacheClass.KV:
             cache_class = CacheClass.QUANTIZED
         elif quantized and built is CacheClass.ROTATING and refusal is None:
-            refusal = (f"mlx_lm stops with NotImplementedError (RotatingKVCache Quantization NYI) once the cache "
-                       f"reaches --quantized-kv-start {settings.quantized_kv_start}: layer {index} keeps a "
-                       "RotatingKVCache (--max-kv-size, or the model's sliding window), which cannot be quantized.")
+            refusal = _("mlx_lm stops with NotImplementedError (RotatingKVCache Quantization NYI) once the cache "
+                        "reaches --quantized-kv-start {start}: layer {index} keeps a RotatingKVCache (--max-kv-size, "
+                        "or the model's sliding window), which cannot be quantized.").format(
+                            start=settings.quantized_kv_start, index=index)
         bits = settings.kv_bits if cache_class is CacheClass.QUANTIZED else None
         k_tok = v_tok = state = 0
         if layer.kind in _ATTENTION:
@@ -253,8 +254,9 @@ def plan_mlx_lm(
             state_bytes=state,
             bytes=per_token * tokens + state, peak_bytes=per_token * peak + state))
     if quantized and not file.reads_quantized_cache and refusal is None:
-        refusal = (f"mlx_lm/models/{file.name}.py cannot attend over a quantized cache (AttributeError: 'list' "
-                   "object has no attribute 'swapaxes'): --kv-bits fails once the cache is quantized.")
+        refusal = _("mlx_lm/models/{name}.py cannot attend over a quantized cache (AttributeError: 'list' "
+                    "object has no attribute 'swapaxes'): --kv-bits fails once the cache is quantized.").format(
+                        name=file.name)
 
     caches = _allocations(layer_caches, n_sequences, settings, kv_dtype_bytes)
     kv_bytes = sum(c.bytes - c.state_bytes for c in layer_caches) * n_sequences
@@ -272,14 +274,14 @@ def plan_mlx_lm(
             kind=ComponentKind.RECURRENT_STATE, label=_("recurrent state"), bytes=recurrent_bytes, exact=file.read,
             basis=_("ArraysCache: conv state in the activation dtype, state in {value} "
                     "(mlx_lm/models/{name}.py)").format(
-                    value='float32' if file.float32_state else 'the activation dtype', name=file.name)))
+                    value='float32' if file.float32_state else _('the activation dtype'), name=file.name)))
 
     if wired_limit_mb is not None:
-        working_set, basis = wired_limit_mb * MIB, "iogpu.wired_limit_mb (Metal then reports exactly this limit)"
+        working_set, basis = wired_limit_mb * MIB, _("iogpu.wired_limit_mb (Metal then reports exactly this limit)")
     elif working_set_bytes is not None:
-        working_set, basis = working_set_bytes, "as given (Metal's max_recommended_working_set_size)"
+        working_set, basis = working_set_bytes, _("as given (Metal's max_recommended_working_set_size)")
     else:
-        working_set, basis = None, "unknown: give Metal's recommended working set or the wired limit"
+        working_set, basis = None, _("unknown: give Metal's recommended working set or the wired limit")
         notes.append(PlanNote(code="mlx_working_set_unknown", message=_("The GPU may use Metal's recommended working "
                               "set, not all of RAM (for example 107.52 GiB of a 128 GB Mac under macOS 26); give it "
                               "to check the fit.")))

@@ -114,7 +114,7 @@ SIMULATOR_KNOBS = (
     SimulatorKnob("decode_concurrency", "--decode-concurrency", "sim_mlx_decode"),
     SimulatorKnob("prompt_concurrency", "--prompt-concurrency", "sim_mlx_prompt"),
     SimulatorKnob("prefill_step_size", "--prefill-step-size", "sim_mlx_step"),
-    SimulatorKnob("batched", "Batched serving", "sim_mlx_batched",
-                  help="Off: one request at a time, as mlx_lm.server serves --kv-bits, --draft-model, a request "
-                       "with a seed or images, and models whose cache cannot merge."),
+    SimulatorKnob("batched", N_("Batched serving"), "sim_mlx_batched",
+                  help=N_("Off: one request at a time, as mlx_lm.server serves --kv-bits, --draft-model, a request "
+                         "with a seed or images, and models whose cache cannot merge.")),
 )
