@@ -84,22 +84,29 @@ def mlx_rows(run: EngineRun) -> Outcome:
         accounted = weights.bytes + plan.kv_cache_bytes + state
         used += [f for f in (prompt_fig, gen_fig, batch_fig) if f is not None]
         remainder = peak.value - accounted
-        basis = (f"weights {weights.bytes / GB:.3f} GB ({weights.scheme}, {weights.basis}) + KV cache "
-                 f"{plan.kv_cache_bytes / GB:.3f} GB for {prompt}+{generated} tokens x {n_seq} sequence(s)"
-                 + (f" + recurrent state {state / GB:.3f} GB" if state else ""))
+        basis = _("weights {weights:.3f} GB ({scheme}, {basis}) + KV cache {kv:.3f} GB for {prompt}+{generated} "
+                  "tokens x {n_seq} sequence(s)").format(
+                      weights=weights.bytes / GB, scheme=weights.scheme, basis=weights.basis,
+                      kv=plan.kv_cache_bytes / GB, prompt=prompt, generated=generated, n_seq=n_seq)
+        if state:
+            basis += " + " + _("recurrent state {state:.3f} GB").format(state=state / GB)
         row = judge(peak, _("peak memory (weights + cache + working buffers)"),
                     Prediction(low=accounted, high=accounted, basis=basis))
         if row.status is RowStatus.UNEXPLAINED and remainder < 0:
-            row = row.model_copy(update={"explanation": (
-                f"the printed peak is {-remainder / GB:.3f} GB below servewise's weights + cache: its weights "
-                "estimate (parameters x the scheme's bits) is too high for this checkpoint")})
+            row = row.model_copy(update={"explanation": _(
+                "the printed peak is {below:.3f} GB below servewise's weights + cache: its weights estimate "
+                "(parameters x the scheme's bits) is too high for this checkpoint").format(below=-remainder / GB)})
         elif row.status is RowStatus.UNEXPLAINED:
-            row = row.model_copy(update={"explanation": (
-                f"{remainder / GB:.3f} GB of the printed peak is beyond weights + cache: activations and "
-                "temporary buffers of the largest step, which servewise does not model (unexplained remainder)")})
+            row = row.model_copy(update={"explanation": _(
+                "{beyond:.3f} GB of the printed peak is beyond weights + cache: activations and temporary buffers "
+                "of the largest step, which servewise does not model (unexplained remainder)").format(
+                    beyond=remainder / GB)})
         out.rows.append(row)
         used.append(peak)
-    out.assumptions.append(f"weights as {weights.scheme}" + (f" from the model name {model_name}" if model_name
-                                                              and _mlx_scheme(model_name) else " (as set)"))
+    if model_name and _mlx_scheme(model_name):
+        out.assumptions.append(_("weights as {scheme} from the model name {name}").format(
+            scheme=weights.scheme, name=model_name))
+    else:
+        out.assumptions.append(_("weights as {scheme} (as set)").format(scheme=weights.scheme))
     out.not_compared = unused_figures(parsed, used)
     return out
