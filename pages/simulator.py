@@ -21,7 +21,7 @@ from calculators.speed.model import Accelerator, ModelShape
 from calculators.speed.predict import engine_step_costs
 from knowledge import load_knowledge
 from reports.names import namer
-from reports.numbers import number
+from reports.numbers import compact, number
 from reports.simulator_charts import (
     comparison_table,
     distribution_table,
@@ -109,7 +109,10 @@ with machine_col:
     bandwidth_gbs = gpu.memory_bandwidth_gb_per_s if gpu else "unknown"
     tflops = gpu.dense_bf16_tflops if gpu else "unknown"
     if gpu:
-        st.caption(f"{gpu.name}: {bandwidth_gbs} GB/s, dense BF16 {tflops} TFLOPS ([source]({gpu.source})).")
+        shown_bandwidth = compact(bandwidth_gbs) if isinstance(bandwidth_gbs, int | float) else _("unknown")
+        shown_tflops = compact(tflops) if isinstance(tflops, int | float) else _("unknown")
+        st.caption(_("{gpu}: {bandwidth} GB/s, dense BF16 {tflops} TFLOPS ([source]({url})).").format(
+            gpu=gpu.name, bandwidth=shown_bandwidth, tflops=shown_tflops, url=gpu.source))
     if not isinstance(bandwidth_gbs, int | float):
         bandwidth_gbs = url_widgets.number(_("Memory bandwidth (GB/s)"), key="sim_bw", min_value=0.0, value=1008.0)
     if not isinstance(tflops, int | float):
@@ -129,8 +132,9 @@ with machine_col:
         except ServewiseInputError as exc:
             st.error(literal(str(exc)), icon=":material/error:")
         if from_memory_model is not None and from_memory_model.kv_capacity_tokens == 0:
-            st.error(f"{from_memory_model.model} leaves no KV cache on one {gpu.name} in BF16 (vLLM would refuse); "
-                     "pick a larger GPU or type the figures.", icon=":material/error:")
+            st.error(_("{model} leaves no KV cache on one {gpu} in BF16 (vLLM would refuse); pick a larger GPU or "
+                       "type the figures.").format(model=from_memory_model.model, gpu=gpu.name),
+                     icon=":material/error:")
             from_memory_model = None
     elif model_id != "typed":
         st.info(_("A catalog model needs a catalog GPU; using the typed figures."), icon=":material/info:")
@@ -307,7 +311,8 @@ try:
             try:
                 calibration = decode_profile(st.query_params["speed_cal"])
             except ServewiseInputError as exc:
-                st.warning(literal(f"The link's speed calibration was not used: {exc}"), icon=":material/link_off:")
+                st.warning(literal(_("The link's speed calibration was not used: {reason}").format(reason=exc)),
+                           icon=":material/link_off:")
         step_costs = engine_step_costs(
             tuple(p.engine for p in built),
             ModelShape(weights_read_bytes=cost.weights_bytes, params_active=cost.active_params, n_layers=1,
@@ -326,11 +331,12 @@ except ServewiseInputError as exc:
 
 st.header(_("Side by side on the same workload"))
 if workload.length_pairs:
-    st.caption(f"Lengths sampled from {len(workload.length_pairs):,} CSV rows.")
+    st.caption(_("Lengths sampled from {rows} CSV rows.").format(rows=number(len(workload.length_pairs))))
 st.dataframe(comparison, hide_index=True, width="stretch", column_config=pin_first_column(comparison))
 st.caption(
-    f"Goodput counts finished requests with TTFT ≤ {slo.ttft_s:g} s and mean inter-token latency ≤ "
-    f"{slo.itl_s * 1000:g} ms, per second of the run. Step times are roofline estimates."
+    _("Goodput counts finished requests with TTFT ≤ {ttft} s and mean inter-token latency ≤ {itl} ms, per second "
+      "of the run. Step times are roofline estimates.").format(
+        ttft=compact(slo.ttft_s, 3), itl=compact(slo.itl_s * 1000, 1))
 )
 if step_costs:
     st.markdown("\n".join(f"- {line}" for line in step_basis_lines(step_costs)))
@@ -367,9 +373,9 @@ if workload.arrival == "closed":
     twins = run_open_twins(workload, built, costs, kv_tokens, slo)
     st.dataframe(twins, hide_index=True, width="stretch", column_config=pin_first_column(twins))
     st.caption(
-        f"{workload.n_clients} clients that wait for each answer can never queue more than "
-        f"{workload.n_clients} requests, and they send less when the server slows down. The same mean rate "
-        "from independent users (Poisson arrivals) shows the queue that external demand would build."
+        _("{clients} clients that wait for each answer can never queue more than {clients} requests, and they send "
+          "less when the server slows down. The same mean rate from independent users (Poisson arrivals) shows the "
+          "queue that external demand would build.").format(clients=workload.n_clients)
     )
 
 with st.expander(_("What the simulation assumes (and leaves out)"), icon=":material/info:"):
@@ -409,13 +415,13 @@ else:
     try:
         goodput_fig, ttft_fig = sweep.result()
     except ServewiseInputError as exc:
-        st.error(f"Cannot sweep: {literal(str(exc))}", icon=":material/error:")
+        st.error(_("Cannot sweep: {why}").format(why=literal(str(exc))), icon=":material/error:")
     else:
         left, right = st.columns(2)
         left.plotly_chart(goodput_fig, width="stretch", key="sim_chart_sweep_goodput")
         right.plotly_chart(ttft_fig, width="stretch", key="sim_chart_sweep_ttft")
         st.caption(
-            f"Open-loop Poisson arrivals at {', '.join(f'{r:g}' for r in rates)} requests/s, "
-            f"{sweep_workload.n_requests} requests per point, same lengths as above. Goodput flattening while "
-            "p99 TTFT climbs marks where the engine saturates."
+            _("Open-loop Poisson arrivals at {rates} requests/s, {requests} requests per point, same lengths as "
+              "above. Goodput flattening while p99 TTFT climbs marks where the engine saturates.").format(
+                rates="; ".join(compact(r, 4) for r in rates), requests=sweep_workload.n_requests)
         )

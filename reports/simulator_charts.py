@@ -9,11 +9,17 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from calculators.engines import display_name
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.simulator.policy import STATIC_BASELINE
 from calculators.simulator.results import Distribution, SimulationResult
 from calculators.simulator.sweep import SweepPoint
 from reports.chart_layout import chart_layout, engine_colour
+from reports.numbers import number
+
+#: The binding limit as the table shows it: its name in English, words in other languages.
+BINDING_TEXT = {"none": N_("none"), "max_running": N_("max_running"), "kv_capacity": N_("kv_capacity"),
+                "token_budget": N_("token_budget"), "static_batch": N_("static_batch"),
+                "prefill_slots": N_("prefill_slots")}
 
 
 def _line(engine: str) -> dict:
@@ -39,14 +45,14 @@ def timeline_figures(results: list[SimulationResult]) -> tuple[go.Figure, go.Fig
                                           "</extra>")  # fmt: skip
         share = [100.0 * used / d.kv_capacity_tokens for used in ts.kv_used_tokens]
         kv.add_scatter(x=ts.t_s, y=share, name=name, line=_line(r.engine),
-                       hovertemplate=f"%{{x:.0f}} s: %{{y:.0f}} %<extra>{name} ({d.kv_capacity_tokens:,} tokens)"
+                       hovertemplate=f"%{{x:.0f}} s: %{{y:.0f}} %<extra>{name} ({number(d.kv_capacity_tokens)} tokens)"
                                      "</extra>")  # fmt: skip
-    queued.update_layout(**chart_layout(title="Waiting in the queue (estimate)", x_title="time (s)",
-                                        y_title="requests", height_px=320, columns=3))
-    running.update_layout(**chart_layout(title="Running sequences (estimate)", x_title="time (s)",
-                                         y_title="sequences", height_px=320, columns=3))
-    kv.update_layout(**chart_layout(title="KV cache in use (estimate)", x_title="time (s)",
-                                    y_title="% of KV capacity", height_px=320, columns=3))
+    queued.update_layout(**chart_layout(title=_("Waiting in the queue (estimate)"), x_title=_("time (s)"),
+                                        y_title=_("requests"), height_px=320, columns=3))
+    running.update_layout(**chart_layout(title=_("Running sequences (estimate)"), x_title=_("time (s)"),
+                                         y_title=_("sequences"), height_px=320, columns=3))
+    kv.update_layout(**chart_layout(title=_("KV cache in use (estimate)"), x_title=_("time (s)"),
+                                    y_title=_("% of KV capacity"), height_px=320, columns=3))
     return queued, running, kv
 
 
@@ -60,10 +66,11 @@ def sweep_figures(points: list[SweepPoint]) -> tuple[go.Figure, go.Figure]:
         goodput.add_scatter(x=rates, y=[p.goodput_rps for p in mine], name=name, mode="lines+markers",
                             line=_line(engine))
         ttft.add_scatter(x=rates, y=[p.p99_ttft_s for p in mine], name=name, mode="lines+markers", line=_line(engine))
-    goodput.update_layout(**chart_layout(title="Goodput vs arrival rate (estimate)", x_title="arrivals per second",
-                                         y_title="goodput (req/s)", height_px=340, columns=2))
-    ttft.update_layout(**chart_layout(title="p99 time to first token vs arrival rate (estimate)",
-                                      x_title="arrivals per second", y_title="p99 TTFT (s)", height_px=340,
+    goodput.update_layout(**chart_layout(title=_("Goodput vs arrival rate (estimate)"),
+                                         x_title=_("arrivals per second"),
+                                         y_title=_("goodput (req/s)"), height_px=340, columns=2))
+    ttft.update_layout(**chart_layout(title=_("p99 time to first token vs arrival rate (estimate)"),
+                                      x_title=_("arrivals per second"), y_title=_("p99 TTFT (s)"), height_px=340,
                                       columns=2))
     ttft.update_yaxes(type="log", dtick=1)  # decades only: minor-tick labels (2, 5) read as values
     return goodput, ttft
@@ -75,24 +82,25 @@ def comparison_table(results: list[SimulationResult]) -> pd.DataFrame:
     for r in results:
         s, d = r.summary, r.diagnostics
         rows.append({
-            "engine": engine_label(r.engine),
-            "finished": s.n_finished,
-            "rejected": s.n_rejected,
-            "cancelled": s.n_cancelled,
-            "preemptions": s.n_preemptions,
-            "throughput (req/s)": s.throughput_rps,
-            "output tokens/s": s.output_tokens_per_s,
-            "goodput (req/s)": s.goodput_rps,
-            "TTFT p50 (s)": _pick(s.ttft, "p50"),
-            "TTFT p99 (s)": _pick(s.ttft, "p99"),
-            "ITL p50 (ms)": _ms(_pick(s.itl, "p50")),
-            "ITL p99 (ms)": _ms(_pick(s.itl, "p99")),
-            "peak running": d.peak_active,
-            "binding limit": d.binding.value,
+            _("engine"): engine_label(r.engine),
+            _("finished"): s.n_finished,
+            _("rejected"): s.n_rejected,
+            _("cancelled"): s.n_cancelled,
+            _("preemptions"): s.n_preemptions,
+            _("throughput (req/s)"): s.throughput_rps,
+            _("output tokens/s"): s.output_tokens_per_s,
+            _("goodput (req/s)"): s.goodput_rps,
+            _("TTFT p50 (s)"): _pick(s.ttft, "p50"),
+            _("TTFT p99 (s)"): _pick(s.ttft, "p99"),
+            _("ITL p50 (ms)"): _ms(_pick(s.itl, "p50")),
+            _("ITL p99 (ms)"): _ms(_pick(s.itl, "p99")),
+            _("peak running"): d.peak_active,
+            _("binding limit"): _(BINDING_TEXT.get(d.binding.value, d.binding.value)),
         })
     return pd.DataFrame(rows).round({
-        "throughput (req/s)": 3, "output tokens/s": 1, "goodput (req/s)": 3, "TTFT p50 (s)": 3, "TTFT p99 (s)": 3,
-        "ITL p50 (ms)": 1, "ITL p99 (ms)": 1,
+        _("throughput (req/s)"): 3, _("output tokens/s"): 1, _("goodput (req/s)"): 3, _("TTFT p50 (s)"): 3,
+        _("TTFT p99 (s)"): 3,
+        _("ITL p50 (ms)"): 1, _("ITL p99 (ms)"): 1,
     })
 
 
@@ -101,12 +109,13 @@ def distribution_table(results: list[SimulationResult]) -> pd.DataFrame:
     rows = []
     for r in results:
         s = r.summary
-        for label, dist in (("queue time", s.queue), ("time to first token", s.ttft),
-                            ("inter-token latency", s.itl), ("end-to-end", s.e2e)):
+        for label, dist in ((_("queue time"), s.queue), (_("time to first token"), s.ttft),
+                            (_("inter-token latency"), s.itl), (_("end-to-end"), s.e2e)):
             if dist is None:
                 continue
-            rows.append({"engine": engine_label(r.engine), "latency": label, "p50 (s)": dist.p50, "p90 (s)": dist.p90,
-                         "p99 (s)": dist.p99, "max (s)": dist.max, "requests": dist.count})
+            rows.append({_("engine"): engine_label(r.engine), _("latency"): label, _("p50 (s)"): dist.p50,
+                         _("p90 (s)"): dist.p90,
+                         _("p99 (s)"): dist.p99, _("max (s)"): dist.max, _("requests"): dist.count})
     return pd.DataFrame(rows).round(4)
 
 
@@ -123,13 +132,14 @@ def loop_comparison_table(closed: list[SimulationResult], open_loop: list[Simula
     rows = []
     for c, o in zip(closed, open_loop, strict=True):
         rows.append({
-            "engine": engine_label(c.engine),
-            "requests/s (closed loop)": c.summary.n_requests / c.summary.duration_s if c.summary.duration_s else None,
-            "max waiting, closed": max(c.timeseries.queued),
-            "max waiting, open": max(o.timeseries.queued),
-            "TTFT p99 (s), closed": _pick(c.summary.ttft, "p99"),
-            "TTFT p99 (s), open": _pick(o.summary.ttft, "p99"),
-            "rejected or cancelled, open": o.summary.n_rejected + o.summary.n_cancelled,
+            _("engine"): engine_label(c.engine),
+            _("requests/s (closed loop)"): c.summary.n_requests / c.summary.duration_s
+            if c.summary.duration_s else None,
+            _("max waiting, closed"): max(c.timeseries.queued),
+            _("max waiting, open"): max(o.timeseries.queued),
+            _("TTFT p99 (s), closed"): _pick(c.summary.ttft, "p99"),
+            _("TTFT p99 (s), open"): _pick(o.summary.ttft, "p99"),
+            _("rejected or cancelled, open"): o.summary.n_rejected + o.summary.n_cancelled,
         })
     return pd.DataFrame(rows).round(3)
 

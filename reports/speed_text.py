@@ -7,6 +7,7 @@ from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import Prediction, SpeedBasis
 from calculators.speed.predict import SpeedEstimate
+from reports.numbers import percent
 
 
 def basis_line(basis: SpeedBasis) -> str:
@@ -89,14 +90,13 @@ def calibration_text(result: CalibrationResult) -> str:
 
 def ledger_markdown(summaries: list[Summary]) -> str:
     """The accuracy table (README and the accuracy section): median and p90 absolute error per class."""
-    lines = [
-        "| check | engine | class | metric | n | median abs error | p90 abs error |",
-        "|---|---|---|---|---:|---:|---:|",
-    ]
+    header = (_("check"), _("engine"), _("class"), _("metric"), "n", _("median abs error"), _("p90 abs error"))
+    lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|---:|---:|---:|"]
     for s in summaries:
+        engine = _("all") if s.engine == "all" else s.engine
         lines.append(
-            f"| {s.check} | {s.engine} | {s.hardware_class} | {s.metric} | {s.n} | "
-            f"{s.median_abs_error:.1%} | {s.p90_abs_error:.1%} |"
+            f"| {s.check} | {engine} | {s.hardware_class} | {s.metric} | {s.n} | "
+            f"{percent(s.median_abs_error, 1)} | {percent(s.p90_abs_error, 1)} |"
         )
     return "\n".join(lines)
 
