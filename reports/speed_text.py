@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import Prediction, SpeedBasis
@@ -88,12 +88,16 @@ def calibration_text(result: CalibrationResult) -> str:
     return "\n".join(lines)
 
 
+#: The accuracy ledger's row for every engine pooled (its word, translated where shown).
+ALL_ENGINES = N_("all")
+
+
 def ledger_markdown(summaries: list[Summary]) -> str:
     """The accuracy table (README and the accuracy section): median and p90 absolute error per class."""
     header = (_("check"), _("engine"), _("class"), _("metric"), "n", _("median abs error"), _("p90 abs error"))
     lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|---:|---:|---:|"]
     for s in summaries:
-        engine = _("all") if s.engine == "all" else s.engine
+        engine = _(ALL_ENGINES) if s.engine == ALL_ENGINES else s.engine
         lines.append(
             f"| {s.check} | {engine} | {s.hardware_class} | {s.metric} | {s.n} | "
             f"{percent(s.median_abs_error, 1)} | {percent(s.p90_abs_error, 1)} |"
