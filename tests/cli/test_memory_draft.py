@@ -14,7 +14,7 @@ def test_mlx_draft_model_from_the_catalog_adds_its_weights_and_cache():
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)
     labels = {c["label"]: c["bytes"] for c in plan["components"]}
-    # 1000 prompt + 3 drafted tokens -> 1024-token buffers; Llama 3.2 1B: 16 layers x 8 KV heads x 64, K and V
+    # 1000 prompt tokens -> 1024-token buffers; Llama 3.2 1B: 16 layers x 8 KV heads x 64, K and V
     assert labels["draft model cache (llama-3.2-1b)"] == 1024 * 16 * 8 * 64 * 2 * 2
     assert labels["draft model weights (llama-3.2-1b)"] > 2 << 30  # 1.24B parameters at bf16
 

@@ -10,8 +10,11 @@ Read from mlx-lm v0.32.2 (PyPI wheel):
 - mlx_lm/generate.py and mlx_lm/server.py: --num-draft-tokens defaults to 3.
 - mlx_lm/server.py ModelProvider._load: `is_batchable = draft_model is None`, so a server started with
   --draft-model serves one request at a time instead of batching up to --decode-concurrency.
-- mlx_lm/models/cache.py: trimming only lowers the offset; the buffers KVCache grew in 256-token steps stay, so
-  each cache keeps the slots of the longest chunk it saw: prompt + generated + num_draft_tokens at most.
+- mlx_lm/generate.py speculative_generate_step: `num_draft = min(max_tokens - ntoks, num_draft_tokens)`, so a
+  verify step never runs past the tokens left to generate: neither cache goes beyond prompt + generated tokens.
+- mlx_lm/models/cache.py: trimming only lowers the offset; the buffers KVCache grew stay, and a buffer that grows
+  after a trim ends at that offset plus 256-token steps, so it can hold fewer slots than prompt + generated
+  rounded up to 256, never a step more (recorded live: tests/data/conformance/mlx_lm/speculative.json).
 """
 
 from __future__ import annotations
@@ -59,10 +62,11 @@ def plan_mlx_lm_speculative(
     kv_dtype_bytes: int = 2,
     working_set_bytes: int | None = None,
 ) -> MlxLmSpeculativePlan:
-    """Both models' memory for one sequence generated with --draft-model (see the module docstring).
+    """Both models' memory for one sequence generated with --draft-model (see the module docstring), bytes.
 
-    Each cache is sized for prompt + generated + num_draft_tokens tokens: the verify step appends the drafts
-    before trimming, and a trimmed KVCache keeps its buffer.
+    Each cache is sized for prompt + generated tokens rounded up to 256-token steps: drafts are capped at the
+    tokens left to generate, and a trimmed KVCache keeps its buffer. A buffer regrown after a trim may end below
+    that figure (within one step), so the caches are an upper bound, not exact.
     """
     if num_draft_tokens < 0:
         raise ServewiseInputError(_("--num-draft-tokens must be zero or more"))
@@ -82,16 +86,17 @@ def plan_mlx_lm_speculative(
                   role=role, windows=min(windows)))))
     target_plan, draft_plan = (
         plan_mlx_lm(arch, settings, machine, weights, prompt_tokens=prompt_tokens,
-                    generated_tokens=generated_tokens + num_draft_tokens, n_sequences=1,
+                    generated_tokens=generated_tokens, n_sequences=1,
                     kv_dtype_bytes=kv_dtype_bytes, working_set_bytes=working_set_bytes)
         for arch, weights in ((target, target_weights_bytes), (draft, draft_weights_bytes)))
     notes += [
         PlanNote(code="mlx_draft_no_batching", message=_("mlx_lm.server does not batch requests while a draft model "
                  "is loaded (is_batchable = draft_model is None): requests run one at a time.")),
-        PlanNote(code="mlx_draft_cache", message=_("Both caches hold up to {num_draft_tokens} drafted "
-                                                   "tokens beyond the accepted ones before each trim; "
-                                                   "trimming keeps the grown buffers.").format(
-                                                   num_draft_tokens=num_draft_tokens)),
+        PlanNote(code="mlx_draft_cache", message=_(
+            "Each verify step appends up to {drafts} drafted tokens (never past the tokens left to generate) and "
+            "trims back; trimming keeps the grown buffers, and a buffer regrown after a trim ends at that offset "
+            "plus 256-token steps, so each cache may hold up to one step fewer slots than planned here (mlx-lm "
+            "0.32.2 recorded 1,277 of 1,280 planned slots).").format(drafts=num_draft_tokens)),
     ]
     return MlxLmSpeculativePlan(target=target_plan, draft=draft_plan, num_draft_tokens=num_draft_tokens,
                                 batching=False, notes=notes)
@@ -101,8 +106,8 @@ def plan_with_draft_model(arch, settings, machine, weights_bytes, workload, draf
     """The target's plan with the --draft-model checkpoint's weights and cache added (bytes), for the comparison.
 
     Without --draft-model in the settings the given draft is not loaded and the plan is the ordinary one. With
-    it, mlx_lm.server runs one request at a time, so both caches hold one sequence of the workload's length plus
-    the drafted tokens (see `plan_mlx_lm_speculative`).
+    it, mlx_lm.server runs one request at a time, so both caches hold one sequence of the workload's length
+    (drafts are capped at the tokens left; see `plan_mlx_lm_speculative`).
     """
     if settings.draft_model is None:
         return run_plan(arch, settings, machine, weights_bytes, workload)
@@ -115,7 +120,7 @@ def plan_with_draft_model(arch, settings, machine, weights_bytes, workload, draf
     caches = [c for c in drafter.components if c.kind in (ComponentKind.KV_CACHE, ComponentKind.RECURRENT_STATE)]
     kv = sum(c.bytes for c in caches)
     added = [MemoryComponent(kind=ComponentKind.KV_CACHE, label=_("draft model cache ({name})").format(name=draft.name),
-                             bytes=kv, exact=all(c.exact for c in caches),
+                             bytes=kv, exact=False,  # an upper bound within one 256-token step (see above)
                              basis="mlx_lm/generate.py speculative_generate_step: make_prompt_cache(draft_model)")]
     if draft.weights_bytes is not None:
         added.insert(0, MemoryComponent(kind=ComponentKind.WEIGHTS,
@@ -124,13 +129,14 @@ def plan_with_draft_model(arch, settings, machine, weights_bytes, workload, draf
     notes = [n for n in target.notes if n.code != "mlx_draft_model"] + both.notes
     notes.append(PlanNote(code="mlx_draft_planned", message=_(
         "--draft-model {name}: its weights ({weights}) and its own cache ({cache} bytes for one sequence of "
-        "{tokens} tokens plus {drafts} drafted) are added to this plan").format(
+        "{tokens} tokens) are added to this plan").format(
         name=draft.name, weights="unknown" if draft.weights_bytes is None else f"{draft.weights_bytes:,} bytes",
-        cache=f"{kv:,}", tokens=f"{workload.context_tokens:,}", drafts=settings.num_draft_tokens)))
+        cache=f"{kv:,}", tokens=f"{workload.context_tokens:,}")))
     weights = (None if target.weights_bytes is None or draft.weights_bytes is None
                else target.weights_bytes + draft.weights_bytes)
     extra = sum(c.bytes for c in added)  # what the drafter takes comes out of what the working set had left
-    kept = [c.model_copy(update={"bytes": max(c.bytes - extra, 0)}) if c.kind is ComponentKind.FREE else c
+    kept = [c.model_copy(update={"bytes": max(c.bytes - extra, 0)}) if c.kind is ComponentKind.FREE
+            else c.model_copy(update={"exact": False}) if c.kind is ComponentKind.KV_CACHE else c
             for c in target.components]
     return target.model_copy(update={"components": [*kept, *added], "notes": notes,
                                      "weights_bytes": weights, "kv_cache_bytes": target.kv_cache_bytes + kv})

@@ -70,7 +70,7 @@ def test_llamacpp_mtp_context_caches_only_the_nextn_layers():
 def test_mlx_draft_model_plan_and_what_stops():
     plan = plan_mlx_lm_speculative(LLAMA_8B, LLAMA_1B, MlxLmSettings(), Machine(device_memory_bytes=64 << 30,
                                    unified_memory=True), None, None, prompt_tokens=1000, generated_tokens=200)
-    # 1000 + 200 + 3 drafted tokens -> buffers grown in 256-token steps to 1280
+    # 1000 + 200 tokens (drafts never run past the tokens left) -> buffers grown in 256-token steps to 1280
     assert plan.target.allocated_tokens == 1280 and plan.draft.allocated_tokens == 1280
     assert plan.target.kv_cache_bytes == 1280 * 32 * 8 * 128 * 2 * 2
     assert plan.draft.kv_cache_bytes == 1280 * 16 * 8 * 64 * 2 * 2
@@ -198,7 +198,7 @@ def test_mlx_draft_model_given_as_a_model_adds_its_weights_and_cache_to_the_comp
     draft = DraftModel(arch=LLAMA_1B, weights_bytes=2 << 30, name="llama-3.2-1b")
     with_draft = run_plan("mlx-lm", LLAMA_8B, mac, 16 << 30, settings, workload, draft)
     plain = run_plan("mlx-lm", LLAMA_8B, mac, 16 << 30, settings.model_copy(update={"draft_model": None}), workload)
-    # 1000 + 3 drafted tokens -> 1024-token buffers; the draft: 16 layers x 8 KV heads x 64 x 2 (K, V) x 2 bytes
+    # 1000 tokens -> 1024-token buffers; the draft: 16 layers x 8 KV heads x 64 x 2 (K, V) x 2 bytes
     draft_cache = 1024 * 16 * 8 * 64 * 2 * 2
     labels = {c.label: c.bytes for c in with_draft.components}
     assert labels["draft model weights (llama-3.2-1b)"] == 2 << 30

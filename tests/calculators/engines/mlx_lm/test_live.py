@@ -63,3 +63,16 @@ def test_batch_generator_still_steps_as_recorded_and_as_simulated(tmp_path):
     for name, case in fresh["cases"].items():
         assert case["steps"] == recorded["cases"][name]["steps"], f"{name}: mlx-lm steps differently than recorded"
         assert simulated_steps(case) == case["steps"], f"{name}: the simulator steps differently from mlx-lm"
+
+
+@pytest.mark.timeout(600)
+def test_speculative_decoding_still_allocates_what_was_recorded(tmp_path):
+    """mlx_lm.generate with a draft model (--draft-model): both caches, layer by layer, as recorded. Re-record with
+    `.venv-mlx/bin/python -m tests.support.mlx_conformance.speculative tests/data/conformance/mlx_lm/speculative.json`.
+    """
+    from tests.support.paths import DATA_DIR
+
+    fresh = _record_with_mlx("tests.support.mlx_conformance.speculative", tmp_path / "speculative.json", 500)
+    recorded = json.loads((DATA_DIR / "conformance" / "mlx_lm" / "speculative.json").read_text())
+    assert (fresh["mlx"], fresh["mlx_lm"], fresh["models"]) == (recorded["mlx"], recorded["mlx_lm"], recorded["models"])
+    assert fresh["results"] == recorded["results"]
