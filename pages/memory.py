@@ -87,8 +87,9 @@ st.markdown(_("**Engine settings** — the workload fills each engine's context 
 pasted = read_launch_command(kb)
 draft = read_draft_model(kb, weights) if pasted is not None else None
 overrides: dict[str, dict] = {}
-# Columns as wide as their engine's name (plus the expander's arrow): "llama.cpp (llama-server)" on one line.
-widths = [len(name(engine)) + 8 for engine in ENGINE_IDS]
+# Wider columns for longer names, with room for the expander's arrow and padding in every one: at 1024 px
+# "llama.cpp (llama-server)" takes two lines instead of four and "vLLM" still one.
+widths = [len(name(engine)) + 24 for engine in ENGINE_IDS]
 for engine, column in zip(ENGINE_IDS, st.columns(widths), strict=True):
     with column, st.expander(name(engine)):
         overrides[engine] = read_engine_knobs(kb, engine)

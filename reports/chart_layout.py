@@ -43,6 +43,12 @@ def title_chars_per_line(columns: int = 1) -> int:
     return max(16, int(NARROW_COLUMN_PX / max(columns, 1) / TITLE_CHAR_PX) - 2)
 
 
+def axis_title_chars_per_line(height_px: int) -> int:
+    """How many characters of a y-axis title fit along the plot of a chart `height_px` tall (at 1024 px the
+    chart's title, x axis and legend take about 200 px of it; an axis title character is about 7 px)."""
+    return max(12, (height_px - 200) // 7)
+
+
 def wrap_title(text: str, columns: int = 1) -> str:
     """`text` broken with `<br>` into lines that fit one of `columns` side-by-side charts at 1024 px."""
     return "<br>".join(textwrap.wrap(text, title_chars_per_line(columns), break_on_hyphens=False)) or text
@@ -81,6 +87,7 @@ def chart_layout(
         }  # fmt: skip
     if x_title:
         layout["xaxis"]["title"] = {"text": x_title, "standoff": 6}
-    if y_title:
-        layout["yaxis"]["title"] = {"text": y_title, "standoff": 6}
+    if y_title:  # longer than the plot is tall (Spanish often is), it wraps instead of running off the chart
+        lines = textwrap.wrap(y_title, axis_title_chars_per_line(height_px), break_on_hyphens=False)
+        layout["yaxis"]["title"] = {"text": "<br>".join(lines) or y_title, "standoff": 6}
     return layout

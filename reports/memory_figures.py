@@ -71,6 +71,10 @@ def memory_bars(rows: list[EngineComparison]) -> go.Figure:
                                 "showarrow": False, "text": _("refuses to start"), "font": {"color": "#b00"}})
     layout = {**chart_layout(y_title=_("GiB per GPU (2^30 bytes)"), height_px=440), "barmode": "stack",
               "annotations": annotations}
+    # The capacity marks are 60 px wide markers, and plotly pads a marker's autorange by its size: the axis
+    # would run ~20 % past the tallest bar with an empty band on top. The range is the data's, plus 5 %.
+    tallest_gib = max([sum(values.values()) for values in per_engine.values()] + [c for _, c in caps] + [1.0])
+    layout["yaxis"]["range"] = [0, tallest_gib * 1.05]
     return go.Figure({"data": data, "layout": layout})
 
 

@@ -137,8 +137,10 @@ class WeightsChoice:
 
 def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsChoice:
     """Weight precision/quantization (formats.yaml slugs) or an exact file size in GiB."""
-    source = url_widgets.segmented(_("Weights from"), WEIGHT_SOURCES, key="mem_weights_from", default="precision",
-                                   labels={"precision": _("precision"), "file-size": _("file size")})
+    # Radio buttons wrap in the narrow model column ("tamaño del archivo" was cut in a segmented control).
+    source = url_widgets.radio(_("Weights from"), WEIGHT_SOURCES, key="mem_weights_from", horizontal=True,
+                               index=list(WEIGHT_SOURCES).index("precision"),
+                               labels={"precision": _("precision"), "file-size": _("file size")})
     if source == "file-size":
         gib = url_widgets.number(_("Exact weights size (GiB = 2^30 bytes)"), key="mem_weights_gib", min_value=0.001,
                                  max_value=100_000.0, value=15.0, step=0.5)

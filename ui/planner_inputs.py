@@ -31,12 +31,18 @@ def read_spec(kb) -> PlannerSpec | str:
     defaults = default_spec()
     model_ids = list(kb.models.ids)
     gpu_ids = [gpu.id for gpu in kb.gpus.all_gpus]
+    # The two multiselects get half the width each: in a quarter column at 1024 px their chips were cut to "O…".
+    engines_col, gpus_col = st.columns(2)
+    with engines_col:
+        engines = url_widgets.multiselect(_("Engines"), list(ENGINE_IDS), key="plan_engines", default=list(ENGINE_IDS),
+                                          labels=namer(kb))
+    with gpus_col:
+        chosen = url_widgets.multiselect(_("GPUs that may be used"), gpu_ids, key="plan_gpus", labels=namer(kb),
+                                         default=[o.gpu_id for o in defaults.hardware])
     model_col, load_col, slo_col, hw_col = st.columns(4)
     with model_col:
         model_id = url_widgets.selectbox(_("Model"), model_ids, key="plan_model", labels=namer(kb),
                                          index=model_ids.index(defaults.model_id))
-        engines = url_widgets.multiselect(_("Engines"), list(ENGINE_IDS), key="plan_engines", default=list(ENGINE_IDS),
-                                            labels=namer(kb))
         with st.expander(_("Weights, KV cache, concurrency")):
             weights = url_widgets.multiselect(_("Weights to consider"), list(WEIGHT_OPTIONS), key="plan_weights",
                                               default=list(defaults.weights))
@@ -75,36 +81,33 @@ def read_spec(kb) -> PlannerSpec | str:
                                          max_value=99.9, value=95.0)
             failed = url_widgets.number(_("Most failed or rejected (%)"), key="plan_failed", min_value=0.0,
                                         max_value=100.0, value=1.0)
-    with hw_col:
-        chosen = url_widgets.multiselect(_("GPUs that may be used"), gpu_ids, key="plan_gpus", labels=namer(kb),
-                                         default=[o.gpu_id for o in defaults.hardware])
-        with st.expander(_("Hosts and prices")):
-            per_host = url_widgets.number(_("GPUs per host"), key="plan_per_host", min_value=1, max_value=72,
-                                          value=8)
-            hosts = url_widgets.number(_("Hosts at most"), key="plan_hosts", min_value=1, max_value=64, value=1)
-            basis = url_widgets.radio(_("Cost basis"), [b.value for b in CostBasis], key="plan_basis",
-                                      horizontal=True)
-            prices: dict[str, float | None] = {}
-            on_premises = None
-            if basis == CostBasis.CLOUD.value:
-                st.caption(_("0 = the knowledge base's example list price (whose and when is shown with the "
-                             "result)."))
-                for gpu_id in chosen:
-                    typed = url_widgets.number(_("{gpu}: US$ per GPU-hour").format(gpu=kb.gpus.get(gpu_id).name),
-                                               key=f"plan_price_{gpu_id}", min_value=0.0, max_value=10_000.0,
-                                               value=0.0)
-                    prices[gpu_id] = typed or None
-            else:
-                purchase = url_widgets.number(_("Purchase price per GPU (US$)"), key="plan_buy", min_value=1.0,
-                                              max_value=10_000_000.0, value=30_000.0)
-                months = url_widgets.number(_("Amortisation (months)"), key="plan_months", min_value=1.0,
-                                            max_value=240.0, value=36.0)
-                tariff = url_widgets.number(_("Energy price (US$ per kWh)"), key="plan_kwh", min_value=0.001,
-                                            max_value=10.0, value=0.15)
-                pue = url_widgets.number(_("PUE"), key="plan_pue", min_value=1.0, max_value=5.0,
-                                         value=float(kb.prices.factor("pue").value))
-                on_premises = {"purchase_usd_per_gpu": purchase, "amortisation_months": months,
-                               "energy_usd_per_kwh": tariff, "pue": pue}
+    with hw_col, st.expander(_("Hosts and prices")):
+        per_host = url_widgets.number(_("GPUs per host"), key="plan_per_host", min_value=1, max_value=72,
+                                      value=8)
+        hosts = url_widgets.number(_("Hosts at most"), key="plan_hosts", min_value=1, max_value=64, value=1)
+        basis = url_widgets.radio(_("Cost basis"), [b.value for b in CostBasis], key="plan_basis",
+                                  horizontal=True)
+        prices: dict[str, float | None] = {}
+        on_premises = None
+        if basis == CostBasis.CLOUD.value:
+            st.caption(_("0 = the knowledge base's example list price (whose and when is shown with the "
+                         "result)."))
+            for gpu_id in chosen:
+                typed = url_widgets.number(_("{gpu}: US$ per GPU-hour").format(gpu=kb.gpus.get(gpu_id).name),
+                                           key=f"plan_price_{gpu_id}", min_value=0.0, max_value=10_000.0,
+                                           value=0.0)
+                prices[gpu_id] = typed or None
+        else:
+            purchase = url_widgets.number(_("Purchase price per GPU (US$)"), key="plan_buy", min_value=1.0,
+                                          max_value=10_000_000.0, value=30_000.0)
+            months = url_widgets.number(_("Amortisation (months)"), key="plan_months", min_value=1.0,
+                                        max_value=240.0, value=36.0)
+            tariff = url_widgets.number(_("Energy price (US$ per kWh)"), key="plan_kwh", min_value=0.001,
+                                        max_value=10.0, value=0.15)
+            pue = url_widgets.number(_("PUE"), key="plan_pue", min_value=1.0, max_value=5.0,
+                                     value=float(kb.prices.factor("pue").value))
+            on_premises = {"purchase_usd_per_gpu": purchase, "amortisation_months": months,
+                           "energy_usd_per_kwh": tariff, "pue": pue}
     if not chosen:
         return _("Pick at least one GPU.")
     if not engines or not weights or not kv_types or not concurrency:

@@ -18,6 +18,7 @@ import pytest
 import reports
 from calculators.engines import ENGINE_IDS, display_name
 from calculators.hardware.machine import Machine
+from calculators.i18n import language
 from calculators.memory.capacity import capacity_curve
 from calculators.memory.compare import ComparisonInputs, Workload, compare_engines
 from calculators.planner import HardwareOption, LoadSpec, PlannerSpec, SloSpec, plan_capacity
@@ -30,7 +31,7 @@ from calculators.units import GIB
 from calculators.wizard.answers import parse_answers
 from calculators.wizard.scoring import recommend
 from knowledge.loader import load_knowledge
-from reports.chart_layout import ENGINE_COLOURS, title_chars_per_line, wrap_title
+from reports.chart_layout import ENGINE_COLOURS, axis_title_chars_per_line, title_chars_per_line, wrap_title
 from reports.formats_figures import compatibility_heatmap
 from reports.memory_figures import capacity_chart, memory_bars
 from reports.planner_figures import latency_figure, pareto_figure
@@ -127,10 +128,13 @@ def test_legend_sits_in_the_bottom_margin_below_the_x_axis_title(builder):
         assert figure.layout.xaxis.automargin is True
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize("builder", sorted(CASES))
-def test_titles_fit_their_column_at_1024_px(builder):
+def test_titles_fit_their_column_at_1024_px(builder, lang):
     build, columns = CASES[builder]
-    for figure in build():
+    with language(lang):
+        figures = build()
+    for figure in figures:
         title = figure.layout.title.text
         if not title:
             continue
@@ -167,6 +171,18 @@ def test_engines_appear_by_name_in_their_own_colour(builder):
                 engine = next(e for e in ENGINE_IDS if display_name(e) == trace.name)
                 colour = getattr(getattr(trace, "line", None), "color", None) or trace.marker.color
                 assert colour == ENGINE_COLOURS[engine], f"{builder}: {trace.name} drawn in {colour}"
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("builder", sorted(CASES))
+def test_y_axis_titles_fit_along_the_plot(builder, lang):
+    build, _ = CASES[builder]
+    with language(lang):
+        figures = build()
+    for figure in figures:
+        title = figure.layout.yaxis.title.text or ""
+        bound = axis_title_chars_per_line(figure.layout.height)
+        assert all(len(line) <= bound for line in title.split("<br>")), f"{builder} ({lang}): {title!r}"
 
 
 def test_a_long_title_wraps_into_lines_that_fit_and_keeps_every_word():
