@@ -48,16 +48,17 @@ def _chart_boxes(page) -> list[dict]:
     return page.locator('[data-testid="stPlotlyChart"]').evaluate_all(_BOXES_JS)
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])  # Spanish labels run longer
 @pytest.mark.parametrize("name", sorted(CHART_PAGES))
-def test_titles_and_legends_clear_the_axes_at_1024_px(app_url, browser, name):
+def test_titles_and_legends_clear_the_axes_at_1024_px(app_url, browser, name, lang):
     context = browser.new_context(viewport={"width": NARROW_PX, "height": 1000})
     try:
         page = context.new_page()
-        open_page(page, page_link(app_url, name))
+        open_page(page, page_link(app_url, name, lang))
         charts = _chart_boxes(page)
         assert len(charts) == CHART_PAGES[name]
         for index, parts in enumerate(charts):
-            where = f"{name} chart {index}"
+            where = f"{name} ({lang}) chart {index}"
             if parts["title"]:
                 assert _inside(parts["title"], parts["chart"]), f"{where}: title cut off {parts}"
                 assert not _overlap(parts["title"], parts["plot"]), f"{where}: title over the plot"
