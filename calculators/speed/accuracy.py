@@ -103,7 +103,7 @@ def holdout_rows(holdout: SpeedMeasurementSet, table: FitTable) -> list[LedgerRo
     rows = []
     for metrics in (DECODE_METRICS, PREFILL_METRICS):
         for o in observations(holdout, metrics):
-            params, _ = table.lookup(o.family, o.hardware_class)
+            params, _unused = table.lookup(o.family, o.hardware_class)
             if o.point.metric in DECODE_METRICS:
                 seconds = o.x_s / params.memory_efficiency + params.decode_overhead_s
             else:
@@ -166,7 +166,7 @@ def sweep_rows(
         model = shape_of(models[sweep.model])
         policy = _policy(sweep)
         capacity = sweep_kv_capacity_tokens(data, sweep, catalog_memory_bytes)
-        params, _ = table.lookup(speed_family(sweep.engine), hw.hardware_class)
+        params, _unused = table.lookup(speed_family(sweep.engine), hw.hardware_class)
         levels = []
         for level in sweep.levels:
             workload = sweep_workload(sweep, level.load)

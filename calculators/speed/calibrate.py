@@ -17,6 +17,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.simulator.engines import default_policy
 from calculators.simulator.run import simulate
 from calculators.simulator.workload import (
@@ -207,8 +208,8 @@ def calibrate(
 ) -> CalibrationResult:
     """Fit a calibration profile for `engine` + `model` + `hw` from imported runs and compare every point."""
     if not runs:
-        raise ServewiseInputError("calibration needs at least one imported run")
-    start, _ = speed_params(engine, hw.hardware_class)
+        raise ServewiseInputError(_("calibration needs at least one imported run"))
+    start, _unused = speed_params(engine, hw.hardware_class)
     notes: list[str] = []
     decode = [
         (r, decode_feature_s(model, hw, r.context_tokens + (r.output_tokens or 0) / 2), 1.0 / r.decode_tokens_per_s)
@@ -245,12 +246,12 @@ def calibrate(
             slope = max(1.0, float(np.mean((y - overhead) / x)))
         params = params.model_copy(update={"compute_efficiency": 1.0 / slope, "prefill_overhead_s": overhead})
     elif any(r.prefill_tokens_per_s for r in runs) and hw.flops_per_s is None:
-        notes.append("prefill rates were given but the accelerator's flop/s are unknown: prefill not calibrated")
+        notes.append(_("prefill rates were given but the accelerator's flop/s are unknown: prefill not calibrated"))
     pol = policy if policy is not None else (default_policy(engine) if serving else None)
     capacity = kv_capacity_tokens or UNLIMITED_KV_TOKENS
     if serving:
         if kv_capacity_tokens is None:
-            notes.append("no start-up log: the KV cache was taken as unlimited while fitting the serving runs")
+            notes.append(_("no start-up log: the KV cache was taken as unlimited while fitting the serving runs"))
         params = fit_serving(serving, model, hw, params, pol, capacity, max_evals=max_evals)
     comparisons: list[Comparison] = []
     decode_res: list[float] = []
@@ -282,7 +283,7 @@ def calibrate(
             decode_res.append(o.itl_s / itl - 1)
     n = len(comparisons)
     if n == 0:
-        raise ServewiseInputError("none of the imported runs has a rate or latency servewise can calibrate on")
+        raise ServewiseInputError(_("none of the imported runs has a rate or latency servewise can calibrate on"))
     profile = CalibrationProfile(
         engine=engine, hardware_class=hw.hardware_class, label=label[:120],
         memory_efficiency=params.memory_efficiency, decode_overhead_s=params.decode_overhead_s,

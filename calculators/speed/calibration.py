@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.speed.model import Band, SpeedParams
 
 #: Longest encoded profile accepted from a link (bytes of base64 text).
@@ -63,10 +64,11 @@ def decode_profile(text: str) -> CalibrationProfile:
     """Read a profile from `encode_profile` output or from its plain JSON (a profile file)."""
     text = text.strip()
     if not text:
-        raise ServewiseInputError("the calibration profile is empty")
+        raise ServewiseInputError(_("the calibration profile is empty"))
     if len(text) > MAX_ENCODED_CHARS and not text.startswith("{"):
         raise ServewiseInputError(
-            f"the calibration profile is {len(text)} characters; a valid one is under {MAX_ENCODED_CHARS}"
+            _("the calibration profile is {n_text} characters; a valid one is under {max_encoded_chars}").format(
+              n_text=len(text), max_encoded_chars=MAX_ENCODED_CHARS)
         )
     if text.startswith("{"):
         raw = text
@@ -75,17 +77,19 @@ def decode_profile(text: str) -> CalibrationProfile:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
             raise ServewiseInputError(
-                "the calibration profile is not valid base64 text (was the link cut short?)"
+                _("the calibration profile is not valid base64 text (was the link cut short?)")
             ) from exc
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(
-            f"the calibration profile is not valid JSON ({exc.msg} at column {exc.colno})"
+            _("the calibration profile is not valid JSON ({msg} at column {colno})").format(
+              msg=exc.msg, colno=exc.colno)
         ) from exc
     try:
         return CalibrationProfile.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "profile"
-        raise ServewiseInputError(f"the calibration profile's {where}: {first['msg']}") from exc
+        raise ServewiseInputError(_("the calibration profile's {where}: {msg}").format(
+                                    where=where, msg=first['msg'])) from exc

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from calculators.engines import adapter
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.memory.command import MemoryCommandResult
 from calculators.speed.calibrate import CalibrationResult, calibrate
 from calculators.speed.calibration import CalibrationProfile
@@ -42,9 +43,9 @@ def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_byt
     """Speed inputs for one engine's memory plan on a machine (shared by the CLI and the memory page)."""
     engine = adapter(engine_id)
     if engine.speed is None:
-        raise ServewiseInputError(f"{engine.display_name} has no speed model")
+        raise ServewiseInputError(_("{display_name} has no speed model").format(display_name=engine.display_name))
     if machine is None or machine.gpu_id is None:
-        raise ServewiseInputError("speed needs the accelerator: give --gpu with a catalog id")
+        raise ServewiseInputError(_("speed needs the accelerator: give --gpu with a catalog id"))
     gpu = kb.gpus.get(machine.gpu_id)
     hw = accelerator_of_gpu(gpu)
     notes = []
@@ -56,9 +57,9 @@ def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_byt
             "flops_per_s": hw.flops_per_s * n if hw.flops_per_s else None,
             "label": f"{n} x {hw.label}",
         })
-        notes.append(f"{n} devices: bandwidth and flop/s summed, communication between them not modelled")
+        notes.append(_("{n} devices: bandwidth and flop/s summed, communication between them not modelled").format(n=n))
     if not weights_bytes:
-        raise ServewiseInputError("the weight bytes are unknown; give --weights or --weights-bytes")
+        raise ServewiseInputError(_("the weight bytes are unknown; give --weights or --weights-bytes"))
     shape = model_shape(arch, weights_bytes, plan.kv_bytes_per_token * max(1, n))
     concurrency = engine.speed.concurrency(settings, plan, machine)
     return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes))
@@ -82,8 +83,11 @@ def speed_estimate(inputs: SpeedInputs, prompt_tokens: int, calibration: Calibra
     if calibration is not None and (calibration.engine != inputs.engine
                                     or calibration.hardware_class != inputs.hardware.hardware_class):
         raise ServewiseInputError(
-            f"the calibration is for {calibration.engine} on {calibration.hardware_class}, not "
-            f"{inputs.engine} on {inputs.hardware.hardware_class}"
+            _("the calibration is for {engine} on {hardware_class}, not {engine_2} on {hardware_class_2}").format(
+              engine=calibration.engine,
+              hardware_class=calibration.hardware_class,
+              engine_2=inputs.engine,
+              hardware_class_2=inputs.hardware.hardware_class)
         )
     return estimate_speed(inputs.model, inputs.hardware, inputs.engine, concurrency=inputs.concurrency,
                           prompt_tokens=prompt_tokens, calibration=calibration)
@@ -109,6 +113,6 @@ def calibrate_from_texts(inputs: SpeedInputs, bench_texts: list[str], log_text: 
         runs.extend(read_benchmark(text, fmt).runs)
     kv_tokens = kv_tokens_from_log(log_text) if log_text else None
     if log_text and kv_tokens is None:
-        raise ServewiseInputError("the start-up log states no KV capacity in tokens "
-                                  "(vLLM 'GPU KV cache size' or SGLang #tokens)")
+        raise ServewiseInputError(_("the start-up log states no KV capacity in tokens "
+                                  "(vLLM 'GPU KV cache size' or SGLang #tokens)"))
     return calibrate(runs, inputs.model, inputs.hardware, inputs.engine, kv_capacity_tokens=kv_tokens, label=label)

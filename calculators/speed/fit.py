@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calculators.i18n import _
 from calculators.speed.families import speed_family
 from calculators.speed.model import (
     APPLE_FLOPS_NOTE,
@@ -213,7 +214,8 @@ class FitTable:
                     engine_family=family,
                     hardware_class=hardware_class,
                     group=f"{fam} / {cls}",
-                    note=f"No measurements of {family} on {hardware_class}: parameters of {fam} on the same class.",
+                    note=_("No measurements of {family} on {hardware_class}: parameters of {fam} on the "
+                           "same class.").format(family=family, hardware_class=hardware_class, fam=fam),
                 )
         for (fam, cls), fit in sorted(self.groups.items()):
             if fam == family:
@@ -222,9 +224,10 @@ class FitTable:
                     engine_family=family,
                     hardware_class=hardware_class,
                     group=f"{fam} / {cls}",
-                    note=f"No measurements on {hardware_class}: parameters of {family} on {cls}.",
+                    note=_("No measurements on {hardware_class}: parameters of {family} on {cls}.").format(
+                           hardware_class=hardware_class, family=family, cls=cls),
                 )
-        raise LookupError("the speed fit has no groups")
+        raise LookupError(_("the speed fit has no groups"))
 
 
 def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:

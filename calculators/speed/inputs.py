@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.speed.model import APPLE_FLOPS_NOTE, Accelerator, ModelShape, apple_flops_from_bandwidth
 from knowledge.gpus import Gpu
@@ -28,7 +29,8 @@ def accelerator_of_gpu(gpu: Gpu) -> Accelerator:
     """Peak bandwidth and dense BF16 flop/s of a catalog entry (flop/s None when the catalog has no figure)."""
     bandwidth = gpu.memory_bandwidth_gb_per_s
     if not isinstance(bandwidth, int | float):
-        raise ServewiseInputError(f"{gpu.name}: the catalog has no memory bandwidth, so no speed can be estimated")
+        raise ServewiseInputError(_("{name}: the catalog has no memory bandwidth, so no speed can be "
+                                    "estimated").format(name=gpu.name))
     flops = gpu.dense_bf16_tflops
     if not isinstance(flops, int | float) and gpu.vendor == "apple":
         return Accelerator(hardware_class=hardware_class_of(gpu), memory_bandwidth_bytes_per_s=bandwidth * 1e9,
@@ -55,9 +57,10 @@ def model_shape(arch: ModelArchitecture, weights_bytes: float, kv_bytes_per_toke
     total = arch.params_total or arch.params_active
     active = arch.params_active or arch.params_total
     if not total or not active:
-        raise ServewiseInputError(f"{arch.name}: the parameter count is unknown, so no speed can be estimated")
+        raise ServewiseInputError(_("{name}: the parameter count is unknown, so no speed can be estimated").format(
+                                    name=arch.name))
     if weights_bytes <= 0:
-        raise ServewiseInputError("weight bytes must be positive to estimate speed")
+        raise ServewiseInputError(_("weight bytes must be positive to estimate speed"))
     read = weights_bytes * (active / total) if active < total else weights_bytes
     expert_bytes, share = 0.0, 0.0
     moe = arch.moe

@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
-from calculators.i18n import N_
+from calculators.i18n import N_, _
 from calculators.simulator.roofline import experts_touched_share
 
 #: Where a prediction's parameters come from.
@@ -140,9 +140,9 @@ def weights_read_for_tokens(model: ModelShape, tokens: int) -> float:
 
 def _check_batch(batch: int, context_tokens: float) -> None:
     if batch < 1:
-        raise ServewiseInputError("batch must be at least 1 sequence")
+        raise ServewiseInputError(_("batch must be at least 1 sequence"))
     if context_tokens < 0:
-        raise ServewiseInputError("context must be zero or more tokens")
+        raise ServewiseInputError(_("context must be zero or more tokens"))
 
 
 def decode_step_seconds(
@@ -164,7 +164,7 @@ def decode_step_seconds(
 def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, prompt_tokens: int) -> float | None:
     """Seconds to prefill `prompt_tokens` in one pass (None when the hardware's flop/s are unknown)."""
     if prompt_tokens < 1:
-        raise ServewiseInputError("a prompt has at least 1 token")
+        raise ServewiseInputError(_("a prompt has at least 1 token"))
     if hw.flops_per_s is None:
         return None
     n = float(prompt_tokens)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from calculators.i18n import _
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.families import speed_family
@@ -36,7 +37,8 @@ def speed_params(engine: str, hardware_class: str,
             engine_family=family,
             hardware_class=hardware_class,
             group=f"calibration: {calibration.label or calibration.engine}",
-            note=f"fitted on {calibration.n_measurements} measurement(s) of the team's own run",
+            note=_("fitted on {n_measurements} measurement(s) of the team's own run").format(
+                   n_measurements=calibration.n_measurements),
         )
     from calculators.engines import ENGINES
 

@@ -7,6 +7,7 @@ each benchmark has `config.strategy` and `metrics.<name>.successful.{median, mea
 from __future__ import annotations
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.speed.imports.run import ImportedRun, ImportResult, load_json, number, positive_or_none
 
 
@@ -15,10 +16,11 @@ def _stat(metrics: dict, name: str, where: str, stat: str = "median") -> float |
     if block is None:
         return None
     if not isinstance(block, dict):
-        raise ServewiseInputError(f"{where}: metrics.{name} should be an object")
+        raise ServewiseInputError(_("{where}: metrics.{name} should be an object").format(where=where, name=name))
     successful = block.get("successful", block)
     if not isinstance(successful, dict):
-        raise ServewiseInputError(f"{where}: metrics.{name}.successful should be an object")
+        raise ServewiseInputError(_("{where}: metrics.{name}.successful should be an object").format(
+                                    where=where, name=name))
     if stat == "p99":
         percentiles = successful.get("percentiles") or {}
         return (
@@ -33,12 +35,12 @@ def read_guidellm_json(text: str) -> ImportResult:
     """Every benchmark (one per load level) of a GuideLLM report."""
     data = load_json(text.strip(), "GuideLLM report")
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        raise ServewiseInputError("GuideLLM report: expected an object with a 'benchmarks' list")
+        raise ServewiseInputError(_("GuideLLM report: expected an object with a 'benchmarks' list"))
     runs = []
     for index, bench in enumerate(data["benchmarks"]):
         where = f"GuideLLM report: benchmarks[{index}]"
         if not isinstance(bench, dict) or not isinstance(bench.get("metrics"), dict):
-            raise ServewiseInputError(f"{where}: has no 'metrics' object")
+            raise ServewiseInputError(_("{where}: has no 'metrics' object").format(where=where))
         config = bench.get("config") or bench.get("args") or {}
         strategy = config.get("strategy") if isinstance(config, dict) else None
         strategy = strategy if isinstance(strategy, dict) else {}
@@ -67,5 +69,5 @@ def read_guidellm_json(text: str) -> ImportResult:
             line_no=1,
         ))
     if not runs:
-        raise ServewiseInputError("GuideLLM report: the 'benchmarks' list is empty")
+        raise ServewiseInputError(_("GuideLLM report: the 'benchmarks' list is empty"))
     return ImportResult(tool="guidellm", runs=tuple(runs))

@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.speed.imports.guidellm import read_guidellm_json
 from calculators.speed.imports.run import ImportResult
 from calculators.speed.imports.serving import read_serving_console
@@ -58,7 +59,7 @@ def detect_format(text: str) -> str:
 
     stripped = text.strip()
     if not stripped:
-        raise ServewiseInputError("the benchmark text is empty")
+        raise ServewiseInputError(_("the benchmark text is empty"))
     first = _first_object(stripped)
     if first is not None and "benchmarks" in first:
         return "guidellm-json"
@@ -70,8 +71,10 @@ def detect_format(text: str) -> str:
         if reader.sniff(stripped, first):
             return reader.format_id
     if first is not None or stripped[0] in "[{":
-        raise ServewiseInputError(f"JSON that servewise does not recognise; it reads: {SUPPORTED}")
-    raise ServewiseInputError(f"text that servewise does not recognise; it reads: {SUPPORTED}")
+        raise ServewiseInputError(_("JSON that servewise does not recognise; it reads: {supported}").format(
+                                    supported=SUPPORTED))
+    raise ServewiseInputError(_("text that servewise does not recognise; it reads: {supported}").format(
+                                supported=SUPPORTED))
 
 
 def read_benchmark(text: str, fmt: str | None = None) -> ImportResult:
@@ -79,5 +82,6 @@ def read_benchmark(text: str, fmt: str | None = None) -> ImportResult:
     chosen = fmt or detect_format(text)
     found = readers()
     if chosen not in found:
-        raise ServewiseInputError(f"unknown benchmark format {chosen!r}; choose one of {', '.join(found)}")
+        raise ServewiseInputError(_("unknown benchmark format {chosen!r}; choose one of {found}").format(
+                                    chosen=chosen, found=', '.join(found)))
     return found[chosen](text)

@@ -8,6 +8,7 @@ from typing import Literal, overload
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 
 #: The benchmark tools servewise reads.
 Tool = Literal[
@@ -81,15 +82,16 @@ def number(data: dict, key: str, where: str, *, required: bool = False) -> float
     """A finite number from `data[key]`; None if absent; ServewiseInputError naming `where` and the key if bad."""
     if key not in data or data[key] is None:
         if required:
-            raise ServewiseInputError(f"{where}: field {key!r} is missing")
+            raise ServewiseInputError(_("{where}: field {key!r} is missing").format(where=where, key=key))
         return None
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         if isinstance(value, str) and value.strip().lower() in ("inf", "infinity"):
             return float("inf")
-        raise ServewiseInputError(f"{where}: field {key!r} should be a number, got {value!r}")
+        raise ServewiseInputError(_("{where}: field {key!r} should be a number, got {value!r}").format(
+                                    where=where, key=key, value=value))
     if value != value:  # NaN
-        raise ServewiseInputError(f"{where}: field {key!r} is not a number (NaN)")
+        raise ServewiseInputError(_("{where}: field {key!r} is not a number (NaN)").format(where=where, key=key))
     return float(value)
 
 
@@ -99,7 +101,8 @@ def load_json(text: str, what: str) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(
-            f"{what}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            _("{what}: not valid JSON at line {lineno}, column {colno}: {msg}").format(
+              what=what, lineno=exc.lineno, colno=exc.colno, msg=exc.msg)
         ) from exc
 
 

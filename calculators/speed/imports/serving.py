@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import _
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number, positive_or_none
 
 
@@ -41,14 +42,17 @@ def engine_for_backend(backend: str) -> str | None:
 def run_from_row(row: object, tool: str, where: str, line_no: int, engine: str | None = None) -> ImportedRun:
     """One saved result object (vLLM JSON or an SGLang JSONL line) as an ImportedRun."""
     if not isinstance(row, dict):
-        raise ServewiseInputError(f"{where}: expected a JSON object, got {type(row).__name__}")
+        raise ServewiseInputError(_("{where}: expected a JSON object, got {name}").format(
+                                    where=where, name=type(row).__name__))
     if "median_ttft_ms" not in row and "median_itl_ms" not in row and "median_tpot_ms" not in row:
         raise ServewiseInputError(
-            f"{where}: no median_ttft_ms / median_itl_ms / median_tpot_ms field: not a serving benchmark result"
+            _("{where}: no median_ttft_ms / median_itl_ms / median_tpot_ms field: not a serving benchmark "
+              "result").format(where=where)
         )
     completed = number(row, "completed", where)
     if completed is not None and completed <= 0:
-        raise ServewiseInputError(f"{where}: 'completed' is {completed:g}: the run finished no request")
+        raise ServewiseInputError(_("{where}: 'completed' is {completed:g}: the run finished no request").format(
+                                    where=where, completed=completed))
     kind, load = _load(row, where, line_no)
     inputs, outputs = number(row, "total_input_tokens", where), number(row, "total_output_tokens", where)
     named = engine_for_backend(str(row.get("backend") or ""))
@@ -77,7 +81,7 @@ def read_json_rows(text: str, tool: str, what: str, engine: str | None = None) -
     """
     stripped = text.strip()
     if not stripped:
-        raise ServewiseInputError(f"{what}: the text is empty")
+        raise ServewiseInputError(_("{what}: the text is empty").format(what=what))
     if stripped.startswith("[") or (stripped.startswith("{") and "\n{" not in stripped):
         data = load_json(stripped, what)
         rows = data if isinstance(data, list) else [data]
@@ -178,13 +182,15 @@ def read_serving_console(text: str) -> ImportResult:
                         block[key] = float(value)
                     except ValueError:
                         skipped.append(
-                            SkippedLine(line_no=line_no, text=raw, reason=f"{key}: {value!r} is not a number")
+                            SkippedLine(line_no=line_no, text=raw, reason=_("{key}: {value!r} is not a "
+                                "number").format(key=key, value=value))
                         )
                 break
         else:
             if line:
-                skipped.append(SkippedLine(line_no=line_no, text=raw, reason="not a result line servewise reads"))
+                skipped.append(SkippedLine(line_no=line_no, text=raw, reason=_("not a result line servewise reads")))
     close(len(text.splitlines()))
     if not runs:
-        raise ServewiseInputError("no 'Serving Benchmark Result' block with a Median TTFT / ITL / TPOT line was found")
+        raise ServewiseInputError(
+            _("no 'Serving Benchmark Result' block with a Median TTFT / ITL / TPOT line was found"))
     return ImportResult(tool=tool, runs=tuple(runs), skipped=tuple(skipped))
