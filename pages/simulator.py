@@ -4,7 +4,7 @@ import streamlit as st
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.simulator.checked import checked
 from calculators.simulator.engines import SIMULATED_ENGINES
 from calculators.simulator.loops import open_loop_twin
@@ -39,6 +39,7 @@ from ui.state_cache import per_input_state, state_key
 from ui.tables import pin_first_column
 
 #: The example machine: a 24 GB card an 8B BF16 model fits on.
+ARRIVAL_LABELS = {"poisson": N_("poisson"), "closed": N_("closed")}
 DEFAULT_GPU_ID = "rtx-4090-24gb"
 # The page opens on a catalog model, its figures from the memory model; typed figures are one choice away.
 DEFAULT_MODEL_ID = "llama-3.1-8b"
@@ -196,6 +197,7 @@ with machine_col:
 with workload_col:
     st.subheader(_("Workload"))
     arrival = url_widgets.segmented(_("Arrivals"), ["poisson", "closed"], key="sim_arrival", default="poisson",
+                                    labels=lambda kind: _(ARRIVAL_LABELS[kind]),
                                     help=_("poisson: open loop, independent users at a mean rate. closed: N clients "
                                     "that wait for each answer (a slow server slows them down too)."))
     n_requests = url_widgets.number(_("Requests"), key="sim_n", min_value=0, max_value=MAX_PAGE_REQUESTS, value=1000,
@@ -261,11 +263,12 @@ with knobs_col:
                 if knob.default_for_gpu is not None and gpu is not None:
                     default = knob.default_for_gpu(gpu.memory_bytes)
                 if isinstance(default, bool):
-                    shown = url_widgets.toggle(knob.label, key=knob.key, value=default != knob.invert, help=knob.help)
+                    shown = url_widgets.toggle(_(knob.label), key=knob.key, value=default != knob.invert,
+                                               help=_(knob.help) if knob.help else None)
                     values[knob.field] = shown != knob.invert
                 else:
-                    values[knob.field] = url_widgets.number(knob.label, key=knob.key, min_value=knob.min_value,
-                                                            value=default, help=knob.help)
+                    values[knob.field] = url_widgets.number(_(knob.label), key=knob.key, min_value=knob.min_value,
+                                                            value=default, help=_(knob.help) if knob.help else None)
         policies.append((engine.scheduler_policy, values))
     if "static" in engines:
         with st.expander(_("Static batching baseline"), expanded=True):

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.support.browser import open_page, wait_for_app
+from tests.support.browser import open_page, page_urls, registered_page_count, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -76,3 +76,39 @@ def test_the_browser_language_is_the_default(browser, app_url):
         assert _params(tab.url).get("lang") == ["en"]
     finally:
         context.close()
+
+
+def _spanish_titles() -> dict[str, str]:
+    """Each page's title (its st.title) in Spanish, keyed by the English title."""
+    import re
+
+    from calculators.i18n import _, language
+    from tests.support.page_discovery import app_pages
+
+    titles = {}
+    for path in app_pages():
+        found = re.search(r"""st\.title\(_\(["'](.+?)["']\)\)""", path.read_text())
+        if found:
+            with language("es"):
+                titles[found.group(1)] = _(found.group(1))
+    return titles
+
+
+def test_every_page_opens_in_spanish_from_a_link(app_url, page, screenshot_dir):
+    """Every page of the navigation, opened from a `lang=es` link, draws without error under its Spanish title."""
+    titles = _spanish_titles()
+    assert len(titles) >= 10, titles
+    spanish = set(titles.values())
+    urls = page_urls(page, f"{app_url}/?lang=es")
+    assert len(urls) == registered_page_count()
+    seen = set()
+    for url in urls:
+        open_page(page, url + ("&" if "?" in url else "?") + "lang=es")
+        assert page.locator('[data-testid="stException"]').count() == 0, url
+        heading = page.locator("h1").first.inner_text().strip()
+        if heading != "servewise":  # Home's title is the product name
+            assert heading in spanish, f"{url}: title {heading!r} is not a Spanish page title"
+            seen.add(heading)
+        name = urlparse(url).path.strip("/") or "home"
+        page.screenshot(path=str(screenshot_dir / f"{name}-es.png"), full_page=False)
+    assert seen == spanish - {"servewise"}, spanish - seen
