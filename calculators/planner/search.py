@@ -160,9 +160,47 @@ def instance_step_cost(
         flops_per_s=machine.dense_bf16_flops_per_s * parallel,
     )
     if engine.speed is None:  # an engine without a speed model: the roofline's stated default efficiencies
-        return step_cost_model(shape, accelerator, unfitted_params())
-    params, _basis = instance_speed_params(machine, engine)
-    return step_cost_model(shape, accelerator, params)
+        cost = step_cost_model(shape, accelerator, unfitted_params())
+    else:
+        params, _basis = instance_speed_params(machine, engine)
+        cost = step_cost_model(shape, accelerator, params)
+    link = link_bytes_per_s_per_direction(machine.gpu_id) if parallel > 1 else None
+    if link is None:
+        return cost
+    return cost.model_copy(update={"allreduce_s_per_token": allreduce_seconds_per_token(arch, parallel, link)})
+
+
+#: Bytes of one activation element all-reduced between tensor-parallel ranks (BF16).
+ACTIVATION_BYTES = 2
+
+
+def link_bytes_per_s_per_direction(gpu_id: str | None) -> float | None:
+    """The fastest peer link the catalog gives a bandwidth for, per direction (bytes/s); None when none has one.
+
+    A figure stated as bidirectional, or with its basis unknown, is halved (the slower reading).
+    """
+    if gpu_id is None:
+        return None
+    from knowledge.loader import load_knowledge
+
+    try:
+        gpu = load_knowledge().gpus.get(gpu_id)
+    except KeyError:  # a GPU outside the catalog has no link figure
+        return None
+    rates = [
+        link.bandwidth_gb_per_s * 1e9 / (1 if link.bandwidth_basis == "per-direction" else 2)
+        for link in gpu.interconnects
+        if isinstance(link.bandwidth_gb_per_s, int | float)
+    ]
+    return max(rates) if rates else None
+
+
+def allreduce_seconds_per_token(arch, tp: int, link_bytes_per_s: float) -> float:
+    """Seconds of tensor-parallel all-reduce traffic per token of a step: two all-reduces per layer (attention and
+    MLP outputs) of hidden x ACTIVATION_BYTES, a ring moving 2 (tp - 1) / tp of each over one link direction.
+    The per-message latency is not included (no sourced figure): an optimistic estimate."""
+    per_token_bytes = 2 * max(1, arch.n_layers) * arch.hidden_size * ACTIVATION_BYTES
+    return per_token_bytes * 2.0 * (tp - 1) / tp / link_bytes_per_s
 
 
 def _speed_basis_notes(engine: EngineAdapter, spec: PlannerSpec, kb) -> list[str]:
@@ -225,8 +263,9 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
           "host."),
         _("Step times come from the speed model: a roofline of the GPU's bandwidth and dense BF16 throughput with "
           "each engine's efficiencies and step overhead fitted to public measurements for its hardware class "
-          "(knowledge/speed_measurements.yaml; accuracy per class in the README); tensor-parallel communication "
-          "is not modelled, so TP instances are estimated optimistic."),
+          "(knowledge/speed_measurements.yaml; accuracy per class in the README). Tensor-parallel instances add "
+          "their all-reduce traffic over the fastest peer link the catalog gives a bandwidth for (none: not "
+          "modelled); per-message latency is not, so TP instances are still estimated optimistic."),
     ]
     if spec.load.users is not None:
         notes.append(_("{users:,} users pausing {think_time_s:g} s between requests are planned as "

@@ -15,6 +15,7 @@ every scheduled sequence. Two lower bounds apply:
 One fused forward pass overlaps weight streaming with the matrix multiplications, so the step takes
 the larger of the two (the roofline), plus a fixed per-step overhead and a host overhead per scheduled
 sequence (scheduler, sampler, detokenizer: 0 unless a speed calibration fitted it, calculators/speed).
+Tensor parallelism adds its all-reduce traffic per token, after the roofline (layers wait for it).
 A request's handling outside the steps (HTTP, tokenisation: `request_overhead_s`) is added to its first-
 token and finish times. Decode attention FLOPs are left out (a decode step reads each cached token's KV,
 which takes far longer than its attention arithmetic).
@@ -36,7 +37,7 @@ DEFAULT_COMPUTE_EFFICIENCY = 0.5
 
 
 #: `StepCostModel.rates`: the per-step, per-token and per-pair seconds the hot path multiplies.
-Rates = tuple[float, float, float, float, float, float, float, float]
+Rates = tuple[float, float, float, float, float, float, float, float, float]
 
 
 class StepCostModel(BaseModel):
@@ -59,6 +60,9 @@ class StepCostModel(BaseModel):
     request_overhead_s: float = Field(
         default=0.0, ge=0, description="seconds of request handling outside the steps, added to TTFT and finish"
     )
+    allreduce_s_per_token: float = Field(
+        default=0.0, ge=0, description="tensor parallel: all-reduce seconds per token of a step (not overlapped)"
+    )
     active_params: float = Field(gt=0, description="parameters used per token (MoE: active, not total)")
     kv_bytes_per_token: float = Field(ge=0)
     memory_efficiency: float = Field(default=DEFAULT_MEMORY_EFFICIENCY, gt=0, le=1)
@@ -71,7 +75,7 @@ class StepCostModel(BaseModel):
     @property
     def rates(self) -> Rates:
         """(weights read s per step, KV read s per token, compute s per token, overhead s per step, s per sequence,
-        all routed experts' read s, expert share per token, attention s per prefill pair)."""
+        all routed experts' read s, expert share per token, attention s per prefill pair, all-reduce s per token)."""
         bandwidth = self.memory_bandwidth_bytes_per_s * self.memory_efficiency
         flops = self.flops_per_s * self.compute_efficiency
         return (
@@ -83,6 +87,7 @@ class StepCostModel(BaseModel):
             self.expert_weights_bytes / bandwidth,
             self.expert_share_per_token,
             self.attention_flops_per_pair / flops,
+            self.allreduce_s_per_token,
         )
 
     def step_seconds(self, tokens: int, kv_read_tokens: float, n_seqs: int = 0, prefill_pairs: float = 0.0) -> float:
@@ -106,19 +111,19 @@ def step_seconds(
     rates: Rates, tokens: int, kv_read_tokens: float, n_seqs: int = 0, prefill_pairs: float = 0.0
 ) -> float:
     """Roofline step time in seconds from `StepCostModel.rates` (plain function: the simulator's hot path)."""
-    weights_s, kv_s, flop_s, overhead_s, per_seq_s, expert_s, share, pair_s = rates
+    weights_s, kv_s, flop_s, overhead_s, per_seq_s, expert_s, share, pair_s, comm_s = rates
     memory_s = weights_s + kv_s * kv_read_tokens
     if expert_s:
         memory_s += expert_s * experts_touched_share(share, tokens)
     compute_s = flop_s * tokens + pair_s * prefill_pairs
-    return (memory_s if memory_s > compute_s else compute_s) + overhead_s + per_seq_s * n_seqs
+    return (memory_s if memory_s > compute_s else compute_s) + overhead_s + per_seq_s * n_seqs + comm_s * tokens
 
 
 def decode_span_seconds(rates: Rates, steps: int, n_seqs: int, kv_read_tokens_first: float) -> float:
     """Closed form of the sum over j < steps of step_seconds(n_seqs, kv_read_tokens_first + n_seqs x j)."""
     if steps <= 0:
         return 0.0
-    weights_s, kv_s, flop_s, overhead_s, per_seq_s, expert_s, share, _pair_s = rates
+    weights_s, kv_s, flop_s, overhead_s, per_seq_s, expert_s, share, _pair_s, comm_s = rates
     m0 = weights_s + kv_s * kv_read_tokens_first + expert_s * experts_touched_share(share, n_seqs)
     slope = kv_s * n_seqs
     compute_s = flop_s * n_seqs
@@ -135,4 +140,4 @@ def decode_span_seconds(rates: Rates, steps: int, n_seqs: int, kv_read_tokens_fi
             j_switch -= 1
     memory_steps = steps - j_switch
     memory_sum = memory_steps * m0 + slope * (j_switch + steps - 1) * memory_steps / 2.0
-    return j_switch * compute_s + memory_sum + steps * (overhead_s + per_seq_s * n_seqs)
+    return j_switch * compute_s + memory_sum + steps * (overhead_s + (per_seq_s + comm_s) * n_seqs)

@@ -216,3 +216,29 @@ def test_step_times_move_the_way_physics_says():
 
     by_prompt = [prefill_seconds(shape, HW, PARAMS, n) for n in (128, 1024, 8192, 32768)]
     assert by_prompt == sorted(by_prompt) and len(set(by_prompt)) == 4
+
+
+def test_tensor_parallel_instances_pay_their_all_reduce_traffic_over_the_catalog_link():
+    from calculators.planner.search import allreduce_seconds_per_token, link_bytes_per_s_per_direction
+
+    arch = architecture_from_catalog("llama-3.1-8b", KB)
+    weights = model_weights(KB.formats, arch, "bf16").bytes
+    gpu = catalog_gpu(KB, "h100-sxm-80gb")
+    link = link_bytes_per_s_per_direction(gpu.id)
+    assert link == pytest.approx(450e9)  # 900 GB/s NVLink stated bidirectional: 450 each way
+    one = instance_step_cost(machine_for_gpu(gpu, 1, working_set=KB.gpus.apple_working_set), adapter("vllm"), 1,
+                             weights, arch)
+    two = instance_step_cost(machine_for_gpu(gpu, 2, working_set=KB.gpus.apple_working_set), adapter("vllm"), 2,
+                             weights, arch)
+    assert isinstance(one, StepCostModel) and isinstance(two, StepCostModel)
+    assert one.allreduce_s_per_token == 0.0
+    # 2 all-reduces x 32 layers x 4096 x 2 bytes, a ring of 2 moving 2 x 1/2 of it, at 450 GB/s
+    assert two.allreduce_s_per_token == pytest.approx(2 * 32 * 4096 * 2 * 1.0 / 450e9)
+    assert allreduce_seconds_per_token(arch, 4, link) > two.allreduce_s_per_token
+    ideal = two.model_copy(update={"allreduce_s_per_token": 0.0})
+    for tokens in (1, 64, 2048):
+        assert two.step_seconds(tokens, 0.0) == pytest.approx(
+            ideal.step_seconds(tokens, 0.0) + tokens * two.allreduce_s_per_token)
+    assert two.decode_span_seconds(10, 8, 1000.0) == pytest.approx(
+        ideal.decode_span_seconds(10, 8, 1000.0) + 10 * 8 * two.allreduce_s_per_token)
+    assert link_bytes_per_s_per_direction("l4-24gb") is None  # PCIe without a figure: not modelled
