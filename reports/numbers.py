@@ -6,7 +6,7 @@ the current run (`calculators.i18n.current_language()`). Units stay as written (
 
 from __future__ import annotations
 
-from babel.numbers import format_decimal, format_percent
+from babel.numbers import format_currency, format_decimal, format_percent
 
 from calculators.i18n import current_language
 
@@ -32,3 +32,13 @@ def percent(fraction: float, decimals: int = 0) -> str:
 def quantity(value: float, unit: str, decimals: int = 1) -> str:
     """`value` followed by its unit ("12.5 GiB" / "12,5 GiB")."""
     return f"{number(value, decimals)} {unit}"
+
+
+def dollars(value: float) -> str:
+    """`value` US dollars with cents, written as the current language writes money ("$1,234.50" / "1234,50 US$")."""
+    return format_currency(value, "USD", locale=current_language())
+
+
+def significant(value: float, digits: int = 3) -> str:
+    """`value` rounded to `digits` significant digits ("7.72", "1,280" / "7,72"), in the current language."""
+    return compact(float(f"{value:.{digits}g}"), 6)

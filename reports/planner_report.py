@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from calculators.i18n import _
 from calculators.planner.search import Candidate, PlannerResult
+from reports.numbers import dollars, significant
 
 
 def _name(names: Mapping[str, str], slug: str) -> str:
@@ -19,7 +20,7 @@ def _name(names: Mapping[str, str], slug: str) -> str:
 
 
 def _money(value: float | None) -> str:
-    return "—" if value is None else f"${value:,.2f}"
+    return "—" if value is None else dollars(value)
 
 
 def _configuration(c: Candidate, engines: Mapping[str, str], gpus: Mapping[str, str]) -> str:
@@ -80,7 +81,7 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
     for engine, c in result.best_by_engine.items():
         assert c.cost is not None
         lines.append(f"| {_name(engines, engine)} | {_configuration(c, engines, gpus)} | "
-                     f"{c.max_rate_per_instance:.3g}/s | {_money(c.cost.usd_per_hour)} | "
+                     f"{significant(c.max_rate_per_instance)}/s | {_money(c.cost.usd_per_hour)} | "
                      f"{_money(c.cost.usd_per_month)} | {_money(c.cost.usd_per_million_output_tokens)} |")
     if not result.best_by_engine:
         lines.append("| — | " + _("no configuration meets the target; see the rejections below") + " | | | | |")
