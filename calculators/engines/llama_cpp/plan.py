@@ -206,19 +206,19 @@ def _pad(value: int, multiple: int) -> int:
 def _refusal(arch: ModelArchitecture, s: LlamaCppSettings) -> str | None:
     """The error llama_init_from_model logs before returning NULL (src/llama-context.cpp:3835-3870)."""
     if arch.layers_of(LayerKind.MLA) and s.cache_type_k != s.cache_type_v:
-        return f"model does not support different K ({s.cache_type_k}) and V ({s.cache_type_v}) cache types"
+        return _("model does not support different K ({type_k}) and V ({type_v}) cache types").format(
+            type_k=s.cache_type_k, type_v=s.cache_type_v)
     if _is_quantized(s.cache_type_v) and s.flash_attn is FlashAttn.OFF:
-        return "quantized V cache requires flash_attn to be enabled"
+        return _("quantized V cache requires flash_attn to be enabled")
     if s.flash_attn is not FlashAttn.OFF:
         for index, (type_name, label) in enumerate(((s.cache_type_k, "k"), (s.cache_type_v, "v"))):
             block = ggml_block(_cache_type(type_name)).block_values
             for layer in dict.fromkeys(arch.layers):
                 head = _head_sizes(layer)[index]
                 if head % block:
-                    return (
-                        f"{label.upper()} cache type {type_name} with block size {block} does not divide "
-                        f"n_embd_head_{label}={head}"
-                    )
+                    return _("{kv} cache type {type_name} with block size {block} does not divide "
+                             "n_embd_head_{label}={head}").format(
+                                 kv=label.upper(), type_name=type_name, block=block, label=label, head=head)
     return None
 
 
@@ -763,12 +763,12 @@ def _fit_notes(devices: list[DeviceShare], machine: Machine, s: LlamaCppSettings
         return []
     adjustable = [name for name, unset in (("-c", s.ctx_size == 0), ("-ngl", s.n_gpu_layers == -1)) if unset]
     if adjustable:
-        message = (
-            f"{', '.join(over)} would keep under 1 GiB free; --fit would lower {' and '.join(adjustable)} "
-            f"(context not below {FIT_MIN_CTX_TOKENS} per stream) before loading"
-        )
+        message = _("{devices} would keep under 1 GiB free; --fit would lower {knobs} (context not below "
+                    "{min_ctx} per stream) before loading").format(
+                        devices=", ".join(over), knobs=" / ".join(adjustable), min_ctx=FIT_MIN_CTX_TOKENS)
     else:
-        message = f"{', '.join(over)} would keep under 1 GiB free and -c/-ngl are set, so --fit cannot help"
+        message = _("{devices} would keep under 1 GiB free and -c/-ngl are set, so --fit cannot help").format(
+            devices=", ".join(over))
     return [PlanNote(code="llamacpp_fit_would_reduce", message=message)]
 
 

@@ -87,10 +87,10 @@ def resolve_max_model_len(settings: VllmSettings, arch: ModelArchitecture) -> tu
     if requested_len <= 0:
         raise ServewiseInputError(_("max_model_len must be positive, or 'auto' / -1"))
     if model_max_len is not None and requested_len > model_max_len:
-        return requested_len, False, (
-            f"User-specified max_model_len ({requested_len}) is greater than the derived max_model_len "
-            f"({model_max_len}); vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set."
-        )
+        return requested_len, False, _(
+            "User-specified max_model_len ({requested}) is greater than the derived max_model_len ({derived}); "
+            "vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set.").format(
+                requested=requested_len, derived=model_max_len)
     return requested_len, False, None
 
 
