@@ -25,6 +25,7 @@ ADAPTER = EngineAdapter(
     without_speculation=plan.without_speculation,
     settings_type=LlamaCppSettings,
     plan=plan_llamacpp,
+    draft_plan=workload.plan_with_draft,
     kv_settings=workload.KV_SETTINGS,
     workload_keys=workload.WORKLOAD_KEYS,
     workload_settings=workload.workload_settings,

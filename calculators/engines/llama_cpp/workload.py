@@ -9,7 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from calculators.engines.base import CapacitySearch
-from calculators.engines.llama_cpp.plan import FIT_MARGIN_BYTES, LlamaCppPlan, LlamaCppSettings
+from calculators.engines.llama_cpp.plan import (
+    FIT_MARGIN_BYTES,
+    LlamaCppDraft,
+    LlamaCppPlan,
+    LlamaCppSettings,
+    draft_from_path,
+    plan_llamacpp,
+)
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
@@ -79,3 +86,13 @@ def capacity_search(kept: dict[str, Any], arch: ModelArchitecture, machine: Mach
     if fit_on and kept.get("n_gpu_layers", fields["n_gpu_layers"].default) == -1:
         margin = FIT_MARGIN_BYTES
     return CapacitySearch({**kept, "fit": False}, margin)
+
+
+def plan_with_draft(arch, settings, machine: Machine, weights_bytes: int | None, workload, draft) -> LlamaCppPlan:
+    """llama-server's plan with the -md draft model given as a model (catalog or config.json), used when the -md
+    GGUF itself cannot be read here: its own context (the target's n_ctx, -ctkd/-ctvd, -ngld) and weights join the
+    plan. Without -md the given draft is not loaded and the plan is the ordinary one."""
+    readable = settings.spec_draft_model is not None and draft_from_path(settings.spec_draft_model)
+    given = None if readable else LlamaCppDraft(arch=draft.arch, weights_bytes=draft.weights_bytes,
+                                                source=f"{draft.name} (weights estimated at the target's precision)")
+    return plan_llamacpp(arch, settings, machine, weights_bytes, draft=given)

@@ -224,3 +224,18 @@ def test_vllm_draft_model_given_as_a_model_joins_the_pool_through_the_comparison
     # the draft model's 16 attention layers join the target's pool, its weights the target's
     assert plan.weights_bytes == (16 << 30) + (2 << 30)
     assert sum(g.draft_layers for g in plan.kv_cache_groups) == 16
+
+
+def test_llamacpp_md_draft_given_as_a_model_when_its_gguf_cannot_be_read():
+    """llama-server -md names a GGUF this machine does not have: the draft given as a catalog model plans the
+    draft context (the target's n_ctx 8192 x 16 layers x 8 KV heads x 64 x K+V x f16 = 256 MiB) and its weights."""
+    from calculators.engines.base import DraftModel
+    from calculators.memory.compare import Workload, run_plan
+
+    settings = LlamaCppSettings(ctx_size=8192, parallel=1, spec_draft_model="Llama-3.2-1B-Q8_0.gguf")
+    plan = run_plan("llama-cpp", LLAMA_8B, H100, 16 << 30, settings, Workload(context_tokens=8192),
+                    DraftModel(arch=LLAMA_1B, weights_bytes=2 << 30, name="llama-3.2-1b"))
+    assert plan.draft is not None and plan.draft.kv_cache_bytes == 8192 * 16 * 8 * 64 * 2 * 2
+    labels = {c.label: c.bytes for c in plan.components}
+    assert labels["draft context's KV on gpu0 (-md)"] == 256 * MIB
+    assert labels["draft model weights of 16 blocks on gpu0 (-md)"] == 2 << 30
