@@ -90,6 +90,11 @@ class Gpu(Sourced):
     memory_bandwidth_gb_per_s: float | Unknown = Field(description="decimal GB/s (10^9 bytes/s)")
     dense_bf16_tflops: float | Unknown | NotSupported = Field(description="dense BF16 tensor TFLOPS, no sparsity")
     dense_fp8_tflops: float | Unknown | NotSupported = Field(description="dense FP8 tensor TFLOPS, no sparsity")
+    gpu_alu_fp16_tflops: float | Unknown = Field(
+        default="unknown",
+        description="FP16 TFLOPS of the shader ALUs, for GPUs without tensor units (Apple before M5): their compute rate",
+    )
+    gpu_alu_source: str = Field(default="", description="where gpu_alu_fp16_tflops was read (the Apple chip entry)")
     interconnects: tuple[Interconnect, ...] = ()
     tdp_watts: float | Unknown | None = Field(default=None, description="board power; None = not recorded")
     unified_memory: bool = False
@@ -98,7 +103,7 @@ class Gpu(Sourced):
     also_read: tuple[str, ...] = Field(default=(), description="further pages the figures were checked against")
     note: str = ""
 
-    @field_validator("memory_bandwidth_gb_per_s", "dense_bf16_tflops", "dense_fp8_tflops")
+    @field_validator("memory_bandwidth_gb_per_s", "dense_bf16_tflops", "dense_fp8_tflops", "gpu_alu_fp16_tflops")
     @classmethod
     def _positive_number(cls, value: float | str) -> float | str:
         if isinstance(value, (int, float)) and value <= 0:
@@ -123,6 +128,28 @@ class Gpu(Sourced):
         return not isinstance(self.memory_reported, str)
 
 
+class AppleGpuThroughput(Sourced):
+    """Peak arithmetic rate of an Apple GPU's shader ALUs for one core count (fused multiply-add = 2 flops).
+
+    Apple GPUs before M5 have no matrix units: FP16 (and the BF16 that MLX and llama.cpp's Metal kernels
+    compute in half or float) runs on the same FP32 ALUs at the same rate, so this is the compute ceiling of
+    prefill on these chips. A figure computed from cited factors is `derived` and shows its `arithmetic`.
+    """
+
+    gpu_cores: int = Field(gt=0, description="GPU cores of the configuration the figure is for (the full chip)")
+    fp32_tflops: float = Field(gt=0, description="dense FP32 TFLOPS of the shader ALUs")
+    fp16_tflops: float = Field(gt=0, description="dense FP16 TFLOPS of the same ALUs")
+    derived: bool = Field(default=False, description="True when servewise multiplied cited factors")
+    arithmetic: str = Field(default="", description="the product, e.g. '76 cores x 128 ALUs x 2 x 1.398 GHz'")
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _derived_shows_its_arithmetic(self) -> AppleGpuThroughput:
+        if self.derived and not self.arithmetic:
+            raise ValueError("a derived GPU throughput must show its arithmetic")
+        return self
+
+
 class AppleChip(Sourced):
     """An Apple silicon chip variant: its unified-memory options share one bandwidth figure."""
 
@@ -132,12 +159,16 @@ class AppleChip(Sourced):
     memory_options_gb: tuple[int, ...] = Field(min_length=1, description="unified memory sizes sold, marketed GB")
     memory_type: str = "LPDDR"
     memory_bandwidth_gb_per_s: float | Unknown
+    gpu_throughput: AppleGpuThroughput | Unknown = Field(
+        default="unknown", description="shader-ALU TFLOPS of the full GPU, sourced; 'unknown' when none is"
+    )
     source_quality: SourceQuality
     also_read: tuple[str, ...] = ()
     note: str = ""
 
     def configurations(self) -> tuple[Gpu, ...]:
-        """One catalog entry per memory option, e.g. 'm4-max-40c-128gb'. No published tensor TFLOPS."""
+        """One catalog entry per memory option, e.g. 'm4-max-40c-128gb'. No tensor TFLOPS; the ALU rate when sourced."""
+        alu = self.gpu_throughput
         return tuple(
             Gpu(
                 id=f"{self.id}-{size_gb}gb",
@@ -148,6 +179,8 @@ class AppleChip(Sourced):
                 memory_bandwidth_gb_per_s=self.memory_bandwidth_gb_per_s,
                 dense_bf16_tflops="unknown",
                 dense_fp8_tflops="unknown",
+                gpu_alu_fp16_tflops=alu if isinstance(alu, str) else alu.fp16_tflops,
+                gpu_alu_source="" if isinstance(alu, str) else alu.source,
                 unified_memory=True,
                 source=self.source,
                 verified=self.verified,
@@ -230,6 +263,7 @@ class GpuCatalog(Frozen):
 __all__ = [
     "NOT_SUPPORTED",
     "AppleChip",
+    "AppleGpuThroughput",
     "AppleWorkingSet",
     "Gpu",
     "GpuCatalog",

@@ -30,6 +30,9 @@ def machine_for_gpu(
 ) -> Machine:
     """Machine for `n_devices` of a catalog entry: memory in bytes, bandwidth in bytes/s, dense BF16 flop/s.
 
+    A GPU without a tensor BF16 figure but with a sourced shader-ALU FP16 rate (Apple M1/M2: FP16 and BF16
+    run on the FP32 ALUs) gets that rate as its flop/s: the compute figure prefill and the planner use.
+
     Discrete GPUs use the reported capacity when the catalog has it, else marketed GB read as GiB.
     Apple silicon is one device whose engine-visible memory is the default GPU working set (needs
     `working_set`); the whole unified memory becomes `host_ram_bytes`. Other unified-memory systems
@@ -40,6 +43,8 @@ def machine_for_gpu(
         raise ServewiseInputError(_("the number of devices must be at least 1"))
     bandwidth = gpu.memory_bandwidth_gb_per_s
     bf16 = gpu.dense_bf16_tflops
+    if not isinstance(bf16, (int, float)) and isinstance(gpu.gpu_alu_fp16_tflops, (int, float)):
+        bf16 = gpu.gpu_alu_fp16_tflops
     common = {
         "memory_bandwidth_bytes_per_s": bandwidth * 1e9 if isinstance(bandwidth, (int, float)) else None,
         "dense_bf16_flops_per_s": bf16 * 1e12 if isinstance(bf16, (int, float)) else None,

@@ -26,12 +26,18 @@ def hardware_class_of_machine(machine, gpu: Gpu | None = None) -> str:
 
 
 def accelerator_of_gpu(gpu: Gpu) -> Accelerator:
-    """Peak bandwidth and dense BF16 flop/s of a catalog entry (flop/s None when the catalog has no figure)."""
+    """Peak bandwidth and dense BF16 flop/s of a catalog entry (flop/s None when the catalog has no figure).
+
+    Without a tensor figure the catalog's shader-ALU FP16 rate is used (Apple M1/M2); an Apple chip with
+    neither gets the bandwidth-scaled estimate, said so in `flops_note`.
+    """
     bandwidth = gpu.memory_bandwidth_gb_per_s
     if not isinstance(bandwidth, int | float):
         raise ServewiseInputError(_("{name}: the catalog has no memory bandwidth, so no speed can be "
                                     "estimated").format(name=gpu.name))
     flops = gpu.dense_bf16_tflops
+    if not isinstance(flops, int | float):
+        flops = gpu.gpu_alu_fp16_tflops  # Apple M1/M2: the sourced shader-ALU rate (no tensor units)
     if not isinstance(flops, int | float) and gpu.vendor == "apple":
         return Accelerator(hardware_class=hardware_class_of(gpu), memory_bandwidth_bytes_per_s=bandwidth * 1e9,
                            flops_per_s=apple_flops_from_bandwidth(bandwidth * 1e9), label=gpu.name,

@@ -155,7 +155,7 @@ def test_machine_for_apple_silicon_uses_the_default_gpu_share():
     assert machine.device_memory_bytes == 49152 * MIB
     assert machine.host_ram_bytes == 64 * GIB
     assert machine.unified_memory
-    assert machine.dense_bf16_flops_per_s is None
+    assert machine.dense_bf16_flops_per_s == 10.617e12  # the sourced shader-ALU FP16 rate (metal-benchmarks README)
 
 
 def test_apple_share_uses_the_nearest_observed_machine():
@@ -216,3 +216,29 @@ def test_catalog_and_calculators_import_without_streamlit():
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=KNOWLEDGE_DIR.parent, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_apple_gpu_throughput_is_sourced_for_m1_and_m2_and_unknown_where_nothing_was_found():
+    chips = {chip.id: chip for chip in CATALOG.apple_chips}
+    for cid in ("m1", "m1-pro", "m1-max", "m1-ultra", "m2", "m2-pro", "m2-max", "m2-ultra"):
+        alu = chips[cid].gpu_throughput
+        assert not isinstance(alu, str), cid
+        assert alu.fp16_tflops == alu.fp32_tflops  # no matrix units: FP16 at the FP32 rate
+        # 128 ALUs x 2 flops per core per clock at 1.278-1.398 GHz (metal-benchmarks README)
+        assert 0.32 < alu.fp32_tflops / alu.gpu_cores < 0.36, cid
+        assert all(cfg.gpu_alu_fp16_tflops == alu.fp16_tflops for cfg in chips[cid].configurations())
+    for cid in ("m3", "m3-ultra", "m4-max-40c", "m5-max-40c"):
+        assert chips[cid].gpu_throughput == "unknown"
+        assert all(cfg.gpu_alu_fp16_tflops == "unknown" for cfg in chips[cid].configurations())
+
+
+def test_a_derived_apple_throughput_must_show_its_arithmetic():
+    from pydantic import ValidationError
+
+    from knowledge.gpus import AppleGpuThroughput
+
+    fields = {"gpu_cores": 8, "fp32_tflops": 2.6, "fp16_tflops": 2.6, "source": "x/y:z",
+              "verified": {"version": "v", "date": "2026-12-01"}, "derived": True}
+    with pytest.raises(ValidationError, match="arithmetic"):
+        AppleGpuThroughput(**fields)
+    assert AppleGpuThroughput(**fields, arithmetic="8 x 128 x 2 x 1.278 GHz").derived

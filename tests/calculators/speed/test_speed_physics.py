@@ -150,9 +150,10 @@ def test_apple_chips_get_a_stated_prefill_estimate_from_bandwidth_and_other_unif
 
     arch = architecture_from_catalog("llama-3.1-8b", KB)
     shape = model_shape(arch, 4.9e9, 131_072)
-    small, large = accelerator_of_gpu(KB.gpus.get("m1-8gb")), accelerator_of_gpu(KB.gpus.get("m2-ultra-192gb"))
-    assert small.flops_per_s == pytest.approx(2.6e12)  # the M1 anchor itself
-    assert large.flops_per_s / small.flops_per_s == pytest.approx(819.2 / 66.6)
+    # M3 and M3 Ultra have no sourced GPU throughput in the catalog (M1/M2 do: see the test below)
+    small, large = accelerator_of_gpu(KB.gpus.get("m3-8gb")), accelerator_of_gpu(KB.gpus.get("m3-ultra-96gb"))
+    assert small.flops_per_s == pytest.approx(2.6e12 * 100 / 66.6)  # scaled from the M1 anchor
+    assert large.flops_per_s / small.flops_per_s == pytest.approx(819 / 100)
     est_small = estimate_speed(shape, small, "llama-cpp", prompt_tokens=512)
     est_large = estimate_speed(shape, large, "llama-cpp", prompt_tokens=512)
     assert est_small.prefill_tokens_per_s is not None and est_large.prefill_tokens_per_s is not None
@@ -160,6 +161,25 @@ def test_apple_chips_get_a_stated_prefill_estimate_from_bandwidth_and_other_unif
     assert est_small.basis.flops_note == APPLE_FLOPS_NOTE and "M1's 2.6 TFLOPS" in basis_line(est_small.basis)
     spark = accelerator_of_gpu(KB.gpus.get("dgx-spark-gb10-128gb"))
     assert spark.flops_per_s is None and spark.flops_note == ""  # not an Apple chip: no proxy
+
+
+def test_m1_and_m2_chips_get_prefill_from_their_sourced_gpu_throughput_not_the_bandwidth_proxy():
+    from calculators.speed.inputs import accelerator_of_gpu
+    from calculators.speed.predict import estimate_speed
+
+    arch = architecture_from_catalog("llama-3.1-8b", KB)
+    shape = model_shape(arch, 4.9e9, 131_072)
+    # knowledge/gpus.yaml: philipturner/metal-benchmarks README (M2 Max 38 cores, 13600 GOPS16) and Apple (M2 Ultra)
+    m2_max, m2_ultra = accelerator_of_gpu(KB.gpus.get("m2-max-96gb")), accelerator_of_gpu(KB.gpus.get("m2-ultra-192gb"))
+    assert m2_max.flops_per_s == pytest.approx(13.6e12) and m2_ultra.flops_per_s == pytest.approx(27.2e12)
+    assert m2_max.flops_note == "" and m2_ultra.flops_note == ""  # a sourced figure, not the estimate
+    est = estimate_speed(shape, m2_max, "llama-cpp", prompt_tokens=512)
+    assert est.prefill_tokens_per_s is not None and est.prefill_tokens_per_s.value > 0
+    assert est.basis.flops_note == ""
+    machine = machine_for_gpu(catalog_gpu(KB, "m1-16gb"), 1, working_set=KB.gpus.apple_working_set)
+    assert machine.dense_bf16_flops_per_s == pytest.approx(2.617e12)
+    unknown = machine_for_gpu(catalog_gpu(KB, "m4-max-40c-128gb"), 1, working_set=KB.gpus.apple_working_set)
+    assert unknown.dense_bf16_flops_per_s is None  # nothing citable for M4: left unknown
 
 
 def test_vllm_v0_without_chunked_prefill_stalls_decodes_for_prefills():
