@@ -92,7 +92,7 @@ class Gpu(Sourced):
     dense_fp8_tflops: float | Unknown | NotSupported = Field(description="dense FP8 tensor TFLOPS, no sparsity")
     gpu_alu_fp16_tflops: float | Unknown = Field(
         default="unknown",
-        description="FP16 TFLOPS of the shader ALUs, for GPUs without tensor units (Apple before M5): their compute rate",
+        description="FP16 TFLOPS of the shader ALUs, for GPUs without tensor units (Apple before M5): compute rate",
     )
     gpu_alu_source: str = Field(default="", description="where gpu_alu_fp16_tflops was read (the Apple chip entry)")
     interconnects: tuple[Interconnect, ...] = ()
