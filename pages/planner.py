@@ -14,6 +14,7 @@ from calculators.planner.spec import PlannerSpec
 from calculators.planner.verify import bench_request, launch_command
 from knowledge import load_knowledge
 from reports.bench_plan import plan_markdown
+from reports.chart_layout import align_titles
 from reports.planner_figures import latency_figure, pareto_figure
 from reports.planner_report import planner_json, planner_markdown, rejections_table, winners_table
 from ui import url_widgets
@@ -58,9 +59,11 @@ def planner_view(spec_json: str, language: str) -> PlannerView:
             bench_md = plan_markdown(build_bench_plan(bench_request(result, result.best), kb))
         except ServewiseInputError as exc:
             bench_error = str(exc)
+    pareto, latency = pareto_figure(result, names, colours, gpus), latency_figure(result, names, colours)
+    align_titles(pareto, latency)  # drawn side by side
     return PlannerView(
         result=result, winners=winners_table(result, names, gpus), rejections=rejections_table(result, names, gpus),
-        pareto=pareto_figure(result, names, colours, gpus), latency=latency_figure(result, names, colours),
+        pareto=pareto, latency=latency,
         why_markdown=planner_markdown(result, names, gpus, sections=("why", "assumptions")),
         full_markdown=planner_markdown(result, names, gpus),
         json_text=json.dumps(planner_json(result), indent=2, default=str),

@@ -54,6 +54,16 @@ def wrap_title(text: str, columns: int = 1) -> str:
     return "<br>".join(textwrap.wrap(text, title_chars_per_line(columns), break_on_hyphens=False)) or text
 
 
+def align_titles(*figures: Any) -> None:
+    """Give charts drawn side by side titles of the same line count (blank lines on top of the shorter ones), so
+    their plot areas start at the same height; titles sit just above their plot (yanchor bottom)."""
+    lines = {id(f): (f.layout.title.text or "").count("<br>") + 1 for f in figures if f.layout.title.text}
+    most = max(lines.values(), default=1)
+    for figure in figures:
+        if id(figure) in lines and lines[id(figure)] < most:
+            figure.update_layout(title_text=" <br>" * (most - lines[id(figure)]) + figure.layout.title.text)
+
+
 def chart_layout(
     *,
     title: str | None = None,

@@ -13,7 +13,7 @@ from calculators.i18n import N_, _
 from calculators.simulator.policy import STATIC_BASELINE
 from calculators.simulator.results import Distribution, SimulationResult
 from calculators.simulator.sweep import SweepPoint
-from reports.chart_layout import chart_layout, engine_colour
+from reports.chart_layout import align_titles, chart_layout, engine_colour
 from reports.numbers import number
 
 #: The binding limit as the table shows it: its name in English, words in other languages.
@@ -53,6 +53,7 @@ def timeline_figures(results: list[SimulationResult]) -> tuple[go.Figure, go.Fig
                                          y_title=_("sequences"), height_px=320, columns=3))
     kv.update_layout(**chart_layout(title=_("KV cache in use (estimate)"), x_title=_("time (s)"),
                                     y_title=_("% of KV capacity"), height_px=320, columns=3))
+    align_titles(queued, running, kv)
     return queued, running, kv
 
 
@@ -73,6 +74,7 @@ def sweep_figures(points: list[SweepPoint]) -> tuple[go.Figure, go.Figure]:
                                       x_title=_("arrivals per second"), y_title=_("p99 TTFT (s)"), height_px=340,
                                       columns=2))
     ttft.update_yaxes(type="log", dtick=1)  # decades only: minor-tick labels (2, 5) read as values
+    align_titles(goodput, ttft)
     return goodput, ttft
 
 

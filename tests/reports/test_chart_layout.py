@@ -190,3 +190,12 @@ def test_a_long_title_wraps_into_lines_that_fit_and_keeps_every_word():
     wrapped = wrap_title(title, columns=3)
     assert "<br>" in wrapped and wrapped.replace("<br>", " ") == title
     assert max(len(line) for line in wrapped.split("<br>")) <= title_chars_per_line(3) < title_chars_per_line(1)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_charts_drawn_side_by_side_have_titles_of_equal_height(lang):
+    with language(lang):
+        figures = _simulator_figures()
+    for row in (figures[:3], figures[3:]):
+        counts = {figure.layout.title.text.count("<br>") for figure in row}
+        assert len(counts) == 1, [figure.layout.title.text for figure in row]
