@@ -18,7 +18,7 @@ from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.predict import estimate_speed
 from knowledge import load_knowledge
 from reports.names import namer
-from reports.speed_text import calibration_text, ledger_markdown, speed_estimate_text
+from reports.speed_text import calibration_text, ledger_rows, speed_estimate_text
 from ui import url_widgets
 from ui.markdown_text import literal
 
@@ -147,7 +147,8 @@ if LEDGER_FILE.exists():
             commit=ledger["commit"], when=ledger["generated"], points=ledger["n_points"], sweeps=ledger["n_sweeps"]
         )
     )
-    st.markdown(ledger_markdown([Summary(**row) for row in ledger["by_class"]]))
+    # A scrolling table: the Markdown version ran off the page's right edge at 1024 px.
+    st.dataframe(ledger_rows([Summary(**row) for row in ledger["by_class"]]), hide_index=True)
     with st.expander(_("Sources")):
         st.markdown("\n".join(f"- {literal(s)}" for s in ledger["sources"]))
 else:

@@ -92,16 +92,22 @@ def calibration_text(result: CalibrationResult) -> str:
 ALL_ENGINES = N_("all")
 
 
+def ledger_rows(summaries: list[Summary]) -> list[dict[str, object]]:
+    """The accuracy table as rows (column name -> value): median and p90 absolute error per class."""
+    header = (_("check"), _("engine"), _("class"), _("metric"), "n", _("median abs error"), _("p90 abs error"))
+    return [
+        dict(zip(header, (s.check, _(ALL_ENGINES) if s.engine == ALL_ENGINES else s.engine, s.hardware_class,
+                          s.metric, s.n, percent(s.median_abs_error, 1), percent(s.p90_abs_error, 1)), strict=True))
+        for s in summaries
+    ]
+
+
 def ledger_markdown(summaries: list[Summary]) -> str:
     """The accuracy table (README and the accuracy section): median and p90 absolute error per class."""
-    header = (_("check"), _("engine"), _("class"), _("metric"), "n", _("median abs error"), _("p90 abs error"))
+    rows = ledger_rows(summaries)
+    header = list(rows[0]) if rows else []
     lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|---:|---:|---:|"]
-    for s in summaries:
-        engine = _(ALL_ENGINES) if s.engine == ALL_ENGINES else s.engine
-        lines.append(
-            f"| {s.check} | {engine} | {s.hardware_class} | {s.metric} | {s.n} | "
-            f"{percent(s.median_abs_error, 1)} | {percent(s.p90_abs_error, 1)} |"
-        )
+    lines += ["| " + " | ".join(str(value) for value in row.values()) + " |" for row in rows]
     return "\n".join(lines)
 
 
