@@ -128,13 +128,17 @@ def test_legend_sits_in_the_bottom_margin_below_the_x_axis_title(builder):
         assert figure.layout.xaxis.automargin is True
 
 
+def _built(builder: str, lang: str) -> list[go.Figure]:
+    """`builder`'s figures built with the reader's language set to `lang`."""
+    with language(lang):
+        return CASES[builder][0]()
+
+
 @pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize("builder", sorted(CASES))
 def test_titles_fit_their_column_at_1024_px(builder, lang):
-    build, columns = CASES[builder]
-    with language(lang):
-        figures = build()
-    for figure in figures:
+    columns = CASES[builder][1]
+    for figure in _built(builder, lang):
         title = figure.layout.title.text
         if not title:
             continue
@@ -176,10 +180,7 @@ def test_engines_appear_by_name_in_their_own_colour(builder):
 @pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize("builder", sorted(CASES))
 def test_y_axis_titles_fit_along_the_plot(builder, lang):
-    build, _ = CASES[builder]
-    with language(lang):
-        figures = build()
-    for figure in figures:
+    for figure in _built(builder, lang):
         title = figure.layout.yaxis.title.text or ""
         bound = axis_title_chars_per_line(figure.layout.height)
         assert all(len(line) <= bound for line in title.split("<br>")), f"{builder} ({lang}): {title!r}"
