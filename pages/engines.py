@@ -6,8 +6,10 @@ from calculators.i18n import N_, _
 from knowledge import load_knowledge
 from knowledge.currency import engine_currency
 from reports.engines_tables import (
+    BACKEND_NAMES,
     FEATURES,
     HARDWARE_OPTIONS,
+    OS_NAMES,
     OS_OPTIONS,
     comparison_table,
     currency_table,
@@ -56,22 +58,25 @@ with filters:
     left, right = st.columns(2)
     with left:
         hardware = url_widgets.multiselect(
-            _("Hardware backend"), HARDWARE_OPTIONS, key="engines_backend", placeholder=_("any backend")
+            _("Hardware backend"), HARDWARE_OPTIONS, key="engines_backend", placeholder=_("any backend"),
+            labels=lambda backend: _(BACKEND_NAMES[backend]),
         )
-        systems = url_widgets.multiselect(_("Operating system"), OS_OPTIONS, key="engines_os", placeholder=_("any OS"))
+        systems = url_widgets.multiselect(_("Operating system"), OS_OPTIONS, key="engines_os", placeholder=_("any OS"),
+                                          labels=lambda system: _(OS_NAMES[system]))
     with right:
         formats = url_widgets.multiselect(
             _("Loads this format or quantization"),
             format_options(engines, matrix),
             key="engines_format",
             placeholder=_("any format"),
+            labels=namer(load_knowledge()),
         )
         features = url_widgets.multiselect(
             _("Has these features"),
             tuple(FEATURES),
             key="engines_feature",
             placeholder=_("any feature"),
-            help="; ".join(f"`{slug}`: {_(label)}" for slug, (label, _test) in FEATURES.items()),
+            labels=lambda feature: _(FEATURES[feature][0]),
         )
     tier = url_widgets.segmented(_("Engines"), TIERS, key="engines_tier", default="primary",
                                   labels=lambda tier: _(TIER_LABELS[tier]))

@@ -30,6 +30,15 @@ from knowledge.sources import source_url
 UNKNOWN_TEXT = N_("unknown")  # also the knowledge base's own word for it: compare untranslated
 HARDWARE_OPTIONS: tuple[str, ...] = get_args(HardwareBackend)
 OS_OPTIONS: tuple[str, ...] = get_args(OperatingSystem)
+#: The names people know each hardware backend and operating system by (the slugs stay in links; translated
+#: where shown). A test keeps them complete.
+BACKEND_NAMES: dict[str, str] = {
+    "cuda": N_("CUDA (NVIDIA)"), "rocm": N_("ROCm (AMD)"), "metal": N_("Metal (Apple)"), "vulkan": N_("Vulkan"),
+    "cpu": N_("CPU"), "intel-xpu": N_("Intel XPU"), "sycl": N_("SYCL (Intel oneAPI)"), "tpu": N_("TPU (Google)"),
+    "ascend-npu": N_("Ascend NPU (Huawei)"), "musa": N_("MUSA (Moore Threads)"), "opencl": N_("OpenCL"),
+    "webgpu": N_("WebGPU"), "rpc": N_("RPC (remote devices)"),
+}
+OS_NAMES: dict[str, str] = {"linux": N_("Linux"), "macos": N_("macOS"), "windows": N_("Windows")}
 
 #: How a support status reads in a table cell (translated where shown).
 STATUS_TEXT = {"experimental": N_("experimental"), "via-plugin": N_("via plugin")}
@@ -404,8 +413,10 @@ def points_table(engine: Engine) -> pd.DataFrame:
 
 __all__ = [
     "ATTRIBUTES",
+    "BACKEND_NAMES",
     "FEATURES",
     "HARDWARE_OPTIONS",
+    "OS_NAMES",
     "OS_OPTIONS",
     "availability_text",
     "comparison_table",

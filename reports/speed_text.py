@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from calculators.engines import display_name
 from calculators.i18n import N_, _
 from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
@@ -90,14 +91,34 @@ def calibration_text(result: CalibrationResult) -> str:
 
 #: The accuracy ledger's row for every engine pooled (its word, translated where shown).
 ALL_ENGINES = N_("all")
+#: What people read for the ledger's ids (the JSON and the bench keep the ids); translated where shown.
+LEDGER_WORDS: dict[str, str] = {
+    "consumer-gddr": N_("consumer GPUs (GDDR)"),
+    "datacenter-hbm": N_("data-centre GPUs (HBM)"),
+    "apple-unified": N_("Apple silicon (unified memory)"),
+    "cpu": N_("CPUs"),
+    "decode_tokens_per_s": N_("decode tokens/s"),
+    "prefill_tokens_per_s": N_("prefill tokens/s"),
+    "itl_p50_s": N_("median inter-token latency"),
+    "ttft_p50_s": N_("median time to first token"),
+    "single-stream (leave-one-out)": N_("single stream (leave-one-out)"),
+    "held-out #4167": N_("held out: llama.cpp #4167"),
+    "serving uncalibrated": N_("serving, uncalibrated"),
+    "serving calibrated (one level -> others)": N_("serving, calibrated on one load level"),
+}
+
+
+def _shown(word: str) -> str:
+    return _(LEDGER_WORDS[word]) if word in LEDGER_WORDS else word
 
 
 def ledger_rows(summaries: list[Summary]) -> list[dict[str, object]]:
     """The accuracy table as rows (column name -> value): median and p90 absolute error per class."""
     header = (_("check"), _("engine"), _("class"), _("metric"), "n", _("median abs error"), _("p90 abs error"))
     return [
-        dict(zip(header, (s.check, _(ALL_ENGINES) if s.engine == ALL_ENGINES else s.engine, s.hardware_class,
-                          s.metric, s.n, percent(s.median_abs_error, 1), percent(s.p90_abs_error, 1)), strict=True))
+        dict(zip(header, (_shown(s.check), _(ALL_ENGINES) if s.engine == ALL_ENGINES else display_name(s.engine),
+                          _shown(s.hardware_class), _shown(s.metric), s.n, percent(s.median_abs_error, 1),
+                          percent(s.p90_abs_error, 1)), strict=True))
         for s in summaries
     ]
 

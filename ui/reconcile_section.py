@@ -23,6 +23,7 @@ from calculators.reconcile.check import (
 from calculators.reconcile.log.figures import ParsedLog
 from calculators.reconcile.log.parse import parse_startup_log
 from calculators.reconcile.result import Reconciliation, RowStatus
+from knowledge import load_knowledge
 from knowledge.log_help import load_log_captures
 from reports.log_lines import line_rows, line_summary
 from reports.names import namer
@@ -131,7 +132,8 @@ def _capture_help(key_prefix: str) -> None:
     captures = load_log_captures()
     engines = list(dict.fromkeys(c.engine for c in captures))
     st.markdown(_("**How to get the log**"))
-    engine = st.selectbox(_("Engine"), engines, key=f"{key_prefix}_capture_engine")
+    engine = st.selectbox(_("Engine"), engines, key=f"{key_prefix}_capture_engine",
+                          format_func=namer(load_knowledge()))  # not bound to the URL: the name is only shown
     for capture in (c for c in captures if c.engine == engine):
         st.caption(_(capture.label))
         st.code(capture.command, language="bash")

@@ -32,7 +32,7 @@ def test_default_estimate_states_basis_and_band():
     )
     # the accuracy table from bench/results/speed_accuracy.json, as a table that scrolls inside the page
     accuracy = at.dataframe[0].value
-    assert "held-out #4167" in set(accuracy["check"]) and {"n", "p90 abs error"} <= set(accuracy.columns)
+    assert "held out: llama.cpp #4167" in set(accuracy["check"]) and {"n", "p90 abs error"} <= set(accuracy.columns)
 
 
 def test_pasted_run_calibrates_and_the_link_carries_the_profile():
