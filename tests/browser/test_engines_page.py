@@ -15,7 +15,8 @@ def test_engines_shared_link_applies_its_filters(app_url, page, screenshot_dir):
     open_page(page, f"{app_url}/engines?engines_backend=metal&engines_feature=prometheus-metrics&engines_knobs=vllm")
     # Metal + Prometheus metrics leaves llama.cpp, vLLM (vllm-metal plugin) and SGLang (experimental MLX/MPS)
     expect(page.get_by_role("heading", name="3 of 5 engines")).to_be_visible()
-    expect(page.locator('[data-testid="stMultiSelect"]').filter(has_text="Hardware backend")).to_contain_text("metal")
+    backend = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Hardware backend")
+    expect(backend).to_contain_text("Metal (Apple)")  # the backend's name; the link keeps the slug
     expect(page.get_by_role("heading", name="Strengths and limits of vLLM")).to_be_visible()
     assert page.locator('[data-testid="stException"]').count() == 0
     page.set_viewport_size({"width": 1400, "height": 2600})
