@@ -397,16 +397,8 @@ class _Run:
         del self.prefilling[i]
         self.kv_prefill -= self.ctx[i] - self.shared[i]
         self.rem_prefill -= self.out_eff[i] - self.gen[i]
-        self.status[i] = _DECODE
-        d = self.decode_steps
-        self.d0[i] = d
-        self.ctx0[i] = self.ctx[i]
-        self.g0[i] = self.gen[i]
-        self.n_dec += 1
-        self.sum_ctx_dec += self.ctx[i] - d
         self.sum_shared_dec += self.shared[i]
-        self.sum_rem_dec += self.out_eff[i] - self.gen[i] + d
-        heapq.heappush(self.finish_heap, (d + self.out_eff[i] - self.gen[i], i, self.epoch[i]))
+        self.become_decoder(i)
 
     def retire_decoders(self) -> None:
         heap = self.finish_heap
@@ -721,12 +713,8 @@ class _Run:
             return Constraint.NONE
         return Constraint.MAX_RUNNING if running_places <= prompt_places else Constraint.PREFILL_SLOTS
 
-    def hand_over(self, i: int) -> None:
-        """Prompt `i` has one token left: that token's pass makes it a decoder (its first token comes next step)."""
-        del self.prefilling[i]
-        self.kv_prefill -= self.ctx[i]
-        self.rem_prefill -= self.out_eff[i] - self.gen[i]
-        self.ctx[i] += 1
+    def become_decoder(self, i: int) -> None:
+        """Sequence `i` joins the decoders at the current decode step (its finish step goes on the heap)."""
         self.status[i] = _DECODE
         d = self.decode_steps
         self.d0[i] = d
@@ -736,6 +724,14 @@ class _Run:
         self.sum_ctx_dec += self.ctx[i] - d
         self.sum_rem_dec += self.out_eff[i] - self.gen[i] + d
         heapq.heappush(self.finish_heap, (d + self.out_eff[i] - self.gen[i], i, self.epoch[i]))
+
+    def hand_over(self, i: int) -> None:
+        """Prompt `i` has one token left: that token's pass makes it a decoder (its first token comes next step)."""
+        del self.prefilling[i]
+        self.kv_prefill -= self.ctx[i]
+        self.rem_prefill -= self.out_eff[i] - self.gen[i]
+        self.ctx[i] += 1
+        self.become_decoder(i)
         self.awaiting_first.append(i)
 
     def pop_finished(self) -> list[int]:
