@@ -458,30 +458,16 @@ def plan_sglang(
     if layers_for_pool:
         if hybrid_swa:
             assert swa_tokens is not None  # set above whenever hybrid_swa
-            caches.append(
-                CacheAllocation(
-                    name="kv",
-                    layers=len(full),
-                    cells=tokens,
-                    seqs=running,
-                    type_k=dtype_name,
-                    type_v=dtype_name,
-                    k_bytes=sum(heads(x) * x.head_dim_k for x in full) * dtype_bytes * (tokens + page),
-                    v_bytes=sum(heads(x) * x.head_dim_v for x in full) * dtype_bytes * (tokens + page),
+
+            def pool(name: str, group: list, cells: int) -> CacheAllocation:
+                """One of the hybrid SWA pools: its layers' K and V over `cells` tokens plus one page."""
+                return CacheAllocation(
+                    name=name, layers=len(group), cells=cells, seqs=running, type_k=dtype_name, type_v=dtype_name,
+                    k_bytes=sum(heads(x) * x.head_dim_k for x in group) * dtype_bytes * (cells + page),
+                    v_bytes=sum(heads(x) * x.head_dim_v for x in group) * dtype_bytes * (cells + page),
                 )
-            )
-            caches.append(
-                CacheAllocation(
-                    name="kv_swa",
-                    layers=len(sliding),
-                    cells=swa_tokens,
-                    seqs=running,
-                    type_k=dtype_name,
-                    type_v=dtype_name,
-                    k_bytes=sum(heads(x) * x.head_dim_k for x in sliding) * dtype_bytes * (swa_tokens + page),
-                    v_bytes=sum(heads(x) * x.head_dim_v for x in sliding) * dtype_bytes * (swa_tokens + page),
-                )
-            )
+
+            caches += [pool("kv", full, tokens), pool("kv_swa", sliding, swa_tokens)]
         else:
             caches.append(CacheAllocation(name="kv_mla" if mla else "kv", layers=len(layers_for_pool), cells=tokens,
                                           seqs=running, type_k=dtype_name, type_v="-" if mla else dtype_name,
