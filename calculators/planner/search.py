@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -31,9 +32,10 @@ from calculators.memory.compare import (
 )
 from calculators.memory.kv import raw_kv_estimate
 from calculators.memory.plan import MemoryPlan
+from calculators.model.architecture import ModelArchitecture
 from calculators.model.catalog import architecture_from_catalog
 from calculators.planner.cost import CostBreakdown, cost_of, on_premises_usd_per_gpu_hour
-from calculators.planner.rate_search import RatePoint, search_max_rate, throughput_upper_bound_per_s
+from calculators.planner.rate_search import RatePoint, RateSearch, search_max_rate, throughput_upper_bound_per_s
 from calculators.planner.spec import CostBasis, HardwareOption, PlannerSpec
 from calculators.planner.weights_options import engine_accepts
 from calculators.simulator.roofline import StepCostModel
@@ -41,6 +43,8 @@ from calculators.speed.inputs import hardware_class_of_machine, model_shape
 from calculators.speed.model import Accelerator
 from calculators.speed.predict import speed_params, step_cost_model, unfitted_params
 from knowledge.formats import CompatStatus
+from knowledge.gpus import Gpu
+from knowledge.loader import KnowledgeBase
 
 
 @dataclass(frozen=True)
@@ -107,9 +111,19 @@ class PlannerResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def _prices(spec: PlannerSpec, kb) -> dict[str, tuple[float, str, float | None, float | None] | str]:
-    """Per GPU id: (US$ per GPU-hour, whose price, amortisation, power), or why it cannot be priced."""
-    by_gpu: dict[str, tuple[float, str, float | None, float | None] | str] = {}
+@dataclass(frozen=True)
+class GpuPrice:
+    """What one GPU-hour costs (US dollars) and whose figure it is; on premises, its two parts."""
+
+    usd_per_gpu_hour: float
+    source: str
+    amortisation_usd_per_hour: float | None = None
+    power_usd_per_hour: float | None = None
+
+
+def _prices(spec: PlannerSpec, kb) -> dict[str, GpuPrice | str]:
+    """Per GPU id: its price per GPU-hour (US dollars), or why it cannot be priced."""
+    by_gpu: dict[str, GpuPrice | str] = {}
     for option in spec.hardware:
         gpu = catalog_gpu(kb, option.gpu_id)
         if spec.cost_basis is CostBasis.ON_PREMISES:
@@ -119,9 +133,10 @@ def _prices(spec: PlannerSpec, kb) -> dict[str, tuple[float, str, float | None, 
                     gpu=gpu.name)
                 continue
             amortisation, power = on_premises_usd_per_gpu_hour(spec.on_premises, gpu.tdp_watts)
-            by_gpu[gpu.id] = (amortisation + power, _("your purchase price, period and tariff"), amortisation, power)
+            by_gpu[gpu.id] = GpuPrice(amortisation + power, _("your purchase price, period and tariff"),
+                                      amortisation, power)
         elif option.usd_per_gpu_hour is not None:
-            by_gpu[gpu.id] = (option.usd_per_gpu_hour, _("your price"), None, None)
+            by_gpu[gpu.id] = GpuPrice(option.usd_per_gpu_hour, _("your price"))
         else:
             listed = kb.prices.cloud_prices_for(gpu.id)
             if not listed:
@@ -131,7 +146,7 @@ def _prices(spec: PlannerSpec, kb) -> dict[str, tuple[float, str, float | None, 
             cheapest = listed[0]
             source = _("{provider} list price: {version}; {source}").format(
                 provider=cheapest.provider, version=cheapest.verified.version, source=cheapest.source)
-            by_gpu[gpu.id] = (cheapest.usd_per_gpu_hour, source, None, None)
+            by_gpu[gpu.id] = GpuPrice(cheapest.usd_per_gpu_hour, source)
     return by_gpu
 
 
@@ -240,6 +255,35 @@ def _context_tokens(spec: PlannerSpec) -> tuple[int, float]:
     return longest, outputs / spec.requests_per_simulation
 
 
+@dataclass
+class _Search:
+    """One planner run's inputs and what it has found so far (candidates, rejections, each engine's best)."""
+
+    spec: PlannerSpec
+    kb: KnowledgeBase
+    arch: ModelArchitecture
+    context_tokens: int
+    mean_output_tokens: float
+    load_rate_per_s: float
+    candidates: list[Candidate] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    best_by_engine: dict[str, Candidate] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _ShapeChoice:
+    """The engine x GPU x weights x KV type being searched over GPU counts and concurrency, with its price."""
+
+    engine: EngineAdapter
+    option: HardwareOption
+    gpu: Gpu
+    machine_one: Machine
+    weights: str
+    weights_bytes: int
+    kv_cache_type: str
+    price: GpuPrice
+
+
 def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
     """The cheapest configuration meeting `spec.slo` at `spec.load`, per engine and overall (US dollars)."""
     arch = architecture_from_catalog(spec.model_id, kb)
@@ -254,9 +298,7 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
     load = spec.load.rate_per_s
     context, mean_output = _context_tokens(spec)
     prices = _prices(spec, kb)
-    rejections: list[Rejection] = []
-    candidates: list[Candidate] = []
-    best_by_engine: dict[str, Candidate] = {}
+    search = _Search(spec, kb, arch, context, mean_output, load)
     simulations = 0
     notes = [
         _("Replicas are assumed to share the load evenly (a load balancer in front); each instance runs on one "
@@ -276,33 +318,32 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
         engine_adapter = adapter(engine)
         notes += _speed_basis_notes(engine_adapter, spec, kb)
         if engine_adapter.policy_from_plan is None:
-            rejections.append(Rejection(engine, "engine", _("servewise has no scheduler model for this engine's server "
-                                        "yet, so its latency under load cannot be simulated")))
+            search.rejections.append(Rejection(engine, "engine", _("servewise has no scheduler model for this "
+                                               "engine's server yet, so its latency under load cannot be "
+                                               "simulated")))
             continue
         for option in spec.hardware:
             gpu = catalog_gpu(kb, option.gpu_id)
             price = prices[gpu.id]
             if isinstance(price, str):
-                rejections.append(Rejection(engine, "price", price, gpu_id=gpu.id))
+                search.rejections.append(Rejection(engine, "price", price, gpu_id=gpu.id))
                 continue
             machine_one = machine_for_gpu(gpu, 1, working_set=kb.gpus.apple_working_set)
             for weights in spec.weights:
                 accepted = engine_accepts(kb.formats, engine, weights)
                 if accepted.status is not CompatStatus.NATIVE:
-                    rejections.append(Rejection(engine, "weights", accepted.reason, gpu_id=gpu.id, weights=weights))
+                    search.rejections.append(Rejection(engine, "weights", accepted.reason, gpu_id=gpu.id,
+                                                       weights=weights))
                     continue
                 weights_bytes = model_weights(kb.formats, arch, weights).bytes
                 for kv_type in spec.kv_cache_types:
-                    shape_found = _search_shape(
-                        spec, kb, arch, engine_adapter, option, gpu, machine_one, weights, weights_bytes, kv_type,
-                        context,
-                        mean_output, load, price, best_by_engine, rejections, candidates)
-                    simulations += shape_found
-    best = min(best_by_engine.values(), key=_cost_key, default=None)
+                    simulations += _search_shape(search, _ShapeChoice(
+                        engine_adapter, option, gpu, machine_one, weights, weights_bytes, kv_type, price))
+    best = min(search.best_by_engine.values(), key=_cost_key, default=None)
     return PlannerResult(
         spec=spec, model_name=arch.name, load_rate_per_s=load, context_tokens=context, mean_output_tokens=mean_output,
-        candidates=tuple(candidates), rejections=tuple(rejections), best_by_engine=best_by_engine, best=best,
-        n_simulations=simulations, notes=tuple(notes),
+        candidates=tuple(search.candidates), rejections=tuple(search.rejections),
+        best_by_engine=search.best_by_engine, best=best, n_simulations=simulations, notes=tuple(notes),
     )
 
 
@@ -311,27 +352,29 @@ def _cost_key(candidate: Candidate) -> tuple[float, float]:
     return candidate.cost.usd_per_hour, -candidate.max_rate_per_instance
 
 
-def _search_shape(spec, kb, arch, engine_adapter, option, gpu, machine_one, weights, weights_bytes, kv_type, context,
-                  mean_output, load, price, best_by_engine, rejections, candidates) -> int:
+def _search_shape(search: _Search, choice: _ShapeChoice) -> int:
     """Plan and simulate one engine x GPU x weights x KV type over GPU counts and concurrency; return sims run."""
-    usd_per_gpu_hour, price_source, amortisation, power = price
+    spec, arch, context = search.spec, search.arch, search.context_tokens
+    engine_adapter, gpu, kv_type = choice.engine, choice.gpu, choice.kv_cache_type
     engine = engine_adapter.id
+    rejections = search.rejections
     simulations = 0
     fitted_layer_split = False
-    for gpus in _gpu_counts(engine_adapter, arch, option, machine_one):
+    for gpus in _gpu_counts(engine_adapter, arch, choice.option, choice.machine_one):
         if engine_adapter.multi_gpu_split == "layer" and fitted_layer_split:
             break  # more GPUs only add cost to a layer split that already fits
-        machine = machine_for_gpu(gpu, gpus, working_set=kb.gpus.apple_working_set)
-        cost_model = instance_step_cost(machine, engine_adapter, gpus, weights_bytes, arch)
-        where = {"gpu_id": gpu.id, "gpus_per_instance": gpus, "weights": weights, "kv_cache_type": kv_type}
+        machine = machine_for_gpu(gpu, gpus, working_set=search.kb.gpus.apple_working_set)
+        cost_model = instance_step_cost(machine, engine_adapter, gpus, choice.weights_bytes, arch)
+        where: dict[str, Any] = {"gpu_id": gpu.id, "gpus_per_instance": gpus, "weights": choice.weights,
+                                 "kv_cache_type": kv_type}
         if isinstance(cost_model, str):
             rejections.append(Rejection(engine, "hardware", cost_model, **where))
             break
-        instances_per_host = option.max_gpus_per_host // gpus
+        instances_per_host = choice.option.max_gpus_per_host // gpus
         for concurrency in spec.concurrency_options:
             where_n = {**where, "concurrency": concurrency}
             overrides = {engine_adapter.tensor_parallel_key: gpus} if engine_adapter.tensor_parallel_key else {}
-            inputs = ComparisonInputs(arch=arch, machine=machine, weights_bytes=weights_bytes,
+            inputs = ComparisonInputs(arch=arch, machine=machine, weights_bytes=choice.weights_bytes,
                                       overrides={engine: overrides})
             comparison = compare_engine(inputs, engine, Workload(context, concurrency, kv_type))
             if comparison.not_applicable or comparison.error:
@@ -353,10 +396,10 @@ def _search_shape(spec, kb, arch, engine_adapter, option, gpu, machine_one, weig
                     "tokens, less than one {context:,}-token request").format(
                     kv_capacity_tokens=scheduler.kv_capacity_tokens, context=context), **where_n))
                 continue
-            bound = throughput_upper_bound_per_s(cost_model, scheduler.max_running, mean_output)
-            floor_replicas = math.ceil(load / bound) if bound > 0 else math.inf
-            floor_cost = floor_replicas * gpus * usd_per_gpu_hour
-            incumbent = best_by_engine.get(engine)
+            bound = throughput_upper_bound_per_s(cost_model, scheduler.max_running, search.mean_output_tokens)
+            floor_replicas = math.ceil(search.load_rate_per_s / bound) if bound > 0 else math.inf
+            floor_cost = floor_replicas * gpus * choice.price.usd_per_gpu_hour
+            incumbent = search.best_by_engine.get(engine)
             if incumbent is not None and incumbent.cost is not None and floor_cost >= incumbent.cost.usd_per_hour:
                 floor = f"${incumbent.cost.usd_per_hour:.2f}/h"
                 rejections.append(Rejection(engine, "pruned", _("cannot cost less than the {floor} already "
@@ -364,37 +407,52 @@ def _search_shape(spec, kb, arch, engine_adapter, option, gpu, machine_one, weig
                 continue
             found = search_max_rate(policy, cost_model, kv_tokens, spec.slo, spec.prompt, spec.output,
                                     spec.shared_prefix_fraction, spec.requests_per_simulation, spec.seed,
-                                    scheduler.max_running, mean_output)
+                                    scheduler.max_running, search.mean_output_tokens)
             simulations += len(found.probes)
-            candidate = _candidate(spec, engine_adapter, Shape(engine, gpu.id, gpus, weights, kv_type), concurrency,
-                                   comparison.settings, plan, weights_bytes, kv_tokens, found, load,
-                                   instances_per_host, usd_per_gpu_hour, price_source, amortisation, power,
-                                   mean_output)
-            candidates.append(candidate)
+            candidate = _candidate(search, choice, _Simulated(
+                Shape(engine, gpu.id, gpus, choice.weights, kv_type), concurrency, comparison.settings, plan,
+                kv_tokens, found, instances_per_host))
+            search.candidates.append(candidate)
             if not candidate.meets_load:
                 rejections.append(Rejection(engine, "slo" if candidate.replicas is None else "limit",
                                             candidate.reason or "", **where_n))
                 continue
             if incumbent is None or _cost_key(candidate) < _cost_key(incumbent):
-                best_by_engine[engine] = candidate
+                search.best_by_engine[engine] = candidate
     return simulations
 
 
-def _candidate(spec, engine_adapter, shape, concurrency, settings, plan, weights_bytes, kv_tokens, found, load,
-               instances_per_host, usd_per_gpu_hour, price_source, amortisation, power, mean_output) -> Candidate:
+@dataclass(frozen=True)
+class _Simulated:
+    """One instance shape at one concurrency setting that fits, with its rate search's outcome."""
+
+    shape: Shape
+    concurrency: int
+    settings: BaseModel
+    plan: MemoryPlan
+    kv_capacity_tokens: int | None
+    found: RateSearch
+    instances_per_host: int
+
+
+def _candidate(search: _Search, choice: _ShapeChoice, simulated: _Simulated) -> Candidate:
     """Replicas, hosts and cost for one simulated shape (or why it cannot meet the load)."""
+    spec, found, price, load = search.spec, simulated.found, choice.price, search.load_rate_per_s
     rate = found.max_rate_per_s
-    common = {"shape": shape, "concurrency": concurrency, "concurrency_setting": engine_adapter.concurrency_key or "",
-                  "settings": settings, "plan": plan, "weights_bytes": weights_bytes, "kv_capacity_tokens": kv_tokens,
-                  "max_rate_per_instance": rate, "at_max_rate": found.best, "probes": found.probes}
+    common: dict[str, Any] = {"shape": simulated.shape, "concurrency": simulated.concurrency,
+              "concurrency_setting": choice.engine.concurrency_key or "", "settings": simulated.settings,
+              "plan": simulated.plan, "weights_bytes": choice.weights_bytes,
+              "kv_capacity_tokens": simulated.kv_capacity_tokens, "max_rate_per_instance": rate,
+              "at_max_rate": found.best, "probes": found.probes}
     if rate <= 0 or found.best is None:
         worst = found.probes[0]
         return Candidate(**common, replicas=None, hosts=None, cost=None, meets_load=False, users_per_instance=None,
                          reason=_slo_miss(spec, worst))
     replicas = max(1, math.ceil(load / rate - 1e-9))
-    hosts = math.ceil(replicas / instances_per_host)
-    total_gpus = replicas * shape.gpus_per_instance
-    cost = cost_of(total_gpus, usd_per_gpu_hour, price_source, load * mean_output, spec.cost_basis, amortisation, power)
+    hosts = math.ceil(replicas / simulated.instances_per_host)
+    total_gpus = replicas * simulated.shape.gpus_per_instance
+    cost = cost_of(total_gpus, price.usd_per_gpu_hour, price.source, load * search.mean_output_tokens,
+                   spec.cost_basis, price.amortisation_usd_per_hour, price.power_usd_per_hour)
     e2e = found.best.mean_e2e_s or 0.0
     users = rate * (spec.load.think_time_s + e2e)
     if hosts > spec.max_hosts:
