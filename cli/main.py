@@ -72,8 +72,10 @@ def _examples(*lines: str) -> str:
     return _("examples (run from the repository's top folder):") + "\n" + "\n".join(f"  {line}" for line in lines)
 
 
-def read_text_input(path: str, what: str) -> str:
-    """The text of file `path` (standard input for `-`), as UTF-8; ServewiseInputError naming `what` otherwise."""
+def read_text_input(path: str, what: str, *, replace_bad_bytes: bool = False) -> str:
+    """The text of file `path` (standard input for `-`), as UTF-8; ServewiseInputError naming `what` otherwise.
+
+    With `replace_bad_bytes` (logs: a garbled line must not lose the rest) bytes that are not UTF-8 become U+FFFD."""
     if path == "-":
         data = sys.stdin.buffer.read()
         where = _("standard input")
@@ -85,7 +87,7 @@ def read_text_input(path: str, what: str) -> str:
             raise ServewiseInputError(_("cannot read {path}: {value}").format(
                                         path=path, value=exc.strerror or exc)) from exc
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8", errors="replace" if replace_bad_bytes else "strict")
     except UnicodeDecodeError as exc:
         raise ServewiseInputError(_("{where} is not a UTF-8 text file; expected {what}").format(
                                     where=where, what=what)) from exc
@@ -125,6 +127,21 @@ def _add_model_source(parser: argparse.ArgumentParser) -> None:
                         help=_("fetch config.json from the hub (HF_ENDPOINT, HF_TOKEN)"))
     source.add_argument("--gguf", metavar="PATH", help=_("a local GGUF file (header only; gives exact weight bytes)"))
     source.add_argument("--model", metavar="CATALOG_ID", help=_("a model from knowledge/models.yaml"))
+
+
+def _add_json(parser: argparse.ArgumentParser, what: str | None = None) -> None:
+    """The verb's --json switch; `what` says what the JSON holds (default: one JSON object)."""
+    parser.add_argument("--json", action="store_true", help=what or _("print one JSON object"))
+
+
+def _add_launch(parser: argparse.ArgumentParser) -> None:
+    """The launch command after `--`, taken exactly as typed."""
+    parser.add_argument("launch", nargs=argparse.REMAINDER, help=_("-- then the engine command exactly as you run it"))
+
+
+def _launch_words(args: argparse.Namespace) -> list[str]:
+    """The words of the launch command given after `--` (empty when none was given)."""
+    return args.launch[1:] if args.launch[:1] == ["--"] else args.launch
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -184,8 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     drafter_source.add_argument("--draft-model", metavar="CATALOG_ID",
                                 help=_("the drafter, a model from knowledge/models.yaml"))
     drafter_source.add_argument("--draft-config", metavar="PATH", help=_("the drafter's Hugging Face config.json"))
-    memory.add_argument("--json", action="store_true", help=_("print one JSON object"))
-    memory.add_argument("launch", nargs=argparse.REMAINDER, help=_("-- then the engine command exactly as you run it"))
+    _add_json(memory)
+    _add_launch(memory)
 
     reconcile = commands.add_parser(
         "reconcile",
@@ -209,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     reconcile.add_argument("--gpu", metavar="CATALOG_ID", help=_("GPU from knowledge/gpus.yaml"))
     reconcile.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                            help=_("a setting the log does not print (engine key vocabulary), repeatable"))
-    reconcile.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    _add_json(reconcile)
     reconcile.add_argument("--lines", action="store_true",
                            help=_("also list every pasted line: read or skipped, and why"))
 
@@ -224,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         **raw,
     )
     recommend.add_argument("--answers", required=True, metavar="FILE.json", help=_("answers (- reads standard input)"))
-    recommend.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    _add_json(recommend)
 
     plan = commands.add_parser(
         "plan",
@@ -239,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--spec", required=True, metavar="FILE",
                       help=_("planner spec, YAML or JSON (- reads standard input)"))
-    plan.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    _add_json(plan)
 
     check = commands.add_parser(
         "check",
@@ -255,20 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
         **raw,
     )
     kinds = check.add_subparsers(dest="what", required=True, parser_class=_Parser)
-    for kind, file_flag, file_help in (
-        ("tools", "--template", "a GGUF (its tokenizer.chat_template), tokenizer_config.json or a chat template file "
-         "(- reads standard input)"),
-        ("embeddings", "--st-dir", "the model's sentence-transformers folder"),
+    for kind, kind_help, file_flag, file_help in (
+        ("tools", _("tool-call check"), "--template", _("a GGUF (its tokenizer.chat_template), tokenizer_config.json "
+         "or a chat template file (- reads standard input)")),
+        ("embeddings", _("embedding check"), "--st-dir", _("the model's sentence-transformers folder")),
     ):
-        sub = kinds.add_parser(kind, help=_("{kind} check").format(kind=kind))
+        sub = kinds.add_parser(kind, help=kind_help)
         source = sub.add_mutually_exclusive_group(required=True)
         source.add_argument("--model", metavar="CATALOG_ID", help=_("a model from knowledge/models.yaml"))
         source.add_argument(file_flag, metavar="PATH", help=file_help)
         if kind == "tools":
             source.add_argument("--hf-model", metavar="REPO_ID", help=_("fetch tokenizer_config.json from the hub"))
         sub.add_argument("--engines", metavar="IDS", help=_("comma-separated engine ids (default: all)"))
-        sub.add_argument("--json", action="store_true", help=_("print one JSON array"))
-        sub.add_argument("launch", nargs=argparse.REMAINDER, help=_("-- then the engine command exactly as you run it"))
+        _add_json(sub, _("print one JSON array"))
+        _add_launch(sub)
 
     speed = commands.add_parser(
         "speed",
@@ -287,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument("--prompt-tokens", type=int, default=1024, metavar="N",
                        help=_("prompt length for TTFT (default 1024)"))
     speed.add_argument("--calibration", metavar="FILE", help=_("a profile written by `calibrate` (JSON or link text)"))
-    speed.add_argument("--json", action="store_true", help=_("print one JSON object"))
-    speed.add_argument("launch", nargs=argparse.REMAINDER, help=_("-- then the engine command exactly as you run it"))
+    _add_json(speed)
+    _add_launch(speed)
 
     calibrate = commands.add_parser(
         "calibrate",
@@ -311,10 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--format", metavar="FORMAT", help=_("benchmark format (default: detected)"))
     calibrate.add_argument("--log", metavar="FILE", help=_("the engine's start-up log, for the real KV capacity"))
     calibrate.add_argument("--output", metavar="FILE", help=_("write the profile JSON here (for speed --calibration)"))
-    calibrate.add_argument("--json", action="store_true",
-                           help=_("print one JSON object (profile, link text, comparisons)"))
-    calibrate.add_argument("launch", nargs=argparse.REMAINDER,
-                           help=_("-- then the engine command exactly as you run it"))
+    _add_json(calibrate, _("print one JSON object (profile, link text, comparisons)"))
+    _add_launch(calibrate)
     return parser
 
 
@@ -343,7 +358,7 @@ def run_memory(args: argparse.Namespace) -> int:
     from calculators.memory.command import plan_from_command
     from knowledge import load_knowledge
 
-    launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
+    launch = _launch_words(args)
     if not launch:
         raise ServewiseInputError(_("give the engine launch command after `--`, e.g. `-- llama-server -c 8192`"))
     result = plan_from_command(
@@ -411,16 +426,6 @@ def run_recommend(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _read_log(path: str) -> str:
-    if path == "-":
-        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ServewiseInputError(_("cannot read {path}: {value}").format(
-                                    path=path, value=exc.strerror or exc)) from exc
-
-
 def run_reconcile(args: argparse.Namespace) -> int:
     """Print the comparison of a start-up log with servewise's plan; return the exit status."""
     from calculators.reconcile.check import parse_overrides, reconcile_log, resolve_gpu, resolve_model
@@ -428,7 +433,7 @@ def run_reconcile(args: argparse.Namespace) -> int:
     from knowledge import load_knowledge
     from reports.reconcile_text import reconcile_text
 
-    parsed = parse_startup_log(_read_log(args.log))
+    parsed = parse_startup_log(read_text_input(args.log, _("an engine log"), replace_bad_bytes=True))
     if not parsed.recognised:
         reason = parsed.notes[0].message if parsed.notes else "no engine recognised"
         raise ServewiseInputError(f"{args.log}: {reason}")
@@ -512,7 +517,7 @@ def run_check(args: argparse.Namespace) -> int:
     if unknown:
         raise ServewiseInputError(_("unknown engine(s) {unknown}; choose from {engine_ids}").format(
                                     unknown=', '.join(unknown), engine_ids=', '.join(ENGINE_IDS)))
-    launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
+    launch = _launch_words(args)
     command = shlex.join(launch) if launch else ""
     models = {m.id: m for m in kb.models.models}
     if args.model is not None and args.model not in models:
@@ -558,7 +563,7 @@ def _speed_inputs(args: argparse.Namespace):
     from calculators.speed.command import speed_inputs
     from knowledge import load_knowledge
 
-    launch = args.launch[1:] if args.launch[:1] == ["--"] else args.launch
+    launch = _launch_words(args)
     if not launch:
         raise ServewiseInputError(_("give the engine launch command after `--`, e.g. `-- vllm serve MODEL`"))
     kb = load_knowledge()
