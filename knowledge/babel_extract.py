@@ -13,6 +13,9 @@ import yaml
 
 #: (top-level list, field) pairs of knowledge/wizard.yaml whose text is shown to people.
 SHOWN_FIELDS = (("rules", "reason"), ("caveats", "text"), ("support_status_effects", "explanation"))
+#: (section, list, field) of knowledge/wizard.yaml's nested lists whose text is shown to people.
+SHOWN_NESTED_FIELDS = (("compatibility_effects", "tool_calls", "explanation"),
+                       ("compatibility_effects", "embeddings", "explanation"))
 
 
 def extract_wizard_yaml(
@@ -25,6 +28,11 @@ def extract_wizard_yaml(
             text = entry.get(field)
             if isinstance(text, str) and text.strip():
                 yield 0, "_", text, [f"{section}: {entry.get('id') or entry.get('status', '')}"]
+    for section, listed, field in SHOWN_NESTED_FIELDS:
+        for entry in (data.get(section) or {}).get(listed, ()):
+            text = entry.get(field)
+            if isinstance(text, str) and text.strip():
+                yield 0, "_", text, [f"{section}.{listed}: {entry.get('verdict', '')}"]
 
 
 def _texts_at(node: Any, path: list[str]) -> Iterator[str]:

@@ -50,13 +50,19 @@ url_notes = st.empty()  # filled after the sections: their bound widgets record 
 tools_tab, embed_tab, ingest_tab = st.tabs([_("Tool calls"), _("Embeddings"), _("Ingestion next to chat")])
 
 
+def model_sources() -> dict[str, str]:
+    """What the 'Model from' choices read as (the link keeps catalog / template / files)."""
+    return {"catalog": _("the catalog"), "template": _("a pasted template"), "files": _("uploaded files")}
+
+
 def tool_calls_section() -> None:
     """Verdicts for a catalog model or a pasted template on each chosen engine."""
     st.markdown(_(
         "A tool call parses when the model emits a syntax its chat template describes and the parser the engine "
         "picks reads that syntax. Valid JSON is still not a correct action: test the calls with your own tools."
     ))
-    source = url_widgets.segmented(_("Model from"), ["catalog", "template"], key="cmp_tool_src", default="catalog")
+    source = url_widgets.segmented(_("Model from"), ["catalog", "template"], key="cmp_tool_src", default="catalog",
+                                   labels=model_sources())
     try:
         if source == "template":
             pasted = st.text_area(_("Chat template, or a tokenizer_config.json (not kept in the link)"), height=180,
@@ -102,7 +108,8 @@ def embeddings_section() -> None:
         "any Dense projection, a Normalize module or not, inputs cut at max_seq_length. The engine must repeat "
         "each step, or similarity scores against the index mean nothing."
     ))
-    source = url_widgets.segmented(_("Model from"), ["catalog", "files"], key="cmp_emb_src", default="catalog")
+    source = url_widgets.segmented(_("Model from"), ["catalog", "files"], key="cmp_emb_src", default="catalog",
+                                   labels=model_sources())
     try:
         if source == "files":
             st.caption(_("Upload the model's sentence-transformers files (not kept in the link)."))

@@ -17,7 +17,7 @@ from calculators.simulator.sweep import sweep_arrival_rates
 from calculators.simulator.workload import LengthDistribution, WorkloadSpec, draw_requests, parse_length_pairs_csv
 from calculators.speed.calibration import decode_profile
 from calculators.speed.inputs import hardware_class_of
-from calculators.speed.model import Accelerator, ModelShape
+from calculators.speed.model import HARDWARE_CLASS_NAMES, Accelerator, ModelShape, hardware_class_name
 from calculators.speed.predict import engine_step_costs
 from knowledge import load_knowledge
 from reports.names import namer
@@ -164,8 +164,9 @@ with machine_col:
         if gpu
         else url_widgets.selectbox(
             _("Hardware class (custom GPU)"),
-            ["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"],
+            list(HARDWARE_CLASS_NAMES),
             key="sim_hw_class",
+            labels=hardware_class_name,
             help=_("Which fitted speed parameters apply to the typed device."),
         )
     )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from calculators.checks.embeddings import EmbeddingCheck
 from calculators.checks.tool_calls import ToolCallCheck
+from calculators.engines import display_name
 from calculators.i18n import N_, _
 
 #: Reason code -> sentence with {placeholders} filled from the reason's values (English source text).
@@ -108,6 +109,21 @@ def verdict_label(verdict: str) -> str:
     return labels.get(verdict, verdict)
 
 
+#: Parsers that are not a parser name an engine takes on its command line but the chat template itself (engines
+#: that build their parser from the template): what a person reads for them. Real parser names stay verbatim.
+_TEMPLATE_PARSERS = {
+    "jinja-template": N_("built from the Jinja chat template"),
+    "gguf-chat-template": N_("built from the GGUF's chat template"),
+}
+
+
+def parser_text(parser: str | None) -> str | None:
+    """A parser as a person reads it: an engine's own parser name verbatim, a template-built parser in words."""
+    if parser is None:
+        return None
+    return _(_TEMPLATE_PARSERS[parser]) if parser in _TEMPLATE_PARSERS else parser
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -123,9 +139,9 @@ def tool_checks_markdown(checks: Sequence[ToolCallCheck]) -> str:
         + " | ".join(
             _cell(x)
             for x in (
-                c.engine,
+                display_name(c.engine),
                 verdict_label(c.verdict),
-                c.parser or c.recommended_parser or "-",
+                parser_text(c.parser or c.recommended_parser) or "-",
                 " ".join(c.flags_to_add) or "-",
                 " ".join(tool_reason_text(r.code, r.values) for r in c.reasons),
             )
@@ -147,7 +163,7 @@ def embedding_checks_markdown(checks: Sequence[EmbeddingCheck]) -> str:
     for c in checks:
         norm = "-" if c.normalised is None else (_("yes") if c.normalised else _("no"))
         cells = (
-            c.engine, verdict_label(c.verdict), c.pooling or "-", norm,
+            display_name(c.engine), verdict_label(c.verdict), c.pooling or "-", norm,
             "-" if c.output_dimension is None else str(c.output_dimension),
             "-" if c.max_input_tokens is None else str(c.max_input_tokens),
             " ".join(c.flags_to_add) or "-",

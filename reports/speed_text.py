@@ -6,7 +6,7 @@ from calculators.engines import display_name
 from calculators.i18n import N_, _
 from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
-from calculators.speed.model import Prediction, SpeedBasis
+from calculators.speed.model import HARDWARE_CLASS_NAMES, Prediction, SpeedBasis, group_name
 from calculators.speed.predict import SpeedEstimate
 from reports.numbers import percent
 
@@ -14,9 +14,9 @@ from reports.numbers import percent
 def basis_line(basis: SpeedBasis) -> str:
     """One sentence naming the parameters a prediction used."""
     if basis.kind == "calibration":
-        text = _("Speed basis: your calibration ({group}).").format(group=basis.group)
+        text = _("Speed basis: your calibration ({group}).").format(group=group_name(basis.group))
     else:
-        text = _("Speed basis: default fit to public measurements ({group}).").format(group=basis.group)
+        text = _("Speed basis: default fit to public measurements ({group}).").format(group=group_name(basis.group))
     flops = _(basis.flops_note) if basis.flops_note else ""
     return f"{text} {basis.note} {flops}".strip().replace("  ", " ")
 
@@ -93,10 +93,7 @@ def calibration_text(result: CalibrationResult) -> str:
 ALL_ENGINES = N_("all")
 #: What people read for the ledger's ids (the JSON and the bench keep the ids); translated where shown.
 LEDGER_WORDS: dict[str, str] = {
-    "consumer-gddr": N_("consumer GPUs (GDDR)"),
-    "datacenter-hbm": N_("data-centre GPUs (HBM)"),
-    "apple-unified": N_("Apple silicon (unified memory)"),
-    "cpu": N_("CPUs"),
+    **HARDWARE_CLASS_NAMES,
     "decode_tokens_per_s": N_("decode tokens/s"),
     "prefill_tokens_per_s": N_("prefill tokens/s"),
     "itl_p50_s": N_("median inter-token latency"),
@@ -142,7 +139,7 @@ def step_basis_lines(step_costs) -> list[str]:
                 "{engine}: {basis} Decode step band {low:+.0%} to {high:+.0%} (leave-one-out, {n} measurements); "
                 "request handling ({ms:.0f} ms) is added to each simulated TTFT."
             ).format(
-                engine=item.engine,
+                engine=display_name(item.engine),
                 basis=basis_line(item.basis),
                 low=band.low,
                 high=band.high,

@@ -10,13 +10,14 @@ import streamlit as st
 
 from calculators.checks.embeddings import EmbeddingCheck
 from calculators.checks.tool_calls import ToolCallCheck
+from calculators.engines import display_name
 from calculators.i18n import _
 from calculators.simulator.engines import default_policy
 from calculators.simulator.ingestion import IngestionBursts, IngestionTradeoff, catalog_cost, ingestion_tradeoff
 from calculators.simulator.workload import LengthDistribution, WorkloadSpec
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
-from reports.compatibility import embedding_reason_text, tool_reason_text, verdict_label
+from reports.compatibility import embedding_reason_text, parser_text, tool_reason_text, verdict_label
 from ui.sourced_facts import markdown_escaped
 from ui.state_cache import per_input_state
 
@@ -33,10 +34,11 @@ def tool_checks_table(checks: Sequence[ToolCallCheck]) -> pd.DataFrame:
     for c in checks:
         modes = [mode for mode, honoured in c.tool_choice.items() if honoured]
         rows.append({
-            _("Engine"): c.engine,
+            _("Engine"): display_name(c.engine),
             _("Verdict"): verdict_label(c.verdict),
             _("Call format"): c.call_format,
-            _("Parser"): c.parser or (f"({c.recommended_parser})" if c.recommended_parser else "-"),
+            _("Parser"): parser_text(c.parser) or (f"({parser_text(c.recommended_parser)})" if c.recommended_parser
+                                                    else "-"),
             _("Flags to add"): " ".join(c.flags_to_add) or "-",
             _("Flags to remove"): " ".join(c.flags_to_remove) or "-",
             _("tool_choice honoured"): ", ".join(modes) or "-",
@@ -50,7 +52,7 @@ def embedding_checks_table(checks: Sequence[EmbeddingCheck]) -> pd.DataFrame:
     index = _("index")
     for c in checks:
         rows.append({
-            _("Engine"): c.engine,
+            _("Engine"): display_name(c.engine),
             _("Verdict"): verdict_label(c.verdict),
             _("Pooling"): f"{c.pooling or '-'} ({index}: {c.reference_pooling or '?'})",
             _("L2-normalised"): _yes_no(c.normalised) + f" ({index}: {_yes_no(c.reference_normalised)})",
@@ -78,7 +80,7 @@ def _sources_line(sources: Sequence[str]) -> str:
 def show_tool_reasons(checks: Sequence[ToolCallCheck]) -> None:
     """Per engine: the reasons in order, the exact flags, and the sources they rest on."""
     for c in checks:
-        with st.expander(f"{c.engine}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
+        with st.expander(f"{display_name(c.engine)}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
             st.markdown("\n".join(f"- {markdown_escaped(tool_reason_text(r.code, r.values))}" for r in c.reasons))
             if c.flags_to_add:
                 st.code(" ".join(c.flags_to_add), language="bash")
@@ -89,7 +91,7 @@ def show_tool_reasons(checks: Sequence[ToolCallCheck]) -> None:
 def show_embedding_reasons(checks: Sequence[EmbeddingCheck]) -> None:
     """Per engine: the reasons in order, the exact flags, and the sources they rest on."""
     for c in checks:
-        with st.expander(f"{c.engine}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
+        with st.expander(f"{display_name(c.engine)}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
             st.markdown("\n".join(f"- {markdown_escaped(embedding_reason_text(r.code, r.values))}" for r in c.reasons))
             if c.flags_to_add:
                 st.code(" ".join(c.flags_to_add), language="bash")

@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from calculators.engines import ENGINES
+from calculators.engines import ENGINES, display_name
 from calculators.errors import ServewiseInputError
 from calculators.i18n import N_, _
 from calculators.reconcile.check import (
@@ -111,7 +111,7 @@ def _rows_frame(result: Reconciliation) -> pd.DataFrame:
 def _show_found(parsed: ParsedLog, result: Reconciliation | None) -> None:
     with st.expander(_("What the log showed and what it did not")):
         found = {
-            _("engine"): parsed.engine or _("not recognised"),
+            _("engine"): display_name(parsed.engine) if parsed.engine else _("not recognised"),
             _("version"): parsed.version or _("not printed"),
             **{_("geometry: {name}").format(name=k): v for k, v in parsed.geometry.known().items()},
             **{_("setting: {name}").format(name=k): v for k, v in parsed.settings.items()},

@@ -40,7 +40,7 @@ from calculators.planner.spec import CostBasis, HardwareOption, PlannerSpec
 from calculators.planner.weights_options import engine_accepts
 from calculators.simulator.roofline import StepCostModel
 from calculators.speed.inputs import hardware_class_of_machine, model_shape
-from calculators.speed.model import Accelerator
+from calculators.speed.model import Accelerator, group_name
 from calculators.speed.predict import speed_params, step_cost_model, unfitted_params
 from knowledge.formats import CompatStatus
 from knowledge.gpus import Gpu
@@ -230,7 +230,7 @@ def _speed_basis_notes(engine: EngineAdapter, spec: PlannerSpec, kb) -> list[str
             continue
         _params, basis = instance_speed_params(machine_for_gpu(gpu, 1, working_set=kb.gpus.apple_working_set), engine)
         seen.setdefault(basis.group, _("{display_name}: speed basis default fit ({group}). {note}").format(
-                                       display_name=engine.display_name, group=basis.group, note=basis.note))
+            display_name=engine.display_name, group=group_name(basis.group), note=basis.note))
     return [note.strip() for note in seen.values()]
 
 

@@ -27,6 +27,8 @@ from calculators.speed.model import (
     SpeedBasis,
     SpeedParams,
     apple_flops_from_bandwidth,
+    family_name,
+    hardware_class_name,
 )
 from knowledge.speed import (
     FIT_FILE,
@@ -215,7 +217,9 @@ class FitTable:
                     hardware_class=hardware_class,
                     group=f"{fam} / {cls}",
                     note=_("No measurements of {family} on {hardware_class}: parameters of {fam} on the "
-                           "same class.").format(family=family, hardware_class=hardware_class, fam=fam),
+                           "same class.").format(family=family_name(family),
+                                                 hardware_class=hardware_class_name(hardware_class),
+                                                 fam=family_name(fam)),
                 )
         for (fam, cls), fit in sorted(self.groups.items()):
             if fam == family:
@@ -225,7 +229,8 @@ class FitTable:
                     hardware_class=hardware_class,
                     group=f"{fam} / {cls}",
                     note=_("No measurements on {hardware_class}: parameters of {family} on {cls}.").format(
-                           hardware_class=hardware_class, family=family, cls=cls),
+                           hardware_class=hardware_class_name(hardware_class), family=family_name(family),
+                           cls=hardware_class_name(cls)),
                 )
         raise LookupError(_("the speed fit has no groups"))
 

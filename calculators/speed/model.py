@@ -117,6 +117,38 @@ class SpeedBasis(_Frozen):
     flops_note: str = Field(default="", description="how the accelerator's flop/s were obtained, when estimated")
 
 
+#: What people read for each hardware class (translated where shown; the ids stay in links, JSON and fit groups).
+HARDWARE_CLASS_NAMES: dict[str, str] = {
+    "consumer-gddr": N_("consumer GPUs (GDDR)"),
+    "datacenter-hbm": N_("data-centre GPUs (HBM)"),
+    "apple-unified": N_("Apple silicon (unified memory)"),
+    "cpu": N_("CPUs"),
+}
+
+
+def hardware_class_name(hardware_class: str) -> str:
+    """A hardware class id in the reader's words (an unknown id is returned as it is)."""
+    return _(HARDWARE_CLASS_NAMES[hardware_class]) if hardware_class in HARDWARE_CLASS_NAMES else hardware_class
+
+
+def family_name(family: str) -> str:
+    """An engine family id (the engine ids of calculators.engines) as the engine's name."""
+    from calculators.engines import display_name  # the engine adapters import this module
+
+    return display_name(family)
+
+
+def group_name(group: str) -> str:
+    """A fit group ('vllm / datacenter-hbm', 'calibration: LABEL') in the reader's words: names, not ids."""
+    if group.startswith("calibration: "):
+        return group.removeprefix("calibration: ")
+    family, _slash, hardware_class = group.partition(" / ")
+    if not hardware_class:
+        return group
+    return _("{engine} on {hardware_class}").format(engine=family_name(family),
+                                                     hardware_class=hardware_class_name(hardware_class))
+
+
 class Prediction(_Frozen):
     """A predicted value with the band its basis implies (same unit as `value`)."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.i18n import _
+from calculators.i18n import ngettext
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.families import speed_family
@@ -37,8 +37,9 @@ def speed_params(engine: str, hardware_class: str,
             engine_family=family,
             hardware_class=hardware_class,
             group=f"calibration: {calibration.label or calibration.engine}",
-            note=_("fitted on {n_measurements} measurement(s) of the team's own run").format(
-                   n_measurements=calibration.n_measurements),
+            note=ngettext("fitted on {n_measurements} measurement of the team's own run",
+                          "fitted on {n_measurements} measurements of the team's own run",
+                          calibration.n_measurements).format(n_measurements=calibration.n_measurements),
         )
     from calculators.engines import ENGINES
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from calculators.checks.embeddings import check_embeddings, embedding_model_from_catalog
 from calculators.checks.tool_calls import check_tool_calls, tool_model_from_catalog
+from calculators.i18n import _
 from calculators.wizard.answers import WizardAnswers
 from calculators.wizard.scoring import CaveatRule, ScoringRule
 
@@ -53,17 +54,21 @@ def compatibility_rules(
     effects = kb.wizard.compatibility_effects
     if answers.tool_calling and verdicts.tool_calls:
         table, chosen, what = effects.tool_calls, verdicts.tool_calls, "tool calls"
+        sentence = _("{model}, tool calls: {explanation}")
     elif answers.use == "embeddings" and verdicts.embeddings:
         table, chosen, what = effects.embeddings, verdicts.embeddings, "embeddings"
+        sentence = _("{model}, embeddings: {explanation}")
     else:
         return (), ()
     by_verdict = {effect.verdict: effect for effect in table}
+    model = next((m.name for m in kb.models.models if m.id == answers.model_id), answers.model_id)
     rules, caveats = [], []
     for engine_id, (verdict, flags) in chosen.items():
         effect = by_verdict[verdict]
         fix = f": {' '.join(flags)}" if flags else ""
         rule_id = f"check-{what.replace(' ', '-')}-{engine_id}"
-        text = f"{answers.model_id} {what}: {effect.explanation}{fix}"
+        # in the reader's language when built (the model by its name, not its slug); shown through _() as is
+        text = sentence.format(model=model, explanation=_(effect.explanation)) + fix
         rests_on = (f"feature:{engine_id}/tool_calling",) if what == "tool calls" else (f"feature:{engine_id}/api",)
         if effect.points:
             rules.append(ScoringRule(rule_id, {}, {engine_id: effect.points}, text, rests_on))

@@ -21,10 +21,17 @@ def run_page(**query):
 def test_default_view_gives_verdicts_for_every_engine_and_the_ingestion_cost():
     at = run_page()
     tools, embeddings = at.dataframe[0].value, at.dataframe[1].value
-    assert list(tools["Engine"]) == ["ollama", "llama-cpp", "vllm", "sglang", "mlx-lm"]
-    assert dict(zip(tools["Engine"], tools["Verdict"], strict=True))["vllm"] == "needs flags"
+    # engines by their names, never their ids (the ids stay in the link)
+    assert list(tools["Engine"]) == ["Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"]
+    assert dict(zip(tools["Engine"], tools["Verdict"], strict=True))["vLLM"] == "needs flags"
     assert "--enable-auto-tool-choice --tool-call-parser hermes" in set(tools["Flags to add"])
-    assert dict(zip(embeddings["Engine"], embeddings["Verdict"], strict=True))["mlx-lm"] == "no embeddings endpoint"
+    assert dict(zip(embeddings["Engine"], embeddings["Verdict"], strict=True))["MLX LM"] == "no embeddings endpoint"
+    # engines that build their parser from the chat template say so in words, not by a made-up parser id
+    parsers = dict(zip(tools["Engine"], tools["Parser"], strict=True))
+    assert parsers["Ollama"] == "built from the GGUF's chat template"
+    assert parsers["llama.cpp (llama-server)"] == "built from the Jinja chat template"
+    assert [e.label for e in at.expander][:2] == ["Ollama: works", "llama.cpp (llama-server): works"]
+    assert "cmp_tool_engines" not in at.query_params  # defaults stay out of the link
     labels = [m.label for m in at.metric]
     assert "Chat TTFT p99 (s), shared" in labels
     ttft_p99 = next(m for m in at.metric if m.label == "Chat TTFT p99 (s), shared")
@@ -66,3 +73,13 @@ def test_the_ingestion_simulation_runs_once_per_input_state_and_language(monkeyp
     assert not spanish.exception, spanish.exception
     assert len(calls) == 3  # the same state for a Spanish reader is computed (and captioned) in Spanish
     assert any(c.value.startswith("Base: ") for c in spanish.caption)
+
+
+def test_the_model_source_reads_as_words_and_the_link_keeps_its_id():
+    at = run_page(cmp_tool_src="template")
+    control = at.get("button_group")[0]
+    assert control.key == "cmp_tool_src" and control.options == ["the catalog", "a pasted template"]
+    assert control.value == "template" and at.query_params["cmp_tool_src"] == "template"
+    assert any(w.label.startswith("Chat template") for w in at.text_area)
+    control.set_value("catalog").run()
+    assert "cmp_tool_src" not in at.query_params  # the default stays out of the link; never a label in it

@@ -195,8 +195,8 @@ def classify(texts: list[PageText], typed: str = "") -> tuple[list[tuple[PageTex
 #: new prose in knowledge/ or calculators/ comes with its Spanish.
 BORROWED_ENGLISH_AT_MOST: dict[str, int] = {
     # engines: the format picker shows the KB's names, one of which carries an English gloss
-    "engines": 56, "formats": 7, "memory": 28, "wizard": 3, "simulator": 12, "planner": 17, "speed": 2,
-    "operations": 22, "compatibility": 19, "reconcile": 16,
+    "engines": 56, "formats": 7, "memory": 20, "wizard": 3, "simulator": 4, "planner": 7, "speed": 2,
+    "operations": 16, "compatibility": 19, "reconcile": 0,
 }
 
 

@@ -8,13 +8,22 @@ import numpy as np
 import pytest
 
 from calculators.errors import ServewiseInputError
+from calculators.i18n import language
 from calculators.simulator.engines import default_policy
 from calculators.speed.calibrate import calibrate, serving_observation, simulate_medians
 from calculators.speed.calibration import CalibrationProfile, decode_profile, encode_profile
 from calculators.speed.fit import default_fit, fit_line
 from calculators.speed.imports.read import read_benchmark
 from calculators.speed.imports.run import ImportedRun
-from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams, decode_step_seconds, prefill_seconds
+from calculators.speed.model import (
+    Accelerator,
+    Band,
+    ModelShape,
+    SpeedParams,
+    decode_step_seconds,
+    group_name,
+    prefill_seconds,
+)
 from calculators.speed.predict import estimate_speed, speed_params
 from knowledge.speed import FIT_FILE, HOLDOUT_FILE, load_speed_measurements
 
@@ -69,9 +78,16 @@ def test_lookup_falls_back_and_says_so():
     _, basis = speed_params("ollama", "apple-unified")  # ollama runs llama.cpp kernels
     assert basis.group == "llama-cpp / apple-unified" and basis.kind == "default-fit"
     _, basis = speed_params("vllm", "apple-unified")
-    assert basis.note and "No measurements of vllm" in basis.note
+    # the note names the engines and the class as people know them; the group keeps the ids (code matches on it)
+    assert basis.note == ("No measurements of vLLM on Apple silicon (unified memory): parameters of "
+                          "llama.cpp (llama-server) on the same class.")
     _, basis = speed_params("sglang", "consumer-gddr")  # a similar runtime's parameters first
     assert basis.group == "vllm / consumer-gddr"
+    assert group_name(basis.group) == "vLLM on consumer GPUs (GDDR)"
+    with language("es"):
+        assert group_name(basis.group) == "vLLM en GPU de consumo (GDDR)"
+        _, basis = speed_params("vllm", "apple-unified")
+        assert "consumer" not in basis.note and "apple-unified" not in basis.note and "vLLM" in basis.note
 
 
 def test_estimate_speed_bands_and_concurrency():

@@ -32,3 +32,18 @@ def test_an_embeddings_service_scores_the_embedding_verdicts():
     assert [c.points for c in verdicts["vllm"].contributions if c.rule_id.startswith("check-")] == [1]
     llama = [c.text for c in verdicts["llama-cpp"].caveats if c.id.startswith("check-")]
     assert llama and "--embeddings" in llama[0] and "-ub 8192 -b 8192" in llama[0]
+
+
+def test_the_caveat_names_the_model_and_reads_in_the_readers_language():
+    from calculators.i18n import language
+
+    kb = load_knowledge()
+    answers = WizardAnswers(model_id="llama-3.1-8b", tool_calling=True)
+    english = [c.text for c in _by_engine(recommend(answers, kb))["vllm"].caveats if c.id == "check-tool-calls-vllm"]
+    assert english == ["Llama 3.1 8B, tool calls: tool calls parse once these launch flags are added: "
+                       "--enable-auto-tool-choice --tool-call-parser llama3_json"]
+    with language("es"):
+        spanish = [c.text for c in _by_engine(recommend(answers, kb))["vllm"].caveats if c.id.startswith("check-")]
+    assert spanish == ["Llama 3.1 8B, llamadas a herramientas: las llamadas a herramientas se interpretan una vez "
+                       "añadidos estos flags de arranque: --enable-auto-tool-choice --tool-call-parser llama3_json"]
+    assert "llama-3.1-8b" not in english[0] + spanish[0]  # the name, never the slug
