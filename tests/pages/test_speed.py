@@ -28,7 +28,7 @@ def test_default_estimate_states_basis_and_band():
     body = text(at)
     assert (
         "Decode, one sequence:" in body
-        and "Speed basis: default fit to public measurements (vllm / datacenter-hbm)" in body
+        and "Speed basis: default fit to public measurements (vLLM on data-centre GPUs (HBM))" in body
     )
     # the accuracy table from bench/results/speed_accuracy.json, as a table that scrolls inside the page
     accuracy = at.dataframe[0].value
