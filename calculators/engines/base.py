@@ -118,6 +118,9 @@ class EngineSpeed:
     bench_backends: tuple[str, ...] = ()
     #: family whose parameters apply on a hardware class this engine has no measurements on (a similar runtime)
     fallback_family: str | None = None
+    #: engine version string -> fit family, for an engine whose core changed between versions so that old
+    #: measurements must not set today's parameters; None = every version is `family`
+    family_for_version: Callable[[str], str] | None = None
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def sweep_rows(
         model = shape_of(models[sweep.model])
         policy = _policy(sweep)
         capacity = sweep_kv_capacity_tokens(data, sweep, catalog_memory_bytes)
-        params, _unused = table.lookup(speed_family(sweep.engine), hw.hardware_class)
+        params, _unused = table.lookup(speed_family(sweep.engine, sweep.engine_version), hw.hardware_class)
         levels = []
         for level in sweep.levels:
             workload = sweep_workload(sweep, level.load)

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 
-def speed_family(engine: str) -> str:
-    """The fit family for an engine id: its adapter's `speed.family`, else the id itself (unregistered engines)."""
+def speed_family(engine: str, version: str = "") -> str:
+    """The fit family for an engine id (and the version a measurement was made with, when known).
+
+    The adapter's `speed.family_for_version` decides for a version (an engine whose core changed keeps its old
+    measurements apart); with no version, or no such rule, the adapter's `speed.family`; else the id itself.
+    """
     from calculators.engines import ENGINES
 
     found = ENGINES.get(engine)
-    return found.speed.family if found is not None and found.speed is not None else engine
+    if found is None or found.speed is None:
+        return engine
+    if version and found.speed.family_for_version is not None:
+        return found.speed.family_for_version(version)
+    return found.speed.family

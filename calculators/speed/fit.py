@@ -111,6 +111,19 @@ def prefill_feature_s(model: ModelShape, hw: Accelerator, prompt_tokens: int) ->
     return flops / hw.flops_per_s
 
 
+def observation_family(point: SpeedPoint) -> str:
+    """The fit family a point belongs to: decode by the engine version's family, prefill by the engine's family.
+
+    An engine version that changed the per-step host work (vLLM's V1 engine core: "re-architects the scheduler,
+    KV cache manager, worker, sampler, and API server" while it "retains ... the models, GPU kernels", vLLM V1
+    user guide, docs.vllm.ai/en/v0.8.0/getting_started/v1_user_guide.html) keeps its decode points apart;
+    prefill, which the kernels bound, pools every version of the engine.
+    """
+    if point.metric in DECODE_METRICS:
+        return speed_family(point.engine, point.engine_version)
+    return speed_family(point.engine)
+
+
 def observations(data: SpeedMeasurementSet, metrics: tuple[str, ...]) -> list[Observation]:
     """Every point of `data` with one of `metrics`, as fit rows (prefill rows need known flop/s)."""
     hardware = data.hardware_by_id()
@@ -128,7 +141,7 @@ def observations(data: SpeedMeasurementSet, metrics: tuple[str, ...]) -> list[Ob
             if feature is None:
                 continue
             x = feature
-        rows.append(Observation(point, hw.hardware_class, speed_family(point.engine), x, measured_seconds(point)))
+        rows.append(Observation(point, hw.hardware_class, observation_family(point), x, measured_seconds(point)))
     return rows
 
 
@@ -245,7 +258,8 @@ def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
         if len(rows) < MIN_POINTS:
             continue
         slope, overhead = fit_line(np.asarray([r.x_s for r in rows]), np.asarray([r.y_s for r in rows]))
-        prow = [r for r in prefill if (r.family, r.hardware_class) == key]
+        engine_family = speed_family(rows[0].point.engine)  # prefill pools the engine's versions
+        prow = [r for r in prefill if (r.family, r.hardware_class) == (engine_family, key[1])]
         if len(prow) >= MIN_POINTS:
             p_slope, p_overhead = fit_line(np.asarray([r.x_s for r in prow]), np.asarray([r.y_s for r in prow]))
             compute_eff, prefill_band, fitted = 1.0 / p_slope, band_from(loo_residuals(prow)), True

@@ -142,5 +142,7 @@ def test_calibrate_serving_recovers_a_known_model():
     obs = serving_observation(run.model_copy(update={"ttft_ms_p50": 1.0, "itl_ms_p50": 1.0}), "synthetic")
     ttft, itl = simulate_medians(obs, model, hw, truth, policy, 10**6)
     measured = run.model_copy(update={"ttft_ms_p50": ttft * 1000, "itl_ms_p50": itl * 1000})
-    result = calibrate([measured], model, hw, "vllm", kv_capacity_tokens=10**6, max_evals=40)
+    # 80 evaluations (the default): the search starts from the default fit's vLLM / HBM group, fitted on V1
+    # measurements only, whose 0.77 bandwidth efficiency lies further from this truth's 0.4 than the old start
+    result = calibrate([measured], model, hw, "vllm", kv_capacity_tokens=10**6, max_evals=80)
     assert all(abs(c.error) < 0.05 for c in result.comparisons)
