@@ -18,7 +18,7 @@ from calculators.simulator.workload import LengthDistribution, WorkloadSpec, dra
 from calculators.speed.calibration import decode_profile
 from calculators.speed.inputs import hardware_class_of
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Accelerator, ModelShape, hardware_class_name
-from calculators.speed.predict import engine_step_costs
+from calculators.speed.predict import engine_step_costs, step_cost_model, unfitted_params
 from knowledge import load_knowledge
 from reports.names import namer
 from reports.numbers import compact, number
@@ -307,8 +307,17 @@ try:
     slo = checked(Slo, "SLO", ttft_s=ttft_slo, itl_s=itl_slo_ms / 1000)
     built = tuple(checked(cls, cls.model_fields["engine"].default, **knobs) for cls, knobs in policies)
     step_costs = ()
+    # A catalog model brings its real shape (MoE experts apart, attention layers); typed figures are a dense read
+    # of the typed weights.
+    shape = from_memory_model.shape if from_memory_model is not None else ModelShape(
+        weights_read_bytes=cost.weights_bytes, params_active=cost.active_params, n_layers=1,
+        attention_q_dim=1, kv_bytes_per_token=cost.kv_bytes_per_token)
+    accelerator = Accelerator(hardware_class=hardware_class, flops_per_s=cost.flops_per_s,
+                              memory_bandwidth_bytes_per_s=cost.memory_bandwidth_bytes_per_s)
     if typed_efficiency:
-        costs = tuple(cost for _ in built)
+        typed = cost if from_memory_model is None else step_cost_model(shape, accelerator,
+                                                                        unfitted_params(memory_eff, compute_eff))
+        costs = tuple(typed for _ in built)
     else:
         calibration = None
         if st.query_params.get("speed_cal"):
@@ -317,14 +326,7 @@ try:
             except ServewiseInputError as exc:
                 st.warning(literal(_("The link's speed calibration was not used: {reason}").format(reason=exc)),
                            icon=":material/link_off:")
-        step_costs = engine_step_costs(
-            tuple(p.engine for p in built),
-            ModelShape(weights_read_bytes=cost.weights_bytes, params_active=cost.active_params, n_layers=1,
-                       attention_q_dim=1, kv_bytes_per_token=cost.kv_bytes_per_token),
-            Accelerator(hardware_class=hardware_class, memory_bandwidth_bytes_per_s=cost.memory_bandwidth_bytes_per_s,
-                        flops_per_s=cost.flops_per_s),
-            calibration,
-        )
+        step_costs = engine_step_costs(tuple(p.engine for p in built), shape, accelerator, calibration)
         costs = tuple(c.cost for c in step_costs)
     results, comparison, distributions, (queued_fig, running_fig, kv_fig) = run_engines(
         workload, built, costs, kv_tokens, slo

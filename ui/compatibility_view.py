@@ -18,6 +18,7 @@ from calculators.simulator.workload import LengthDistribution, WorkloadSpec
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
 from reports.compatibility import embedding_reason_text, parser_text, tool_reason_text, verdict_label
+from reports.speed_text import basis_line
 from ui.sourced_facts import markdown_escaped
 from ui.state_cache import per_input_state
 
@@ -104,7 +105,7 @@ def show_embedding_reasons(checks: Sequence[EmbeddingCheck]) -> None:
 def ingestion_run(model_id: str, gpu_id: str, engine: str, rate: float, docs: int, doc_tokens: int,
                   every_s: float) -> tuple[str, IngestionTradeoff]:
     """The memory model's basis text and the shared-versus-separate simulation for one ingestion state."""
-    basis = catalog_cost(load_knowledge(), model_id, gpu_id)
+    basis = catalog_cost(load_knowledge(), model_id, gpu_id, engine)
     workload = WorkloadSpec.checked(
         n_requests=600, rate_per_s=rate, seed=1,
         prompt=LengthDistribution(kind="lognormal", median=800, sigma=0.6),
@@ -112,5 +113,5 @@ def ingestion_run(model_id: str, gpu_id: str, engine: str, rate: float, docs: in
     )
     bursts = IngestionBursts.checked(n_bursts=2, documents_per_burst=docs, every_s=every_s, first_burst_s=20.0,
                                      burst_spread_s=2.0, prompt=LengthDistribution(value=doc_tokens))
-    return basis.basis, ingestion_tradeoff(workload, bursts, default_policy(engine), basis.cost,
-                                           basis.kv_capacity_tokens)
+    return f"{basis.basis}. {basis_line(basis.speed_basis)}", ingestion_tradeoff(
+        workload, bursts, default_policy(engine), basis.cost, basis.kv_capacity_tokens)

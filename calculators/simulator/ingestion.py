@@ -33,6 +33,9 @@ from calculators.simulator.workload import (
     WorkloadSpec,
     draw_requests,
 )
+from calculators.speed.inputs import accelerator_of_gpu
+from calculators.speed.model import SpeedBasis
+from calculators.speed.predict import engine_step_costs
 
 CHAT = "chat"
 INGESTION = "ingestion"
@@ -146,20 +149,12 @@ class CatalogCost:
     cost: StepCostModel
     kv_capacity_tokens: int
     basis: str
+    speed_basis: SpeedBasis
 
 
-def catalog_cost(kb, model_id: str, gpu_id: str) -> CatalogCost:
-    """The simulator's cost inputs for `model_id` on one `gpu_id` (peak bandwidth and dense BF16 FLOP/s)."""
+def catalog_cost(kb, model_id: str, gpu_id: str, engine: str) -> CatalogCost:
+    """The simulator's cost inputs for `model_id` on one `gpu_id` served by `engine`: the memory model's figures
+    and the speed model's fitted parameters for that engine on the GPU's hardware class (seconds per step)."""
     inputs = simulator_inputs(kb, model_id, gpu_id)
-    gpu = catalog_gpu(kb, gpu_id)
-    if not isinstance(gpu.memory_bandwidth_gb_per_s, int | float) or not isinstance(gpu.dense_bf16_tflops, int | float):
-        raise ServewiseInputError(_("{name}: bandwidth or dense BF16 TFLOPS is unknown in the catalog").format(
-                                    name=gpu.name))
-    cost = StepCostModel(
-        memory_bandwidth_bytes_per_s=gpu.memory_bandwidth_gb_per_s * 1e9,
-        flops_per_s=gpu.dense_bf16_tflops * 1e12,
-        weights_bytes=inputs.weights_bytes,
-        active_params=inputs.active_params,
-        kv_bytes_per_token=inputs.kv_bytes_per_token,
-    )
-    return CatalogCost(cost, inputs.kv_capacity_tokens, inputs.basis)
+    (step_cost,) = engine_step_costs((engine,), inputs.shape, accelerator_of_gpu(catalog_gpu(kb, gpu_id)))
+    return CatalogCost(step_cost.cost, inputs.kv_capacity_tokens, inputs.basis, step_cost.basis)

@@ -17,6 +17,8 @@ from calculators.i18n import _
 from calculators.memory.compare import model_weights
 from calculators.memory.kv import raw_kv_estimate
 from calculators.model.catalog import architecture_from_catalog
+from calculators.speed.inputs import model_shape
+from calculators.speed.model import ModelShape
 
 PLANNED_CONTEXT_TOKENS = 32_768
 WEIGHTS_SCHEME = "bf16"
@@ -32,6 +34,9 @@ class SimulatorModelInputs:
     kv_bytes_per_token: int
     kv_capacity_tokens: int
     basis: str
+    #: What one step reads and computes (MoE: dense part + routed experts apart; attention layers and query width),
+    #: the same shape the planner and the speed model use.
+    shape: ModelShape
 
 
 def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
@@ -53,6 +58,7 @@ def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
         weights_bytes=weights,
         kv_bytes_per_token=int(per_token),
         kv_capacity_tokens=max(plan.kv_tokens, 0),
-        basis=f"vLLM's plan for {arch.name} in {WEIGHTS_SCHEME} on one {catalog_gpu(kb, gpu_id).name} "
-        f"(max_model_len {context:,})",
+        basis=_("vLLM's plan for {model} in {weights} on one {gpu} (max_model_len {context_tokens})").format(
+            model=arch.name, weights=WEIGHTS_SCHEME, gpu=catalog_gpu(kb, gpu_id).name, context_tokens=context),
+        shape=model_shape(arch, weights, per_token),
     )

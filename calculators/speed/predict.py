@@ -48,10 +48,12 @@ def speed_params(engine: str, hardware_class: str,
     return default_fit().lookup(family, hardware_class, fallback)
 
 
-def unfitted_params() -> SpeedParams:
-    """The roofline's stated default efficiencies with no overheads, for an engine without a speed model."""
+def unfitted_params(memory_efficiency: float = DEFAULT_MEMORY_EFFICIENCY,
+                    compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> SpeedParams:
+    """Efficiencies with no overheads and no band: the roofline's stated defaults for an engine without a speed
+    model, or the ones a user typed (fractions of peak bandwidth and flop/s)."""
     return SpeedParams(
-        memory_efficiency=DEFAULT_MEMORY_EFFICIENCY, compute_efficiency=DEFAULT_COMPUTE_EFFICIENCY,
+        memory_efficiency=memory_efficiency, compute_efficiency=compute_efficiency,
         decode_overhead_s=0.0, prefill_overhead_s=0.0, decode_band=Band(low=0.0, high=0.0, median_abs=0.0, n_points=0),
     )
 
