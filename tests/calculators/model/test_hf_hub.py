@@ -190,10 +190,13 @@ def test_missing_file_and_server_error(hub):
 
 def test_deadline_bounds_the_library_retries(hub, monkeypatch):
     monkeypatch.setattr(file_download, "_DEFAULT_RETRY_ON_STATUS_CODES", (500,))  # as shipped: retry 5xx
-    start = time.monotonic()
     with pytest.raises(HubFetchError, match="did not answer successfully within 1 s"):
         fetch_config("broken/model", timeout_s=1, cache_dir=hub)
-    assert time.monotonic() - start < 3
+    # Counted in requests, not seconds (a loaded machine only makes fewer): the library's own schedule is 6 tries
+    # over 1 + 2 + 4 + 8 + 8 s of back-off (huggingface_hub utils/_http.py http_backoff); the deadline answers
+    # after the first try or the one after the first 1 s wait.
+    tries = [path for _method, path, _auth in FakeHub.seen if path.startswith("/broken/model/")]
+    assert 1 <= len(tries) <= 3, tries
     FakeHub.broken_until_fixed = False  # the abandoned fetch's next retry gets a final answer and ends
 
 
