@@ -44,3 +44,24 @@ def test_holdout_file_cannot_stand_in_for_the_fit_set(tmp_path):
     (tmp_path / FIT_FILE).write_text((SPEED_DIR / HOLDOUT_FILE).read_text(encoding="utf-8"), encoding="utf-8")
     with pytest.raises(KnowledgeError, match="purpose"):
         load_speed_measurements(FIT_FILE, str(tmp_path))
+
+
+def test_apple_flops_are_gpu_cores_times_the_catalogs_sourced_per_core_rate():
+    """One rule for both files (fit and held-out): a stated GPU core count x the chip's sourced rate per core;
+    a chip without a sourced figure, or a machine whose core count is not stated, stays 'unknown'."""
+    chips = {c.id: c for c in load_knowledge().gpus.apple_chips}
+    checked = 0
+    for name in (FIT_FILE, HOLDOUT_FILE):
+        for hw in load_speed_measurements(name).hardware:
+            if hw.hardware_class != "apple-unified":
+                continue
+            named = re.search(r"\(chip ([a-z0-9-]+)\)", hw.verified.version)
+            chip = chips[named.group(1) if named else hw.id]
+            cores = re.search(r"(\d+)-core GPU", hw.name)
+            if isinstance(chip.gpu_throughput, str) or cores is None:
+                assert hw.dense_fp16_tflops == "unknown", hw.id
+                continue
+            per_core = chip.gpu_throughput.fp16_tflops / chip.gpu_throughput.gpu_cores
+            assert hw.dense_fp16_tflops == pytest.approx(int(cores.group(1)) * per_core, rel=2e-3), hw.id
+            checked += 1
+    assert checked >= 8  # M1 (7 and 8 cores), M1 Max 32, M2 Ultra 76 (fit); M1, M2, M1 Pro, M2 Pro 16, M2 Ultra
