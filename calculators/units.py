@@ -1,7 +1,14 @@
-"""Byte units, defined once: binary (KiB, MiB, GiB = 2^10, 2^20, 2^30 bytes) and decimal (KB, MB, GB = 10^3...).
+"""Byte units, defined once: binary (KiB, MiB, GiB = 2^10, 2^20, 2^30 bytes) and decimal (KB, MB, GB = 10^3...),
+and numbers written for the reader's language (1,234.5 in English, 1234,5 / 12.345,6 in Spanish: Babel's CLDR rules).
 
-Calculators keep bytes as integers; divide by these only to display or to read a printed figure.
+Calculators keep bytes as integers; divide by these only to display or to read a printed figure. A note a
+calculator writes formats its numbers with `number` / `compact` / `percent` here (reports/numbers.py uses the
+same functions), in the language of the current run (`calculators.i18n.current_language()`).
 """
+
+from babel.numbers import format_decimal, format_percent
+
+from calculators.i18n import current_language
 
 KIB = 1 << 10
 MIB = 1 << 20
@@ -11,3 +18,26 @@ TIB = 1 << 40
 KB = 1000
 MB = 1000**2
 GB = 1000**3
+
+
+def number(value: float, decimals: int = 0) -> str:
+    """`value` with grouping and exactly `decimals` decimals, in the current language."""
+    pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
+    return format_decimal(value, format=pattern, locale=current_language())
+
+
+def compact(value: float, max_decimals: int = 2) -> str:
+    """`value` with grouping and at most `max_decimals` decimals, trailing zeros dropped ("0.5", "4" / "0,5")."""
+    pattern = "#,##0" + ("." + "#" * max_decimals if max_decimals > 0 else "")
+    return format_decimal(value, format=pattern, locale=current_language())
+
+
+def percent(fraction: float, decimals: int = 0) -> str:
+    """`fraction` (0.25) as a percentage ("25%" / "25 %"), in the current language."""
+    pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "") + "%"
+    return format_percent(fraction, format=pattern, locale=current_language())
+
+
+def significant(value: float, digits: int = 3) -> str:
+    """`value` rounded to `digits` significant digits ("7.72", "1,280" / "7,72"), in the current language."""
+    return compact(float(f"{value:.{digits}g}"), 6)

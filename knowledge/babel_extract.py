@@ -36,7 +36,8 @@ def extract_wizard_yaml(
 
 
 def _texts_at(node: Any, path: list[str]) -> Iterator[str]:
-    """Every string at a dotted path in YAML data; lists on the way are walked element by element."""
+    """Every string at a dotted path in YAML data; lists on the way are walked element by element, and a `*`
+    step walks every value of a mapping (knowledge files keyed by engine id)."""
     if isinstance(node, list):
         for item in node:
             yield from _texts_at(item, path)
@@ -46,7 +47,11 @@ def _texts_at(node: Any, path: list[str]) -> Iterator[str]:
             yield node
         return
     if isinstance(node, dict):
-        yield from _texts_at(node.get(path[0]), path[1:])
+        if path[0] == "*":
+            for value in node.values():
+                yield from _texts_at(value, path[1:])
+        else:
+            yield from _texts_at(node.get(path[0]), path[1:])
 
 
 def extract_shown_yaml(

@@ -77,7 +77,7 @@ def tool_calls_section() -> None:
                                              index=chat_models.index("qwen3-8b") if "qwen3-8b" in chat_models else 0)
             model = tool_model_from_catalog(model_id, tools_kb)
             if model.template_of:
-                st.caption(_("Template read: {what}").format(what=model.template_of))
+                st.caption(_("Template read: {what}").format(what=_(model.template_of)))
         engines = url_widgets.multiselect(
             _("Engines"),
             list(PRIMARY_ENGINE_IDS),

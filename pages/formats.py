@@ -11,6 +11,7 @@ from calculators.units import GIB
 from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
+from reports.engines_tables import item_name
 from reports.formats_figures import SHORT_LABELS, STATUS_WORDS, compatibility_heatmap
 from reports.names import namer
 from reports.numbers import compact, number
@@ -100,7 +101,7 @@ st.caption(" · ".join(f"**{_(SHORT_LABELS[status])}**: {_(meaning)}"
 cell = formats.cell(engine_id, column_id)
 engine = formats.engine(engine_id)
 column = formats.column(column_id)
-st.markdown(f"#### {engine.name} × {column.name}")
+st.markdown(f"#### {engine.name} × {_(column.name)}")
 if cell is None:
     st.info(_("The knowledge base has no entry for this pair."))
 else:
@@ -124,12 +125,12 @@ else:
         )
     elif verdict.path is not None and verdict.path.kernel:
         st.caption(_("Path on this hardware: {kernel}").format(kernel=verdict.path.kernel))
-    st.write(cell.note)
+    st.write(_(cell.note))
     if cell.hardware:
         st.dataframe(
             pd.DataFrame(
                 {
-                    _("backend"): [p.backend for p in cell.hardware],
+                    _("backend"): [item_name(p.backend) for p in cell.hardware],
                     _("status"): [_(STATUS_WORDS[p.status]) for p in cell.hardware],
                     _("min compute capability"): [
                         "" if p.min_compute_capability is None else f"{p.min_compute_capability:g}"
@@ -137,7 +138,7 @@ else:
                     ],
                     _("GPU archs"): [", ".join(p.gpu_archs) for p in cell.hardware],
                     _("path"): [p.kernel for p in cell.hardware],
-                    _("note"): [p.note for p in cell.hardware],
+                    _("note"): [_(p.note) if p.note else "" for p in cell.hardware],
                 }
             ),
             hide_index=True,
@@ -164,7 +165,7 @@ if members:
     st.dataframe(
         pd.DataFrame(
             {
-                _("scheme"): [q.name for q in members],
+                _("scheme"): [_(q.name) for q in members],
                 _("bits per weight"): [
                     float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in members
                 ],
@@ -206,7 +207,7 @@ st.write(
 st.dataframe(
     pd.DataFrame(
         {
-            _("scheme"): [q.name for q in formats.quantizations],
+            _("scheme"): [_(q.name) for q in formats.quantizations],
             "id": [q.id for q in formats.quantizations],
             _("bits per weight"): [
                 float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None

@@ -12,6 +12,7 @@ from calculators.operations.bench_plan import WORKLOADS, BenchPlanRequest, build
 from knowledge import load_knowledge
 from knowledge.sources import source_url
 from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yaml
+from reports.engines_tables import kb_word
 from reports.names import namer
 from reports.operations_tables import (
     APP_MEASURES,
@@ -246,7 +247,8 @@ with bench_tab:
                     url = source_url(note.source, note.version) or note.source
                     why = markdown_escaped(note.why)
                     source_word = _("source")
-                    st.markdown(f"**{note.tool}** ({note.kind}): {why} [{source_word}]({url}) ({note.version})")
+                    kind = kb_word(note.kind)
+                    st.markdown(f"**{note.tool}** ({kind}): {why} [{source_word}]({url}) ({note.version})")
                 if section.generic_recipe:
                     st.markdown("**" + _("Generic recipe") + "**\n\n" + "\n".join(
                         f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip

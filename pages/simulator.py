@@ -265,11 +265,11 @@ with knobs_col:
                     default = knob.default_for_gpu(gpu.memory_bytes)
                 if isinstance(default, bool):
                     shown = url_widgets.toggle(_(knob.label), key=knob.key, value=default != knob.invert,
-                                               help=_(knob.help) if knob.help else None)
+                                               help=knob.help_text())
                     values[knob.field] = shown != knob.invert
                 else:
                     values[knob.field] = url_widgets.number(_(knob.label), key=knob.key, min_value=knob.min_value,
-                                                            value=default, help=_(knob.help) if knob.help else None)
+                                                            value=default, help=knob.help_text())
         policies.append((engine.scheduler_policy, values))
     if "static" in engines:
         with st.expander(_("Static batching baseline"), expanded=True):

@@ -175,7 +175,7 @@ except ServewiseInputError as exc:
     st.stop()
 
 st.divider()
-render_recommendation(result, kb)
+render_recommendation(result, kb, answer_words=word)
 render_top_choice_plans(result, kb)
 st.download_button(
     _("Download as Markdown (for a design document)"),

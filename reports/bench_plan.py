@@ -10,6 +10,7 @@ import yaml
 from calculators.i18n import _
 from calculators.operations.bench_plan import BenchPlan, Command, EngineSection
 from knowledge.sources import source_url
+from reports.engines_tables import kb_word
 from reports.numbers import compact, number, percent
 
 
@@ -87,7 +88,7 @@ def _engine_markdown(section: EngineSection) -> list[str]:
         lines.append("- " + _("The engine exports no latency metrics: the client's measurements are all there is."))
     for note in section.other_tools:
         url = source_url(note.source, note.version) or note.source
-        lines.append("- " + _("Also ships **{tool}** ({kind}):").format(tool=note.tool, kind=note.kind)
+        lines.append("- " + _("Also ships **{tool}** ({kind}):").format(tool=note.tool, kind=kb_word(note.kind))
                      + f" {note.why} [{source_word}]({url}) ({note.version})")
     if section.generic_recipe:
         lines += ["", _("Generic OpenAI-compatible recipe:"), ""]

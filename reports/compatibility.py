@@ -79,6 +79,9 @@ _EMBEDDING_REASONS = {
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
+    # a value quoting the knowledge base's prose (how an engine truncates, what it serves) has its Spanish in the
+    # catalog; names, flags and numbers have none and stay as they are
+    values = {key: _(value) if isinstance(value, str) and value else value for key, value in values.items()}
     try:
         return _(template).format(**values)
     except (KeyError, IndexError):
@@ -115,6 +118,13 @@ _TEMPLATE_PARSERS = {
     "jinja-template": N_("built from the Jinja chat template"),
     "gguf-chat-template": N_("built from the GGUF's chat template"),
 }
+
+
+def call_format_text(call_format: str) -> str:
+    """A call format id as a person reads it: the format's id ("hermes-json"), or 'none' / 'unknown' in words."""
+    if call_format == "none":
+        return _("none (the template has no tool syntax)")
+    return _("unknown") if call_format == "unknown" else call_format
 
 
 def parser_text(parser: str | None) -> str | None:

@@ -25,6 +25,7 @@ from knowledge.engines import (
     SupportList,
 )
 from knowledge.formats import FormatsSection
+from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
 
 UNKNOWN_TEXT = N_("unknown")  # also the knowledge base's own word for it: compare untranslated
@@ -43,6 +44,33 @@ OS_NAMES: dict[str, str] = {"linux": N_("Linux"), "macos": N_("macOS"), "windows
 #: How a support status reads in a table cell (translated where shown).
 STATUS_TEXT = {"experimental": N_("experimental"), "via-plugin": N_("via plugin")}
 CONVERT_FIRST = N_("convert first")
+#: The words people read for the knowledge base's enumerated values (support statuses, multi-GPU modes, prefix
+#: cache kinds, disconnect behaviours, benchmark kinds); the ids stay in the KB, links and JSON. A test keeps it
+#: complete against the schema's Literal types.
+KB_WORDS: dict[str, str] = {
+    "native": N_("native"), "experimental": N_("experimental"), "via-plugin": N_("via plugin"),
+    "convert-first": N_("convert first"), "not-supported": N_("not supported"), "unknown": N_("unknown"),
+    "tensor": N_("tensor"), "pipeline": N_("pipeline"), "data": N_("data"), "expert": N_("expert"),
+    "context": N_("context"), "layer-split": N_("layer split"), "row-split": N_("row split"),
+    "replicas": N_("replicas"),
+    "automatic-prefix-caching": N_("automatic prefix caching"), "radix-attention": N_("RadixAttention"),
+    "hierarchical-cache": N_("hierarchical cache"), "slot-prompt-cache": N_("per-slot prompt cache"),
+    "prompt-cache-lru": N_("LRU prompt cache"), "none": N_("none"),
+    "aborts": N_("aborts the request"), "aborts-when-streaming": N_("aborts it when streaming"),
+    "continues": N_("keeps generating"),
+    "serving-load": N_("open-loop serving load"), "closed-loop-load": N_("closed-loop load"),
+    "sequential-requests": N_("one request at a time"), "offline-throughput": N_("offline throughput"),
+}
+
+
+def kb_word(value: str) -> str:
+    """An enumerated knowledge-base value in the reader's words (a value without a word is shown as it is)."""
+    return _(KB_WORDS[value]) if value in KB_WORDS else value
+
+
+def kb_words(values: Iterable[str]) -> str:
+    """Enumerated values in the reader's words, comma-separated."""
+    return ", ".join(kb_word(value) for value in values)
 
 
 @dataclass(frozen=True)
@@ -68,8 +96,19 @@ def _cell(text: str, fact: Sourced | None) -> Cell:
     return Cell(text, fact.source, fact.verified.version, fact.verified.date.isoformat())
 
 
+def item_name(item_id: str) -> str:
+    """A backend, operating system, file format or quantization id as the name people know it by."""
+    if item_id in BACKEND_NAMES:
+        return _(BACKEND_NAMES[item_id])
+    if item_id in OS_NAMES:
+        return _(OS_NAMES[item_id])
+    from reports.names import name_of  # the catalog's names (formats and quantizations)
+
+    return name_of(load_knowledge(), item_id)
+
+
 def _support_text(support: SupportList | None, kind: str | None = None) -> str:
-    """Usable ids first; experimental and plugin paths marked; nothing usable -> 'none found'."""
+    """Usable items first, by name; experimental and plugin paths marked; nothing usable -> 'none found'."""
     if support is None:
         return _(UNKNOWN_TEXT)
     parts = []
@@ -77,11 +116,11 @@ def _support_text(support: SupportList | None, kind: str | None = None) -> str:
         if kind is not None and getattr(item, "kind", None) != kind:
             continue
         if item.status == "native":
-            parts.append(item.id)
+            parts.append(item_name(item.id))
         elif item.status in USABLE_STATUSES:
-            parts.append(f"{item.id} ({_(STATUS_TEXT.get(item.status, item.status))})")
+            parts.append(f"{item_name(item.id)} ({_(STATUS_TEXT.get(item.status, item.status))})")
         elif item.status == "convert-first":
-            parts.append(f"{item.id} ({_(CONVERT_FIRST)})")
+            parts.append(f"{item_name(item.id)} ({_(CONVERT_FIRST)})")
     return ", ".join(parts) or _("none found")
 
 
@@ -92,7 +131,12 @@ def availability_text(value: str) -> str:
 
 def _auth_text(auth: Auth) -> str:
     flags = ", ".join(auth.api_key_flags)
-    return f"{flags}: {auth.guards}" if flags else auth.guards
+    return f"{flags}: {_(auth.guards)}" if flags else _(auth.guards)
+
+
+def _metric_text(value: str) -> str:
+    """A metric name as the engine exports it, or 'none' in the reader's words."""
+    return kb_word(value) if value in ("none", "unknown") else value
 
 
 def _endpoints(engine: Engine) -> str:
@@ -178,11 +222,15 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         _optional(lambda e: e.structured_output, lambda s: availability_text(s.supported)),
     ),
     Attribute(
-        "metrics", N_("Metrics endpoint"), _optional(lambda e: e.metrics, lambda m: f"{m.endpoint} ({m.enabled_by})")
+        "metrics",
+        N_("Metrics endpoint"),
+        _optional(lambda e: e.metrics, lambda m: f"{_metric_text(m.endpoint)} ({_(m.enabled_by)})"),
     ),
-    Attribute("ttft", N_("TTFT metric"), _optional(lambda e: e.metrics, lambda m: m.time_to_first_token)),
-    Attribute("queue", N_("Queue-time metric"), _optional(lambda e: e.metrics, lambda m: m.queue_time)),
-    Attribute("kv_usage", N_("KV-usage metric"), _optional(lambda e: e.metrics, lambda m: m.kv_cache_usage)),
+    Attribute("ttft", N_("TTFT metric"), _optional(lambda e: e.metrics, lambda m: _metric_text(m.time_to_first_token))),
+    Attribute("queue", N_("Queue-time metric"), _optional(lambda e: e.metrics, lambda m: _metric_text(m.queue_time))),
+    Attribute(
+        "kv_usage", N_("KV-usage metric"), _optional(lambda e: e.metrics, lambda m: _metric_text(m.kv_cache_usage))
+    ),
     Attribute(
         "auth",
         N_("API key guards"),
@@ -198,11 +246,11 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         N_("Prefix caching"),
         _optional(
             lambda e: e.prefix_caching,
-            lambda p: ", ".join(p.kinds) + {True: _(" (on by default)"), False: _(" (off)")}.get(p.on_by_default, ""),
+            lambda p: kb_words(p.kinds) + {True: _(" (on by default)"), False: _(" (off)")}.get(p.on_by_default, ""),
         ),
     ),
     Attribute(
-        "multi_gpu", N_("Multi-GPU modes"), _optional(lambda e: e.multi_gpu, lambda m: ", ".join(m.modes) or _("none"))
+        "multi_gpu", N_("Multi-GPU modes"), _optional(lambda e: e.multi_gpu, lambda m: kb_words(m.modes) or _("none"))
     ),
     Attribute(
         "multi_model",
@@ -346,7 +394,8 @@ def sources_table(engines: Sequence[Engine]) -> pd.DataFrame:
         for engine in engines:
             cells = [(_(attribute.label), attribute.read(engine))]
             cells += [
-                (f"{_(attribute.label)}: {item.id}", _cell(f"{item.status}: {item.note}".rstrip(": "), item))
+                (f"{_(attribute.label)}: {item_name(item.id)}",
+                 _cell(f"{kb_word(item.status)}: {_(item.note) if item.note else ''}".rstrip(": "), item))
                 for item in attribute.items(engine)
                 if item.source is not None
             ]
@@ -421,6 +470,8 @@ __all__ = [
     "availability_text",
     "comparison_table",
     "format_options",
+    "kb_word",
+    "kb_words",
     "knob_table",
     "matches",
     "points_table",

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 from calculators.engines import ENGINES
+from calculators.i18n import _
 from knowledge.loader import KnowledgeBase, load_knowledge
 
 
@@ -27,11 +28,15 @@ def _names_in(directory: str) -> dict[str, str]:
 
 
 def name_of(kb: KnowledgeBase, slug: str) -> str:
-    """The name people know `slug` by (an engine, GPU, model, format or quantization), or the slug itself."""
-    return _names_in(kb.directory).get(slug, slug)
+    """The name people know `slug` by (an engine, GPU, model, format or quantization), or the slug itself.
+
+    Names are the same in every language except a few formats' glosses ("compressed-tensors (container of
+    schemes)"), which the catalog translates (babel.cfg extracts knowledge/formats.yaml's names).
+    """
+    return _(_names_in(kb.directory).get(slug, slug))
 
 
 def namer(kb: KnowledgeBase, extra: Mapping[str, str] | None = None) -> Callable[[str], str]:
     """`name_of` bound to `kb`, with `extra` names for a widget's own choices ("custom", "none")."""
     names = {**_names_in(kb.directory), **(extra or {})}
-    return lambda slug: names.get(slug, str(slug))
+    return lambda slug: _(names.get(slug, str(slug)))

@@ -15,7 +15,7 @@ from calculators.i18n import N_, _
 from knowledge.common import Sourced
 from knowledge.engines import Engine
 from knowledge.sources import source_url
-from reports.engines_tables import availability_text
+from reports.engines_tables import availability_text, kb_word
 
 UNKNOWN_TEXT = N_("unknown")
 ENDPOINTS = (
@@ -91,12 +91,12 @@ def practice_table(engines: Sequence[Engine]) -> pd.DataFrame:
             continue
         template, sampling = ops.chat_template, ops.sampling
         rows += [
-            _row(engine, _("Chat template"), template.default, template),
+            _row(engine, _("Chat template"), _(template.default), template),
             _row(engine, _("Template flags"), _joined(template.flags, N_("none (see note)")) +
-                 (f" — {template.note}" if template.note else ""), template),
-            _row(engine, _("Sampling defaults come from"), sampling.defaults_from, sampling),
-            _row(engine, _("Engine's own sampling defaults"), sampling.engine_defaults, sampling),
-            _row(engine, _("Output limit when max_tokens is unset"), sampling.default_max_output, sampling),
+                 (f" — {_(template.note)}" if template.note else ""), template),
+            _row(engine, _("Sampling defaults come from"), _(sampling.defaults_from), sampling),
+            _row(engine, _("Engine's own sampling defaults"), _(sampling.engine_defaults), sampling),
+            _row(engine, _("Output limit when max_tokens is unset"), _(sampling.default_max_output), sampling),
             _row(engine, _("Sampling flags"), _joined(sampling.flags), sampling),
         ]
     return _frame(rows)
@@ -117,10 +117,10 @@ def tool_calling_table(engines: Sequence[Engine]) -> pd.DataFrame:
                 _row(engine, _("Parsers (sample)"), _joined(calling.parsers, N_("not listed")), calling),
             ]
             if calling.note:
-                rows.append(_row(engine, _("Note"), calling.note, calling))
+                rows.append(_row(engine, _("Note"), _(calling.note), calling))
         if structured is not None:
             what = _("Structured output ({status})").format(status=availability_text(structured.supported))
-        rows.append(_row(engine, what, structured.how, structured))
+        rows.append(_row(engine, what, _(structured.how), structured))
     return _frame(rows)
 
 
@@ -138,9 +138,9 @@ def embeddings_table(engines: Sequence[Engine]) -> pd.DataFrame:
         rows += [
             _row(engine, _("Embeddings ({status})").format(status=availability_text(config.supported)),
                  _joined(config.flags, N_("no flag needed")), config),
-            _row(engine, _("Pooling"), config.pooling, config),
-            _row(engine, _("Normalisation"), config.normalisation, config),
-            _row(engine, _("Output dimension"), config.dimensions, config),
+            _row(engine, _("Pooling"), _(config.pooling), config),
+            _row(engine, _("Normalisation"), _(config.normalisation), config),
+            _row(engine, _("Output dimension"), _(config.dimensions), config),
         ]
         if engine.http_api is not None:
             rows.append(_row(engine, _("Rerank endpoint"), availability_text(engine.http_api.rerank), engine.http_api))
@@ -155,12 +155,13 @@ def metrics_table(engines: Sequence[Engine]) -> pd.DataFrame:
         row = {"Engine": engine.name}
         row[SOURCE_COLUMN] = (source_url(metrics.source, metrics.verified.version) or metrics.source) if metrics else ""
         row[VERSION_COLUMN] = metrics.verified.version if metrics else _(UNKNOWN_TEXT)
-        row[ENDPOINT] = metrics.endpoint if metrics else _(UNKNOWN_TEXT)
-        row[ENABLED_BY] = metrics.enabled_by if metrics else _(UNKNOWN_TEXT)
+        endpoint = metrics.endpoint if metrics else UNKNOWN_TEXT
+        row[ENDPOINT] = kb_word(endpoint) if endpoint in ("none", UNKNOWN_TEXT) else endpoint
+        row[ENABLED_BY] = _(metrics.enabled_by) if metrics else _(UNKNOWN_TEXT)
         for field, label in METRICS:
             value = getattr(metrics, field) if metrics else _(UNKNOWN_TEXT)
             row[label] = _("— lacks it") if value == "none" else value
-        row[NOTE] = metrics.note if metrics else ""
+        row[NOTE] = _(metrics.note) if metrics and metrics.note else ""
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -181,8 +182,8 @@ def lifecycle_table(engines: Sequence[Engine]) -> pd.DataFrame:
             rows.append(_row(engine, _("On client disconnect"), _(UNKNOWN_TEXT), None))
             continue
         rows += [
-            _row(engine, _("On client disconnect"), cancel.on_disconnect, cancel),
-            _row(engine, _("How"), cancel.how, cancel),
+            _row(engine, _("On client disconnect"), kb_word(cancel.on_disconnect), cancel),
+            _row(engine, _("How"), _(cancel.how), cancel),
         ]
     return _frame(rows)
 
@@ -194,23 +195,23 @@ def security_table(engines: Sequence[Engine]) -> pd.DataFrame:
         network, auth = engine.network, engine.auth
         ops = engine.operations
         if network is not None:
-            bind = f"{network.default_host}:{network.default_port}" + (f" ({network.note})" if network.note else "")
+            bind = f"{network.default_host}:{network.default_port}" + (f" ({_(network.note)})" if network.note else "")
             rows.append(_row(engine, _("Default bind address"), bind, network))
         if auth is not None:
             spellings = list(auth.api_key_flags) + list(auth.api_key_env)
             rows += [
                 _row(engine, _("API key"), _joined(spellings, N_("not supported")), auth),
-                _row(engine, _("What the key guards"), auth.guards, auth),
+                _row(engine, _("What the key guards"), _(auth.guards), auth),
                 _row(engine, _("Reachable without the key"), _joined(auth.open_paths), auth),
             ]
         if ops is not None:
             cors, inter = ops.cors, ops.inter_node
             rows += [
-                _row(engine, _("CORS default"), cors.default, cors),
+                _row(engine, _("CORS default"), _(cors.default), cors),
                 _row(engine, _("CORS settings"), _joined(list(cors.flags) + list(cors.env), N_("none (fixed)")) +
-                     (f" — {cors.note}" if cors.note else ""), cors),
-                _row(engine, _("Inter-node traffic"), inter.mechanism, inter),
-                _row(engine, _("Inter-node protection"), inter.protection, inter),
+                     (f" — {_(cors.note)}" if cors.note else ""), cors),
+                _row(engine, _("Inter-node traffic"), _(inter.mechanism), inter),
+                _row(engine, _("Inter-node protection"), _(inter.protection), inter),
             ]
         if not rows or rows[-1]["Engine"] != engine.name:
             rows.append(_row(engine, _("Security"), _(UNKNOWN_TEXT), None))

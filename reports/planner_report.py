@@ -10,9 +10,10 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.planner.search import Candidate, PlannerResult
-from reports.numbers import dollars, significant
+from calculators.planner.spec import HOURS_PER_MONTH
+from reports.numbers import compact, dollars, number, percent, significant
 
 
 def _name(names: Mapping[str, str], slug: str) -> str:
@@ -49,12 +50,20 @@ def winners_table(result: PlannerResult, engines: Mapping[str, str], gpus: Mappi
     return pd.DataFrame(rows)
 
 
+#: Where in the search a configuration was turned down, as people read it (the stage ids stay in the JSON).
+STAGE_WORDS = {
+    "engine": N_("engine"), "weights": N_("weights"), "hardware": N_("hardware"), "memory": N_("memory"),
+    "slo": N_("latency target"), "limit": N_("limits"), "price": N_("price"), "pruned": N_("pruned"),
+}
+
+
 def rejections_table(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str]) -> pd.DataFrame:
     """Every configuration the planner turned down: where in the search, and why."""
     return pd.DataFrame([{
         _("engine"): _name(engines, r.engine), _("GPU"): _name(gpus, r.gpu_id) if r.gpu_id else "",
         _("GPUs per instance"): r.gpus_per_instance, _("weights"): r.weights or "", _("KV"): r.kv_cache_type or "",
-        _("concurrency"): r.concurrency, _("stage"): r.stage, _("reason"): r.reason,
+        _("concurrency"): r.concurrency, _("stage"): _(STAGE_WORDS[r.stage]) if r.stage in STAGE_WORDS else r.stage,
+        _("reason"): r.reason,
     } for r in result.rejections])
 
 
@@ -66,10 +75,11 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
     lines = parts.setdefault("summary", [])
     lines += [
         "# " + _("servewise capacity plan"), "",
-        _("Model {model}; load {rate:.3g} requests/s; target p{tp:g} TTFT ≤ {ttft:g} s and p{ip:g} inter-token "
-          "latency ≤ {itl:g} ms, at most {fail:.1%} failed.").format(
-            model=result.model_name, rate=result.load_rate_per_s, tp=spec.slo.ttft_percentile, ttft=spec.slo.ttft_s,
-            ip=spec.slo.itl_percentile, itl=spec.slo.itl_s * 1000, fail=spec.slo.max_failed_share), "",
+        _("Model {model}; load {rate} requests/s; target p{tp:g} TTFT ≤ {ttft} s and p{ip:g} inter-token "
+          "latency ≤ {itl} ms, at most {fail} failed.").format(
+            model=result.model_name, rate=significant(result.load_rate_per_s), tp=spec.slo.ttft_percentile,
+            ttft=compact(spec.slo.ttft_s, 3), ip=spec.slo.itl_percentile, itl=compact(spec.slo.itl_s * 1000, 3),
+            fail=percent(spec.slo.max_failed_share, 1)), "",
         _("Every figure is an estimate from servewise's memory plans and scheduler simulation: a hypothesis to "
           "verify with the benchmark plan before buying."), "",
     ]
@@ -90,20 +100,24 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
         point = best.at_max_rate
         lines = parts.setdefault("why", [])
         lines += ["", "## " + _("Why this configuration"), "",
-                  "- " + _("Memory: {engine}'s own plan keeps {kv} KV tokens per instance for requests of up to "
-                           "{ctx:,} tokens.").format(engine=_name(engines, best.shape.engine),
-                                                     kv=f"{best.kv_capacity_tokens:,}" if best.kv_capacity_tokens
-                                                     else _("its slots'"), ctx=result.context_tokens),
-                  "- " + _("Latency: at {rate:.3g} requests/s per instance the simulation gives p{tp:g} TTFT "
-                           "{ttft:.3g} s and p{ip:g} inter-token latency {itl:.3g} ms; {fail:.1%} failed.").format(
-                      rate=point.rate_per_s, tp=spec.slo.ttft_percentile, ttft=point.ttft_s or 0.0,
-                      ip=spec.slo.itl_percentile, itl=(point.itl_s or 0.0) * 1000, fail=point.failed_share),
-                  "- " + _("Replicas: {load:.3g} ÷ {rate:.3g} rounded up = {replicas} instance(s) on {hosts} "
-                           "host(s).").format(load=result.load_rate_per_s, rate=best.max_rate_per_instance,
+                  "- " + (_("Memory: {engine}'s own plan keeps {kv} KV tokens per instance for requests of up to "
+                            "{ctx} tokens.") if best.kv_capacity_tokens else
+                          _("Memory: {engine}'s own plan keeps each slot's KV in every instance for requests of up "
+                            "to {ctx} tokens.")).format(engine=_name(engines, best.shape.engine),
+                                                        kv=number(best.kv_capacity_tokens or 0),
+                                                        ctx=number(result.context_tokens)),
+                  "- " + _("Latency: at {rate} requests/s per instance the simulation gives p{tp:g} TTFT "
+                           "{ttft} s and p{ip:g} inter-token latency {itl} ms; {fail} failed.").format(
+                      rate=significant(point.rate_per_s), tp=spec.slo.ttft_percentile,
+                      ttft=significant(point.ttft_s or 0.0), ip=spec.slo.itl_percentile,
+                      itl=significant((point.itl_s or 0.0) * 1000), fail=percent(point.failed_share, 1)),
+                  "- " + _("Replicas: {load} ÷ {rate} rounded up = {replicas} instance(s) on {hosts} "
+                           "host(s).").format(load=significant(result.load_rate_per_s),
+                                              rate=significant(best.max_rate_per_instance),
                                               replicas=best.replicas, hosts=best.hosts),
-                  "- " + _("Cost: {gpus} GPU(s) × {price}/GPU-hour = {hour}/h; × 730.5 h = {month}/month "
+                  "- " + _("Cost: {gpus} GPU(s) × {price}/GPU-hour = {hour}/h; × {hours} h = {month}/month "
                            "({source}).").format(gpus=best.cost.gpus, price=_money(best.cost.usd_per_gpu_hour),
-                                                 hour=_money(best.cost.usd_per_hour),
+                                                 hour=_money(best.cost.usd_per_hour), hours=compact(HOURS_PER_MONTH, 1),
                                                  month=_money(best.cost.usd_per_month), source=best.cost.price_source)]
     parts["assumptions"] = ["", "## " + _("Assumptions"), ""] + [f"- {note}" for note in result.notes]
     lines = parts.setdefault("rejections", [])
@@ -114,7 +128,8 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
     for r in result.rejections:
         lines.append(f"| {_name(engines, r.engine)} | {_name(gpus, r.gpu_id) if r.gpu_id else '—'} | "
                      f"{r.gpus_per_instance or '—'} | {r.weights or '—'} | {r.kv_cache_type or '—'} | "
-                     f"{r.concurrency or '—'} | {r.stage} | {r.reason.replace('|', '/')} |")
+                     f"{r.concurrency or '—'} | {_(STAGE_WORDS[r.stage]) if r.stage in STAGE_WORDS else r.stage} | "
+                     f"{r.reason.replace('|', '/')} |")
     chosen = [line for name in sections for line in parts.get(name, [])]
     return "\n".join(chosen).strip("\n") + "\n"
 

@@ -17,7 +17,13 @@ from calculators.simulator.ingestion import IngestionBursts, IngestionTradeoff, 
 from calculators.simulator.workload import LengthDistribution, WorkloadSpec
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
-from reports.compatibility import embedding_reason_text, parser_text, tool_reason_text, verdict_label
+from reports.compatibility import (
+    call_format_text,
+    embedding_reason_text,
+    parser_text,
+    tool_reason_text,
+    verdict_label,
+)
 from reports.speed_text import basis_line
 from ui.sourced_facts import markdown_escaped
 from ui.state_cache import per_input_state
@@ -37,12 +43,12 @@ def tool_checks_table(checks: Sequence[ToolCallCheck]) -> pd.DataFrame:
         rows.append({
             _("Engine"): display_name(c.engine),
             _("Verdict"): verdict_label(c.verdict),
-            _("Call format"): c.call_format,
+            _("Call format"): call_format_text(c.call_format),
             _("Parser"): parser_text(c.parser) or (f"({parser_text(c.recommended_parser)})" if c.recommended_parser
                                                     else "-"),
             _("Flags to add"): " ".join(c.flags_to_add) or "-",
             _("Flags to remove"): " ".join(c.flags_to_remove) or "-",
-            _("tool_choice honoured"): ", ".join(modes) or "-",
+            _("tool_choice honoured"): ", ".join(f'"{mode}"' for mode in modes) or "-",  # the API's own values
         })
     return pd.DataFrame(rows)
 
@@ -74,6 +80,8 @@ def _sources_line(sources: Sequence[str]) -> str:
     for source in sources:
         url = source_url(source) if ":" in source and not source.startswith("knowledge/") else None
         label = markdown_escaped(source.rsplit("/", 1)[-1])
+        if source.startswith("knowledge/chat_templates/"):
+            label += " " + _("(where it was read: SOURCES.md in that folder)")
         links.append(f"[{label}]({url})" if url else label)
     return " · ".join(links)
 
@@ -85,7 +93,7 @@ def show_tool_reasons(checks: Sequence[ToolCallCheck]) -> None:
             st.markdown("\n".join(f"- {markdown_escaped(tool_reason_text(r.code, r.values))}" for r in c.reasons))
             if c.flags_to_add:
                 st.code(" ".join(c.flags_to_add), language="bash")
-            st.caption(_("Parallel tool calls: {text}").format(text=c.parallel_tool_calls))
+            st.caption(_("Parallel tool calls: {text}").format(text=_(c.parallel_tool_calls)))
             st.caption(_("Sources: {links}").format(links=_sources_line(c.sources)))
 
 

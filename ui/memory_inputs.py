@@ -235,7 +235,9 @@ def _knob_help(kb: KnowledgeBase, engine: str, key: str) -> str | None:
     knob = next((k for k in entry.knobs if k.key == key), None) if entry else None
     if knob is None:
         return None
-    default = _(knob.default_rule) if knob.default_rule else _("unset") if knob.default is None else str(knob.default)
+    # a default rule is a sentence of its own: its full stop is the template's
+    default = (_(knob.default_rule).rstrip(".") if knob.default_rule
+               else _("unset") if knob.default is None else str(knob.default))
     return _("**{name}** ({unit}): {controls} Default: {default}. Source: {source}").format(
         name=knob.name, unit=_(knob.unit), controls=_(knob.controls), default=default, source=knob.source)
 

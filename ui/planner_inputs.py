@@ -52,6 +52,7 @@ def read_spec(kb) -> PlannerSpec | str:
                                                   key="plan_conc", default=list(defaults.concurrency_options))
     with load_col:
         kind = url_widgets.radio(_("Demand"), ["rate", "users"], key="plan_load", horizontal=True,
+                                 labels={"rate": _("arrival rate"), "users": _("users with think time")},
                                  help=_("An arrival rate, or people who pause between requests (think time)."))
         if kind == "users":
             users = url_widgets.number(_("Users"), key="plan_users", min_value=1, max_value=10_000_000, value=200)
@@ -63,7 +64,8 @@ def read_spec(kb) -> PlannerSpec | str:
                                       max_value=100_000.0, value=5.0)
             load = {"arrival_rate_per_s": rate}
         with st.expander(_("Request lengths")):
-            shape = url_widgets.radio(_("Lengths"), ["fixed", "lognormal"], key="plan_shape", horizontal=True)
+            shape = url_widgets.radio(_("Lengths"), ["fixed", "lognormal"], key="plan_shape", horizontal=True,
+                                      labels={"fixed": _("fixed"), "lognormal": "lognormal"})
             prompt = url_widgets.number(_("Prompt tokens (median)"), key="plan_prompt", min_value=1,
                                         max_value=1_000_000, value=1024)
             output = url_widgets.number(_("Output tokens (median)"), key="plan_output", min_value=1,
@@ -86,7 +88,8 @@ def read_spec(kb) -> PlannerSpec | str:
                                       value=8)
         hosts = url_widgets.number(_("Hosts at most"), key="plan_hosts", min_value=1, max_value=64, value=1)
         basis = url_widgets.radio(_("Cost basis"), [b.value for b in CostBasis], key="plan_basis",
-                                  horizontal=True)
+                                  horizontal=True, labels={CostBasis.CLOUD.value: _("cloud, by the hour"),
+                                                           CostBasis.ON_PREMISES.value: _("own hardware")})
         prices: dict[str, float | None] = {}
         on_premises = None
         if basis == CostBasis.CLOUD.value:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
 
-from calculators.i18n import _, current_language
+from calculators.i18n import N_, _, current_language
 from calculators.launch.render import render_launch_command
 from calculators.units import GIB
 from calculators.wizard.fit_check import FitCheck
@@ -20,9 +21,35 @@ from reports.wizard import engine_names, fact_label, ranking_rows
 from reports.wizard_figures import concern_figure
 from ui.links import page_link
 
+#: The wizard's answers as a person reads them in "What would change this answer" (the field names stay in links).
+ANSWER_NAMES: dict[str, str] = {
+    "use": N_("use"), "hardware": N_("accelerator"), "gpu_id": N_("GPU model"), "n_gpus": N_("GPUs"),
+    "nvlink": N_("NVLink"), "apple_memory_gb": N_("Apple memory (GB)"), "host_ram_gb": N_("host RAM (GB)"),
+    "hosts": N_("hosts"), "model_id": N_("model"), "weight_format": N_("weight format"),
+    "fits_one_card": N_("fits one card"), "concurrent_users": N_("concurrent users"),
+    "prompt_length": N_("prompts"), "output_length": N_("answers"), "shared_prefixes": N_("shared prefixes"),
+    "tool_calling": N_("tool calling"), "structured_output": N_("structured output"), "languages": N_("languages"),
+    "arrival": N_("arrival"), "slo_metrics": N_("latency metrics"), "exposure": N_("exposure"),
+    "multi_model": N_("several models"), "lora": N_("LoRA adapters"), "cancellation": N_("cancellation"),
+    "on_prem": N_("on premises"), "ops_skill": N_("operations skill"), "os": N_("operating system"),
+}
 
-def render_recommendation(result: Recommendation, kb) -> None:
-    """The ranking table, then one expander per engine with its points, cited facts and caveats."""
+
+def _answer_value(value: object, words: Callable[[str], str] | None) -> str:
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if value is None:
+        return _("none")
+    if isinstance(value, str) and words is not None:
+        return words(value)
+    return str(value)
+
+
+def render_recommendation(result: Recommendation, kb, answer_words: Callable[[str], str] | None = None) -> None:
+    """The ranking table, then one expander per engine with its points, cited facts and caveats.
+
+    `answer_words` gives an answer value's words (the page's labels); without it values show as they are.
+    """
     names = engine_names(kb)
     top = result.top
     if top is None:
@@ -54,7 +81,9 @@ def render_recommendation(result: Recommendation, kb) -> None:
         st.dataframe(
             pd.DataFrame(
                 [
-                    {_("answer"): c.field, _("now"): str(c.current), _("if instead"): str(c.alternative),
+                    {_("answer"): _(ANSWER_NAMES[c.field]) if c.field in ANSWER_NAMES else c.field,
+                     _("now"): _answer_value(c.current, answer_words),
+                     _("if instead"): _answer_value(c.alternative, answer_words),
                      _("first would be"): names[c.new_top]}
                     for c in result.changes
                 ]

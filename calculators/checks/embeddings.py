@@ -256,7 +256,8 @@ def gguf_pooling_rule(draft: EmbeddingDraft) -> None:
         if engine.over_batch == "rejected":
             draft.over_length = "rejected"
         if need is not None and need > limit:
-            fix = engine.flags.batch.replace("{n}", str(need)) if engine.flags.batch else None
+            # the KB spelling is a template in the catalog (an Ollama request option comes with words)
+            fix = _(engine.flags.batch).replace("{n}", str(need)) if engine.flags.batch else None
             draft.mismatch("batch-too-small", fix, limit=limit, needed=need, note=engine.over_batch_note or "")
 
 

@@ -73,7 +73,7 @@ def tool_model_from_catalog(model_id: str, kb: ToolCallingFile) -> ToolModel:
     support = analyse_template(text, kb.call_formats)
     return ToolModel(
         model_id, entry.call_format, support, text, template_of=entry.template_of,
-        source=f"knowledge/chat_templates/{entry.template} (see SOURCES.md there)",
+        source=f"knowledge/chat_templates/{entry.template}",  # knowledge/chat_templates/SOURCES.md cites each file
     )
 
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from calculators.i18n import _
+
 if TYPE_CHECKING:
     from calculators.hardware.machine import Machine
     from calculators.memory.compare import Workload
@@ -57,12 +59,19 @@ class SimulatorKnob:
     label: str
     #: widget key (URL parameter of shared links: keep it stable)
     key: str
-    help: str | None = None
+    #: an N_-marked text, or a function writing it in the reader's language (help that quotes figures)
+    help: str | Callable[[], str] | None = None
     min_value: int = 1
     #: the widget shows the opposite of the field ("Radix prefix cache" for disable_radix_cache)
     invert: bool = False
     #: (GPU memory, bytes) -> what the engine picks on such a GPU when the knob is unset
     default_for_gpu: Callable[[int], Any] | None = None
+
+    def help_text(self) -> str | None:
+        """The widget's help in the reader's language (None: no help)."""
+        if self.help is None:
+            return None
+        return self.help() if callable(self.help) else _(self.help)
 
 
 @dataclass(frozen=True)

@@ -524,7 +524,8 @@ def _engine_check_commands(tools: list[BenchTool], runs: tuple[Run, ...], model:
 
 
 def _tool_note(tool: BenchTool) -> ToolNote:
-    return ToolNote(tool=tool.name, kind=tool.kind, why=tool.note, source=tool.source, version=tool.verified.version)
+    # the knowledge base's prose in the reader's language (knowledge/engines.yaml bench_tools notes are in the catalog)
+    return ToolNote(tool=tool.name, kind=tool.kind, why=_(tool.note), source=tool.source, version=tool.verified.version)
 
 
 def build_bench_plan(request: BenchPlanRequest, kb) -> BenchPlan:

@@ -145,7 +145,7 @@ def _prices(spec: PlannerSpec, kb) -> dict[str, GpuPrice | str]:
                 continue
             cheapest = listed[0]
             source = _("{provider} list price: {version}; {source}").format(
-                provider=cheapest.provider, version=cheapest.verified.version, source=cheapest.source)
+                provider=cheapest.provider, version=_(cheapest.verified.version), source=cheapest.source)
             by_gpu[gpu.id] = GpuPrice(cheapest.usd_per_gpu_hour, source)
     return by_gpu
 

@@ -19,6 +19,7 @@ from calculators.memory.kv import raw_kv_estimate
 from calculators.model.catalog import architecture_from_catalog
 from calculators.speed.inputs import model_shape
 from calculators.speed.model import ModelShape
+from calculators.units import number
 
 PLANNED_CONTEXT_TOKENS = 32_768
 WEIGHTS_SCHEME = "bf16"
@@ -59,6 +60,7 @@ def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
         kv_bytes_per_token=int(per_token),
         kv_capacity_tokens=max(plan.kv_tokens, 0),
         basis=_("vLLM's plan for {model} in {weights} on one {gpu} (max_model_len {context_tokens})").format(
-            model=arch.name, weights=WEIGHTS_SCHEME, gpu=catalog_gpu(kb, gpu_id).name, context_tokens=context),
+            model=arch.name, weights=WEIGHTS_SCHEME, gpu=catalog_gpu(kb, gpu_id).name,
+            context_tokens=number(context)),
         shape=model_shape(arch, weights, per_token),
     )

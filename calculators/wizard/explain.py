@@ -77,7 +77,7 @@ def fact_value(spec: str, kb) -> str:
     if view == "status":
         return status_phrase(fact.status)
     if view == "note":
-        return fact.note
+        return _(fact.note)  # the KB prose is in the catalog (babel.cfg)
     raise ValueError(f"unknown fact view {view!r} in {spec!r}")
 
 

@@ -226,21 +226,31 @@ WEIGHT_FORMAT_COLUMNS: dict[str, tuple[str, ...]] = {
 WIZARD_ENGINES = ENGINE_IDS
 
 
-def _support_statuses(kb, answers: WizardAnswers, engine) -> list[tuple[str, str, str, str]]:
-    """(what, status, note, fact reference) for the team's hardware, OS and weight format on one engine."""
+#: What a person reads for the wizard's hardware and operating-system answers (translated where shown).
+_VENDOR_WORDS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "apple": "Apple", "cpu": "CPU"}
+_OS_WORDS = {"linux": "Linux", "macos": "macOS", "windows": "Windows"}
+
+
+def _support_statuses(kb, answers: WizardAnswers, engine) -> list[tuple[str, str, str, str, str]]:
+    """(what id, what in words, status, note, fact reference) for the team's hardware, OS and weight format on
+    one engine; the note is the knowledge base's, in the reader's language."""
     os_item = next((s for s in engine.operating_systems.items if s.id == answers.os), None)
+    vendor = _VENDOR_WORDS.get(answers.hardware, answers.hardware)
     statuses = [
-        (f"{answers.hardware} hardware", engine.vendor_status(answers.hardware), "", f"engine:{engine.id}"),
-        (f"{answers.os}", engine.operating_systems.status_of(answers.os), os_item.note if os_item else "",
-         f"engine:{engine.id}"),
+        (f"{answers.hardware} hardware", _("{vendor} hardware").format(vendor=vendor),
+         engine.vendor_status(answers.hardware), "", f"engine:{engine.id}"),
+        (f"{answers.os}", _OS_WORDS.get(answers.os, answers.os), engine.operating_systems.status_of(answers.os),
+         _(os_item.note) if os_item and os_item.note else "", f"engine:{engine.id}"),
     ]
     choice = HardwareChoice(vendor=answers.hardware, gpu_id=answers.gpu_id)
     for column in WEIGHT_FORMAT_COLUMNS[answers.weight_format]:
         if kb.formats.cell(engine.id, column) is None:
             continue
         verdict = format_verdict(kb, engine.id, column, choice)
-        statuses.append((f"{column} weights", verdict.status, _verdict_note(verdict, answers.gpu_id),
-                         f"compat:{engine.id}/{column}"))
+        matrix_column = kb.formats.column(column)
+        column_name = _(matrix_column.name) if matrix_column is not None else column
+        statuses.append((f"{column} weights", _("{format} weights").format(format=column_name), verdict.status,
+                         _verdict_note(verdict, answers.gpu_id), f"compat:{engine.id}/{column}"))
     return statuses
 
 
@@ -258,8 +268,8 @@ def _verdict_note(verdict, gpu_id: str | None) -> str:
     elif verdict.path is not None and verdict.path.kernel:
         lead = _("on this hardware: {kernel}").format(kernel=verdict.path.kernel)
     else:
-        return verdict.note
-    return f"{lead}; {verdict.note}"
+        return _(verdict.note)
+    return f"{lead}; {_(verdict.note)}"
 
 
 def _support_verdicts(kb, answers: WizardAnswers) -> tuple[dict[str, list[Exclusion]], tuple[ScoringRule, ...]]:
@@ -274,16 +284,17 @@ def _support_verdicts(kb, answers: WizardAnswers) -> tuple[dict[str, list[Exclus
     for engine in kb.engines:
         if engine.id not in exclusions:
             continue
-        for what, status, note, reference in _support_statuses(kb, answers, engine):
+        for what, what_text, status, note, reference in _support_statuses(kb, answers, engine):
             effect = effects[status]
             detail = f" ({note})" if note else ""
             if effect.exclude:
-                exclusions[engine.id].append(Exclusion(f"{engine.name} · {what}: {_(effect.explanation)}{detail}",
+                exclusions[engine.id].append(Exclusion(f"{engine.name} · {what_text}: {_(effect.explanation)}{detail}",
                                                        (reference,)))
             elif effect.points:
                 rules.append(ScoringRule(id=f"support-{engine.id}-{what.replace(' ', '-')}", when={},
                                          points={engine.id: effect.points},
-                                         reason=f"{what}: {_(effect.explanation)}{detail}", rests_on=(reference,)))
+                                         reason=f"{what_text}: {_(effect.explanation)}{detail}",
+                                         rests_on=(reference,)))
     return exclusions, tuple(rules)
 
 

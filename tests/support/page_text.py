@@ -50,7 +50,8 @@ _FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 _PLACEHOLDER = re.compile(r"%\{[^}]*\}|\{[^{}]*\}|<[^<>]*>")
 #: A command line as typed (a placeholder or an example): the same in every language.
 _COMMAND = re.compile(r"^\s*(?:llama-server|llama-cli|vllm serve|python3? -m|ollama|mlx_lm\.\w+|sglang)\b.*$", re.M)
-_IDENTIFIER = re.compile(r"\b\w+(?:[_./:-]\w+)+\b")
+#: code words joined by _ . / : - or | (a flag's alternatives: none|mean|cls)
+_IDENTIFIER = re.compile(r"\b\w+(?:[_./:|-]\w+)+\b")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 #: Element types whose `.value` is prose (AppTest names).

@@ -28,7 +28,9 @@ def not_applicable(machine: Machine) -> str | None:
     hardware = engine_by_id(load_knowledge().engines, ENGINE_ID).hardware
     backend = "cpu" if machine.device_kind == "cpu" else "cuda"
     item = next((i for i in hardware.items if i.id == backend), None)
-    status = f"{item.status}: {item.note}" if item is not None and item.note else (item.status if item else "unknown")
+    # the KB's note is in the catalog (babel.cfg: engines.hardware.items.note), so it reads in the reader's language
+    note = f": {_(item.note)}" if item is not None and item.note else ""
+    status = (item.status if item is not None else "unknown") + note
     return _("servewise plans MLX LM on Apple silicon only (Metal, unified memory: its memory plan and scheduler "
              "follow that path); MLX LM's {backend} build is {status} ({source}).").format(
                backend=backend.upper(), status=status, source=hardware.source)

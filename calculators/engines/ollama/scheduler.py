@@ -18,7 +18,7 @@ from calculators.simulator.policy import (
     SchedulerPolicy,
     SchedulerSpec,
 )
-from calculators.units import GIB
+from calculators.units import GIB, compact, number
 
 #: Ollama's num_ctx by total VRAM, written from the tiers the plan uses (never typed twice).
 CONTEXT_TIERS_TEXT = ", ".join(
@@ -86,6 +86,17 @@ class OllamaPolicy(SchedulerPolicy):
         )
 
 
+def _context_help() -> str:
+    """The num_ctx knob's help, quoting Ollama's tiers by total VRAM (reader's language and number format)."""
+    tiers = ", ".join(
+        _("{tokens} from {gib} GiB").format(tokens=number(tokens), gib=compact(threshold / GIB))
+        if threshold else _("{tokens} below that").format(tokens=number(tokens))
+        for threshold, tokens in VRAM_CONTEXT_TIERS
+    )
+    return _("Unset, Ollama picks it by total VRAM: {context_tiers_text}; each slot holds this much KV.").format(
+        context_tiers_text=tiers)
+
+
 def _context_on_gpu(gpu_memory_bytes: int) -> int:
     """num_ctx Ollama picks with OLLAMA_CONTEXT_LENGTH unset on one GPU of this size."""
     return default_context_tokens(Machine(device_memory_bytes=gpu_memory_bytes))
@@ -95,8 +106,7 @@ SIMULATOR_LABEL = "Ollama"
 SIMULATOR_KNOBS = (
     SimulatorKnob("num_parallel", "OLLAMA_NUM_PARALLEL", "sim_ollama_np"),
     SimulatorKnob("context_length", N_("Context per slot (num_ctx)"), "sim_ollama_ctx", default_for_gpu=_context_on_gpu,
-                  help=_("Unset, Ollama picks it by total VRAM: {context_tiers_text}; each slot holds this "
-                         "much KV.").format(context_tiers_text=CONTEXT_TIERS_TEXT)),
+                  help=_context_help),
     SimulatorKnob("num_batch", N_("num_batch (tokens per step)"), "sim_ollama_batch"),
     SimulatorKnob("max_queue", "OLLAMA_MAX_QUEUE", "sim_ollama_queue", min_value=0),
     SimulatorKnob("max_queue_applies_to_slot_wait", N_("Apply OLLAMA_MAX_QUEUE to requests waiting for a slot"),

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from calculators.engines.base import SimulatorKnob
 from calculators.engines.sglang.plan import auto_chunk_and_graph_sizes
-from calculators.i18n import N_
+from calculators.i18n import N_, _
 from calculators.simulator.policy import (
     Admission,
     KvLayout,
@@ -17,7 +17,7 @@ from calculators.simulator.policy import (
     SchedulerSpec,
     require_capacity,
 )
-from calculators.units import MIB
+from calculators.units import MIB, number
 
 
 class SglangPolicy(SchedulerPolicy):
@@ -79,16 +79,28 @@ def _chunk_on_gpu(gpu_memory_bytes: int) -> int:
 #: GPU sizes (GiB) the chunk-size help quotes; the sizes SGLang picks for them come from its plan's rule.
 _HELP_GPU_GIB = (16, 24, 48, 80, 192)
 
+def _chunk_help() -> str:
+    """The chunk-size knob's help, quoting what SGLang picks on each GPU size (reader's language)."""
+    tiers = ", ".join(_("{tokens} on {gib} GiB").format(tokens=number(auto_chunk_and_graph_sizes(gib * 1024, 1)[0]),
+                                                         gib=gib) for gib in _HELP_GPU_GIB)
+    return _("Unset, SGLang picks it by GPU memory: {tiers}.").format(tiers=tiers)
+
+
+def _mixed_chunk_help() -> str:
+    """The mixed-chunk switch's help with its default (reader's language)."""
+    default = _("on") if SglangPolicy.model_fields["enable_mixed_chunk"].default else _("off")
+    return _("Default: {state}. Off, a prefill batch runs alone and running decodes wait for it.").format(
+        state=default)
+
+
 SIMULATOR_LABEL = "SGLang"
 SIMULATOR_KNOBS = (
     SimulatorKnob("max_running_requests", "--max-running-requests", "sim_sglang_mrr"),
     SimulatorKnob("chunked_prefill_size", "--chunked-prefill-size", "sim_sglang_chunk", default_for_gpu=_chunk_on_gpu,
-                  help="Unset, SGLang picks it by GPU memory: " + ", ".join(
-                      f"{auto_chunk_and_graph_sizes(gib * 1024, 1)[0]:,} on {gib} GiB" for gib in _HELP_GPU_GIB) + "."),
+                  help=_chunk_help),
     SimulatorKnob("disable_radix_cache", N_("Radix prefix cache"), "sim_sglang_radix", invert=True),
     SimulatorKnob("enable_mixed_chunk", "--enable-mixed-chunk", "sim_sglang_mixed",
-                  help="Default: " + ("on" if SglangPolicy.model_fields["enable_mixed_chunk"].default else "off")
-                  + ". Off, a prefill batch runs alone and running decodes wait for it."),
+                  help=_mixed_chunk_help),
 )
 
 

@@ -44,7 +44,7 @@ def resolve_kv_dtype_bytes(settings: VllmSettings) -> tuple[str, int]:
                                     dtype=settings.dtype, model_dtype_bytes=sorted(MODEL_DTYPE_BYTES)))
     if settings.kv_cache_dtype == "auto":
         model_bytes = MODEL_DTYPE_BYTES[settings.dtype]
-        return ("float32" if model_bytes == 4 else "bfloat16/float16 (model dtype)"), model_bytes
+        return ("float32" if model_bytes == 4 else _("bfloat16/float16 (model dtype)")), model_bytes
     if settings.kv_cache_dtype == "fp8_ds_mla":
         return "fp8_ds_mla", 1
     if settings.kv_cache_dtype not in KV_DTYPE_BYTES:
