@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, ngettext
 from calculators.memory.plan import PlanNote
 from calculators.simulator.policy import KvLayout, SchedulerSpec
 from calculators.simulator.results import (
@@ -13,6 +13,7 @@ from calculators.simulator.results import (
     SimulationResult,
 )
 from calculators.simulator.workload import ArrivalProcess, WorkloadSpec
+from calculators.units import number, percent
 
 
 def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpec) -> list[PlanNote]:
@@ -25,32 +26,36 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
     knob = d.max_running_knob
     if d.binding is Constraint.NONE:
         notes.append(PlanNote(code="no_binding_limit", message=(
-            _("Requests rarely waited (queue non-empty {share:.0%} of the run): no configured limit bound; "
-              "latency comes from step time. Raising limits would not change much at this load.").format(share=share))))
+            _("Requests rarely waited (queue non-empty {share} of the run): no configured limit bound; "
+              "latency comes from step time. Raising limits would not change much at this load.").format(
+                  share=percent(share)))))
     elif d.binding is Constraint.MAX_RUNNING:
-        msg = _("Requests queued because all {max_running} running places ({knob}) were taken ({blocked:.0%} of "
-                "queued time).").format(max_running=d.max_running, knob=knob,
-                                        blocked=_blocked_share(d, Constraint.MAX_RUNNING))
+        msg = ngettext("Requests queued because {max_running} running place ({knob}) was taken ({blocked} of "
+                       "queued time).",
+                       "Requests queued because all {max_running} running places ({knob}) were taken ({blocked} of "
+                       "queued time).", d.max_running).format(
+                           max_running=number(d.max_running), knob=knob,
+                           blocked=percent(_blocked_share(d, Constraint.MAX_RUNNING)))
         if spec.kv_layout is KvLayout.POOL and d.kv_concurrency_estimate < d.max_running * 1.5:
-            msg += " " + _("KV capacity holds about {requests:.0f} average requests, so raising {knob} far beyond "
+            msg += " " + _("KV capacity holds about {requests} average requests, so raising {knob} far beyond "
                            "that would soon make KV the limit instead.").format(
-                               requests=d.kv_concurrency_estimate, knob=knob)
+                               requests=number(d.kv_concurrency_estimate), knob=knob)
         else:
             msg += " " + _("Raising {knob} admits more requests at once (each step gets longer as the batch "
                            "grows).").format(knob=knob)
         if spec.kv_layout is KvLayout.SLOTS and spec.kv_capacity_knob == "ctx_size":
             msg += " " + _("With -c unchanged every slot's share of it shrinks (ctx_size / parallel): raise both.")
         elif spec.kv_layout is KvLayout.SLOTS:
-            msg += " " + _("Each extra slot reserves another {tokens:,} tokens of KV memory.").format(
-                tokens=spec.slot_context_tokens)
+            msg += " " + _("Each extra slot reserves another {tokens} tokens of KV memory.").format(
+                tokens=number(spec.slot_context_tokens or 0))
         notes.append(PlanNote(code="binding_max_running", message=msg))
     elif d.binding is Constraint.KV_CAPACITY:
         notes.append(PlanNote(code="binding_kv_capacity", message=(
-            _("KV capacity is the binding constraint: requests waited for free KV ({blocked_share:.0%} of "
+            _("KV capacity is the binding constraint: requests waited for free KV ({blocked_share} of "
               "queued time) while at most {peak_active} of {max_running} allowed sequences ran. Raising "
               "{knob} would not help; more KV ({kv_capacity_knob}, a smaller KV cache type, another "
               "replica) or shorter requests would.").format(
-              blocked_share=_blocked_share(d, Constraint.KV_CAPACITY),
+              blocked_share=percent(_blocked_share(d, Constraint.KV_CAPACITY)),
               peak_active=d.peak_active,
               max_running=d.max_running,
               knob=knob,
@@ -68,9 +73,9 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
     elif d.binding is Constraint.PREFILL_SLOTS:
         notes.append(PlanNote(code="binding_prefill_slots", message=_(
             "Requests queued because {limit} prompts were already being processed ({knob}), "
-            "{share:.0%} of queued time: raising it lets more prompts start together (each prompt pass gets "
+            "{share} of queued time: raising it lets more prompts start together (each prompt pass gets "
             "longer).").format(limit=spec.max_prefilling, knob=spec.max_prefilling_knob,
-                               share=_blocked_share(d, Constraint.PREFILL_SLOTS))))
+                               share=percent(_blocked_share(d, Constraint.PREFILL_SLOTS)))))
     if d.kv_overflow_tokens > 0 and spec.kv_overflow_note is not None:
         code, message = spec.kv_overflow_note
         notes.append(PlanNote(code=code, message=message.format(capacity=spec.kv_capacity_tokens,
@@ -82,10 +87,10 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
               "above what KV can sustain is not productive capacity.").format(n_preemptions=d.n_preemptions))))
     if d.decode_stall_s > 0.05 * s.duration_s and s.duration_s > 0:
         notes.append(PlanNote(code="decode_stalls", message=(
-            _("Prefill batches ran on their own for {decode_stall_s:.0%} of the run while other sequences "
+            _("Prefill batches ran on their own for {decode_stall_s} of the run while other sequences "
               "were waiting to decode: prefill-first scheduling shortens time to first token and lengthens "
               "inter-token latency (SGLang's --enable-mixed-chunk puts both in one step).").format(
-              decode_stall_s=d.decode_stall_s / s.duration_s))))
+              decode_stall_s=percent(d.decode_stall_s / s.duration_s)))))
     if spec.max_running == 1 and spec.single_slot_note is not None and share >= QUEUE_NEGLIGIBLE_SHARE:
         notes.append(spec.single_slot_note)
     peak_queued = max(result.timeseries.queued, default=0)
@@ -128,8 +133,8 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
     prompts = sum(r.prompt_tokens for r in result.records if r.admit_s is not None)
     if hits and prompts:
         notes.append(PlanNote(code="prefix_cache", message=(
-            _("The prefix cache served {hits:.0%} of admitted prompt tokens without prefill (only "
-              "token-identical prefixes count).").format(hits=hits / prompts))))
+            _("The prefix cache served {hits} of admitted prompt tokens without prefill (only "
+              "token-identical prefixes count).").format(hits=percent(hits / prompts)))))
     return notes
 
 
