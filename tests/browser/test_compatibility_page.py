@@ -26,4 +26,4 @@ def test_choosing_a_model_writes_the_link_and_the_link_restores_it(app_url, page
     cmd = "vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-auto-tool-choice --tool-call-parser llama3_json"
     open_page(page, f"{app_url}/compatibility?cmp_tool_model=llama-3.1-8b&cmp_tool_cmd={cmd.replace(' ', '+')}")
     expect(page.get_by_label("Launch command (optional; checked for the engine it starts)")).to_have_value(cmd)
-    expect(page.get_by_text("vllm: works")).to_be_visible()
+    expect(page.get_by_text("vLLM: works")).to_be_visible()  # the engine by its name, never its id

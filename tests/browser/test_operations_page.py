@@ -49,3 +49,16 @@ def test_operations_widget_change_reaches_the_url(app_url, page):
     page.wait_for_function("() => window.location.search.includes('ops_tools=true')")
     assert "ops_engines=vllm" in page.url
     expect(page.get_by_text("Tool calling: needs-flag; parser flags: --enable-auto-tool-choice")).to_be_visible()
+
+
+def test_a_spanish_link_shows_the_knowledge_base_prose_in_spanish(app_url, page):
+    """The facts quoted from knowledge/engines.yaml read in Spanish; flags and sources stay as written (issue 19)."""
+    from playwright.sync_api import expect
+
+    open_page(page, f"{app_url}/operations?lang=es&ops_engines=vllm")
+    expect(page.get_by_text("la plantilla de chat del tokenizador").first).to_be_visible()
+    expect(page.get_by_text("el generation_config.json del modelo (--generation-config auto, por defecto)").first
+           ).to_be_visible()
+    assert page.get_by_text("the tokenizer's chat template").count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "ops_engines=vllm" in page.url and "lang=es" in page.url

@@ -115,7 +115,7 @@ def test_a_gpu_reads_hardware_dependent_cells_for_it():
     assert ":gray-badge[not-supported]" in text
     assert any("gfx950" in w.value and "AMD Instinct MI300X" in w.value for w in at.warning)  # the GPU by name
     paths = at.dataframe[0].value  # the cell's hardware paths
-    assert "rocm" in list(paths["backend"]) and "gfx950" in list(paths["GPU archs"])
+    assert "ROCm (AMD)" in list(paths["backend"]) and "gfx950" in list(paths["GPU archs"])
     at.selectbox(key="formats_gpu").select("mi355x-288gb").run(timeout=30)
     assert ":green-badge[native]" in _markdown(at)
     assert not at.warning
