@@ -6,6 +6,7 @@ from calculators.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, _, set_langu
 from ui import url_widgets
 
 st.set_page_config(page_title="servewise", page_icon=":material/dns:", layout="wide")
+url_widgets.keep_written_params()  # before any widget: a link write the browser may have missed is sent again
 
 # The reader's language first: every title and message below is looked up in it. A link's `lang` wins, then
 # the browser's preferred language, then English.

@@ -9,7 +9,17 @@ Choice widgets take `labels=` (a mapping or a function from option to what a per
 SXM5 80 GB" for `h100-sxm-80gb`, a translated word for `short`). Streamlit 1.67's `bind="query-params"`
 writes the *format_func label* into the URL (checked in Chromium: choosing "MLX LM" gave `?g=MLX+LM`), so
 a labelled widget is not bound by Streamlit: it is seeded from the URL's slug and writes its slug back
-(`_SyncedChoice`), and links stay the same in every language.
+(`_synced_choice`), and links stay the same in every language.
+
+Writing `st.query_params` from the script races the browser (issue 19, tests/browser/test_url_races.py):
+Streamlit 1.67 sends the *whole* query string the run started with, and the browser replaces its address with
+it, while a bound widget the user changes meanwhile updates the address in the browser only (its frontend's
+`maybeSyncValueToUrl`). A number typed while a tab's rerun was on its way was therefore kept by the widget and
+dropped from the link. Every write here goes through `_write_params`, which remembers what it wrote until a
+later run arrives with it; `keep_written_params()` (first thing in app.py) writes it again when a run arrives
+without it — the browser sent that run before our write reached it, so the write may have wiped the browser's
+newer values, and this run's query string (the browser's address when it sent the run, with those values) is
+sent back with our write on top.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from calculators.i18n import _
 from ui.markdown_text import code_span
@@ -26,6 +37,9 @@ from ui.markdown_text import code_span
 _NOTES_KEY = "_url_value_notes"
 #: Per session: the URL value(s) each labelled widget last read or wrote, to tell a new link from our own write.
 _SYNCED_KEY = "_url_synced_values"
+#: Per session: (page, {key: value or None}, written by a callback of the current run) this session's script last
+#: wrote into the URL, until a later run confirms it.
+_WRITTEN_KEY = "_url_written_params"
 
 Labels = Mapping[Any, str] | Callable[[Any], str]
 
@@ -108,6 +122,58 @@ def _check_number(key: str, min_value: float | None, max_value: float | None, in
         )
 
 
+def _current_page() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.page_script_hash if ctx is not None else ""
+
+
+def _write_params(values: Mapping[str, str | list[str] | None]) -> None:
+    """Write `values` into the URL (None removes the key) and remember them for `keep_written_params`."""
+    for key, value in values.items():
+        if value is None:
+            st.query_params.pop(key, None)
+        else:
+            st.query_params[key] = value
+    page, written, _ = st.session_state.get(_WRITTEN_KEY, (None, {}, False))
+    ctx = get_script_run_ctx()
+    in_callback = ctx is not None and not ctx.has_script_started  # this run's own query string has it already
+    st.session_state[_WRITTEN_KEY] = (
+        _current_page(), {**(written if page == _current_page() else {}), **values}, in_callback
+    )
+
+
+def _in_url(key: str, value: str | list[str] | None) -> bool:
+    shown = st.query_params.get_all(key) if key in st.query_params else None
+    return shown == ([value] if isinstance(value, str) else value)
+
+
+def keep_written_params() -> None:
+    """Re-send what this session's script wrote into the URL when this run's URL lacks it (call before any widget).
+
+    A run whose query string lacks our last write was sent by the browser before that write arrived, so the write
+    replaced an address that may have held newer widget values (Streamlit sends the query string its run began
+    with). Writing again now sends this run's query string — the browser's address with those values — plus our
+    write. A run that arrives with the write confirms it. A new page or a history navigation forgets it (the URL
+    wins there).
+    """
+    remembered = st.session_state.get(_WRITTEN_KEY)
+    if not remembered:
+        return
+    page, written, in_callback = remembered
+    ctx = get_script_run_ctx()
+    if page != _current_page() or (ctx is not None and ctx.is_history_navigation):
+        del st.session_state[_WRITTEN_KEY]
+        return
+    if in_callback:  # written by a widget callback just before this run's script: the next run judges it
+        st.session_state[_WRITTEN_KEY] = (page, written, False)
+        return
+    lost = {key: value for key, value in written.items() if not _in_url(key, value)}
+    if lost:
+        _write_params(written)
+    else:
+        del st.session_state[_WRITTEN_KEY]
+
+
 def _label_function(labels: Labels) -> Callable[[Any], str]:
     if callable(labels):
         return labels
@@ -149,10 +215,7 @@ def _synced_choice(
     else:
         written = ([str(v) for v in value] or [""]) if multiple else [str(value)]
     if written != synced.get(key) or (written is None) != (key not in st.query_params):
-        if written is None:
-            st.query_params.pop(key, None)
-        else:
-            st.query_params[key] = written if multiple else written[0]
+        _write_params({key: None if written is None else written if multiple else written[0]})
         synced[key] = written
     return value
 
@@ -213,7 +276,7 @@ def tabs(labels: Sequence[str], *, key: str) -> Sequence[Any]:
     def write_back() -> None:
         chosen = st.session_state.get(f"{key}_tab")
         if chosen in labels:
-            st.query_params[key] = str(list(labels).index(chosen) + 1)
+            _write_params({key: str(list(labels).index(chosen) + 1)})
 
     return st.tabs(list(labels), default=labels[index], key=f"{key}_tab", on_change=write_back)
 

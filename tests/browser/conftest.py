@@ -8,74 +8,22 @@ downloaded; Playwright only launches the system Chromium.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SERVER_START_TIMEOUT_S = 60
-
-
-def _free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for_health(base_url: str, process: subprocess.Popen, log_path: Path) -> None:
-    """Poll /_stcore/health until it answers 'ok'; fail with the server log if it never does."""
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"streamlit exited with code {process.returncode}:\n{log_path.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as response:
-                if response.status == 200 and response.read().strip() == b"ok":
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"streamlit did not answer /_stcore/health within {SERVER_START_TIMEOUT_S}s:\n{log_path.read_text()}")
+from tests.support.streamlit_server import served
 
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of the app served as `make run` serves it (ui/serve.py), from the repository root;
     stopped after the session."""
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    command = [
-        sys.executable, "-m", "ui.serve",
-        "--server.address", "127.0.0.1",
-        "--server.port", str(port),
-        "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    with log_path.open("w") as log:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for_health(base_url, process, log_path)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with served([sys.executable, "-m", "ui.serve"], tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

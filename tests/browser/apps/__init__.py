@@ -1,0 +1,1 @@
+"""Small Streamlit apps the browser tests serve on their own."""

@@ -1,0 +1,76 @@
+"""Races between a user's quick edits and the page's reruns, reproduced without timing.
+
+The server's messages to the tab are held (tests/support/held_messages.py) while the user acts, so the browser
+is exactly in the window a slow server opens: it has sent one action, the answer has not arrived, and the user
+acts again. Everything the user set must end up both in the widget and in the link.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.browser import open_page, wait_for_app
+from tests.support.held_messages import HeldServerMessages, page_info_sent, run_finished
+from tests.support.streamlit_server import served
+
+pytestmark = pytest.mark.browser
+
+SLOW_TAB_APP = Path(__file__).parent / "apps" / "slow_tab_app.py"
+
+
+@pytest.fixture(scope="module")
+def slow_tab_url(tmp_path_factory):
+    """tests/browser/apps/slow_tab_app.py served by Streamlit (its rerun after opening tab 2 waits for the next)."""
+    command = [sys.executable, "-m", "streamlit", "run", str(SLOW_TAB_APP.relative_to(SLOW_TAB_APP.parents[3]))]
+    with served(command, tmp_path_factory.mktemp("slow-tab") / "server.log") as url:
+        yield url
+
+
+def _type_while_the_tab_opens(page, held: HeldServerMessages, tab: str, key: str, number: str) -> None:
+    """Open `tab` with a real click, and type `number` into `key` before the server's answer to the click arrives."""
+    held.hold()
+    page.get_by_role("tab", name=tab).click()
+    held.wait_until(page, page_info_sent)  # the server ran the tab's callback and wrote the link
+    typed_at = len(held.seen)
+    field = page.locator(f".st-key-{key} input").first
+    field.fill(number)
+    field.press("Enter")
+    page.wait_for_url(f"**{key}={number}*")  # the browser put it in the link itself
+    held.wait_until(page, run_finished(after=typed_at))  # ... and the server answered the number too
+    held.release()
+
+
+def test_a_number_typed_while_a_slow_tab_rerun_runs_stays_in_the_link(slow_tab_url, page):
+    """Issue 19: opening a link-bound tab reruns the page and writes the tab into the link; on a busy server a
+    number typed before that write arrives used to stay in the widget but drop out of the URL (Streamlit sends the
+    whole query string its run began with, and the browser replaces its address with it)."""
+    from playwright.sync_api import expect
+
+    held = HeldServerMessages(page)
+    open_page(page, slow_tab_url)
+    _type_while_the_tab_opens(page, held, "2 · Second", "count", "5")
+    # The held answers are applied one after the other: the first writes `step=2` over the whole address
+    # (without the number: that run began before it was typed); what follows must bring the number back.
+    expect(page).to_have_url(re.compile(r"(?=.*step=2)(?=.*count=5)"), timeout=15_000)
+    wait_for_app(page)
+    assert page.locator(".st-key-count input").first.input_value() == "5"
+    page.reload()
+    wait_for_app(page)
+    assert page.locator(".st-key-count input").first.input_value() == "5"
+    assert page.get_by_role("tab", name="2 · Second").get_attribute("aria-selected") == "true"
+
+
+def test_the_wizard_keeps_a_number_typed_while_its_tab_opens(app_url, page):
+    """The same on the wizard itself (its Hardware tab and GPU count), however fast the server is."""
+    from playwright.sync_api import expect
+
+    held = HeldServerMessages(page)
+    open_page(page, app_url + "/wizard")
+    _type_while_the_tab_opens(page, held, "2 · Hardware", "wiz_gpus", "5")
+    expect(page).to_have_url(re.compile(r"(?=.*wiz_step=2)(?=.*wiz_gpus=5)"), timeout=15_000)
+    wait_for_app(page)
+    assert page.locator(".st-key-wiz_gpus input").first.input_value() == "5"
