@@ -37,8 +37,8 @@ from ui.markdown_text import code_span
 _NOTES_KEY = "_url_value_notes"
 #: Per session: the URL value(s) each labelled widget last read or wrote, to tell a new link from our own write.
 _SYNCED_KEY = "_url_synced_values"
-#: Per session: (page, {key: value or None}, written by a callback of the current run) this session's script last
-#: wrote into the URL, until a later run confirms it.
+#: Per session: (page, {key: value or None}, the query string sent with them) this session's script last wrote into
+#: the URL, until a later run confirms it.
 _WRITTEN_KEY = "_url_written_params"
 
 Labels = Mapping[Any, str] | Callable[[Any], str]
@@ -134,12 +134,16 @@ def _write_params(values: Mapping[str, str | list[str] | None]) -> None:
             st.query_params.pop(key, None)
         else:
             st.query_params[key] = value
-    page, written, _ = st.session_state.get(_WRITTEN_KEY, (None, {}, False))
-    ctx = get_script_run_ctx()
-    in_callback = ctx is not None and not ctx.has_script_started  # this run's own query string has it already
+    page, written, _ = st.session_state.get(_WRITTEN_KEY, (None, {}, None))
     st.session_state[_WRITTEN_KEY] = (
-        _current_page(), {**(written if page == _current_page() else {}), **values}, in_callback
+        _current_page(), {**(written if page == _current_page() else {}), **values}, _query_string()
     )
+
+
+def _query_string() -> str | None:
+    """The query string of this run as Streamlit last sent or received it (it follows our own writes)."""
+    ctx = get_script_run_ctx()
+    return ctx.query_string if ctx is not None else None
 
 
 def _in_url(key: str, value: str | list[str] | None) -> bool:
@@ -159,13 +163,15 @@ def keep_written_params() -> None:
     remembered = st.session_state.get(_WRITTEN_KEY)
     if not remembered:
         return
-    page, written, in_callback = remembered
+    page, written, sent = remembered
     ctx = get_script_run_ctx()
     if page != _current_page() or (ctx is not None and ctx.is_history_navigation):
         del st.session_state[_WRITTEN_KEY]
         return
-    if in_callback:  # written by a widget callback just before this run's script: the next run judges it
-        st.session_state[_WRITTEN_KEY] = (page, written, False)
+    if _query_string() == sent:
+        # Written in this very run (a tab's callback runs before the script), or this run's address is exactly what
+        # we sent: nothing to judge yet; the next run does. (A run stopped right after its callback, as Streamlit
+        # does when the user acts again, leaves the next run to judge, with its own query string.)
         return
     lost = {key: value for key, value in written.items() if not _in_url(key, value)}
     if lost:
@@ -193,12 +199,15 @@ def _synced_choice(
     synced: dict[str, list[str] | None] = st.session_state.setdefault(_SYNCED_KEY, {})
     by_text = {str(option): option for option in options}
     raw = _raw_url_values(key)
+    seeded = False
     if raw is not None and raw != synced.get(key):
         valid = [by_text[value] for value in raw if value in by_text]
         if multiple and (valid or raw == [""]):  # as Streamlit's binding: the valid part; `key=` is none
             st.session_state[key] = valid
+            seeded = True
         elif not multiple and len(raw) == 1 and raw[0] in by_text:
             st.session_state[key] = by_text[raw[0]]
+            seeded = True
     if multiple:
         default = list(kwargs.get("default") or ())
     elif default_kwarg == "index":
@@ -206,9 +215,15 @@ def _synced_choice(
         default = None if index is None or not options else options[index]
     else:
         default = kwargs.get("default")
-    if key in st.session_state:
-        # Streamlit warns when a widget gets both a default and a session-state value.
+    if seeded:
+        # Streamlit warns when a widget gets both a default and a value set through Session State in the same run.
         kwargs = {name: value for name, value in kwargs.items() if name != default_kwarg}
+    elif key in st.session_state:
+        # The widget's own default is its current value, not the page's default: a run in which Streamlit lost the
+        # widget's state (seen under 20 sessions: the simulator's GPU, model and engines fell back to the first
+        # option, so its engine knobs disappeared) then draws what the user had, not the first option.
+        kwargs = {**kwargs, default_kwarg: _as_default(st.session_state[key], options, multiple, default_kwarg,
+                                                       kwargs.get(default_kwarg))}
     value = draw(label, options, key=key, format_func=_label_function(labels), **kwargs)
     if value == default or value is None:
         written = None
@@ -218,6 +233,15 @@ def _synced_choice(
         _write_params({key: None if written is None else written if multiple else written[0]})
         synced[key] = written
     return value
+
+
+def _as_default(current: Any, options: Sequence[Any], multiple: bool, default_kwarg: str, fallback: Any) -> Any:
+    """`current` (a widget's value) in the form its `index=` / `default=` argument takes; `fallback` if invalid."""
+    if multiple:
+        return [value for value in current if value in options] if isinstance(current, list | tuple) else fallback
+    if default_kwarg == "index":
+        return list(options).index(current) if current in options else fallback
+    return current if current is None or current in options else fallback
 
 
 def selectbox(label: str, options: Sequence[Any], *, key: str, labels: Labels | None = None, **kwargs: Any) -> Any:

@@ -63,3 +63,19 @@ def test_a_labelled_widget_at_its_default_stays_out_of_the_link():
     at = AppTest.from_file(APP).run()
     at.run()
     assert "t_named" not in at.query_params and "t_several" not in at.query_params
+
+
+def test_a_labelled_widgets_own_default_follows_the_users_choice():
+    """Issue 19: under 20 browser sessions a run drew the simulator's labelled GPU/model/engine widgets at their
+    first option (Streamlit had lost their state while their keys stayed in Session State: it fell back to the
+    widget's default, which was dropped then), so the engine knobs vanished. Each run now gives the widget the
+    user's current choice as its default, so such a run draws the choice."""
+    at = AppTest.from_file(APP).run()
+    assert at.selectbox(key="t_named").proto.default == 0 and list(at.multiselect(key="t_several").proto.default) == []
+    at.selectbox(key="t_named").select("vllm").run()
+    at.multiselect(key="t_several").select("mlx-lm").run()
+    at.run()
+    assert at.selectbox(key="t_named").proto.default == 2  # vLLM, the third option
+    assert list(at.multiselect(key="t_several").proto.default) == [1]  # MLX LM
+    assert at.text[1].value == "named: vllm ['mlx-lm']"
+    assert not at.exception
