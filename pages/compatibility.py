@@ -19,6 +19,7 @@ from knowledge import load_knowledge
 from knowledge.engines import PRIMARY_ENGINE_IDS
 from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
 from reports.names import namer
+from reports.numbers import number, signed
 from ui import url_widgets
 from ui.compatibility_view import (
     embedding_checks_table,
@@ -204,17 +205,17 @@ def ingestion_section() -> None:
                  "two bursts from t = 20 s.").format(basis=basis))
     m1, m2, m3, m4 = st.columns(4)
     shared, separate = result.shared_chat, result.separate_chat
-    m1.metric(_("Chat TTFT p50 (s), shared"), f"{shared.ttft.p50:.3f}", f"{shared.ttft.p50 - separate.ttft.p50:+.3f}",
-              delta_color="inverse")
-    m2.metric(_("Chat TTFT p99 (s), shared"), f"{shared.ttft.p99:.3f}", f"{shared.ttft.p99 - separate.ttft.p99:+.3f}",
-              delta_color="inverse")
+    m1.metric(_("Chat TTFT p50 (s), shared"), number(shared.ttft.p50, 3),
+              signed(shared.ttft.p50 - separate.ttft.p50, 3), delta_color="inverse")
+    m2.metric(_("Chat TTFT p99 (s), shared"), number(shared.ttft.p99, 3),
+              signed(shared.ttft.p99 - separate.ttft.p99, 3), delta_color="inverse")
     if shared.itl and separate.itl:
-        m3.metric(_("Chat ITL p99 (ms), shared"), f"{shared.itl.p99 * 1000:.1f}",
-                  f"{(shared.itl.p99 - separate.itl.p99) * 1000:+.1f}", delta_color="inverse")
-    m4.metric(_("Ingestion e2e p99 (s), shared"), f"{result.shared_ingestion.e2e.p99:.1f}")
-    st.caption(_("Deltas are against the same chat traffic with the {n:,} ingestion requests ({tokens:,} prompt "
+        m3.metric(_("Chat ITL p99 (ms), shared"), number(shared.itl.p99 * 1000, 1),
+                  signed((shared.itl.p99 - separate.itl.p99) * 1000, 1), delta_color="inverse")
+    m4.metric(_("Ingestion e2e p99 (s), shared"), number(result.shared_ingestion.e2e.p99, 1))
+    st.caption(_("Deltas are against the same chat traffic with the {n} ingestion requests ({tokens} prompt "
                  "tokens) served by a separate embedding server.").format(
-        n=result.n_ingestion_requests, tokens=result.ingestion_prompt_tokens))
+        n=number(result.n_ingestion_requests), tokens=number(result.ingestion_prompt_tokens)))
 
 
 with tools_tab:

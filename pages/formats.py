@@ -146,7 +146,7 @@ else:
         st.caption(_("Backends not listed: {status}.").format(status=_(STATUS_WORDS[cell.other_backends])))
     layout = []
     if cell.bit_widths:
-        layout.append(_("bit widths {widths}").format(widths=", ".join(f"{b:g}" for b in cell.bit_widths)))
+        layout.append(_("bit widths {widths}").format(widths=", ".join(compact(b, 3) for b in cell.bit_widths)))
     if cell.group_sizes:
         sizes = ", ".join(_("per channel") if g == -1 else str(g) for g in cell.group_sizes)
         layout.append(_("group sizes {sizes}").format(sizes=sizes))

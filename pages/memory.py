@@ -40,7 +40,7 @@ from reports.memory_readouts import (
     speculation_rows,
 )
 from reports.names import namer
-from reports.numbers import number
+from reports.numbers import number, significant
 from reports.speed_text import speed_readout_line
 from ui import url_widgets
 from ui.links import page_link
@@ -242,8 +242,9 @@ if arch.is_embedding_model:
         weights_metric, activations_metric, total_metric = st.columns(3)
         weights_metric.metric(_("Weights"), human_bytes(server.weights_bytes))
         activations_metric.metric(_("Activations, one batch"), human_bytes(server.activation_bytes),
-                                  help=_("{per:,} bytes per token x {tokens:,} tokens").format(
-                                      per=server.activation_bytes_per_token, tokens=server.batch_tokens))
+                                  help=_("{per} bytes per token x {tokens} tokens").format(
+                                      per=number(server.activation_bytes_per_token),
+                                      tokens=number(server.batch_tokens)))
         total_metric.metric(_("Total (no KV cache)"), human_bytes(server.total_bytes))
         page_link(
             "pages/compatibility.py",
@@ -267,7 +268,8 @@ if readouts:
              itl=first.slo.itl_s * 1000))
     st.markdown("\n".join(
         f"- **{ENGINES[r.engine].display_name}**: " + (
-            _("about **{users} users** ({rate} requests/s)").format(users=number(r.users), rate=f"{r.rate_per_s:.3g}")
+            _("about **{users} users** ({rate} requests/s)").format(users=number(r.users),
+                                                                    rate=significant(r.rate_per_s))
             if r.users is not None else _("not estimated: {reason}").format(reason=r.reason))
         for r in readouts))
     planner_query = {key: value for key, value in (("plan_model", catalog_id_for_repo(kb, model.model_ref)),

@@ -15,7 +15,7 @@ from calculators.engines.ollama.plan import OllamaPlan
 from calculators.engines.sglang.plan import SglangPlan
 from calculators.engines.vllm.plan import VllmPlan
 from calculators.engines.vllm.steps import pool_steps
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.capacity import Capacity
 from calculators.memory.compare import EngineComparison, Workload
 from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
@@ -186,17 +186,23 @@ def _sglang_mamba_lines(p: SglangPlan) -> list[str]:
         return []
     conv = " x ".join(map(str, m.conv_shape))
     ssm = " x ".join(map(str, m.ssm_shape))
+    cap = _(": the state pool caps max_running_requests at {cap}").format(
+        cap=number(m.max_mamba_cache_size // m.slots_per_request)) if m.caps_running_requests else ""
     lines = [
+        # SGLang's own start-up line, as it prints it
         f"Mamba Cache is allocated. max_mamba_cache_size: **{m.max_mamba_cache_size:,}**, conv_state size: "
         f"{m.conv_state_bytes / GIB:.2f} GB, ssm_state size: {m.ssm_state_bytes / GIB:.2f} GB",
-        f"One slot: {m.layers} state layers x (conv {conv} {m.conv_dtype} + state {ssm} {m.ssm_dtype}) = "
-        f"**{m.bytes_per_request:,} bytes**, whatever the context; sized by {m.sizing}; the pool holds one more slot",
-        f"Each running request holds {m.slots_per_request} slot(s) ({m.strategy})"
-        + (f": the state pool caps max_running_requests at {m.max_mamba_cache_size // m.slots_per_request:,}"
-           if m.caps_running_requests else ""),
+        _("One slot: {layers} state layers x (conv {conv} {conv_dtype} + state {ssm} {ssm_dtype}) = **{bytes} "
+          "bytes**, whatever the context; sized by {sizing}; the pool holds one more slot").format(
+            layers=m.layers, conv=conv, conv_dtype=m.conv_dtype, ssm=ssm, ssm_dtype=m.ssm_dtype,
+            bytes=number(m.bytes_per_request), sizing=m.sizing),
+        ngettext("Each running request holds {slots} slot ({strategy})",
+                 "Each running request holds {slots} slots ({strategy})", m.slots_per_request).format(
+            slots=m.slots_per_request, strategy=m.strategy) + cap,
     ]
     if m.intermediate_bytes:
-        lines.append(f"Speculative verify scratch for the state: {m.intermediate_bytes / GIB:.2f} GiB")
+        lines.append(_("Speculative verify scratch for the state: {gib} GiB").format(
+            gib=number(m.intermediate_bytes / GIB, 2)))
     return lines
 
 

@@ -11,7 +11,7 @@ from babel.numbers import format_currency
 from calculators.i18n import current_language
 from calculators.units import compact, number, percent, significant
 
-__all__ = ["compact", "dollars", "number", "percent", "quantity", "significant"]
+__all__ = ["compact", "dollars", "number", "percent", "quantity", "signed", "significant"]
 
 
 def quantity(value: float, unit: str, decimals: int = 1) -> str:
@@ -22,3 +22,8 @@ def quantity(value: float, unit: str, decimals: int = 1) -> str:
 def dollars(value: float) -> str:
     """`value` US dollars with cents, written as the current language writes money ("$1,234.50" / "1234,50 US$")."""
     return format_currency(value, "USD", locale=current_language())
+
+
+def signed(value: float, decimals: int = 0) -> str:
+    """`value` with its sign always written ("+0.125" / "+0,125"), for deltas (st.metric colours by the sign)."""
+    return ("+" if value >= 0 else "") + number(value, decimals)

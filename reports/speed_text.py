@@ -8,7 +8,7 @@ from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Prediction, SpeedBasis, group_name
 from calculators.speed.predict import SpeedEstimate
-from reports.numbers import percent
+from reports.numbers import number, percent
 
 
 def basis_line(basis: SpeedBasis) -> str:
@@ -22,7 +22,9 @@ def basis_line(basis: SpeedBasis) -> str:
 
 
 def _band(p: Prediction, unit: str, scale: float = 1.0, digits: int = 1) -> str:
-    return f"{p.value * scale:,.{digits}f} {unit} ({p.low * scale:,.{digits}f}–{p.high * scale:,.{digits}f})"
+    """'value unit (low–high)' in the reader's digits."""
+    value, low, high = (number(x * scale, digits) for x in (p.value, p.low, p.high))
+    return f"{value} {unit} ({low}–{high})"
 
 
 def speed_estimate_text(est: SpeedEstimate) -> str:
@@ -73,8 +75,8 @@ def calibration_text(result: CalibrationResult) -> str:
     for c in result.comparisons:
         scale, unit = (1000.0, "ms") if c.unit == "s" else (1.0, c.unit)
         lines.append(
-            f"| {c.label} | {c.metric} | {c.measured * scale:,.2f} {unit} | {c.predicted * scale:,.2f} {unit} | "
-            f"{c.error:+.1%} |"
+            f"| {c.label} | {c.metric} | {number(c.measured * scale, 2)} {unit} | {number(c.predicted * scale, 2)} "
+            f"{unit} | {'+' if c.error >= 0 else ''}{percent(c.error, 1)} |"
         )
     lines += [
         "",
@@ -158,6 +160,6 @@ def speed_readout_line(engine_name: str, estimate: SpeedEstimate | str) -> str:
         engine=engine_name, one=_band(estimate.decode_tokens_per_s_batch1, "tokens/s"),
         all=_band(estimate.decode_tokens_per_s_at_concurrency, "tokens/s", digits=0), n=estimate.concurrency)
     if estimate.ttft_s is not None:
-        text += _("; first token of a {n:,}-token prompt in {value}").format(
-            n=estimate.prompt_tokens, value=_band(estimate.ttft_s, "ms", 1000.0, 0))
+        text += _("; first token of a {n}-token prompt in {value}").format(
+            n=number(estimate.prompt_tokens), value=_band(estimate.ttft_s, "ms", 1000.0, 0))
     return f"{text}. {basis_line(estimate.basis)}"

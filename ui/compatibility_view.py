@@ -24,6 +24,7 @@ from reports.compatibility import (
     tool_reason_text,
     verdict_label,
 )
+from reports.numbers import number
 from reports.speed_text import basis_line
 from ui.sourced_facts import markdown_escaped
 from ui.state_cache import per_input_state
@@ -64,7 +65,7 @@ def embedding_checks_table(checks: Sequence[EmbeddingCheck]) -> pd.DataFrame:
             _("Pooling"): f"{c.pooling or '-'} ({index}: {c.reference_pooling or '?'})",
             _("L2-normalised"): _yes_no(c.normalised) + f" ({index}: {_yes_no(c.reference_normalised)})",
             _("Dimension"): f"{c.output_dimension or '-'} ({index}: {c.reference_dimension or '?'})",
-            _("Input limit (tokens)"): "-" if c.max_input_tokens is None else f"{c.max_input_tokens:,}",
+            _("Input limit (tokens)"): "-" if c.max_input_tokens is None else number(c.max_input_tokens),
             _("Longer inputs"): c.over_length,
             _("Flags to add"): " ".join(c.flags_to_add) or "-",
         })

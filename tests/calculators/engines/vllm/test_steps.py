@@ -29,6 +29,12 @@ def test_qwen3_next_on_h100_step_by_step():
     lines = pool_steps_markdown(pool_steps(plan))
     assert any("1,097,728 bytes" in line for line in lines)
     assert any("66" in line and "state blocks" in line for line in lines)
+    from calculators.i18n import language
+
+    with language("es"):  # the same arithmetic for a Spanish reader: its words and its digits
+        spanish = pool_steps_markdown(pool_steps(plan))
+    assert any("1.097.728 bytes" in line and "capa recurrente" in line for line in spanish)
+    assert any(line.startswith("Bloques: ") and "**1.517**" in line for line in spanish)
 
 
 def test_off_hopper_the_block_is_only_16_aligned():
