@@ -215,11 +215,17 @@ class FitTable:
         """
         exact = self.groups.get((family, hardware_class))
         if exact is not None:
+            band = exact.params.decode_band
+            few = "" if band.group_points is None else _(
+                "Only {own} measurements of {family} on {hardware_class}: the band is the spread of all {n} "
+                "on the class.").format(own=band.group_points, family=family_name(family),
+                                        hardware_class=hardware_class_name(hardware_class), n=band.n_points)
             return exact.params, SpeedBasis(
                 kind="default-fit",
                 engine_family=family,
                 hardware_class=hardware_class,
                 group=f"{family} / {hardware_class}",
+                note=few,
             )
         ordered = sorted(self.groups.items(), key=lambda kv: (kv[0][0] != fallback, kv[0]))
         for (fam, cls), fit in ordered:
@@ -248,29 +254,53 @@ class FitTable:
         raise LookupError(_("the speed fit has no groups"))
 
 
+#: A group with fewer leave-one-out residuals of its own than this gets the spread of its whole hardware class: three
+#: points that agree say little about a machine the fit has not seen.
+BAND_MIN_POINTS = 10
+
+
+def _band_for(own: list[float], class_residuals: list[float]) -> Band:
+    """The group's band, or its class's (all groups' residuals on the class) when it has too few of its own."""
+    if len(own) >= BAND_MIN_POINTS or len(class_residuals) <= len(own):
+        return band_from(own)
+    return band_from(class_residuals).model_copy(update={"group_points": len(own)})
+
+
 def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
     decode = observations(data, DECODE_METRICS)
     prefill = observations(data, PREFILL_METRICS)
     keys = sorted({(r.family, r.hardware_class) for r in decode})
-    groups = {}
+    fitted_rows: dict[tuple[str, str], tuple[list[Observation], list[Observation]]] = {}
     for key in keys:
         rows = [r for r in decode if (r.family, r.hardware_class) == key]
         if len(rows) < MIN_POINTS:
             continue
-        slope, overhead = fit_line(np.asarray([r.x_s for r in rows]), np.asarray([r.y_s for r in rows]))
         engine_family = speed_family(rows[0].point.engine)  # prefill pools the engine's versions
         prow = [r for r in prefill if (r.family, r.hardware_class) == (engine_family, key[1])]
-        if len(prow) >= MIN_POINTS:
+        fitted_rows[key] = (rows, prow if len(prow) >= MIN_POINTS else [])
+    decode_res = {key: loo_residuals(rows) for key, (rows, _p) in fitted_rows.items()}
+    # Prefill groups pool an engine's versions: keyed by (engine family, class) so a pool counts once on its class.
+    prefill_res = {(prow[0].family, key[1]): loo_residuals(prow) for key, (_r, prow) in fitted_rows.items() if prow}
+
+    def on_class(residuals: dict[tuple[str, str], list[float]], hardware_class: str) -> list[float]:
+        return [r for (_fam, cls), values in sorted(residuals.items()) if cls == hardware_class for r in values]
+
+    groups = {}
+    for key, (rows, prow) in fitted_rows.items():
+        slope, overhead = fit_line(np.asarray([r.x_s for r in rows]), np.asarray([r.y_s for r in rows]))
+        fitted = bool(prow)
+        if fitted:
             p_slope, p_overhead = fit_line(np.asarray([r.x_s for r in prow]), np.asarray([r.y_s for r in prow]))
-            compute_eff, prefill_band, fitted = 1.0 / p_slope, band_from(loo_residuals(prow)), True
+            compute_eff = 1.0 / p_slope
+            prefill_band: Band | None = _band_for(prefill_res[(prow[0].family, key[1])], on_class(prefill_res, key[1]))
         else:
-            compute_eff, p_overhead, prefill_band, fitted = ASSUMED_COMPUTE_EFFICIENCY, overhead, None, False
+            compute_eff, p_overhead, prefill_band = ASSUMED_COMPUTE_EFFICIENCY, overhead, None
         params = SpeedParams(
             memory_efficiency=1.0 / slope,
             decode_overhead_s=overhead,
             compute_efficiency=compute_eff,
             prefill_overhead_s=p_overhead,
-            decode_band=band_from(loo_residuals(rows)),
+            decode_band=_band_for(decode_res[key], on_class(decode_res, key[1])),
             prefill_band=prefill_band,
         )
         groups[key] = GroupFit(
@@ -278,7 +308,7 @@ def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
             key[1],
             params,
             tuple(r.point.id for r in rows),
-            tuple(r.point.id for r in prow) if fitted else (),
+            tuple(r.point.id for r in prow),
             fitted,
         )
     return groups

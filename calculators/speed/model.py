@@ -88,6 +88,11 @@ class Band(_Frozen):
     high: float = Field(ge=0, description="90th percentile of the relative residual, e.g. +0.15")
     median_abs: float = Field(ge=0, description="median absolute relative residual")
     n_points: int = Field(ge=0, description="measurements the residuals come from")
+    group_points: int | None = Field(
+        default=None, ge=0,
+        description="set when the group had too few measurements of its own for a spread: how many it had (the "
+                    "residuals are then those of every group on the same hardware class)",
+    )
 
 
 class SpeedParams(_Frozen):

@@ -12,7 +12,7 @@ from calculators.i18n import language
 from calculators.simulator.engines import default_policy
 from calculators.speed.calibrate import calibrate, serving_observation, simulate_medians
 from calculators.speed.calibration import CalibrationProfile, decode_profile, encode_profile
-from calculators.speed.fit import default_fit, fit_line
+from calculators.speed.fit import BAND_MIN_POINTS, default_fit, fit_line
 from calculators.speed.imports.read import read_benchmark
 from calculators.speed.imports.run import ImportedRun
 from calculators.speed.model import (
@@ -88,6 +88,24 @@ def test_lookup_falls_back_and_says_so():
         assert group_name(basis.group) == "vLLM en GPU de consumo (GDDR)"
         _, basis = speed_params("vllm", "apple-unified")
         assert "consumer" not in basis.note and "apple-unified" not in basis.note and "vLLM" in basis.note
+
+
+def test_a_group_with_few_measurements_borrows_its_class_spread_and_says_so():
+    table = default_fit()
+    for (family, cls), group in table.groups.items():
+        band = group.params.decode_band
+        on_class = sum(len(g.decode_points) for (f, c), g in table.groups.items() if c == cls)
+        if len(group.decode_points) >= BAND_MIN_POINTS or on_class == len(group.decode_points):
+            assert band.group_points is None and band.n_points == len(group.decode_points), (family, cls)
+        else:
+            assert band.group_points == len(group.decode_points) and band.n_points == on_class, (family, cls)
+    # vLLM on HBM rests on 3 V1 measurements from one host: its band is the class's, and the basis says so
+    params, basis = speed_params("vllm", "datacenter-hbm")
+    assert params.decode_band.group_points == 3 and params.decode_band.n_points > 3
+    assert basis.note.startswith("Only 3 measurements of vLLM on data-centre GPUs (HBM)")
+    assert params.decode_band.high - params.decode_band.low > 0.2  # three agreeing points gave a 5-point band
+    _, basis = speed_params("llama-cpp", "consumer-gddr")  # 54 of its own
+    assert basis.note == ""
 
 
 def test_estimate_speed_bands_and_concurrency():
