@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from calculators.hardware.machine import Machine
 from calculators.memory.capacity import capacity, capacity_curve, context_grid, most_sequences
 from calculators.memory.compare import ComparisonInputs, Workload
@@ -59,11 +57,11 @@ def test_curve_for_an_engine_that_cannot_run_says_why():
     assert curve.reason and curve.max_sequences == ()
 
 
-def test_a_200_by_200_grid_is_fast():
+def test_a_200_by_200_grid_has_a_point_per_context_and_never_rises():
+    # its speed (target well under 1 s) is measured by bench/bench_memory_grid.py, not asserted here
     inputs = ComparisonInputs(BRIEF, H100, 16 * GIB)
-    start = time.perf_counter()
     curve = capacity_curve(inputs, "vllm", Workload(8192, 1), context_grid(131_072, 200), sequences_limit=200)
-    assert time.perf_counter() - start < 1.0
+    assert len(curve.max_sequences) == 200 and max(curve.max_sequences) <= 200
     assert list(curve.max_sequences) == sorted(curve.max_sequences, reverse=True)
 
 
