@@ -93,3 +93,6 @@ i18n: $(VENV)/.app-installed
 		--project servewise --omit-header -w 120 -o $(LOCALES)/servewise.pot .
 	$(PY) -m babel.messages.frontend update -i $(LOCALES)/servewise.pot -d $(LOCALES) -D servewise -l es \
 		--no-fuzzy-matching -w 120
+	@# The catalog's date would change on every refresh and conflict on every merge: git keeps the history.
+	sed -i -E 's/^"POT-Creation-Date: [^"]*"$$/"POT-Creation-Date: 2026-12-01 00:00+0000\\n"/' \
+		$(LOCALES)/es/LC_MESSAGES/servewise.po
