@@ -20,6 +20,7 @@ from knowledge.engines import PRIMARY_ENGINE_IDS
 from reports.compatibility import checks_json, embedding_checks_markdown, tool_checks_markdown
 from reports.names import namer
 from reports.numbers import number, signed
+from reports.tables import frame_markdown
 from ui import url_widgets
 from ui.compatibility_view import (
     embedding_checks_table,
@@ -28,7 +29,6 @@ from ui.compatibility_view import (
     show_tool_reasons,
     tool_checks_table,
 )
-from ui.tables import pin_first_column
 
 kb = load_knowledge()
 tools_kb = kb.tool_calling
@@ -93,8 +93,8 @@ def tool_calls_section() -> None:
     except ServewiseInputError as exc:
         st.error(str(exc), icon=":material/error:")
         return
-    table = tool_checks_table(checks)
-    st.dataframe(table, hide_index=True, column_config=pin_first_column(table))
+    # A Markdown table: read, not sorted, and on screen without the browser loading the dataframe grid first.
+    st.markdown(frame_markdown(tool_checks_table(checks), literal=True))
     show_tool_reasons(checks)
     left, right = st.columns(2)
     left.download_button(_("Markdown"), lambda: tool_checks_markdown(checks), file_name="tool-calls.md",
@@ -154,8 +154,7 @@ def embeddings_section() -> None:
     except ServewiseInputError as exc:
         st.error(str(exc), icon=":material/error:")
         return
-    table = embedding_checks_table(checks)
-    st.dataframe(table, hide_index=True, column_config=pin_first_column(table))
+    st.markdown(frame_markdown(embedding_checks_table(checks), literal=True))
     show_embedding_reasons(checks)
     left, right = st.columns(2)
     left.download_button(_("Markdown"), lambda: embedding_checks_markdown(checks), file_name="embeddings.md",

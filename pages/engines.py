@@ -20,6 +20,7 @@ from reports.engines_tables import (
     sources_table,
 )
 from reports.names import namer
+from reports.tables import frame_markdown
 from ui import url_widgets
 from ui.tables import pin_first_column
 
@@ -99,14 +100,9 @@ if not shown:
     )
 else:
     st.subheader(_("{shown} of {pool} engines").format(shown=len(shown), pool=len(pool)))
-    # One row per engine: the engine names are the (pinned) index, so a page narrower than every attribute
-    # scrolls sideways under them instead of hiding the last engine; hovering a cell shows the whole value.
-    by_engine = comparison_table(shown).T.rename_axis(_("Engine"))
-    st.dataframe(
-        by_engine,
-        height=ROW_PX * (len(shown) + 1) + 3,
-        column_config={a: st.column_config.TextColumn(a, width="medium") for a in by_engine.columns},
-    )
+    # Attributes as rows, one column per engine, as a Markdown table: it is read, not sorted, and it appears
+    # without the browser first loading the dataframe grid's scripts (the sources table below stays a dataframe).
+    st.markdown(frame_markdown(comparison_table(shown).rename_axis(_("Attribute")), index=True))
     with st.expander(_("Where each value comes from (source and version read)")):
         sources = sources_table(shown)
         st.dataframe(

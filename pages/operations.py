@@ -26,10 +26,11 @@ from reports.operations_tables import (
     security_table,
     tool_calling_table,
 )
+from reports.tables import literal_markdown
 from ui import url_widgets
 from ui.downloads import in_reader_language
 from ui.markdown_text import literal
-from ui.sourced_facts import markdown_escaped, short_version, show_facts, show_table
+from ui.sourced_facts import short_version, show_facts, show_table
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "ar", "hi", "zh", "ja", "ko")
 WHAT, WHY = N_("What"), N_("Why")
@@ -141,7 +142,7 @@ with security_tab:
         for engine in chosen:
             steps = hardening_steps(engine)
             lines = [
-                f"- {markdown_escaped(text)} "
+                f"- {literal_markdown(text)} "
                 f"[{source_word}]({source_url(fact.source, fact.verified.version) or fact.source})"
                 f" ({short_version(fact.verified.version)})"
                 for text, fact in steps
@@ -228,7 +229,7 @@ with bench_tab:
         for note in plan.notes:
             st.caption(note)
         st.subheader(_("Record with every result"))
-        rows = (f"| {markdown_escaped(r.item)} | {markdown_escaped(r.why)} |" for r in plan.record)
+        rows = (f"| {literal_markdown(r.item)} | {literal_markdown(r.why)} |" for r in plan.record)
         st.markdown(f"| {_(WHAT)} | {_(WHY)} |\n|---|---|\n" + "\n".join(rows))
         st.subheader(_("Commands per engine"))
         st.caption(_("{runs} runs per engine, identical parameters for every engine.").format(runs=len(plan.runs)))
@@ -245,7 +246,7 @@ with bench_tab:
                 tool_notes = ([section.load_tool_note] if section.load_tool_note else []) + list(section.other_tools)
                 for note in tool_notes:
                     url = source_url(note.source, note.version) or note.source
-                    why = markdown_escaped(note.why)
+                    why = literal_markdown(note.why)
                     source_word = _("source")
                     kind = kb_word(note.kind)
                     st.markdown(f"**{note.tool}** ({kind}): {why} [{source_word}]({url}) ({note.version})")

@@ -30,22 +30,6 @@ from reports.pool_steps_text import pool_steps_markdown
 RAW_BYTES_PER_ELEMENT = {"16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.5}
 
 
-def markdown_table(rows: list[dict[str, Any]]) -> str:
-    """A Markdown table of `rows` (keys of the first row are the header); much lighter than a dataframe."""
-    if not rows:
-        return ""
-    header = list(rows[0])
-
-    def cell(value: Any) -> str:
-        if isinstance(value, bool):
-            return _("yes") if value else ""
-        return str(value).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(row.get(key, "")) for key in header) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def human_bytes(n: float) -> str:
     """Bytes in binary units, saying which (GiB = 2^30)."""
     if abs(n) >= GIB:

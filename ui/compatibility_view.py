@@ -26,7 +26,7 @@ from reports.compatibility import (
 )
 from reports.numbers import number
 from reports.speed_text import basis_line
-from ui.sourced_facts import markdown_escaped
+from reports.tables import literal_markdown
 from ui.state_cache import per_input_state
 
 _ICONS = {
@@ -80,7 +80,7 @@ def _sources_line(sources: Sequence[str]) -> str:
     links = []
     for source in sources:
         url = source_url(source) if ":" in source and not source.startswith("knowledge/") else None
-        label = markdown_escaped(source.rsplit("/", 1)[-1])
+        label = literal_markdown(source.rsplit("/", 1)[-1])
         if source.startswith("knowledge/chat_templates/"):
             label += " " + _("(where it was read: SOURCES.md in that folder)")
         links.append(f"[{label}]({url})" if url else label)
@@ -91,7 +91,7 @@ def show_tool_reasons(checks: Sequence[ToolCallCheck]) -> None:
     """Per engine: the reasons in order, the exact flags, and the sources they rest on."""
     for c in checks:
         with st.expander(f"{display_name(c.engine)}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
-            st.markdown("\n".join(f"- {markdown_escaped(tool_reason_text(r.code, r.values))}" for r in c.reasons))
+            st.markdown("\n".join(f"- {literal_markdown(tool_reason_text(r.code, r.values))}" for r in c.reasons))
             if c.flags_to_add:
                 st.code(" ".join(c.flags_to_add), language="bash")
             st.caption(_("Parallel tool calls: {text}").format(text=_(c.parallel_tool_calls)))
@@ -102,7 +102,7 @@ def show_embedding_reasons(checks: Sequence[EmbeddingCheck]) -> None:
     """Per engine: the reasons in order, the exact flags, and the sources they rest on."""
     for c in checks:
         with st.expander(f"{display_name(c.engine)}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
-            st.markdown("\n".join(f"- {markdown_escaped(embedding_reason_text(r.code, r.values))}" for r in c.reasons))
+            st.markdown("\n".join(f"- {literal_markdown(embedding_reason_text(r.code, r.values))}" for r in c.reasons))
             if c.flags_to_add:
                 st.code(" ".join(c.flags_to_add), language="bash")
             st.caption(_("Sources: {links}").format(links=_sources_line(c.sources)))

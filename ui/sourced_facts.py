@@ -6,30 +6,29 @@ import pandas as pd
 import streamlit as st
 
 from calculators.i18n import _
-from ui.tables import pin_first_column
+from reports.tables import Link, literal_markdown, markdown_table
 
-SOURCE_LINK_TEXT = r"https?://.*/([^/]+)$"
-ROW_PX = 35  # st.dataframe's row height
 FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags and prose readable
 
 
 def show_table(frame: pd.DataFrame) -> None:
-    """A wide sourced table sized to show every row, with the source as a link labelled by its file name.
+    """A sourced table as Markdown (values shown literally), the source a link labelled by its file name.
 
-    Column names are the tables' English keys; they are shown in the reader's language.
+    Markdown, not a dataframe: these tables are read, not sorted, and a shared link shows them without the
+    browser loading the dataframe grid's scripts first. Column names are the tables' English keys; they are
+    shown in the reader's language.
     """
-    height = ROW_PX * (len(frame) + 1) + 3
-    shown = frame.rename(columns=lambda column: _(str(column)))
-    source = _("Source")
-    links = {source: st.column_config.LinkColumn(source, display_text=SOURCE_LINK_TEXT)}
-    st.dataframe(shown, hide_index=True, height=height, column_config=pin_first_column(shown, links))
+    rows = []
+    for record in frame.to_dict("records"):
+        row = {}
+        for column, value in record.items():
+            if column == "Source" and isinstance(value, str) and value.startswith("http"):
+                value = Link(value.rstrip("/").rsplit("/", 1)[-1], value)
+            row[_(str(column))] = value
+        rows.append(row)
+    st.markdown(markdown_table(rows, literal=True))
 
 
-def markdown_escaped(text: str) -> str:
-    """Text shown literally in Markdown (flags, paths with * and _, dollar signs)."""
-    for char in "\\*_$[]<>|`":
-        text = text.replace(char, "\\" + char)
-    return text
 
 
 def show_facts(frame: pd.DataFrame) -> None:
@@ -43,9 +42,9 @@ def show_facts(frame: pd.DataFrame) -> None:
             for row in frame[frame["Engine"] == name].to_dict("records"):
                 link = row["Source"]
                 label = link.rstrip("/").rsplit("/", 1)[-1] if link else _("no source")
-                where = f"[{markdown_escaped(label)}]({link})" if link.startswith("http") else markdown_escaped(label)
+                where = f"[{literal_markdown(label)}]({link})" if link.startswith("http") else literal_markdown(label)
                 version = short_version(row["Version read"])
-                what, value = markdown_escaped(row["What"]), markdown_escaped(row["Value"])
+                what, value = literal_markdown(row["What"]), literal_markdown(row["Value"])
                 lines.append(f"- **{what}**: {value} :gray[— {where} · {version}]")
             column.markdown(f"#### {name}\n" + "\n".join(lines))
 

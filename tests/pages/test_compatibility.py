@@ -4,6 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.support.markdown_tables import markdown_tables
 from tests.support.page_runs import page_in_language
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "compatibility.py")
@@ -18,9 +19,14 @@ def run_page(**query):
     return at
 
 
+def verdict_tables(at: AppTest) -> list:
+    """The tool-call and embedding verdict tables (Markdown tables on the page), in page order."""
+    return markdown_tables([m.value for m in at.markdown])
+
+
 def test_default_view_gives_verdicts_for_every_engine_and_the_ingestion_cost():
     at = run_page()
-    tools, embeddings = at.dataframe[0].value, at.dataframe[1].value
+    tools, embeddings = verdict_tables(at)[:2]
     # engines by their names, never their ids (the ids stay in the link)
     assert list(tools["Engine"]) == ["Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"]
     assert dict(zip(tools["Engine"], tools["Verdict"], strict=True))["vLLM"] == "needs flags"
@@ -44,7 +50,7 @@ def test_a_link_with_a_launch_command_checks_that_engine():
                                "--tool-call-parser llama3_json",
                   cmp_emb_model="bge-m3", cmp_emb_engines=["llama-cpp"],
                   cmp_emb_cmd="llama-server -m bge-m3.gguf --embeddings -ub 8192 -b 8192")
-    tools, embeddings = at.dataframe[0].value, at.dataframe[1].value
+    tools, embeddings = verdict_tables(at)[:2]
     assert list(tools["Verdict"]) == ["works"]
     assert list(embeddings["Verdict"]) == ["vectors will match"]
 
@@ -52,7 +58,7 @@ def test_a_link_with_a_launch_command_checks_that_engine():
 def test_an_unknown_launcher_is_an_error_message_not_a_traceback():
     at = run_page(cmp_tool_cmd="tgi-launcher --model x")
     assert any("not a launcher servewise knows" in e.value for e in at.error)
-    assert len(at.dataframe) == 1  # the embeddings section still draws
+    assert len(verdict_tables(at)) == 1  # the embeddings section still draws
 
 
 def test_the_ingestion_simulation_runs_once_per_input_state_and_language(monkeypatch):

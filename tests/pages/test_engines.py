@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from knowledge import load_knowledge
 from reports.engines_tables import FEATURES, comparison_table, format_options, knob_table, matches, sources_table
+from tests.support.markdown_tables import markdown_tables
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "engines.py"
 TIMEOUT_S = 30
@@ -23,9 +24,15 @@ def run_page(**query: str | list[str]) -> AppTest:
     return at
 
 
+def comparison(at: AppTest):
+    """The comparison as the page draws it (a Markdown table, attributes as rows), one row per engine."""
+    table = markdown_tables([m.value for m in at.markdown])[0]
+    return table.set_index("Attribute").T
+
+
 def comparison_columns(at: AppTest) -> list[str]:
-    """The engines compared, in order: one row each, named by the table's (pinned) index."""
-    return list(at.dataframe[0].value.index)
+    """The engines compared, in order."""
+    return list(comparison(at).index)
 
 
 def all_text(at: AppTest) -> str:
@@ -37,17 +44,17 @@ def all_text(at: AppTest) -> str:
 def test_default_view_compares_the_five_primary_engines():
     at = run_page()
     assert comparison_columns(at) == ["Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"]
-    table = at.dataframe[0].value
+    table = comparison(at)
     assert table.loc["vLLM", "Version read"] == "v0.33.0"
     assert table.loc["Ollama", "Default bind"] == "127.0.0.1:11434"
     assert "5 of 5 engines" in all_text(at)
     # how current each engine's facts are (knowledge/currency.py): every fact read at the newest read
-    currency = at.dataframe[2].value.set_index("Engine")
+    currency = at.dataframe[1].value.set_index("Engine")
     assert currency.loc["vLLM", "Facts read at"] == currency.loc["vLLM", "KB's newest read"] == "v0.33.0"
     assert currency.loc["SGLang", "KB's newest read"] == "v0.5.23"
     assert (currency["Older than the newest read"] == 0).all()
     # the knob table of the first engine (Ollama) is drawn with its pinned defaults
-    knobs = at.dataframe[3].value
+    knobs = at.dataframe[2].value
     assert knobs.set_index("Setting").loc["num_parallel", "Default"] == "1"
     assert not at.warning
 

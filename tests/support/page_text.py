@@ -17,6 +17,9 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree
+
+from tests.support.markdown_tables import parse_markdown_table
 
 #: Words of English that do not occur in Spanish text (nor in the names servewise shows).
 ENGLISH_ONLY = frozenset(
@@ -132,10 +135,29 @@ def _dataframe_texts(frame) -> list[PageText]:
     return found
 
 
+def _svg_texts(svg: str) -> list[PageText]:
+    """The words of an inline SVG chart (reports/svg_charts.py): labels, legend, axis titles, hover texts."""
+    root = ElementTree.fromstring(svg)
+    return [PageText("chart text", element.text) for element in root.iter()
+            if element.tag.rsplit("}", 1)[-1] in ("text", "title") and element.text]
+
+
+def _markdown_texts(kind: str, value: str) -> list[PageText]:
+    """A Markdown element's text; a Markdown table (reports/tables.py) cell by cell, as a dataframe is."""
+    if value.lstrip().startswith("<svg"):
+        return _svg_texts(value)
+    if value.lstrip().startswith("|"):
+        with contextlib.suppress(ValueError):
+            return _dataframe_texts(parse_markdown_table(value))
+    return [PageText(kind, value)]
+
+
 def _walk(node, found: list[PageText]) -> None:
     kind = getattr(node, "type", "")
     proto = getattr(node, "proto", None)
-    if kind in _PROSE:
+    if kind == "markdown":
+        found += _markdown_texts(kind, str(node.value))
+    elif kind in _PROSE:
         found.append(PageText(kind, str(node.value)))
     elif kind == "metric":
         found += [PageText("metric label", node.label), PageText("metric value", str(node.value))]

@@ -1,0 +1,74 @@
+"""Tables as Markdown: the one renderer for a table that is read rather than explored (sorted, filtered).
+
+A Markdown table is drawn by the Markdown element every page already loads. `st.dataframe` and `st.table`
+need Arrow's script (about 0.74 MB, plus 0.49 MB for the dataframe grid), which a browser opening a shared
+link fetches and compiles before the table appears, so a page's main result is a Markdown table and an
+interactive dataframe, where sorting matters, sits lower on the page. No Streamlit calls here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from calculators.i18n import _
+
+#: Characters Markdown would read as markup (emphasis, links, HTML, code, math, table cells).
+MARKDOWN_SPECIALS = "\\*_$[]<>|`~"
+
+
+@dataclass(frozen=True)
+class Link:
+    """A table cell that links `text` to `url` (the text is shown literally)."""
+
+    text: str
+    url: str
+
+
+def literal_markdown(text: str) -> str:
+    """`text` with every Markdown special character escaped, so it shows exactly as written."""
+    return "".join("\\" + char if char in MARKDOWN_SPECIALS else char for char in text)
+
+
+def _cell(value: Any, literal: bool) -> str:
+    """One cell: booleans as yes/blank, None and NaN blank, links as Markdown links, line breaks as <br>;
+    pipes always escaped, and every other Markdown character too when `literal`."""
+    if isinstance(value, Link):
+        return f"[{literal_markdown(value.text)}]({value.url.replace(')', '%29').replace(' ', '%20')})"
+    if isinstance(value, bool):
+        return _("yes") if value else ""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    text = literal_markdown(str(value)) if literal else str(value).replace("|", "\\|")
+    return text.replace("\r\n", "<br>").replace("\n", "<br>")
+
+
+def markdown_table(rows: Sequence[Mapping[str, Any]], literal: bool = False) -> str:
+    """A Markdown table of `rows` (keys of the first row are the header); "" for no rows.
+
+    With `literal`, cell text is shown exactly as written (flags, metric names, paths); without it, cells may
+    carry Markdown of their own (bold, `code`)."""
+    if not rows:
+        return ""
+    header = list(rows[0])
+    lines = ["| " + " | ".join(_cell(key, literal) for key in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(row.get(key, ""), literal) for key in header) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def frame_markdown(frame: pd.DataFrame, index: bool = False, literal: bool = False) -> str:
+    """A DataFrame as a Markdown table (see `markdown_table`); with `index`, the index becomes the first column."""
+    table = frame.reset_index() if index else frame
+    if index and frame.index.name is None:
+        table = table.rename(columns={"index": ""})
+    return markdown_table([{str(k): v for k, v in row.items()} for row in table.to_dict(orient="records")], literal)
+
+
+def columns_markdown(columns: Mapping[str, Sequence[Any]], literal: bool = False) -> str:
+    """A Markdown table given column by column ({header: values}, all the same length)."""
+    headers = list(columns)
+    return markdown_table([dict(zip(headers, values, strict=True)) for values in zip(*columns.values(), strict=True)],
+                          literal)

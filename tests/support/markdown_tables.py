@@ -1,0 +1,38 @@
+"""Read back the Markdown tables a page draws (reports/tables.py), so AppTest tests can check their cells."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()[1:-1]
+    cells, current, escaped = [], "", False
+    for char in inner:
+        if escaped:
+            current += char
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "|":
+            cells.append(current.strip())
+            current = ""
+        else:
+            current += char
+    cells.append(current.strip())
+    return cells
+
+
+def parse_markdown_table(text: str) -> pd.DataFrame:
+    """The first Markdown table in `text` as a DataFrame of strings (header row = columns)."""
+    lines = [line for line in text.splitlines() if line.strip().startswith("|")]
+    if len(lines) < 2:
+        raise ValueError(f"no Markdown table in {text[:200]!r}")
+    header = _cells(lines[0])
+    rows = [_cells(line) for line in lines[2:]]
+    return pd.DataFrame(rows, columns=header)
+
+
+def markdown_tables(markdown_values: list[str]) -> list[pd.DataFrame]:
+    """Every Markdown table among a page's Markdown elements, in page order."""
+    return [parse_markdown_table(value) for value in markdown_values if value.lstrip().startswith("|")]
