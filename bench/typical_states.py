@@ -35,13 +35,17 @@ class TypicalState:
 DATAFRAME = '[data-testid="stDataFrame"]'
 PLOTLY = '[data-testid="stPlotlyChart"] .main-svg'
 SUCCESS = '[data-testid="stAlertContentSuccess"]'
+MARKDOWN_TABLE = '[data-testid="stMarkdown"] table'
+#: The memory page's side-by-side bars: an inline SVG (reports/svg_charts.py), no longer a plotly chart.
+MEMORY_BARS = '[data-testid="stMarkdown"] svg.memory-bars rect'
 
 TYPICAL_STATES: dict[str, TypicalState] = {
     "home.py": TypicalState(
         {"home_connections": "40", "home_active": "4"},
         '[data-testid="stMetric"]:has-text("Waiting in the queue") [data-testid="stMetricValue"]', "36",
     ),
-    "engines.py": TypicalState({"engines_backend": "metal", "engines_knobs": "vllm"}, DATAFRAME),
+    # The comparison is a Markdown table (reports/tables.py), no longer a dataframe.
+    "engines.py": TypicalState({"engines_backend": "metal", "engines_knobs": "vllm"}, MARKDOWN_TABLE, "Version read"),
     "formats.py": TypicalState(
         {"formats_engine": "vllm", "formats_format": "awq", "formats_gpu": "rtx-4090-24gb"},
         '[data-testid="stMarkdown"] h4', "×",
@@ -49,7 +53,7 @@ TYPICAL_STATES: dict[str, TypicalState] = {
     "memory.py": TypicalState(
         {"mem_model": "llama-3.1-8b", "mem_gpu": "h100-sxm-80gb", "mem_gpus": "2", "mem_ctx": "16384",
          "mem_seqs": "8"},
-        PLOTLY,
+        MEMORY_BARS,
     ),
     "wizard.py": TypicalState({"wiz_use": "shared-api", "wiz_users": "32", "wiz_prefixes": "true"}, SUCCESS),
     "simulator.py": TypicalState({"sim_engines": ["vllm", "llama-cpp"], "sim_n": "1000", "sim_rate": "4"}, DATAFRAME),
@@ -61,12 +65,15 @@ TYPICAL_STATES: dict[str, TypicalState] = {
          "speed_concurrency": "64"},
         '[data-testid="stMarkdown"]:has-text("tokens/s")',
     ),
-    "operations.py": TypicalState({"ops_engines": ["vllm", "llama-cpp", "ollama"]}, DATAFRAME),
+    # The endpoints table (the first tab's first result) is a Markdown table, no longer a dataframe.
+    "operations.py": TypicalState(
+        {"ops_engines": ["vllm", "llama-cpp", "ollama"]}, MARKDOWN_TABLE, "/v1/chat/completions",
+    ),
     "compatibility.py": TypicalState(
         {"cmp_tool_model": "llama-3.1-8b",
          "cmp_tool_cmd": "vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-auto-tool-choice "
                          "--tool-call-parser llama3_json"},
-        DATAFRAME,
+        MARKDOWN_TABLE, "Parser",  # the tool-call verdicts: a Markdown table, no longer a dataframe
     ),
     # A link to the check page opens it empty (a log is never kept in a link): its main result is the box to paste
     # into. A rerun there is someone who has pasted a log and reads the verdicts.

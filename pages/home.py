@@ -9,8 +9,11 @@ from calculators.memory.kv import raw_kv_estimate, uniform_gqa_architecture
 from calculators.simulator.request_states import request_states
 from calculators.units import GIB
 from reports.numbers import number
+from reports.svg_charts import Edge, Node, flow_diagram_svg
+from reports.tables import columns_markdown
 from ui import url_widgets
 from ui.links import page_link
+from ui.svg import show_svg
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # The product brief's worked example: 32 layers, 8 KV heads, head dim 128, 2-byte cache elements.
@@ -70,24 +73,14 @@ st.markdown(
     _("A chat service is a stack. Each layer can change without the others: a team can keep the chat "
     "interface people like and swap the engine behind it, or put an API gateway in front without "
     "changing how much memory the model needs."))
-st.graphviz_chart(
-    """
-    digraph layers {{
-      rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname="sans-serif"];
-      ui [label="{ui}"];
-      http [label="{http}"];
-      engine [label="{engine}", fillcolor="#dceafc"];
-      weights [label="{weights}"];
-      ui -> http -> engine -> weights;
-    }}
-    """.format(
-        ui=_("Chat UI\\n(Open WebUI, an IDE plug-in, your app)"),
-        http=_("HTTP server / API gateway\\n(OpenAI-compatible endpoint, auth, routing)"),
-        engine=_("Inference engine\\n(scheduler, KV cache, batching)"),
-        weights=_("Model weights\\n(one copy per replica)"),
-    )
-)
-st.table(
+# Inline SVG (reports/svg_charts.py), not st.graphviz_chart: no diagram library to load before the page reads.
+show_svg(flow_diagram_svg([
+    Node("ui", _("Chat UI\\n(Open WebUI, an IDE plug-in, your app)"), "#eef3fb", 0, 0),
+    Node("http", _("HTTP server / API gateway\\n(OpenAI-compatible endpoint, auth, routing)"), "#eef3fb", 1, 0),
+    Node("engine", _("Inference engine\\n(scheduler, KV cache, batching)"), "#dceafc", 2, 0),
+    Node("weights", _("Model weights\\n(one copy per replica)"), "#eef3fb", 3, 0),
+], [Edge("ui", "http"), Edge("http", "engine"), Edge("engine", "weights")], "sw-flow home-layers"))
+st.markdown(columns_markdown(
     {
         _("Layer"): [_("Chat UI"), _("HTTP server / gateway"), _("Inference engine"), _("Weights")],
         _("Decides"): [
@@ -103,7 +96,7 @@ st.table(
             _("the UI and the gateway"),
         ],
     }
-)
+))
 
 st.header(_("Connections, queued requests, active sequences"))
 st.markdown(
@@ -148,21 +141,13 @@ queue_label = _("{n} queued\\n(no KV cache yet)").format(n=number(states.queued_
 active_label = _("{n} active sequences\\n({n} KV caches)").format(n=active)
 weights_label, over, admitted = _("1 copy of the weights"), _("over the limit"), _("admitted")
 finishes, all_read = _("when a sequence finishes"), _("all read")
-st.graphviz_chart(
-    f"""
-    digraph requests {{
-      rankdir=LR; node [shape=box, style="rounded,filled", fontname="sans-serif"];
-      conn [label="{conn_label}", fillcolor="#eef3fb"];
-      queue [label="{queue_label}", fillcolor="#fdf0d5"];
-      active [label="{active_label}", fillcolor="#dceafc"];
-      weights [label="{weights_label}", fillcolor="#e3f4e1"];
-      conn -> queue [label="{over}"];
-      conn -> active [label="{admitted}"];
-      queue -> active [label="{finishes}", style=dashed];
-      active -> weights [label="{all_read}"];
-    }}
-    """
-)
+show_svg(flow_diagram_svg([
+    Node("conn", conn_label, "#eef3fb", 0, 0.5),
+    Node("queue", queue_label, "#fdf0d5", 1, 0),
+    Node("active", active_label, "#dceafc", 1, 1),
+    Node("weights", weights_label, "#e3f4e1", 2, 1),
+], [Edge("conn", "queue", over), Edge("conn", "active", admitted), Edge("queue", "active", finishes, dashed=True),
+    Edge("active", "weights", all_read)], "sw-flow home-requests"))
 st.caption(
     _(
         "Worked example from the product brief (an estimate, not a measurement): a model with 32 layers, "
@@ -188,7 +173,7 @@ st.markdown(
     "do not therefore behave alike under the same load."))
 
 st.header(_("Where to start"))
-st.table(
+st.markdown(columns_markdown(
     {
         _("Situation"): [
             _("Switching between models on a workstation, local apps"),
@@ -203,7 +188,7 @@ st.table(
             _("MLX LM (also llama.cpp, Ollama)"),
         ],
     }
-)
+))
 st.markdown(
     _("Keep the interface your users rely on and change the layer that is actually limiting. A migration "
     "pays off when it raises the work the service accepts, or lowers its cost, at the same quality and "

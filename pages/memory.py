@@ -34,7 +34,6 @@ from reports.memory_readouts import (
     export_json,
     export_markdown,
     human_bytes,
-    markdown_table,
     offload_rows,
     plan_readout,
     speculation_rows,
@@ -42,6 +41,7 @@ from reports.memory_readouts import (
 from reports.names import namer
 from reports.numbers import number, significant
 from reports.speed_text import speed_readout_line
+from reports.tables import markdown_table
 from ui import url_widgets
 from ui.links import page_link
 from ui.markdown_text import code_span, literal
@@ -56,6 +56,7 @@ from ui.memory_inputs import (
     read_workload,
 )
 from ui.reconcile_section import render_reconcile_section
+from ui.svg import show_svg
 
 CURVE_POINTS = 6
 CURVE_SEQUENCES_LIMIT = 256
@@ -139,13 +140,15 @@ if weights.bytes is None:
 inputs = ComparisonInputs(arch, machine, weights.bytes, overrides, draft.draft if draft is not None else None)
 contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
 rows, capacities, curves = analyse(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
-bars_figure, capacity_figure = figures(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
+bars_svg, capacity_svg = figures(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
 st.header(_("Every engine on this machine"))
 st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences x {tokens} tokens ({kv} KV "
              "cache). The black mark is the memory the engine can use on one device.").format(
     machine=machine_choice.label, sequences=number(workload.sequences), tokens=number(workload.context_tokens),
     kv=workload.kv_cache_type))
-st.plotly_chart(bars_figure, width="stretch")
+# Inline SVG (reports/svg_charts.py), not plotly: the first picture of a shared link appears without the browser
+# fetching and compiling plotly's 4.7 MB script first. Hovering a bar segment shows its value.
+show_svg(bars_svg)
 summary = []
 for row in rows:
     plan = row.plan
@@ -211,7 +214,7 @@ st.markdown(markdown_table([{
 } for c in capacities]))
 st.caption(_("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
              "plan with your other settings kept, up to the model's trained context. 0 = not even one fits."))
-st.plotly_chart(capacity_figure, width="stretch")
+show_svg(capacity_svg)
 st.caption(_("Capped at {n} sequences. Memory capacity only: it says nothing about the speed at which that many "
              "sequences decode.").format(n=CURVE_SEQUENCES_LIMIT))
 

@@ -56,7 +56,10 @@ RENDERS_HTML = {"st.html", "components.html", "st.components.v1.html", "componen
 SAFE_LOADERS = {"SafeLoader", "CSafeLoader", "yaml.SafeLoader", "yaml.CSafeLoader"}
 
 #: (file relative to the repo, dotted call) -> why it is safe. Empty today: keep it short.
-ALLOWED: dict[tuple[str, str], str] = {}
+ALLOWED: dict[tuple[str, str], str] = {
+    ("ui/svg.py", "st.markdown"): "draws SVG markup from reports/svg_charts.py, which escapes every text it writes "
+    "(tests/reports/test_svg_charts.py plants markup in each text field)",
+}
 
 
 def _findings() -> list[str]:

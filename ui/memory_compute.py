@@ -18,7 +18,7 @@ from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.command import plan_speed
 from calculators.speed.predict import SpeedEstimate
 from knowledge.loader import load_knowledge
-from reports.memory_figures import capacity_chart, memory_bars
+from reports.memory_figures import capacity_chart_svg, memory_bars_svg
 from ui.state_cache import per_input_state
 
 
@@ -39,10 +39,10 @@ def analyse(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: 
 
 @per_input_state(max_entries=64, copy=False, hash_funcs={ComparisonInputs: _inputs_key})
 def figures(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: tuple[int, ...], curve_limit: int):
-    """The side-by-side bars and the capacity chart of `analyse`'s result (building them takes tens of ms; the
-    figures are never mutated, so sessions share them)."""
+    """The side-by-side bars and the capacity chart of `analyse`'s result, as SVG markup (memoised per input
+    state and language like `analyse`; strings, so sessions share them)."""
     rows, _, curves = analyse(inputs, workload, sequences_limit, contexts, curve_limit)
-    return memory_bars(rows), capacity_chart(curves, workload.context_tokens)
+    return memory_bars_svg(rows), capacity_chart_svg(curves, workload.context_tokens)
 
 
 @per_input_state(max_entries=64, hash_funcs={ComparisonInputs: _inputs_key})

@@ -75,20 +75,22 @@ def test_titles_and_legends_clear_the_axes_at_1024_px(app_url, browser, name, la
 
 def test_memory_bars_are_the_first_thing_after_the_inputs(app_url, page):
     open_page(page, page_link(app_url, "memory"))
-    # In document order: the first chart comes before any table, and it is the stacked bars (their legend).
+    # In document order: the first chart comes before any table, and it is the stacked bars (inline SVG, drawn
+    # without plotly's script: reports/svg_charts.py), with their legend.
+    bars_selector = 'svg.memory-bars'
     order = page.evaluate(
         """() => [...document.querySelectorAll(
-              '[data-testid="stPlotlyChart"], [data-testid="stDataFrame"], [data-testid="stTable"]')]
-            .map(el => el.dataset.testid)"""
+              '[data-testid="stPlotlyChart"], svg.sw-bars, svg.sw-lines, [data-testid="stDataFrame"], '
+              + '[data-testid="stTable"], [data-testid="stMarkdown"] table')]
+            .map(el => el.getAttribute('class') || el.dataset.testid || el.tagName)"""
     )
-    assert order and order[0] == "stPlotlyChart", order
-    first_chart = page.locator('[data-testid="stPlotlyChart"]').first
-    assert "KV cache" in first_chart.locator(".legend").text_content()
-    assert "Weights" in first_chart.locator(".legend").text_content()
+    assert order and "memory-bars" in order[0], order
+    legend = " ".join(page.locator(f"{bars_selector} .sw-legend").all_text_contents())
+    assert "KV cache" in legend and "Weights" in legend
     # Nothing but a heading and its caption between the inputs (the engine settings) and the bars.
     between = page.evaluate(
         """() => {
-             const chart = document.querySelector('[data-testid="stPlotlyChart"]');
+             const chart = document.querySelector('svg.memory-bars');
              const inputs = [...document.querySelectorAll('[data-testid="stExpander"], [data-testid="stTextArea"]')]
                .filter(el => el.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING);
              const last = inputs[inputs.length - 1];

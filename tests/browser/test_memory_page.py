@@ -31,7 +31,9 @@ def test_shared_link_restores_state_and_changes_reach_the_url(app_url, page, scr
     expect(body).to_contain_text("For 4 sequences")
     # the capacity table names the shared context and sequence count
     expect(body).to_contain_text("longest context for 4 sequences")
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2)
+    # the bars and the capacity curves are inline SVG in Markdown elements (reports/svg_charts.py)
+    expect(page.locator('[data-testid="stMarkdown"] svg.memory-bars')).to_have_count(1)
+    expect(page.locator('[data-testid="stMarkdown"] svg.capacity-curves')).to_have_count(1)
     page.set_viewport_size({"width": 1400, "height": 4200})
     page.screenshot(path=str(screenshot_dir / "memory-shared-link.png"), full_page=True)
 

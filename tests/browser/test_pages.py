@@ -47,9 +47,10 @@ def test_home_shared_link_applies_its_values(app_url, page, screenshot_dir):
     expect(page.get_by_label("Sequences the engine admits at once", exact=True)).to_have_value("4")
     expect(_queued_metric(page)).to_have_text("36")
     # Both diagrams are drawn (layers, and connections -> queue -> active -> one copy of the weights).
-    expect(page.locator('[data-testid="stGraphVizChart"] svg')).to_have_count(2)
-    expect(page.locator('[data-testid="stGraphVizChart"] svg').nth(1)).to_contain_text("1 copy of the weights")
-    expect(page.locator('[data-testid="stGraphVizChart"] svg').nth(1)).to_contain_text("36 queued")
+    # the two diagrams are inline SVG (reports/svg_charts.py), no longer graphviz charts
+    expect(page.locator('[data-testid="stMarkdown"] svg.sw-flow')).to_have_count(2)
+    expect(page.locator("svg.home-requests")).to_contain_text("1 copy of the weights")
+    expect(page.locator("svg.home-requests")).to_contain_text("36 queued")
     assert "4 active sequences that each reach 8,192 tokens hold 4 GiB" in page.locator("body").inner_text()
     page.set_viewport_size({"width": 1400, "height": 3200})
     page.screenshot(path=str(screenshot_dir / "home-shared-link.png"))

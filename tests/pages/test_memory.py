@@ -41,7 +41,12 @@ def test_catalog_model_shows_every_engine_and_the_arithmetic():
     assert "max_total_num_tokens" in text
     assert "servewise plans MLX LM on Apple silicon only" in text  # not dropped: listed with its reason
     assert "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --max-num-seqs 8" in text
-    assert len(at.get("plotly_chart")) == 2
+    # the side-by-side bars and the capacity curves: inline SVG, one bar per engine, each segment's GiB on hover
+    bars = next(m.value for m in at.markdown if "memory-bars" in m.value)
+    assert all(name in bars for name in ("Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"))
+    assert "vLLM · KV cache:" in bars and "device capacity" in bars
+    curves = next(m.value for m in at.markdown if "capacity-curves" in m.value)
+    assert "your context" in curves and "vLLM ·" in curves
     assert not [w for w in at.warning if "link" in w.value]
 
 

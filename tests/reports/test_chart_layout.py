@@ -19,8 +19,6 @@ import reports
 from calculators.engines import ENGINE_IDS, display_name
 from calculators.hardware.machine import Machine
 from calculators.i18n import language
-from calculators.memory.capacity import capacity_curve
-from calculators.memory.compare import ComparisonInputs, Workload, compare_engines
 from calculators.planner import HardwareOption, LoadSpec, PlannerSpec, SloSpec, plan_capacity
 from calculators.simulator.engines import SIMULATED_ENGINES, default_policy
 from calculators.simulator.roofline import StepCostModel
@@ -33,7 +31,6 @@ from calculators.wizard.scoring import recommend
 from knowledge.loader import load_knowledge
 from reports.chart_layout import ENGINE_COLOURS, axis_title_chars_per_line, title_chars_per_line, wrap_title
 from reports.formats_figures import compatibility_heatmap
-from reports.memory_figures import capacity_chart, memory_bars
 from reports.planner_figures import latency_figure, pareto_figure
 from reports.simulator_charts import sweep_figures, timeline_figures
 from reports.wizard import engine_names
@@ -64,13 +61,6 @@ def _planner_result():
     return plan_capacity(spec, KB)
 
 
-def _memory_figures() -> list[go.Figure]:
-    inputs = ComparisonInputs(MODEL, H100, 16 * GIB)
-    rows = compare_engines(inputs, Workload(8192, 8))
-    curves = [capacity_curve(inputs, engine, Workload(8192, 8), [1024, 8192, 65536]) for engine in ENGINE_IDS]
-    return [memory_bars(rows), capacity_chart(curves, 8192)]
-
-
 def _simulator_figures() -> list[go.Figure]:
     engines = [engine for engine in SIMULATED_ENGINES if engine in ("vllm", "sglang", "static")] or SIMULATED_ENGINES
     results = [simulate(WORKLOAD, default_policy(engine), COST, 200_000) for engine in engines]
@@ -86,8 +76,6 @@ def _names() -> dict[str, str]:
 
 #: builder name -> (how to build its figures from real inputs, how many charts share a row on its page).
 CASES = {
-    "memory_bars": (lambda: _memory_figures()[:1], 1),
-    "capacity_chart": (lambda: _memory_figures()[1:], 1),
     "timeline_figures": (lambda: _simulator_figures()[:3], 3),
     "sweep_figures": (lambda: _simulator_figures()[3:], 2),
     "pareto_figure": (lambda: [pareto_figure(_planner_result(), _names(), ENGINE_COLOURS, {})], 2),

@@ -1,0 +1,321 @@
+"""Stacked bars and line charts as one inline SVG string: a page's pictures drawn without a chart library.
+
+A shared link opens in a fresh browser, and Streamlit loads each element type's script the first time a page
+uses it: plotly's is 4.7 MB, which the browser must fetch and compile before the first plotly chart appears.
+An SVG inside the Markdown element the page already needs costs nothing extra, so the result a user opened
+the link for is on screen as soon as the script reaches it. Hovering a bar segment or a point shows its value
+(an SVG `<title>`). Pages show the string with `st.markdown(svg, unsafe_allow_html=True)`; no Streamlit calls here.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from dataclasses import dataclass, field
+from html import escape
+
+from reports.numbers import number
+
+#: Drawing units of the SVG's viewBox; the SVG scales to its column's width (text scales with it).
+WIDTH = 760
+LEGEND_ROW = 20
+PLOT_BOTTOM_PAD = 50
+#: Average width of one 12-unit character (for laying out legend entries and wrapping category names).
+CHAR_W = 6.6
+PLOT_LEFT = 64
+PLOT_RIGHT_PAD = 12
+FONT = "font-family:'Source Sans Pro',sans-serif"
+
+
+@dataclass(frozen=True)
+class Band:
+    """One stacked band: its legend name, colour and one value per category (in the chart's unit)."""
+
+    name: str
+    colour: str
+    values: list[float]
+
+
+@dataclass(frozen=True)
+class StackedBars:
+    """A stacked bar chart: categories on x, bands stacked bottom to top, an optional mark per category."""
+
+    categories: list[str]
+    bands: list[Band]
+    y_title: str
+    unit: str
+    #: A horizontal mark per category (e.g. a device's capacity); None = no mark for that category.
+    marks: list[float | None] = field(default_factory=list)
+    mark_name: str = ""
+    #: Text written above a category's bar (e.g. "refuses to start"); "" = none. Grey unless `alarm`.
+    notes: list[str] = field(default_factory=list)
+    #: Categories whose note is a warning (drawn in red).
+    alarm: list[bool] = field(default_factory=list)
+    height: int = 360
+    css_class: str = "sw-bars"
+
+
+def nice_step(top: float, ticks: int = 5) -> float:
+    """A round tick step (1, 2, 2.5 or 5 times a power of ten) giving about `ticks` ticks from 0 to `top`."""
+    raw = max(top, 1e-9) / ticks
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+
+
+def _text(x: float, y: float, text: str, size: int = 12, anchor: str = "middle", colour: str = "#31333f",
+          extra: str = "") -> str:
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{colour}" '
+            f'style="{FONT}"{extra}>{escape(text)}</text>')
+
+
+def _legend_rows(entries: list[str], left: float, right: float) -> list[list[tuple[float, str]]]:
+    """Legend entries laid out left to right, wrapping to a new row when the next one would pass `right`."""
+    rows: list[list[tuple[float, str]]] = [[]]
+    x = left
+    for name in entries:
+        width = 17 + CHAR_W * len(name) + 16
+        if rows[-1] and x + width - 16 > right:
+            rows.append([])
+            x = left
+        rows[-1].append((x, name))
+        x += width
+    return rows
+
+
+def stacked_bars_svg(chart: StackedBars) -> str:
+    """The chart as one line of SVG markup (no blank lines, so Markdown keeps it as one HTML block)."""
+    n = len(chart.categories)
+    totals = [sum(band.values[i] for band in chart.bands) for i in range(n)]
+    marks = chart.marks or [None] * n
+    top = max([*totals, *(m for m in marks if m is not None), 1e-9]) * 1.05
+    step = nice_step(top)
+    top = max(top, step)
+    marked = any(m is not None for m in marks) and chart.mark_name
+    styles = {band.name: (band.colour, "rect") for band in chart.bands}
+    if marked:
+        styles[chart.mark_name] = ("#000", "line")
+    legend = _legend_rows(list(styles), PLOT_LEFT, WIDTH - PLOT_RIGHT_PAD)
+    plot_top = 24 + LEGEND_ROW * len(legend)
+    plot_bottom = chart.height - PLOT_BOTTOM_PAD
+    plot_h = plot_bottom - plot_top
+    plot_w = WIDTH - PLOT_LEFT - PLOT_RIGHT_PAD
+    slot = plot_w / max(n, 1)
+    bar_w = min(slot * 0.6, 120)
+
+    def y_of(value: float) -> float:
+        return plot_bottom - value / top * plot_h
+
+    parts = [f'<svg class="{chart.css_class}" viewBox="0 0 {WIDTH} {chart.height}" width="100%" role="img" '
+             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{WIDTH * 1.4:.0f}px">',
+             f"<title>{escape(chart.y_title)}</title>"]
+    # Legend on top: a swatch (or the mark's line) and each band's name.
+    for row_index, row in enumerate(legend):
+        top_y = 8 + LEGEND_ROW * row_index
+        for x, name in row:
+            colour, shape = styles[name]
+            if shape == "rect":
+                parts.append(f'<rect x="{x:.1f}" y="{top_y}" width="12" height="12" fill="{colour}"/>')
+            else:
+                parts.append(f'<line x1="{x:.1f}" y1="{top_y + 6}" x2="{x + 14:.1f}" y2="{top_y + 6}" '
+                             f'stroke="{colour}" stroke-width="3"/>')
+            parts.append(_text(x + 17, top_y + 10.5, name, 12, "start", extra=' class="sw-legend"'))
+    # Grid lines and y ticks.
+    value = 0.0
+    while value <= top + 1e-9:
+        y = y_of(value)
+        parts.append(f'<line x1="{PLOT_LEFT}" y1="{y:.1f}" x2="{WIDTH - PLOT_RIGHT_PAD}" y2="{y:.1f}" '
+                     f'stroke="#e6e6e6" stroke-width="1"/>')
+        parts.append(_text(PLOT_LEFT - 6, y + 4, number(value, 0 if step >= 1 else 1), 11, "end"))
+        value += step
+    axis_mid = (plot_top + plot_bottom) / 2
+    parts.append(_text(14, axis_mid, chart.y_title, 12, extra=f' transform="rotate(-90 14 {axis_mid:.1f})"'))
+    # Bars, bottom band first; each segment's hover text names the category, band and value.
+    for i, category in enumerate(chart.categories):
+        centre = PLOT_LEFT + slot * (i + 0.5)
+        base = 0.0
+        for band in chart.bands:
+            height_value = band.values[i]
+            if height_value <= 0:
+                continue
+            y_top, y_base = y_of(base + height_value), y_of(base)
+            tip = f"{category} · {band.name}: {number(height_value, 2)} {chart.unit}"
+            parts.append(f'<rect x="{centre - bar_w / 2:.1f}" y="{y_top:.1f}" width="{bar_w:.1f}" '
+                         f'height="{max(y_base - y_top, 0.5):.1f}" fill="{band.colour}"><title>{escape(tip)}'
+                         f"</title></rect>")
+            base += height_value
+        mark = marks[i]
+        if mark is not None:
+            y = y_of(mark)
+            tip = f"{category} · {chart.mark_name}: {number(mark, 2)} {chart.unit}"
+            parts.append(f'<line x1="{centre - bar_w / 2 - 8:.1f}" y1="{y:.1f}" x2="{centre + bar_w / 2 + 8:.1f}" '
+                         f'y2="{y:.1f}" stroke="#000" stroke-width="3"><title>{escape(tip)}</title></line>')
+        note = chart.notes[i] if chart.notes else ""
+        if note:
+            colour = "#b00" if chart.alarm and chart.alarm[i] else "#666"
+            parts.append(_text(centre, y_of(totals[i]) - 6, note, 12, colour=colour))
+        lines = textwrap.wrap(category, max(6, int(slot / CHAR_W)), break_on_hyphens=False) or [category]
+        for line_index, line in enumerate(lines[:2]):
+            parts.append(_text(centre, plot_bottom + 18 + 15 * line_index, line, 12, extra=' class="sw-category"'))
+    parts.append(f'<line x1="{PLOT_LEFT}" y1="{plot_bottom}" x2="{WIDTH - PLOT_RIGHT_PAD}" y2="{plot_bottom}" '
+                 f'stroke="#888" stroke-width="1"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a line chart: its legend name, colour and (x, y) points."""
+
+    name: str
+    colour: str
+    points: list[tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class LineChart:
+    """Lines over a log-scaled or linear x axis, with an optional dotted vertical marker (e.g. the chosen x)."""
+
+    lines: list[Line]
+    x_title: str
+    y_title: str
+    x_unit: str
+    y_unit: str
+    x_log: bool = False
+    #: x positions of the x ticks and their labels.
+    x_ticks: list[tuple[float, str]] = field(default_factory=list)
+    marker_x: float | None = None
+    marker_label: str = ""
+    height: int = 360
+    css_class: str = "sw-lines"
+
+
+def line_chart_svg(chart: LineChart) -> str:
+    """The chart as one line of SVG markup: lines with round points, ticks, grid, legend on top."""
+    xs = [x for line in chart.lines for x, _y in line.points] + ([chart.marker_x] if chart.marker_x else [])
+    xs += [x for x, _label in chart.x_ticks]
+    ys = [y for line in chart.lines for _x, y in line.points]
+    scale = (lambda v: math.log10(max(v, 1e-12))) if chart.x_log else (lambda v: v)
+    x_lo, x_hi = (min(map(scale, xs)), max(map(scale, xs))) if xs else (0.0, 1.0)
+    if x_hi <= x_lo:
+        x_hi = x_lo + 1
+    top = max([*ys, 1e-9]) * 1.05
+    step = nice_step(top)
+    top = max(top, step)
+    legend = _legend_rows([line.name for line in chart.lines], PLOT_LEFT, WIDTH - PLOT_RIGHT_PAD)
+    plot_top = 24 + LEGEND_ROW * len(legend)
+    plot_bottom = chart.height - PLOT_BOTTOM_PAD
+    plot_left, plot_right = PLOT_LEFT, WIDTH - PLOT_RIGHT_PAD - 8
+
+    def x_of(value: float) -> float:
+        return plot_left + (scale(value) - x_lo) / (x_hi - x_lo) * (plot_right - plot_left)
+
+    def y_of(value: float) -> float:
+        return plot_bottom - value / top * (plot_bottom - plot_top)
+
+    parts = [f'<svg class="{chart.css_class}" viewBox="0 0 {WIDTH} {chart.height}" width="100%" role="img" '
+             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{WIDTH * 1.4:.0f}px">',
+             f"<title>{escape(chart.y_title)}</title>"]
+    colours = {line.name: line.colour for line in chart.lines}
+    for row_index, row in enumerate(legend):
+        top_y = 8 + LEGEND_ROW * row_index
+        for x, name in row:
+            parts.append(f'<line x1="{x:.1f}" y1="{top_y + 6}" x2="{x + 14:.1f}" y2="{top_y + 6}" '
+                         f'stroke="{colours[name]}" stroke-width="3"/>')
+            parts.append(_text(x + 17, top_y + 10.5, name, 12, "start", extra=' class="sw-legend"'))
+    value = 0.0
+    while value <= top + 1e-9:
+        y = y_of(value)
+        parts.append(f'<line x1="{plot_left}" y1="{y:.1f}" x2="{plot_right}" y2="{y:.1f}" stroke="#e6e6e6"/>')
+        parts.append(_text(plot_left - 6, y + 4, number(value, 0 if step >= 1 else 1), 11, "end"))
+        value += step
+    for x, label in chart.x_ticks:
+        parts.append(_text(x_of(x), plot_bottom + 16, label, 11))
+    parts.append(_text((plot_left + plot_right) / 2, plot_bottom + 36, chart.x_title, 12))
+    axis_mid = (plot_top + plot_bottom) / 2
+    parts.append(_text(14, axis_mid, chart.y_title, 12, extra=f' transform="rotate(-90 14 {axis_mid:.1f})"'))
+    parts.append(f'<line x1="{plot_left}" y1="{plot_bottom}" x2="{plot_right}" y2="{plot_bottom}" stroke="#888"/>')
+    if chart.marker_x is not None:
+        x = x_of(chart.marker_x)
+        parts.append(f'<line x1="{x:.1f}" y1="{plot_top}" x2="{x:.1f}" y2="{plot_bottom}" stroke="#888" '
+                     f'stroke-dasharray="3 3"/>')
+        parts.append(_text(x, plot_top - 4, chart.marker_label, 11, colour="#666"))
+    for line in chart.lines:
+        path = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in line.points)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{line.colour}" stroke-width="2"/>')
+        for x, y in line.points:
+            tip = f"{line.name} · {number(x)} {chart.x_unit}: {number(y)} {chart.y_unit}"
+            parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="4" fill="{line.colour}">'
+                         f"<title>{escape(tip)}</title></circle>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Node:
+    """A box of a flow diagram: its label (lines split at a literal backslash-n, as graphviz writes them), fill
+    colour and place in a grid (column, row; halves allowed)."""
+
+    key: str
+    label: str
+    fill: str
+    column: float
+    row: float
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An arrow between two boxes, with an optional label; dashed for a path taken later."""
+
+    source: str
+    target: str
+    label: str = ""
+    dashed: bool = False
+
+
+BOX_W, BOX_GAP_X, ROW_H, LINE_H = 220, 70, 120, 17
+BOX_CHARS = 27  # characters of 14-unit text per line inside a box
+
+
+def flow_diagram_svg(nodes: list[Node], edges: list[Edge], css_class: str = "sw-flow") -> str:
+    """Boxes and arrows as one line of SVG markup (a small graphviz-like diagram without graphviz's script)."""
+    lines = {node.key: [piece for part in node.label.split("\\n")
+                        for piece in (textwrap.wrap(part, BOX_CHARS, break_on_hyphens=False) or [part])]
+             for node in nodes}
+    heights = {key: LINE_H * len(text) + 18 for key, text in lines.items()}
+    centres = {node.key: (20 + BOX_W / 2 + node.column * (BOX_W + BOX_GAP_X), 20 + ROW_H / 2 + node.row * ROW_H)
+               for node in nodes}
+    width = max(x for x, _y in centres.values()) + BOX_W / 2 + 20
+    height = max(y for _x, y in centres.values()) + ROW_H / 2 + 10
+    parts = [f'<svg class="{css_class}" viewBox="0 0 {width:.0f} {height:.0f}" width="100%" role="img" '
+             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{width:.0f}px">',
+             '<defs><marker id="sw-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+             'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>']
+
+    def border(key: str, towards: tuple[float, float]) -> tuple[float, float]:
+        """Where the line from `key`'s centre towards a point leaves its box."""
+        (x, y), (tx, ty) = centres[key], towards
+        dx, dy = tx - x, ty - y
+        half_w, half_h = BOX_W / 2, heights[key] / 2
+        scale = min(half_w / abs(dx) if dx else math.inf, half_h / abs(dy) if dy else math.inf)
+        return x + dx * scale, y + dy * scale
+
+    for edge in edges:
+        x1, y1 = border(edge.source, centres[edge.target])
+        x2, y2 = border(edge.target, centres[edge.source])
+        dash = ' stroke-dasharray="5 4"' if edge.dashed else ""
+        parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#555" '
+                     f'stroke-width="1.5"{dash} marker-end="url(#sw-arrow)"/>')
+        if edge.label:
+            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+            anchor = "start" if abs(x2 - x1) < 1 else "middle"
+            parts.append(_text(mx + (6 if anchor == "start" else 0), my - 7, edge.label, 12, anchor, "#444"))
+    for node in nodes:
+        x, y = centres[node.key]
+        h = heights[node.key]
+        parts.append(f'<rect x="{x - BOX_W / 2:.1f}" y="{y - h / 2:.1f}" width="{BOX_W}" height="{h}" rx="8" '
+                     f'fill="{node.fill}" stroke="#8da2c0"/>')
+        first = y - h / 2 + 9 + LINE_H * 0.8
+        for index, text in enumerate(lines[node.key]):
+            parts.append(_text(x, first + index * LINE_H, text, 14, extra=' class="sw-node"'))
+    parts.append("</svg>")
+    return "".join(parts)

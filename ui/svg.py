@@ -1,0 +1,16 @@
+"""Show an inline SVG chart built by reports/svg_charts.py (the one place a page passes markup to Streamlit)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+
+def show_svg(svg: str) -> None:
+    """Draw `svg` (markup from reports/svg_charts.py, every text in it escaped there) in a Markdown element.
+
+    Markdown, not st.html or st.image: the Markdown element's script is loaded by every page already, so the
+    chart appears without the browser fetching another script first, and its <title> hover texts work.
+    """
+    if not svg.startswith("<svg ") or "<script" in svg.lower():
+        raise ValueError("show_svg draws reports/svg_charts.py markup only")
+    st.markdown(svg, unsafe_allow_html=True)
