@@ -32,8 +32,6 @@ class TypicalState:
     typed: dict[str, str] = field(default_factory=dict)
 
 
-DATAFRAME = '[data-testid="stDataFrame"]'
-PLOTLY = '[data-testid="stPlotlyChart"] .main-svg'
 SUCCESS = '[data-testid="stAlertContentSuccess"]'
 MARKDOWN_TABLE = '[data-testid="stMarkdown"] table'
 #: The memory page's side-by-side bars: an inline SVG (reports/svg_charts.py), no longer a plotly chart.
@@ -56,7 +54,10 @@ TYPICAL_STATES: dict[str, TypicalState] = {
         MEMORY_BARS,
     ),
     "wizard.py": TypicalState({"wiz_use": "shared-api", "wiz_users": "32", "wiz_prefixes": "true"}, SUCCESS),
-    "simulator.py": TypicalState({"sim_engines": ["vllm", "llama-cpp"], "sim_n": "1000", "sim_rate": "4"}, DATAFRAME),
+    # The side-by-side table is a Markdown table, no longer a dataframe.
+    "simulator.py": TypicalState(
+        {"sim_engines": ["vllm", "llama-cpp"], "sim_n": "1000", "sim_rate": "4"}, MARKDOWN_TABLE, "goodput",
+    ),
     "planner.py": TypicalState(
         {"plan_model": "llama-3.1-8b", "plan_rate": "2", "plan_ttft": "2"}, SUCCESS, "Cheapest",
     ),

@@ -32,6 +32,7 @@ from reports.simulator_charts import (
     timeline_figures,
 )
 from reports.speed_text import step_basis_lines
+from reports.tables import frame_markdown
 from ui import url_widgets
 from ui.background import section_result, wait_for_section
 from ui.markdown_text import literal
@@ -338,7 +339,9 @@ except ServewiseInputError as exc:
 st.header(_("Side by side on the same workload"))
 if workload.length_pairs:
     st.caption(_("Lengths sampled from {rows} CSV rows.").format(rows=number(len(workload.length_pairs))))
-st.dataframe(comparison, hide_index=True, width="stretch", column_config=pin_first_column(comparison))
+# A Markdown table: read, not sorted, and on screen without the browser loading the dataframe grid first (the
+# latency distributions below stay a dataframe).
+st.markdown(frame_markdown(comparison, literal=True))
 st.caption(
     _("Goodput counts finished requests with TTFT ≤ {ttft} s and mean inter-token latency ≤ {itl} ms, per second "
       "of the run. Step times are roofline estimates.").format(

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from calculators.i18n import _
+from reports.numbers import compact, number
 
 #: Characters Markdown would read as markup (emphasis, links, HTML, code, math, table cells).
 MARKDOWN_SPECIALS = "\\*_$[]<>|`~"
@@ -34,14 +35,18 @@ def literal_markdown(text: str) -> str:
 
 
 def _cell(value: Any, literal: bool) -> str:
-    """One cell: booleans as yes/blank, None and NaN blank, links as Markdown links, line breaks as <br>;
-    pipes always escaped, and every other Markdown character too when `literal`."""
+    """One cell: booleans as yes/blank, None and NaN blank, numbers in the reader's language, links as Markdown
+    links, line breaks as <br>; pipes always escaped, and every other Markdown character too when `literal`."""
     if isinstance(value, Link):
         return f"[{literal_markdown(value.text)}]({value.url.replace(')', '%29').replace(' ', '%20')})"
     if isinstance(value, bool):
         return _("yes") if value else ""
     if value is None or (isinstance(value, float) and value != value):
         return ""
+    if isinstance(value, int):
+        return number(value)
+    if isinstance(value, float):
+        return compact(value, 4)  # as rounded by the table's builder, in the reader's language
     text = literal_markdown(str(value)) if literal else str(value).replace("|", "\\|")
     return text.replace("\r\n", "<br>").replace("\n", "<br>")
 
@@ -64,7 +69,9 @@ def frame_markdown(frame: pd.DataFrame, index: bool = False, literal: bool = Fal
     table = frame.reset_index() if index else frame
     if index and frame.index.name is None:
         table = table.rename(columns={"index": ""})
-    return markdown_table([{str(k): v for k, v in row.items()} for row in table.to_dict(orient="records")], literal)
+    records = [{str(k): v.item() if hasattr(v, "item") else v for k, v in row.items()}  # numpy -> Python numbers
+               for row in table.to_dict(orient="records")]
+    return markdown_table(records, literal)
 
 
 def columns_markdown(columns: Mapping[str, Sequence[Any]], literal: bool = False) -> str:

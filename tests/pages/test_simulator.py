@@ -1,10 +1,13 @@
 """The concurrency & queueing page: renders with defaults, applies shared links, explains bad inputs."""
 
+import contextlib
 import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.support.markdown_tables import markdown_tables
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "simulator.py")
 #: Fewer requests than the page default keeps each test run short.
@@ -24,6 +27,15 @@ def run_page(query: dict | None = None, sweep: bool = True) -> AppTest:
     return at
 
 
+def comparison_table(at: AppTest):
+    """The side-by-side table (a Markdown table on the page), numbers read back as numbers."""
+    table = markdown_tables([m.value for m in at.markdown])[0]
+    for column in table.columns:
+        with contextlib.suppress(ValueError):
+            table[column] = table[column].str.replace(",", "").astype(float)
+    return table
+
+
 def finish_sweeps() -> None:
     """Wait for every sweep the page started off the script thread (in the browser a fragment polls for it)."""
     from ui import background
@@ -40,10 +52,10 @@ def errors(at: AppTest) -> str:
 def test_defaults_compare_three_engines_with_tables_charts_and_notes():
     at = run_page()
     assert not at.error
-    comparison = at.dataframe[0].value
+    comparison = comparison_table(at)
     assert list(comparison["engine"]) == ["Ollama", "vLLM", "SGLang"]  # names people know; slugs stay in the URL
     assert {"goodput (req/s)", "TTFT p99 (s)", "binding limit"} <= set(comparison.columns)
-    distributions = at.dataframe[1].value
+    distributions = at.dataframe[0].value
     assert set(distributions["latency"]) == {"queue time", "time to first token", "inter-token latency", "end-to-end"}
     assert len(at.get("plotly_chart")) == 5  # queued, running, KV, sweep goodput, sweep TTFT (see run_page)
     text = " ".join(m.value for m in at.markdown)
@@ -53,7 +65,7 @@ def test_defaults_compare_three_engines_with_tables_charts_and_notes():
 
 def test_shared_link_values_are_applied():
     at = run_page({"sim_engines": ["vllm", "static"], "sim_vllm_seqs": "2", "sim_rate": "5"})
-    comparison = at.dataframe[0].value
+    comparison = comparison_table(at)
     assert list(comparison["engine"]) == ["vLLM", "static batching (baseline)"]
     assert comparison.loc[0, "peak running"] <= 2
     assert comparison.loc[0, "binding limit"] == "max_running"
@@ -63,7 +75,7 @@ def test_bad_link_values_fall_back_with_notes():
     at = run_page({"sim_engines": ["vllm", "turbo-engine"], "sim_rate": "fast"})
     notes = " ".join(w.value for w in at.warning)
     assert "sim_engines" in notes and "sim_rate" in notes
-    assert list(at.dataframe[0].value["engine"]) == ["vLLM"]  # the valid part of the link is kept
+    assert list(comparison_table(at)["engine"]) == ["vLLM"]  # the valid part of the link is kept
 
 
 def test_zero_rate_is_explained():
@@ -71,7 +83,7 @@ def test_zero_rate_is_explained():
     at.number_input(key="sim_rate").set_value(0.0).run()
     assert not at.exception
     assert "rate_per_s" in errors(at) and "greater than 0" in errors(at)
-    assert not at.dataframe
+    assert not at.dataframe and not markdown_tables([m.value for m in at.markdown])
 
 
 @pytest.mark.parametrize(
@@ -125,8 +137,8 @@ def test_catalog_gpu_sets_bandwidth_and_flops():
     at = run_page({"sim_gpu": "h100-sxm-80gb", "sim_engines": ["vllm"]})
     assert any("H100" in c.value and "GB/s" in c.value for c in at.caption)
     assert not [n for n in at.number_input if n.key in ("sim_bw", "sim_tflops")]
-    faster = at.dataframe[0].value.loc[0, "ITL p50 (ms)"]
-    slower = run_page({"sim_gpu": "l4-24gb", "sim_engines": ["vllm"]}).dataframe[0].value.loc[0, "ITL p50 (ms)"]
+    faster = comparison_table(at).loc[0, "ITL p50 (ms)"]
+    slower = comparison_table(run_page({"sim_gpu": "l4-24gb", "sim_engines": ["vllm"]})).loc[0, "ITL p50 (ms)"]
     assert faster < slower  # 3,350 GB/s against 300 GB/s
 
 
@@ -150,7 +162,7 @@ def test_unknown_gpu_in_link_falls_back_with_a_note():
 def test_closed_loop_shows_what_it_hides():
     at = run_page({"sim_arrival": "closed", "sim_clients": "4", "sim_think": "0", "sim_engines": ["ollama"]})
     assert not at.error
-    loops = at.dataframe[2].value
+    loops = at.dataframe[1].value
     assert list(loops["engine"]) == ["Ollama"]
     assert loops.loc[0, "max waiting, closed"] <= 4
     assert loops.loc[0, "max waiting, open"] > loops.loc[0, "max waiting, closed"]
