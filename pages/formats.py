@@ -12,10 +12,11 @@ from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
 from reports.engines_tables import item_name
-from reports.formats_figures import SHORT_LABELS, STATUS_WORDS, compatibility_heatmap
+from reports.formats_figures import SHORT_LABELS, STATUS_WORDS, compatibility_grid_svg
 from reports.names import namer
 from reports.numbers import compact, number
 from ui import url_widgets
+from ui.svg import show_svg
 
 kb = load_knowledge()
 formats = kb.formats
@@ -90,9 +91,7 @@ url_widgets.show_url_notes()
 choice = HardwareChoice(gpu_id=None if hardware_id == ANY_HARDWARE else hardware_id)
 gpu_name = namer(kb)(choice.gpu_id or "")  # what the captions below call the chosen GPU
 verdicts = matrix_on_hardware(kb, choice)
-st.plotly_chart(
-    compatibility_heatmap(formats, highlight=(engine_id, column_id), verdicts=verdicts), width="stretch"
-)
+show_svg(compatibility_grid_svg(formats, highlight=(engine_id, column_id), verdicts=verdicts))
 if choice.gpu_id is not None:
     st.caption(_("Statuses read for {gpu}; cells marked * depend on the hardware.").format(gpu=gpu_name))
 st.caption(" · ".join(f"**{_(SHORT_LABELS[status])}**: {_(meaning)}"

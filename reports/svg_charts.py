@@ -62,10 +62,16 @@ def nice_step(top: float, ticks: int = 5) -> float:
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
 
 
+def _escaped(text: str) -> str:
+    """`text` for SVG markup: markup characters escaped, line breaks as character references, so the SVG stays
+    one line (Markdown ends an HTML block at a blank line) and a hover text keeps its lines."""
+    return escape(text).replace("\r\n", "&#10;").replace("\n", "&#10;")
+
+
 def _text(x: float, y: float, text: str, size: int = 12, anchor: str = "middle", colour: str = "#31333f",
           extra: str = "") -> str:
     return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{colour}" '
-            f'style="{FONT}"{extra}>{escape(text)}</text>')
+            f'style="{FONT}"{extra}>{_escaped(text)}</text>')
 
 
 def _legend_rows(entries: list[str], left: float, right: float) -> list[list[tuple[float, str]]]:
@@ -107,7 +113,7 @@ def stacked_bars_svg(chart: StackedBars) -> str:
 
     parts = [f'<svg class="{chart.css_class}" viewBox="0 0 {WIDTH} {chart.height}" width="100%" role="img" '
              f'xmlns="http://www.w3.org/2000/svg" style="max-width:{WIDTH * 1.4:.0f}px">',
-             f"<title>{escape(chart.y_title)}</title>"]
+             f"<title>{_escaped(chart.y_title)}</title>"]
     # Legend on top: a swatch (or the mark's line) and each band's name.
     for row_index, row in enumerate(legend):
         top_y = 8 + LEGEND_ROW * row_index
@@ -140,7 +146,7 @@ def stacked_bars_svg(chart: StackedBars) -> str:
             y_top, y_base = y_of(base + height_value), y_of(base)
             tip = f"{category} · {band.name}: {number(height_value, 2)} {chart.unit}"
             parts.append(f'<rect x="{centre - bar_w / 2:.1f}" y="{y_top:.1f}" width="{bar_w:.1f}" '
-                         f'height="{max(y_base - y_top, 0.5):.1f}" fill="{band.colour}"><title>{escape(tip)}'
+                         f'height="{max(y_base - y_top, 0.5):.1f}" fill="{band.colour}"><title>{_escaped(tip)}'
                          f"</title></rect>")
             base += height_value
         mark = marks[i]
@@ -148,7 +154,7 @@ def stacked_bars_svg(chart: StackedBars) -> str:
             y = y_of(mark)
             tip = f"{category} · {chart.mark_name}: {number(mark, 2)} {chart.unit}"
             parts.append(f'<line x1="{centre - bar_w / 2 - 8:.1f}" y1="{y:.1f}" x2="{centre + bar_w / 2 + 8:.1f}" '
-                         f'y2="{y:.1f}" stroke="#000" stroke-width="3"><title>{escape(tip)}</title></line>')
+                         f'y2="{y:.1f}" stroke="#000" stroke-width="3"><title>{_escaped(tip)}</title></line>')
         note = chart.notes[i] if chart.notes else ""
         if note:
             colour = "#b00" if chart.alarm and chart.alarm[i] else "#666"
@@ -214,7 +220,7 @@ def line_chart_svg(chart: LineChart) -> str:
 
     parts = [f'<svg class="{chart.css_class}" viewBox="0 0 {WIDTH} {chart.height}" width="100%" role="img" '
              f'xmlns="http://www.w3.org/2000/svg" style="max-width:{WIDTH * 1.4:.0f}px">',
-             f"<title>{escape(chart.y_title)}</title>"]
+             f"<title>{_escaped(chart.y_title)}</title>"]
     colours = {line.name: line.colour for line in chart.lines}
     for row_index, row in enumerate(legend):
         top_y = 8 + LEGEND_ROW * row_index
@@ -245,7 +251,7 @@ def line_chart_svg(chart: LineChart) -> str:
         for x, y in line.points:
             tip = f"{line.name} · {number(x)} {chart.x_unit}: {number(y)} {chart.y_unit}"
             parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="4" fill="{line.colour}">'
-                         f"<title>{escape(tip)}</title></circle>")
+                         f"<title>{_escaped(tip)}</title></circle>")
     parts.append("</svg>")
     return "".join(parts)
 
@@ -317,5 +323,131 @@ def flow_diagram_svg(nodes: list[Node], edges: list[Edge], css_class: str = "sw-
         first = y - h / 2 + 9 + LINE_H * 0.8
         for index, text in enumerate(lines[node.key]):
             parts.append(_text(x, first + index * LINE_H, text, 14, extra=' class="sw-node"'))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class DivergingBars:
+    """Horizontal stacked bars around zero: one row per category, positive parts to the right of the zero line
+    and negative parts to the left, each band in its colour (e.g. points by concern per engine)."""
+
+    categories: list[str]
+    bands: list[Band]
+    x_title: str
+    title: str = ""
+    css_class: str = "sw-diverging"
+
+
+def diverging_bars_svg(chart: DivergingBars) -> str:
+    """The chart as one line of SVG markup; hovering a segment shows its category, band and signed value."""
+    n = len(chart.categories)
+    width, label_w, right_pad, row_h = 560, 150, 16, 34
+    positive = [sum(max(band.values[i], 0) for band in chart.bands) for i in range(n)]
+    negative = [sum(min(band.values[i], 0) for band in chart.bands) for i in range(n)]
+    low, high = min([*negative, 0.0]), max([*positive, 0.0])
+    if high - low <= 0:
+        high = 1.0
+    step = nice_step(high - low, 4)
+    low, high = math.floor(low / step) * step, math.ceil(high / step) * step
+    legend = _legend_rows([band.name for band in chart.bands], 8, width - right_pad)
+    top = (26 if chart.title else 6) + LEGEND_ROW * len(legend) + 8
+    plot_left, plot_right = label_w, width - right_pad
+    bottom = top + row_h * n
+    height = bottom + 44
+
+    def x_of(value: float) -> float:
+        return plot_left + (value - low) / (high - low) * (plot_right - plot_left)
+
+    parts = [f'<svg class="{chart.css_class}" viewBox="0 0 {width} {height}" width="100%" role="img" '
+             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{width * 1.4:.0f}px">',
+             f"<title>{_escaped(chart.title or chart.x_title)}</title>"]
+    if chart.title:
+        parts.append(_text(8, 16, chart.title, 14, "start", extra=' class="sw-title" font-weight="600"'))
+    colours = {band.name: band.colour for band in chart.bands}
+    for row_index, row in enumerate(legend):
+        top_y = (26 if chart.title else 6) + LEGEND_ROW * row_index
+        for x, name in row:
+            parts.append(f'<rect x="{x:.1f}" y="{top_y}" width="12" height="12" fill="{colours[name]}"/>')
+            parts.append(_text(x + 17, top_y + 10.5, name, 12, "start", extra=' class="sw-legend"'))
+    value = low
+    while value <= high + 1e-9:
+        x = x_of(value)
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="#e6e6e6"/>')
+        parts.append(_text(x, bottom + 16, ("+" if value > 0 else "") + number(value), 11))
+        value += step
+    parts.append(_text((plot_left + plot_right) / 2, bottom + 36, chart.x_title, 12))
+    for i, category in enumerate(chart.categories):
+        y = top + row_h * i + 6
+        parts.append(_text(plot_left - 8, y + (row_h - 12) / 2 + 4, category, 12, "end", extra=' class="sw-category"'))
+        right, left = 0.0, 0.0
+        for band in chart.bands:
+            value = band.values[i]
+            if value == 0:
+                continue
+            start, end = (right, right + value) if value > 0 else (left + value, left)
+            if value > 0:
+                right += value
+            else:
+                left += value
+            tip = f"{category} · {band.name}: {'+' if value > 0 else ''}{number(value)}"
+            parts.append(f'<rect x="{x_of(start):.1f}" y="{y:.1f}" width="{x_of(end) - x_of(start):.1f}" '
+                         f'height="{row_h - 12}" fill="{band.colour}"><title>{_escaped(tip)}</title></rect>')
+    zero = x_of(0)
+    parts.append(f'<line x1="{zero:.1f}" y1="{top - 2}" x2="{zero:.1f}" y2="{bottom + 2}" stroke="#31333f" '
+                 f'stroke-width="2"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class GridCell:
+    """One cell of a status grid: fill colour, a short mark drawn in it and its hover text."""
+
+    fill: str
+    mark: str
+    tip: str
+
+
+@dataclass(frozen=True)
+class StatusGrid:
+    """Rows x columns of coloured cells (e.g. engines x formats), column names slanted on top, one cell framed."""
+
+    rows: list[str]
+    columns: list[str]
+    cells: list[list[GridCell]]
+    #: (row, column) index of the framed cell, or None.
+    highlight: tuple[int, int] | None = None
+    css_class: str = "sw-grid"
+
+
+def status_grid_svg(grid: StatusGrid) -> str:
+    """The grid as one line of SVG markup; hovering a cell shows its text."""
+    label_w = 8 + CHAR_W * max((len(r) for r in grid.rows), default=4)
+    cell_w = max(26.0, (WIDTH - label_w - 60) / max(len(grid.columns), 1))
+    cell_h = 30
+    header_h = 16 + 0.6 * CHAR_W * max((len(c) for c in grid.columns), default=4)
+    # room on the right for the last column's slanted name
+    width = label_w + cell_w * len(grid.columns) + 0.85 * CHAR_W * len(grid.columns[-1] if grid.columns else "") + 8
+    height = header_h + cell_h * len(grid.rows) + 8
+    parts = [f'<svg class="{grid.css_class}" viewBox="0 0 {width:.0f} {height:.0f}" width="100%" role="img" '
+             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{width * 1.4:.0f}px">']
+    for j, column in enumerate(grid.columns):
+        x = label_w + cell_w * (j + 0.5)
+        parts.append(_text(x, header_h - 6, column, 12, "start",
+                           extra=f' transform="rotate(-35 {x:.1f} {header_h - 6:.1f})" class="sw-column"'))
+    for i, row in enumerate(grid.rows):
+        y = header_h + cell_h * i
+        parts.append(_text(label_w - 8, y + cell_h / 2 + 4, row, 12, "end", extra=' class="sw-category"'))
+        for j, cell in enumerate(grid.cells[i]):
+            x = label_w + cell_w * j
+            parts.append(f'<rect x="{x + 1:.1f}" y="{y + 1:.1f}" width="{cell_w - 2:.1f}" height="{cell_h - 2}" '
+                         f'fill="{cell.fill}"><title>{_escaped(cell.tip)}</title></rect>')
+            parts.append(_text(x + cell_w / 2, y + cell_h / 2 + 4, cell.mark, 11, colour="#111",
+                               extra=' pointer-events="none"'))
+    if grid.highlight is not None:
+        i, j = grid.highlight
+        parts.append(f'<rect x="{label_w + cell_w * j:.1f}" y="{header_h + cell_h * i:.1f}" width="{cell_w:.1f}" '
+                     f'height="{cell_h}" fill="none" stroke="#000" stroke-width="3" class="sw-highlight"/>')
     parts.append("</svg>")
     return "".join(parts)

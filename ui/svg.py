@@ -13,4 +13,6 @@ def show_svg(svg: str) -> None:
     """
     if not svg.startswith("<svg ") or "<script" in svg.lower():
         raise ValueError("show_svg draws reports/svg_charts.py markup only")
-    st.markdown(svg, unsafe_allow_html=True)
+    # Inside a <div> the markup is a Markdown HTML block, passed through as it is; a bare <svg> would be inline
+    # HTML in a paragraph, and Markdown would read a text's `*` or `_` as emphasis and break the SVG apart.
+    st.markdown(f'<div class="sw-chart">{svg}</div>', unsafe_allow_html=True)

@@ -17,9 +17,11 @@ from calculators.wizard.scoring import Recommendation
 from reports.memory_readouts import engine_readout
 from reports.names import name_of
 from reports.numbers import number
+from reports.tables import markdown_table
 from reports.wizard import engine_names, fact_label, ranking_rows
-from reports.wizard_figures import concern_figure
+from reports.wizard_figures import concern_svg
 from ui.links import page_link
+from ui.svg import show_svg
 
 #: The wizard's answers as a person reads them in "What would change this answer" (the field names stay in links).
 ANSWER_NAMES: dict[str, str] = {
@@ -57,9 +59,13 @@ def render_recommendation(result: Recommendation, kb, answer_words: Callable[[st
     else:
         first = _("First candidate: **{engine}** (score {score:+d})").format(engine=names[top.engine], score=top.score)
         st.success(first, icon=":material/recommend:")
+    # The chart is inline SVG: it appears without the browser loading plotly's script first (a shared link opens
+    # in a fresh browser). The ranking stays a dataframe: its columns do not fit half the page at 1024 px as a
+    # Markdown table, and the grid scrolls sideways.
     ranking_col, chart_col = st.columns([1, 1])
     ranking_col.dataframe(pd.DataFrame(ranking_rows(result, names)), hide_index=True, width="stretch")
-    chart_col.plotly_chart(_concern_chart(result, kb), width="stretch", config={"displayModeBar": False})
+    with chart_col:
+        show_svg(_concern_chart(result, kb))
     if result.fit_check is not None:
         _render_fit_check(result.fit_check, kb)
 
@@ -78,19 +84,13 @@ def render_recommendation(result: Recommendation, kb, answer_words: Callable[[st
 
     st.subheader(_("What would change this answer"))
     if result.changes:
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {_("answer"): _(ANSWER_NAMES[c.field]) if c.field in ANSWER_NAMES else c.field,
-                     _("now"): _answer_value(c.current, answer_words),
-                     _("if instead"): _answer_value(c.alternative, answer_words),
-                     _("first would be"): names[c.new_top]}
-                    for c in result.changes
-                ]
-            ),
-            hide_index=True,
-            width="stretch",
-        )
+        st.markdown(markdown_table([
+            {_("answer"): _(ANSWER_NAMES[c.field]) if c.field in ANSWER_NAMES else c.field,
+             _("now"): _answer_value(c.current, answer_words),
+             _("if instead"): _answer_value(c.alternative, answer_words),
+             _("first would be"): names[c.new_top]}
+            for c in result.changes
+        ], literal=True))
     else:
         st.caption(_("No single different answer changes the first candidate."))
 
@@ -116,8 +116,8 @@ def _answers_key(result: Recommendation) -> str:
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={Recommendation: _answers_key})
 def _concern_chart(result: Recommendation, _kb):
-    """The points-by-concern figure for one set of answers in one language (building it takes tens of ms)."""
-    return concern_figure(result, _kb.wizard.rules, engine_names(_kb))
+    """The points-by-concern chart (SVG markup) for one set of answers in one language."""
+    return concern_svg(result, _kb.wizard.rules, engine_names(_kb))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={Recommendation: _answers_key})

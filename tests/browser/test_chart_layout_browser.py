@@ -13,7 +13,20 @@ pytestmark = pytest.mark.browser
 
 NARROW_PX = 1024
 #: Pages with charts, and how many each draws from its typical link.
-CHART_PAGES = {"memory": 2, "wizard": 1, "simulator": 5, "planner": 2, "formats": 1}
+CHART_PAGES = {"simulator": 5, "planner": 2}
+#: Inline SVG charts (reports/svg_charts.py) per page.
+SVG_PAGES = {"memory": 2, "wizard": 1, "home": 2, "formats": 1}
+
+_SVG_BOXES_JS = """
+svgs => svgs.map(svg => {
+  const box = el => { const r = el.getBoundingClientRect(); return {l: r.left, r: r.right, t: r.top, b: r.bottom}; };
+  return {
+    chart: box(svg),
+    texts: [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
+      .map(t => ({...box(t), text: t.textContent})),
+  };
+})
+"""
 
 # Bounding boxes (px, page coordinates) of each plotly chart's parts; null where a chart has no such part.
 _BOXES_JS = """
@@ -106,14 +119,37 @@ def test_memory_bars_are_the_first_thing_after_the_inputs(app_url, page):
 
 def test_wizard_concern_chart_sits_beside_the_ranking(app_url, page):
     open_page(page, page_link(app_url, "wizard"))
+    # the chart is inline SVG (no plotly to load first)
+    chart_selector = "svg.wizard-concerns"
     row = (
         page.locator('[data-testid="stHorizontalBlock"]')
-        .filter(has=page.locator('[data-testid="stPlotlyChart"]'))
+        .filter(has=page.locator(chart_selector))
         .filter(has=page.locator('[data-testid="stDataFrame"]'))
     )
     assert row.count() == 1  # ranking table and chart share one row
     ranking = row.first.locator('[data-testid="stDataFrame"]').bounding_box()
-    chart = row.first.locator('[data-testid="stPlotlyChart"]').bounding_box()
+    chart = row.first.locator(chart_selector).bounding_box()
     assert chart["x"] >= ranking["x"] + ranking["width"] - 1  # to the right of the ranking
     assert abs(chart["y"] - ranking["y"]) < 40  # at the same height
-    assert "Points by concern" in row.first.locator('[data-testid="stPlotlyChart"] .gtitle').text_content()
+    assert "Points by concern" in row.first.locator(f"{chart_selector} .sw-title").text_content()
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])  # Spanish labels run longer
+@pytest.mark.parametrize("name", sorted(SVG_PAGES))
+def test_svg_chart_texts_never_overlap_or_leave_the_chart_at_1024_px(app_url, browser, name, lang):
+    context = browser.new_context(viewport={"width": NARROW_PX, "height": 1000})
+    try:
+        page = context.new_page()
+        open_page(page, page_link(app_url, name, lang))
+        charts = page.locator('[data-testid="stMarkdown"] svg').evaluate_all(_SVG_BOXES_JS)
+        assert len(charts) == SVG_PAGES[name]
+        for index, chart in enumerate(charts):
+            where = f"{name} ({lang}) SVG chart {index}"
+            texts = chart["texts"]
+            for text in texts:
+                assert _inside(text, chart["chart"]), f"{where}: {text['text']!r} cut off"
+            for i, a in enumerate(texts):
+                for b in texts[i + 1:]:
+                    assert not _overlap(a, b), f"{where}: {a['text']!r} over {b['text']!r}"
+    finally:
+        context.close()

@@ -26,15 +26,10 @@ from calculators.simulator.run import simulate
 from calculators.simulator.sweep import sweep_arrival_rates
 from calculators.simulator.workload import LengthDistribution, WorkloadSpec
 from calculators.units import GIB
-from calculators.wizard.answers import parse_answers
-from calculators.wizard.scoring import recommend
 from knowledge.loader import load_knowledge
 from reports.chart_layout import ENGINE_COLOURS, axis_title_chars_per_line, title_chars_per_line, wrap_title
-from reports.formats_figures import compatibility_heatmap
 from reports.planner_figures import latency_figure, pareto_figure
 from reports.simulator_charts import sweep_figures, timeline_figures
-from reports.wizard import engine_names
-from reports.wizard_figures import concern_figure
 from tests.support.models import gqa
 
 KB = load_knowledge()
@@ -80,9 +75,6 @@ CASES = {
     "sweep_figures": (lambda: _simulator_figures()[3:], 2),
     "pareto_figure": (lambda: [pareto_figure(_planner_result(), _names(), ENGINE_COLOURS, {})], 2),
     "latency_figure": (lambda: [latency_figure(_planner_result(), _names(), ENGINE_COLOURS)], 2),
-    "concern_figure": (lambda: [concern_figure(recommend(parse_answers({"use": "shared-api"}), KB), KB.wizard.rules,
-                                               engine_names(KB))], 2),
-    "compatibility_heatmap": (lambda: [compatibility_heatmap(KB.formats)], 1),
 }  # fmt: skip
 
 

@@ -36,7 +36,7 @@ H100 = Machine(device_memory_bytes=80 * GIB)
 
 
 def _tree(svg: str) -> ET.Element:
-    assert "\n\n" not in svg  # one HTML block for Markdown: a blank line would end it
+    assert "\n" not in svg  # one line: Markdown would end the HTML block at a blank line
     return ET.fromstring(svg)
 
 

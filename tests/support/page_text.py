@@ -144,8 +144,8 @@ def _svg_texts(svg: str) -> list[PageText]:
 
 def _markdown_texts(kind: str, value: str) -> list[PageText]:
     """A Markdown element's text; a Markdown table (reports/tables.py) cell by cell, as a dataframe is."""
-    if value.lstrip().startswith("<svg"):
-        return _svg_texts(value)
+    if value.lstrip().startswith(("<svg", '<div class="sw-chart">')):  # ui/svg.show_svg
+        return _svg_texts(value[value.index("<svg"):value.rindex("</svg>") + len("</svg>")])
     if value.lstrip().startswith("|"):
         with contextlib.suppress(ValueError):
             return _dataframe_texts(parse_markdown_table(value))
