@@ -33,7 +33,7 @@ class TypicalState:
 
 
 SUCCESS = '[data-testid="stAlertContentSuccess"]'
-MARKDOWN_TABLE = '[data-testid="stMarkdown"] table'
+MARKDOWN_TABLE = '[data-testid="stMarkdown"] table'  # also inside ui/markup.show_wide_table's box
 #: The memory page's side-by-side bars: an inline SVG (reports/svg_charts.py), no longer a plotly chart.
 MEMORY_BARS = '[data-testid="stMarkdown"] svg.memory-bars rect'
 

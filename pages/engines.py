@@ -22,6 +22,7 @@ from reports.engines_tables import (
 from reports.names import namer
 from reports.tables import frame_markdown
 from ui import url_widgets
+from ui.markup import show_wide_table
 from ui.tables import pin_first_column
 
 TIERS = ("primary", "all")
@@ -102,7 +103,8 @@ else:
     st.subheader(_("{shown} of {pool} engines").format(shown=len(shown), pool=len(pool)))
     # Attributes as rows, one column per engine, as a Markdown table: it is read, not sorted, and it appears
     # without the browser first loading the dataframe grid's scripts (the sources table below stays a dataframe).
-    st.markdown(frame_markdown(comparison_table(shown).rename_axis(_("Attribute")), index=True))
+    # It scrolls sideways when narrower windows cannot fit every engine's column (issue 21: no column hidden).
+    show_wide_table(frame_markdown(comparison_table(shown).rename_axis(_("Attribute")), index=True, literal=True))
     with st.expander(_("Where each value comes from (source and version read)")):
         sources = sources_table(shown)
         st.dataframe(

@@ -16,7 +16,7 @@ from reports.formats_figures import SHORT_LABELS, STATUS_WORDS, compatibility_gr
 from reports.names import namer
 from reports.numbers import compact, number
 from ui import url_widgets
-from ui.svg import show_svg
+from ui.markup import show_svg
 
 kb = load_knowledge()
 formats = kb.formats

@@ -13,7 +13,7 @@ from reports.svg_charts import Edge, Node, flow_diagram_svg
 from reports.tables import columns_markdown
 from ui import url_widgets
 from ui.links import page_link
-from ui.svg import show_svg
+from ui.markup import show_svg
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # The product brief's worked example: 32 layers, 8 KV heads, head dim 128, 2-byte cache elements.

@@ -45,6 +45,7 @@ from reports.tables import markdown_table
 from ui import url_widgets
 from ui.links import page_link
 from ui.markdown_text import code_span, literal
+from ui.markup import show_svg
 from ui.memory_compute import analyse, figures, speed_readouts, users_readouts
 from ui.memory_inputs import (
     read_draft_model,
@@ -56,7 +57,6 @@ from ui.memory_inputs import (
     read_workload,
 )
 from ui.reconcile_section import render_reconcile_section
-from ui.svg import show_svg
 
 CURVE_POINTS = 6
 CURVE_SEQUENCES_LIMIT = 256

@@ -21,7 +21,7 @@ from reports.tables import markdown_table
 from reports.wizard import engine_names, fact_label, ranking_rows
 from reports.wizard_figures import concern_svg
 from ui.links import page_link
-from ui.svg import show_svg
+from ui.markup import show_svg
 
 #: The wizard's answers as a person reads them in "What would change this answer" (the field names stay in links).
 ANSWER_NAMES: dict[str, str] = {

@@ -33,6 +33,14 @@ def parse_markdown_table(text: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=header)
 
 
+def table_text(value: str) -> str | None:
+    """The Markdown table a Markdown element's `value` draws (also inside ui/markup.show_wide_table's box)."""
+    text = value.strip()
+    if text.startswith('<div class="sw-wide-table"') and text.endswith("</div>"):
+        text = text[text.index(">") + 1:-len("</div>")].strip()
+    return text if text.startswith("|") else None
+
+
 def markdown_tables(markdown_values: list[str]) -> list[pd.DataFrame]:
     """Every Markdown table among a page's Markdown elements, in page order."""
-    return [parse_markdown_table(value) for value in markdown_values if value.lstrip().startswith("|")]
+    return [parse_markdown_table(text) for value in markdown_values if (text := table_text(value)) is not None]

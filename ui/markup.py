@@ -1,4 +1,4 @@
-"""Show an inline SVG chart built by reports/svg_charts.py (the one place a page passes markup to Streamlit)."""
+"""Show markup built in reports/ (inline SVG charts, wide tables): the one place pages pass HTML to Streamlit."""
 
 from __future__ import annotations
 
@@ -16,3 +16,15 @@ def show_svg(svg: str) -> None:
     # Inside a <div> the markup is a Markdown HTML block, passed through as it is; a bare <svg> would be inline
     # HTML in a paragraph, and Markdown would read a text's `*` or `_` as emphasis and break the SVG apart.
     st.markdown(f'<div class="sw-chart">{svg}</div>', unsafe_allow_html=True)
+
+
+def show_wide_table(table_markdown: str) -> None:
+    """Draw a Markdown table (reports/tables.py) that scrolls sideways when it is wider than the page.
+
+    The table stays Markdown, parsed as any other; only the opening and closing <div> around it are HTML (each
+    its own block, so the table between them is Markdown and ends up inside the scrolling box).
+    """
+    if not table_markdown.lstrip().startswith("|") or "<script" in table_markdown.lower():
+        raise ValueError("show_wide_table draws reports/tables.py Markdown tables only")
+    st.markdown(f'<div class="sw-wide-table" style="overflow-x:auto">\n\n{table_markdown}\n\n</div>',
+                unsafe_allow_html=True)
