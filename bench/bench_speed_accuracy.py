@@ -7,8 +7,9 @@ Run from the repository root:  python -m bench.bench_speed_accuracy [--quick] [-
 - held-out #4167: the Apple-silicon llama.cpp scoreboard, never fitted on (knowledge/speed_holdout_4167.yaml);
 - serving sweeps: every load level predicted by the default fit through the simulator (uncalibrated),
   then calibrated on one load level and predicting the others (leave-one-load-level-out), TTFT and ITL;
-  the calibration's prior weight for each half of the sweeps (split by accelerator) is the candidate that
-  did best on the other half, so the judged rows never chose it.
+  the calibration's per-sequence host overhead prior (engines whose steps process every sequence's output on
+  the host) for each half of the sweeps (split by accelerator) is the candidate that did best on the other
+  half, so the judged rows never chose it.
 
 Errors are |predicted / measured - 1|. Sources: knowledge/speed_measurements.yaml (each row cites its own).
 `--quick` skips the calibrated serving check (the slow part: one simulator search per load level).
@@ -57,12 +58,12 @@ def main() -> None:
           f"{len(load_speed_measurements(HOLDOUT_FILE).points)} held-out points; {elapsed:.0f} s\n")
     if cross is not None:
         for hardware, chosen, errors in cross.choices:
-            shown = ", ".join(f"{w:g}: {e:.1%}" for w, e in errors.items())
-            print(f"prior weight for the sweeps on {', '.join(hardware)}: {chosen:g} "
+            shown = ", ".join(f"{w * 1e6:g} us: {e:.1%}" for w, e in errors.items())
+            print(f"per-sequence host overhead prior for the sweeps on {', '.join(hardware)}: {chosen * 1e6:g} us "
                   f"(chosen on the other half; its median errors {shown})")
-        shown = ", ".join(f"{w:g}: {e:.1%}" for w, e in cross.overall_errors.items())
-        print(f"prior weight best over all sweeps (a team's own calibration uses it): {cross.overall_best:g} "
-              f"({shown})\n")
+        shown = ", ".join(f"{w * 1e6:g} us: {e:.1%}" for w, e in cross.overall_errors.items())
+        print(f"per-sequence host overhead prior best over all sweeps (a team's own calibration uses it): "
+              f"{cross.overall_best * 1e6:g} us ({shown})\n")
     if args.markdown:
         print("| check | class | metric | n | median abs error | p90 abs error |")
         print("|---|---|---|---:|---:|---:|")
@@ -107,7 +108,7 @@ def main() -> None:
             "by_class": [dataclasses.asdict(s) for s in accuracy.summarize(rows, by_engine=False)],
             "by_engine": [dataclasses.asdict(s) for s in accuracy.summarize(rows)],
             "by_engine_all_classes": [dataclasses.asdict(s) for s in accuracy.summarize(rows, by_class=False)],
-            "prior_weight": None if cross is None else {
+            "per_sequence_prior_s": None if cross is None else {
                 "candidates": list(cross.overall_errors), "overall_best": cross.overall_best,
                 "cross_fitted": [{"judged_hardware": list(h), "chosen_on_other_half": w,
                                   "other_half_median_error": {str(k): v for k, v in e.items()}}

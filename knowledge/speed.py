@@ -142,6 +142,11 @@ class SpeedSweep(Frozen):
     arrival: Literal["poisson", "closed"]
     n_requests: int = Field(ge=1)
     prompt: LengthShape
+    prompt_lengths: tuple[int, ...] = Field(
+        default=(),
+        description="prompt tokens of the run's requests in the order it sent them, when its dataset is published "
+        "(replaces `prompt`); request i of every load level has prompt_lengths[i]",
+    )
     output: LengthShape
     itl_kind: Literal["itl", "tpot"] = Field(description="which per-token latency `itl_ms_p50` holds")
     policy: dict[str, int | bool] = Field(

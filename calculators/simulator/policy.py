@@ -124,6 +124,13 @@ class SchedulerPolicy(BaseModel):
 
         def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec: ...
 
+    @property
+    def host_work_per_sequence_in_step(self) -> bool:
+        """True when the engine processes every running sequence's output on the host inside each step, in the
+        process that schedules and launches it (so the host time grows with the batch and the GPU waits for it).
+        A serving calibration then starts from a per-sequence host overhead (calculators/speed/calibrate.py)."""
+        return False
+
 
 class StaticBatchPolicy(SchedulerPolicy):
     """Baseline without iteration-level scheduling: a batch starts only when the previous one ends."""

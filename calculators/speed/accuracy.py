@@ -11,16 +11,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 
 import numpy as np
 
 from calculators.simulator.engines import default_policy
-from calculators.simulator.workload import ArrivalProcess, WorkloadSpec, draw_requests
+from calculators.simulator.workload import ArrivalProcess, RequestSet, WorkloadSpec, draw_requests
 from calculators.speed.calibrate import (
-    PRIOR_WEIGHT,
-    PRIOR_WEIGHT_CANDIDATES,
+    PER_SEQUENCE_PRIOR_CANDIDATES_S,
+    PER_SEQUENCE_PRIOR_S,
     ServingObservation,
     fit_serving,
     simulate_medians,
@@ -37,6 +38,7 @@ from calculators.speed.fit import (
     observations,
     shape_of,
 )
+from calculators.speed.model import Accelerator
 from knowledge.speed import LengthShape, SpeedMeasurementSet, SpeedSweep
 
 #: Requests simulated per sweep level in the ledger.
@@ -121,11 +123,19 @@ def _lengths(shape: LengthShape, n: int, rng: random.Random) -> list[int]:
     return [max(1, min(cap, round(rng.lognormvariate(np.log(shape.median), shape.sigma)))) for _ in range(n)]
 
 
+def _sweep_pairs(sweep: SpeedSweep, n: int, seed: int) -> tuple[tuple[int, int], ...]:
+    """(prompt, output) tokens of the sweep's first `n` requests: the published prompt lengths in the order the
+    run sent them when known, else drawn from `prompt`; outputs drawn from `output` (same seed at every level)."""
+    rng = random.Random(seed)
+    drawn = _lengths(sweep.prompt, n, rng)
+    prompts = list(sweep.prompt_lengths[:n]) if sweep.prompt_lengths else drawn
+    return tuple(zip(prompts, _lengths(sweep.output, len(prompts), rng), strict=True))
+
+
 def sweep_workload(sweep: SpeedSweep, load: float, n_requests: int = LEDGER_REQUESTS, seed: int = 0) -> WorkloadSpec:
     """The sweep's workload at one load level, lengths drawn once (same seed at every level)."""
-    rng = random.Random(seed)
-    n = min(n_requests, sweep.n_requests)
-    pairs = tuple(zip(_lengths(sweep.prompt, n, rng), _lengths(sweep.output, n, rng), strict=True))  # n each
+    n = min(n_requests, sweep.n_requests, len(sweep.prompt_lengths) or sweep.n_requests)
+    pairs = _sweep_pairs(sweep, n, seed)
     if sweep.arrival == "poisson":
         return WorkloadSpec(
             n_requests=n, arrival=ArrivalProcess.POISSON, rate_per_s=load, length_pairs=pairs, seed=seed
@@ -134,6 +144,18 @@ def sweep_workload(sweep: SpeedSweep, load: float, n_requests: int = LEDGER_REQU
     return WorkloadSpec(
         n_requests=max(n, clients), arrival=ArrivalProcess.CLOSED, n_clients=clients, length_pairs=pairs, seed=seed
     )
+
+
+def sweep_requests(workload: WorkloadSpec) -> RequestSet:
+    """The workload's requests with its length pairs taken in order (request i gets pair i, as the benchmark sent
+    them), arrivals or think times drawn from its seed; `draw_requests` alone would pick pairs at random."""
+    drawn = draw_requests(workload)
+    pairs = workload.length_pairs or ()
+    if len(pairs) < workload.n_requests:
+        return drawn
+    return dataclasses.replace(drawn, prompt_tokens=[p for p, _o in pairs[: workload.n_requests]],
+                               output_tokens=[o for _p, o in pairs[: workload.n_requests]],
+                               prefix_tokens=[0] * workload.n_requests)
 
 
 def sweep_kv_capacity_tokens(data: SpeedMeasurementSet, sweep: SpeedSweep, catalog_memory_bytes: dict[str, int]) -> int:
@@ -147,6 +169,32 @@ def sweep_kv_capacity_tokens(data: SpeedMeasurementSet, sweep: SpeedSweep, catal
     return max(1024, int(free / model.kv_bytes_per_token))
 
 
+def flops_per_byte_by_class(data: SpeedMeasurementSet) -> dict[str, float]:
+    """Median dense FLOP/s per byte/s of memory bandwidth of the set's accelerators with a published flop/s
+    figure, per hardware class (Apple chips left out: their GPU figures are estimates already)."""
+    ratios: dict[str, list[float]] = {}
+    for hw in data.hardware:
+        acc = accelerator_of(hw)
+        if acc.flops_per_s is not None and not acc.flops_note and hw.hardware_class != "apple-unified":
+            ratios.setdefault(hw.hardware_class, []).append(acc.flops_per_s / acc.memory_bandwidth_bytes_per_s)
+    return {cls: float(np.median(values)) for cls, values in ratios.items()}
+
+
+def sweep_accelerator(data: SpeedMeasurementSet, sweep: SpeedSweep, ratios: dict[str, float]) -> Accelerator:
+    """The sweep's accelerator; without a published flop/s figure, bandwidth x its class's median FLOP per byte
+    (an estimate, so that prefill takes time and the prefill scale of a calibration has something to scale)."""
+    hw = accelerator_of(data.hardware_by_id()[sweep.hardware])
+    ratio = ratios.get(hw.hardware_class)
+    if hw.flops_per_s is not None or ratio is None:
+        return hw
+    return hw.model_copy(update={"flops_per_s": hw.memory_bandwidth_bytes_per_s * ratio,
+                                 "flops_note": FLOPS_FROM_CLASS_NOTE})
+
+
+#: How a sweep accelerator's flop/s were obtained when no figure is published (shown with the ledger's rows).
+FLOPS_FROM_CLASS_NOTE = "flop/s estimated as bandwidth x the median FLOP per byte of its class's published cards"
+
+
 def _policy(sweep: SpeedSweep):
     base = default_policy(sweep.engine)
     known = {k: v for k, v in sweep.policy.items() if k in type(base).model_fields}
@@ -156,13 +204,15 @@ def _policy(sweep: SpeedSweep):
 def sweep_rows(
     data: SpeedMeasurementSet, table: FitTable, catalog_memory_bytes: dict[str, int], *, calibrated: bool = True,
     max_evals: int = 50, sweeps: list[SpeedSweep] | None = None, uncalibrated: bool = True,
-    prior_weight: float = PRIOR_WEIGHT,
+    per_sequence_prior_s: float = PER_SEQUENCE_PRIOR_S,
 ) -> list[LedgerRow]:
-    """Uncalibrated predictions of every sweep level, and leave-one-load-level-out calibrated ones."""
+    """Uncalibrated predictions of every sweep level, and leave-one-load-level-out calibrated ones (a calibration
+    starting from `per_sequence_prior_s` seconds of host time per running sequence where the engine has it)."""
     rows: list[LedgerRow] = []
-    hardware, models = data.hardware_by_id(), data.models_by_id()
+    models = data.models_by_id()
+    ratios = flops_per_byte_by_class(data)
     for sweep in sweeps if sweeps is not None else list(data.sweeps):
-        hw = accelerator_of(hardware[sweep.hardware])
+        hw = sweep_accelerator(data, sweep, ratios)
         model = shape_of(models[sweep.model])
         policy = _policy(sweep)
         capacity = sweep_kv_capacity_tokens(data, sweep, catalog_memory_bytes)
@@ -173,7 +223,7 @@ def sweep_rows(
             levels.append(ServingObservation(
                 f"{sweep.id} @ {level.load:g}", workload,
                 level.ttft_ms_p50 / 1000 if level.ttft_ms_p50 else None,
-                level.itl_ms_p50 / 1000 if level.itl_ms_p50 else None, draw_requests(workload),
+                level.itl_ms_p50 / 1000 if level.itl_ms_p50 else None, sweep_requests(workload),
             ))
 
         # called only within this iteration; the defaults bind this iteration's sweep and hardware (B023)
@@ -192,7 +242,7 @@ def sweep_rows(
             continue
         for k, anchor in enumerate(levels):
             fitted = fit_serving([anchor], model, hw, params, policy, capacity, max_evals=max_evals,
-                                 prior_weight=prior_weight)
+                                 per_sequence_prior_s=per_sequence_prior_s)
             for j, obs in enumerate(levels):
                 if j != k:
                     record(
@@ -219,10 +269,10 @@ def _median_abs(rows: list[LedgerRow]) -> float:
 
 @dataclass(frozen=True)
 class CrossFit:
-    """Calibrated ledger rows judged with a prior weight chosen on the other half of the sweeps."""
+    """Calibrated ledger rows judged with a per-sequence host overhead prior chosen on the other half of the sweeps."""
 
     rows: list[LedgerRow]
-    #: per half: (its sweeps' hardware ids, the weight chosen on the other half, that half's error per candidate)
+    #: per half: (its sweeps' hardware ids, the prior (s) chosen on the other half, that half's error per candidate)
     choices: list[tuple[tuple[str, ...], float, dict[float, float]]]
     #: the candidate with the lowest error over every sweep (what a team's own calibration uses)
     overall_best: float
@@ -231,14 +281,14 @@ class CrossFit:
 
 def cross_fitted_calibrated_rows(
     data: SpeedMeasurementSet, table: FitTable, catalog_memory_bytes: dict[str, int], *,
-    candidates: tuple[float, ...] = PRIOR_WEIGHT_CANDIDATES, max_evals: int = 50,
+    candidates: tuple[float, ...] = PER_SEQUENCE_PRIOR_CANDIDATES_S, max_evals: int = 50,
 ) -> CrossFit:
-    """Leave-one-load-level-out calibrated rows; each half of the sweeps uses the prior weight that did best
-    (median absolute TTFT and ITL error) on the other half, so no judged row took part in choosing it."""
+    """Leave-one-load-level-out calibrated rows; each half of the sweeps uses the per-sequence host overhead prior
+    that did best (median absolute TTFT and ITL error) on the other half, so no judged row took part in choosing it."""
     folds = sweep_folds(data.sweeps)
     by_candidate: dict[float, list[list[LedgerRow]]] = {
         w: [sweep_rows(data, table, catalog_memory_bytes, max_evals=max_evals, sweeps=fold, uncalibrated=False,
-                       prior_weight=w) for fold in folds]
+                       per_sequence_prior_s=w) for fold in folds]
         for w in candidates
     }
     rows: list[LedgerRow] = []

@@ -1,11 +1,13 @@
 """Calibrate the speed model on a team's own imported runs, and compare predicted with measured.
 
 Single-stream rates (llama-bench, Ollama, MLX LM) are fitted in closed form, like the default fit.
-Serving runs (vLLM, SGLang, GuideLLM load levels) are fitted through the simulator: the memory and
-compute efficiencies and both overheads are searched (Nelder-Mead in a transformed space) to minimise
-the squared log error of the simulated TTFT and ITL medians, with a weak pull towards the starting
-(default-fit) parameters so that a single load level, which constrains only two numbers, gives a
-well-defined answer.
+Serving runs (vLLM, SGLang, GuideLLM load levels) are fitted through the simulator, minimising the squared
+log error of the simulated TTFT and ITL medians (Nelder-Mead). One load level gives two numbers, so it fits
+two: a decode scale (every decode-step cost of the starting parameters: weight and KV streaming, the fixed
+step overhead and the per-sequence host overhead) and a prefill scale (prefill compute and request handling).
+How those costs grow with the batch stays the starting model's: the default fit, plus a per-sequence host
+overhead for engines whose steps process every sequence's output on the host (`PER_SEQUENCE_PRIOR_S`). With
+two or more levels the per-sequence host overhead is fitted too.
 """
 
 from __future__ import annotations
@@ -38,15 +40,15 @@ from calculators.speed.predict import speed_params, step_cost_model
 MAX_SIMULATED_REQUESTS = 200
 #: KV capacity used when neither a start-up log nor a memory plan gives one: effectively unlimited.
 UNLIMITED_KV_TOKENS = 10_000_000
-#: Candidate strengths of the pull towards the starting parameters (in the transformed space): a grid one
-#: decade apart around the value first used (0.02), fixed before the split below was run.
-PRIOR_WEIGHT_CANDIDATES = (0.002, 0.02, 0.2)
-#: The strength used for a team's own calibration: the candidate whose one-level-to-the-others error is lowest
-#: over all public serving sweeps (bench/bench_speed_accuracy.py prints the choice). The accuracy ledger does
-#: not use this value for its own rows: each half of the sweeps is judged with the candidate chosen on the
-#: other half (calculators/speed/accuracy.py `cross_fitted_calibrated_rows`).
-PRIOR_WEIGHT = 0.002
-
+#: Candidate per-sequence host overheads (seconds per running sequence per step) a serving calibration starts
+#: from on engines whose steps process every sequence's output on the host (`host_work_per_sequence_in_step`):
+#: a doubling grid fixed before the split below was run.
+PER_SEQUENCE_PRIOR_CANDIDATES_S = (0.0, 100e-6, 200e-6, 400e-6)
+#: The value used for a team's own calibration: the candidate whose one-level-to-the-others error is lowest over
+#: all public serving sweeps (bench/bench_speed_accuracy.py prints the choice). The accuracy ledger does not use
+#: this value for its own rows: each half of the sweeps is judged with the candidate chosen on the other half
+#: (calculators/speed/accuracy.py `cross_fitted_calibrated_rows`).
+PER_SEQUENCE_PRIOR_S = 200e-6
 
 @dataclass(frozen=True)
 class ServingObservation:
@@ -119,20 +121,26 @@ def simulate_medians(
     return ttft, itl
 
 
-def _to_vector(p: SpeedParams) -> np.ndarray:
-    logit = lambda e: math.log(e / (1.0 - e)) if e < 1 else 6.0  # noqa: E731
-    return np.array([logit(p.memory_efficiency), logit(p.compute_efficiency),
-                     math.log(p.decode_overhead_s + 1e-4), math.log(p.prefill_overhead_s + 1e-4),
-                     math.log(p.per_sequence_overhead_s + 1e-5)])
-
-
-def _from_vector(u: np.ndarray, template: SpeedParams) -> SpeedParams:
-    sig = lambda z: min(1.0, max(1e-3, 1.0 / (1.0 + math.exp(-z))))  # noqa: E731
-    return template.model_copy(update={
-        "memory_efficiency": sig(u[0]), "compute_efficiency": sig(u[1]),
-        "decode_overhead_s": max(0.0, math.exp(u[2]) - 1e-4), "prefill_overhead_s": max(0.0, math.exp(u[3]) - 1e-4),
-        "per_sequence_overhead_s": max(0.0, math.exp(u[4]) - 1e-5),
+def _scaled(base: SpeedParams, u: np.ndarray) -> SpeedParams:
+    """`base` with its decode-step costs times e^u[0], its prefill costs times e^u[1] and, when u has a third
+    entry, its per-sequence host overhead replaced by e^u[2] - 1e-5 s (efficiencies stay at most 1)."""
+    decode, prefill = math.exp(u[0]), math.exp(u[1])
+    per_sequence = base.per_sequence_overhead_s * decode if len(u) < 3 else max(0.0, math.exp(u[2]) - 1e-5)
+    return base.model_copy(update={
+        "memory_efficiency": min(1.0, base.memory_efficiency / decode),
+        "decode_overhead_s": base.decode_overhead_s * decode,
+        "per_sequence_overhead_s": per_sequence,
+        "compute_efficiency": min(1.0, base.compute_efficiency / prefill),
+        "prefill_overhead_s": base.prefill_overhead_s * prefill,
     })
+
+
+def serving_start(start: SpeedParams, policy, per_sequence_prior_s: float = PER_SEQUENCE_PRIOR_S) -> SpeedParams:
+    """The parameters a serving calibration scales: `start`, with the per-sequence host overhead prior (s) when
+    the engine's steps process every sequence's output on the host and `start` has none."""
+    if start.per_sequence_overhead_s or not getattr(policy, "host_work_per_sequence_in_step", False):
+        return start
+    return start.model_copy(update={"per_sequence_overhead_s": per_sequence_prior_s})
 
 
 def nelder_mead(f, x0: np.ndarray, max_evals: int = 80, steps: np.ndarray | None = None) -> np.ndarray:
@@ -170,20 +178,22 @@ def nelder_mead(f, x0: np.ndarray, max_evals: int = 80, steps: np.ndarray | None
 
 def fit_serving(
     observations: list[ServingObservation], model: ModelShape, hw: Accelerator, start: SpeedParams, policy,
-    kv_capacity_tokens: int, max_evals: int = 80, prior_weight: float = PRIOR_WEIGHT,
+    kv_capacity_tokens: int, max_evals: int = 80, per_sequence_prior_s: float = PER_SEQUENCE_PRIOR_S,
 ) -> SpeedParams:
-    """Parameters whose simulated medians best match `observations` (log error, `prior_weight` pull to `start`)."""
+    """Parameters whose simulated medians best match `observations` (squared log error): a decode and a prefill
+    scale of `serving_start(start, ...)`, plus the per-sequence host overhead (s) when two or more levels are given."""
     obs = [
         o
         if o.requests is not None
         else ServingObservation(o.label, o.workload, o.ttft_s, o.itl_s, draw_requests(o.workload))
         for o in observations
     ]
-    u0 = _to_vector(start)
+    base = serving_start(start, policy, per_sequence_prior_s)
+    u0 = np.zeros(2) if len(obs) < 2 else np.array([0.0, 0.0, math.log(base.per_sequence_overhead_s + 1e-5)])
 
     def loss(u: np.ndarray) -> float:
-        params = _from_vector(u, start)
-        total = prior_weight * float(np.sum((u - u0) ** 2))
+        params = _scaled(base, u)
+        total = 0.0
         for o in obs:
             ttft, itl = simulate_medians(o, model, hw, params, policy, kv_capacity_tokens)
             for measured, predicted in ((o.ttft_s, ttft), (o.itl_s, itl)):
@@ -191,8 +201,9 @@ def fit_serving(
                     total += math.log(predicted / measured) ** 2
         return total
 
-    # the per-sequence overhead starts at zero (log 1e-5 s): its first step spans two decades
-    return _from_vector(nelder_mead(loss, u0, max_evals=max_evals, steps=np.array([0.5, 0.5, 0.5, 0.5, 4.0])), start)
+    # scales start at 1 and move by a factor of two; a per-sequence overhead's first step spans two decades
+    steps = np.array([0.7, 0.7, 4.0])[: len(u0)]
+    return _scaled(base, nelder_mead(loss, u0, max_evals=max_evals, steps=steps))
 
 
 def calibrate(

@@ -44,6 +44,14 @@ class VllmPolicy(SchedulerPolicy):
         ),
     )
 
+    @property
+    def host_work_per_sequence_in_step(self) -> bool:
+        """V0's LLMEngine.step schedules, runs the model and then processes each sequence group's output
+        (sampling results, detokenisation, stop checks) in the same process before the next step
+        (vllm/engine/llm_engine.py _process_model_outputs, read in the vllm 0.7.3 wheel); V1 runs its engine core
+        in a separate process from output processing."""
+        return self.v0_engine
+
     def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec:
         """Rules for vLLM; `kv_capacity_tokens` is the 'GPU KV cache size' the memory model gives."""
         capacity = require_capacity(self.engine, kv_capacity_tokens)

@@ -115,7 +115,7 @@ def test_the_planner_ttft_includes_the_fitted_request_handling():
     assert cost.request_overhead_s > 0
 
 
-def test_the_ledger_judges_each_half_of_the_sweeps_with_a_prior_weight_chosen_on_the_other(monkeypatch):
+def test_the_ledger_judges_each_half_of_the_sweeps_with_a_per_sequence_prior_chosen_on_the_other(monkeypatch):
     from calculators.speed import accuracy
     from knowledge.speed import load_speed_measurements
 
@@ -123,20 +123,20 @@ def test_the_ledger_judges_each_half_of_the_sweeps_with_a_prior_weight_chosen_on
     first, second = accuracy.sweep_folds(data.sweeps)
     assert first and second and len(first) + len(second) == len(data.sweeps)
     assert not {s.hardware for s in first} & {s.hardware for s in second}  # no machine in both halves
-    # fake ledger rows: on the first half the smallest weight does best, on the second the largest
-    best_on = {id(first): 0.002, id(second): 0.2}
+    # fake ledger rows: on the first half the smallest prior does best, on the second the largest
+    best_on = {id(first): 0.0, id(second): 4e-4}
 
-    def fake_rows(data, table, memory, *, max_evals, sweeps, uncalibrated, prior_weight):
+    def fake_rows(data, table, memory, *, max_evals, sweeps, uncalibrated, per_sequence_prior_s):
         half = first if sweeps == first else second
-        error = 0.05 if prior_weight == best_on[id(half)] else 0.5
+        error = 0.05 if per_sequence_prior_s == best_on[id(half)] else 0.5
         return [accuracy.LedgerRow(accuracy.CALIBRATED_CHECK, s.engine, "datacenter-hbm", "itl_p50_s", 1.0,
                                    1.0 + error, s.source, s.id) for s in half]
 
     monkeypatch.setattr(accuracy, "sweep_rows", fake_rows)
-    cross = accuracy.cross_fitted_calibrated_rows(data, None, {}, candidates=(0.002, 0.02, 0.2))
+    cross = accuracy.cross_fitted_calibrated_rows(data, None, {}, candidates=(0.0, 2e-4, 4e-4))
     (hw_first, chosen_first, _), (_hw_second, chosen_second, _) = cross.choices
     assert set(hw_first) == {s.hardware for s in first}
-    assert chosen_first == 0.2 and chosen_second == 0.002  # each half gets the other half's best, not its own
+    assert chosen_first == 4e-4 and chosen_second == 0.0  # each half gets the other half's best, not its own
     judged_first = {r.item for r in cross.rows if r.item in {s.id for s in first}}
     assert judged_first == {s.id for s in first}
     assert all(abs(r.error - 0.5) < 1e-9 for r in cross.rows)  # so the judged rows show the honest, worse error

@@ -1,0 +1,114 @@
+"""The serving check reproduces the published benchmarks (request order, request counts, engine defaults) and a
+one-level calibration fits exactly what one level can identify: a decode and a prefill scale."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from calculators.simulator.engines import default_policy
+from calculators.simulator.workload import ArrivalProcess, WorkloadSpec
+from calculators.speed import accuracy
+from calculators.speed.calibrate import (
+    PER_SEQUENCE_PRIOR_CANDIDATES_S,
+    PER_SEQUENCE_PRIOR_S,
+    ServingObservation,
+    _scaled,
+    fit_serving,
+    serving_start,
+    simulate_medians,
+)
+from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams
+from knowledge.speed import load_speed_measurements
+
+DATA = load_speed_measurements()
+BAND = Band(low=-0.1, high=0.1, median_abs=0.05, n_points=5)
+START = SpeedParams(memory_efficiency=0.6, decode_overhead_s=0.002, compute_efficiency=0.5,
+                    prefill_overhead_s=0.02, decode_band=BAND, prefill_band=BAND)
+MODEL = ModelShape(weights_read_bytes=2e9, params_active=1e9, n_layers=16, attention_q_dim=2048,
+                   kv_bytes_per_token=32768)
+HW = Accelerator(hardware_class="datacenter-hbm", memory_bandwidth_bytes_per_s=2e12, flops_per_s=300e12)
+
+
+def _sweep(fragment: str):
+    return next(s for s in DATA.sweeps if fragment in s.id)
+
+
+def test_accelmark_requests_go_out_in_dataset_order_at_every_level():
+    sweep = _sweep("a100-sxm4-40gbx1-suite-a-nvidia-vllm")
+    assert len(sweep.prompt_lengths) == 300
+    # datasets/sharegpt_standard_v1/requests.jsonl@5797fc4, request_id 0..2 (printed by servecal's edit script)
+    assert sweep.prompt_lengths[:3] == (395, 342, 401)
+    for load in (5.0, 100.0):
+        requests = accuracy.sweep_requests(accuracy.sweep_workload(sweep, load))
+        assert requests.prompt_tokens == list(sweep.prompt_lengths)
+        assert len(requests.arrival_s or []) == 300
+    low, high = (accuracy.sweep_requests(accuracy.sweep_workload(sweep, x)) for x in (5.0, 100.0))
+    assert low.output_tokens == high.output_tokens  # the same requests, only the arrival rate differs
+
+
+def test_requests_without_published_lengths_are_still_taken_in_order():
+    spec = WorkloadSpec(n_requests=3, arrival=ArrivalProcess.POISSON, rate_per_s=1.0,
+                        length_pairs=((10, 1), (20, 2), (30, 3)))
+    assert accuracy.sweep_requests(spec).prompt_tokens == [10, 20, 30]
+
+
+def test_suite_d_runs_sent_100_requests_and_v0_runs_use_vllm_073_defaults():
+    for sweep in DATA.sweeps:
+        if "-suite-d-" in sweep.id:
+            assert sweep.n_requests == 100, sweep.id  # each run's elapsed time x rate, see the sweep's note
+        if sweep.engine_version.startswith("vLLM 0.7.3"):
+            # AsyncLLMEngine gets no max_num_seqs from the runner: vllm 0.7.3 EngineArgs defaults
+            assert sweep.policy["max_num_seqs"] == 256 and sweep.policy["enable_prefix_caching"] is False
+            assert accuracy._policy(sweep).host_work_per_sequence_in_step
+
+
+def test_a_sweep_accelerator_without_published_flops_gets_a_labelled_class_estimate():
+    ratios = accuracy.flops_per_byte_by_class(DATA)
+    assert set(ratios) >= {"consumer-gddr", "datacenter-hbm"}
+    sweep = _sweep("rtx-a6000x1-suite-a")
+    hw = accuracy.sweep_accelerator(DATA, sweep, ratios)
+    assert hw.flops_per_s == pytest.approx(hw.memory_bandwidth_bytes_per_s * ratios["consumer-gddr"])
+    assert hw.flops_note == accuracy.FLOPS_FROM_CLASS_NOTE
+    published = accuracy.sweep_accelerator(DATA, _sweep("h100-80gb-hbm3x1-suite-a"), ratios)
+    assert published.flops_per_s == pytest.approx(989.4e12) and not published.flops_note
+
+
+def test_the_per_sequence_prior_applies_only_where_steps_do_every_sequences_host_work():
+    v0 = default_policy("vllm").model_copy(update={"v0_engine": True, "enable_chunked_prefill": False})
+    v1 = default_policy("vllm")
+    assert serving_start(START, v0, 2e-4).per_sequence_overhead_s == 2e-4
+    assert serving_start(START, v1, 2e-4).per_sequence_overhead_s == 0.0
+    assert serving_start(START, default_policy("sglang"), 2e-4).per_sequence_overhead_s == 0.0
+    assert PER_SEQUENCE_PRIOR_S in PER_SEQUENCE_PRIOR_CANDIDATES_S
+
+
+def _observation(load: float, params: SpeedParams, policy) -> ServingObservation:
+    spec = WorkloadSpec(n_requests=80, arrival=ArrivalProcess.POISSON, rate_per_s=load,
+                        length_pairs=tuple((200 + 37 * (i % 9), 60 + 11 * (i % 5)) for i in range(80)))
+    obs = ServingObservation(f"{load:g}", spec, 1.0, 1.0, accuracy.sweep_requests(spec))
+    ttft, itl = simulate_medians(obs, MODEL, HW, params, policy, 10**6)
+    return ServingObservation(obs.label, spec, ttft, itl, obs.requests)
+
+
+def test_one_level_fits_a_decode_and_a_prefill_scale_and_predicts_another_level_of_the_same_machine():
+    policy = default_policy("vllm").model_copy(update={"v0_engine": True, "enable_chunked_prefill": False})
+    base = serving_start(START, policy, 2e-4)
+    truth = _scaled(base, [math.log(1.6), math.log(0.7)])  # a machine 1.6x slower to decode, 1.4x faster to prefill
+    anchor, other = _observation(4.0, truth, policy), _observation(12.0, truth, policy)
+    fitted = fit_serving([anchor], MODEL, HW, START, policy, 10**6, max_evals=60, per_sequence_prior_s=2e-4)
+    assert fitted.per_sequence_overhead_s == pytest.approx(truth.per_sequence_overhead_s, rel=0.05)
+    ttft, itl = simulate_medians(other, MODEL, HW, fitted, policy, 10**6)
+    assert ttft == pytest.approx(other.ttft_s, rel=0.05) and itl == pytest.approx(other.itl_s, rel=0.05)
+
+
+def test_two_levels_also_fit_the_per_sequence_host_overhead():
+    policy = default_policy("vllm").model_copy(update={"v0_engine": True, "enable_chunked_prefill": False})
+    truth = START.model_copy(update={"per_sequence_overhead_s": 3e-4})
+    levels = [_observation(4.0, truth, policy), _observation(40.0, truth, policy)]
+    fitted = fit_serving(levels, MODEL, HW, START, policy, 10**6, max_evals=120, per_sequence_prior_s=0.0)
+    assert fitted.per_sequence_overhead_s > 1e-4  # started from none, found the host time the loads reveal
+    for obs in levels:
+        ttft, itl = simulate_medians(obs, MODEL, HW, fitted, policy, 10**6)
+        assert ttft == pytest.approx(obs.ttft_s, rel=0.1) and itl == pytest.approx(obs.itl_s, rel=0.1)
