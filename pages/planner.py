@@ -15,6 +15,7 @@ from calculators.planner.verify import bench_request, launch_command
 from knowledge import load_knowledge
 from reports.bench_plan import plan_markdown
 from reports.chart_layout import align_titles
+from reports.numbers import dollars, significant
 from reports.planner_figures import latency_figure, pareto_figure
 from reports.planner_report import planner_json, planner_markdown, rejections_table, winners_table
 from ui import url_widgets
@@ -98,11 +99,12 @@ if best is None or best.cost is None:
     st.warning(_("No configuration meets this target with the hardware allowed. The table below says why each one "
                  "was turned down."))
 else:
-    st.success(_("Cheapest: **{engine}** on {replicas} × {per} {gpu} — ${hour:,.2f}/h, ${month:,.0f}/month, "
-                 "${mtok:,.2f} per million output tokens at {rate:.3g} requests/s.").format(
+    st.success(_("Cheapest: **{engine}** on {replicas} × {per} {gpu} — {hour}/h, {month}/month, "
+                 "{mtok} per million output tokens at {rate} requests/s.").format(
         engine=names[best.shape.engine], replicas=best.replicas, per=best.shape.gpus_per_instance,
-        gpu=gpu_names[best.shape.gpu_id], hour=best.cost.usd_per_hour, month=best.cost.usd_per_month,
-        mtok=best.cost.usd_per_million_output_tokens or 0.0, rate=result.load_rate_per_s))
+        gpu=gpu_names[best.shape.gpu_id], hour=dollars(best.cost.usd_per_hour),
+        month=dollars(best.cost.usd_per_month), mtok=dollars(best.cost.usd_per_million_output_tokens or 0.0),
+        rate=significant(result.load_rate_per_s)))
 st.dataframe(view.winners, hide_index=True, width="stretch", column_config=pin_first_column(view.winners))
 
 left, right = st.columns(2)

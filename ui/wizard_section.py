@@ -16,7 +16,7 @@ from calculators.wizard.plans import plans_for_top_choices
 from calculators.wizard.scoring import Recommendation
 from reports.memory_readouts import engine_readout
 from reports.names import name_of
-from reports.numbers import number
+from reports.numbers import compact, number
 from reports.tables import markdown_table
 from reports.wizard import engine_names, fact_label, ranking_rows
 from reports.wizard_figures import concern_svg
@@ -155,10 +155,10 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
             if plan.users is not None:
                 users = plan.users
                 st.markdown(
-                    _("About **{users} users** per instance within p{pct:g} TTFT ≤ {ttft:g} s and inter-token "
-                      "latency ≤ {itl:g} ms ({think:g} s between a user's requests; simulated estimate).").format(
-                        users=number(users.users), pct=users.slo.ttft_percentile, ttft=users.slo.ttft_s,
-                        itl=users.slo.itl_s * 1000, think=users.think_time_s)
+                    _("About **{users} users** per instance within p{pct:g} TTFT ≤ {ttft} s and inter-token "
+                      "latency ≤ {itl} ms ({think} s between a user's requests; simulated estimate).").format(
+                        users=number(users.users), pct=users.slo.ttft_percentile, ttft=compact(users.slo.ttft_s, 3),
+                        itl=compact(users.slo.itl_s * 1000, 3), think=compact(users.think_time_s, 3))
                     if users.users is not None
                     else _("Users within the latency target: not estimated ({why}).").format(why=users.reason)
                 )

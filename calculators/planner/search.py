@@ -42,6 +42,7 @@ from calculators.simulator.roofline import StepCostModel
 from calculators.speed.inputs import hardware_class_of_machine, model_shape
 from calculators.speed.model import Accelerator, group_name
 from calculators.speed.predict import speed_params, step_cost_model, unfitted_params
+from calculators.units import compact, number, percent, significant
 from knowledge.formats import CompatStatus
 from knowledge.gpus import Gpu
 from knowledge.loader import KnowledgeBase
@@ -392,9 +393,9 @@ def _search_shape(search: _Search, choice: _ShapeChoice) -> int:
             policy, kv_tokens = engine_adapter.policy_from_plan(comparison.settings, plan)
             scheduler = policy.scheduler_spec(kv_tokens)
             if scheduler.kv_capacity_tokens < context:
-                rejections.append(Rejection(engine, "memory", _("the KV cache holds {kv_capacity_tokens:,} "
-                    "tokens, less than one {context:,}-token request").format(
-                    kv_capacity_tokens=scheduler.kv_capacity_tokens, context=context), **where_n))
+                rejections.append(Rejection(engine, "memory", _("the KV cache holds {kv_capacity_tokens} "
+                    "tokens, less than one {context}-token request").format(
+                    kv_capacity_tokens=number(scheduler.kv_capacity_tokens), context=number(context)), **where_n))
                 continue
             bound = throughput_upper_bound_per_s(cost_model, scheduler.max_running, search.mean_output_tokens)
             floor_replicas = math.ceil(search.load_rate_per_s / bound) if bound > 0 else math.inf
@@ -468,18 +469,18 @@ def _slo_miss(spec: PlannerSpec, point: RatePoint) -> str:
     """Why even the lowest simulated rate misses the SLO, in the SLO's own terms."""
     slo = spec.slo
     if point.ttft_s is None or point.ttft_s > slo.ttft_s:
-        shown = _("no first token") if point.ttft_s is None else f"{point.ttft_s:.3g} s"
-        return _("p{percentile:g} time to first token is {shown} even at {rate:.3g} requests/s (target "
-                 "{target:g} s)").format(percentile=slo.ttft_percentile, shown=shown, rate=point.rate_per_s,
-                                         target=slo.ttft_s)
+        shown = _("no first token") if point.ttft_s is None else f"{significant(point.ttft_s)} s"
+        return _("p{percentile:g} time to first token is {shown} even at {rate} requests/s (target "
+                 "{target} s)").format(percentile=slo.ttft_percentile, shown=shown,
+                                       rate=significant(point.rate_per_s), target=compact(slo.ttft_s, 3))
     if point.itl_s is not None and point.itl_s > slo.itl_s:
-        return _("p{percentile:g} inter-token latency is {itl_ms:.3g} ms even at {rate:.3g} requests/s (target "
-                 "{target_ms:g} ms)").format(percentile=slo.itl_percentile, itl_ms=point.itl_s * 1000,
-                                             rate=point.rate_per_s, target_ms=slo.itl_s * 1000)
+        return _("p{percentile:g} inter-token latency is {itl_ms} ms even at {rate} requests/s (target "
+                 "{target_ms} ms)").format(percentile=slo.itl_percentile, itl_ms=significant(point.itl_s * 1000),
+                                           rate=significant(point.rate_per_s), target_ms=compact(slo.itl_s * 1000, 3))
     if point.kv_overflow:
         return _("the KV cache outgrows the memory it has even at {rate} requests/s (the engine does not queue on "
-                 "memory: it would swap or fail)").format(rate=f"{point.rate_per_s:.3g}")
+                 "memory: it would swap or fail)").format(rate=significant(point.rate_per_s))
     if point.failed_share > slo.max_failed_share:
-        return _("{failed:.1%} of requests fail even at {rate:.3g} requests/s").format(
-            failed=point.failed_share, rate=point.rate_per_s)
-    return _("the queue keeps growing even at {rate:.3g} requests/s").format(rate=point.rate_per_s)
+        return _("{failed} of requests fail even at {rate} requests/s").format(
+            failed=percent(point.failed_share, 1), rate=significant(point.rate_per_s))
+    return _("the queue keeps growing even at {rate} requests/s").format(rate=significant(point.rate_per_s))

@@ -20,7 +20,7 @@ from calculators.engines.llama_cpp.plan import (
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
-from calculators.units import GIB
+from calculators.units import GIB, number
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
     "16-bit": {"cache_type_k": "f16", "cache_type_v": "f16"},
@@ -44,8 +44,8 @@ def slots_hold(plan: LlamaCppPlan, sequences: int, context_tokens: int, machine:
     """Why the slots cannot hold `sequences` x `context_tokens` (None when they can)."""
     n, ctx = sequences, context_tokens
     if plan.n_seq < n or plan.n_ctx_slot < ctx:
-        return _("{n_seq} slots of {n_ctx_slot:,} tokens each cannot hold {n} x {ctx:,}").format(
-                 n_seq=plan.n_seq, n_ctx_slot=plan.n_ctx_slot, n=n, ctx=ctx)
+        return _("{n_seq} slots of {n_ctx_slot} tokens each cannot hold {n} x {ctx}").format(
+                 n_seq=plan.n_seq, n_ctx_slot=number(plan.n_ctx_slot), n=n, ctx=number(ctx))
     return None
 
 
@@ -61,10 +61,11 @@ def devices_hold(plan: LlamaCppPlan, machine: Machine) -> str | None:
                 return _("{repeating_layers} layers stay in host RAM; give the host RAM to count them").format(
                          repeating_layers=device.repeating_layers)
             if used > machine.host_ram_bytes:
-                return _("host RAM is short: {used:.2f} GiB needed").format(used=used / GIB)
+                return _("host RAM is short: {used} GiB needed").format(used=number(used / GIB, 2))
         elif device.device != "host" and used > machine.device_memory_bytes:
-            return _("{device} needs {used:.2f} GiB of {device_memory_bytes:.2f} GiB").format(
-                     device=device.device, used=used / GIB, device_memory_bytes=machine.device_memory_bytes / GIB)
+            return _("{device} needs {used} GiB of {device_memory_bytes} GiB").format(
+                     device=device.device, used=number(used / GIB, 2),
+                     device_memory_bytes=number(machine.device_memory_bytes / GIB, 2))
     return None
 
 

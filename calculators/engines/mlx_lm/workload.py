@@ -8,7 +8,7 @@ from calculators.engines.mlx_lm.plan import ENGINE_ID, MlxLmPlan, plan_mlx_lm
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.memory.plan import MemoryPlan
-from calculators.units import GIB
+from calculators.units import GIB, number
 from knowledge.engines import engine_by_id
 from knowledge.loader import load_knowledge
 
@@ -40,8 +40,8 @@ def why_not_held(plan: MlxLmPlan, workload, machine: Machine) -> str | None:
     """Weights and cache must fit the GPU's working set."""
     capacity = plan.device_capacity_bytes
     if capacity is not None and plan.used_bytes > capacity:
-        return _("weights and cache need {used_bytes:.2f} GiB of a {capacity:.2f} GiB working set").format(
-                 used_bytes=plan.used_bytes / GIB, capacity=capacity / GIB)
+        return _("weights and cache need {used_bytes} GiB of a {capacity} GiB working set").format(
+                 used_bytes=number(plan.used_bytes / GIB, 2), capacity=number(capacity / GIB, 2))
     if plan.n_sequences < workload.sequences:  # a draft model: server.py is_batchable = draft_model is None
         return _("with --draft-model, mlx_lm.server runs one request at a time, not {sequences} at once").format(
             sequences=workload.sequences)

@@ -7,6 +7,7 @@ from typing import Any
 from calculators.engines.sglang.plan import SglangPlan, plan_sglang
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
+from calculators.units import number
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
     "16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8_e4m3"}, "4-bit": None,
@@ -31,8 +32,8 @@ def why_not_held(plan: SglangPlan, workload, machine: Machine) -> str | None:
     """The token pool must hold every sequence's context, and max_running_requests must admit them."""
     n, ctx = workload.sequences, workload.context_tokens
     if plan.max_total_num_tokens < n * ctx:
-        return _("the pool holds {max_total_num_tokens:,} tokens, fewer than {n} x {ctx:,}").format(
-                 max_total_num_tokens=plan.max_total_num_tokens, n=n, ctx=ctx)
+        return _("the pool holds {max_total_num_tokens} tokens, fewer than {n} x {ctx}").format(
+                 max_total_num_tokens=number(plan.max_total_num_tokens), n=n, ctx=number(ctx))
     if plan.max_running_requests < n:
         return _("max_running_requests is {max_running_requests}").format(
                  max_running_requests=plan.max_running_requests)

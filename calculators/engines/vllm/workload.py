@@ -9,6 +9,7 @@ from calculators.engines.vllm.plan import VllmPlan, plan_vllm
 from calculators.engines.vllm.spec_decode import VllmDraft
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
+from calculators.units import number
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
     "16-bit": {"kv_cache_dtype": "auto"}, "8-bit": {"kv_cache_dtype": "fp8"}, "4-bit": None,
@@ -35,8 +36,9 @@ def why_not_held(plan: VllmPlan, workload, machine: Machine) -> str | None:
         return _("max_num_seqs {max_num_seqs} runs fewer than {n} sequences at once").format(
                  max_num_seqs=plan.max_num_seqs, n=n)
     if plan.max_concurrency < n:
-        return (_("the KV cache holds {max_concurrency:.2f} requests of {max_model_len:,} tokens, fewer "
-                  "than {n}").format(max_concurrency=plan.max_concurrency, max_model_len=plan.max_model_len, n=n))
+        return (_("the KV cache holds {max_concurrency} requests of {max_model_len} tokens, fewer "
+                  "than {n}").format(max_concurrency=number(plan.max_concurrency, 2),
+                                     max_model_len=number(plan.max_model_len), n=n))
     return None
 
 
