@@ -88,6 +88,28 @@ def _legend_rows(entries: list[str], left: float, right: float) -> list[list[tup
     return rows
 
 
+def _svg_open(css_class: str, width: float, height: float, title: str = "", max_scale: float = 1.4) -> list[str]:
+    """The opening <svg> tag (scaling to its column, at most `max_scale` times its drawn width) and its title."""
+    parts = [f'<svg class="{css_class}" viewBox="0 0 {width:.0f} {height:.0f}" width="100%" role="img" '
+             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{width * max_scale:.0f}px">']
+    return parts + ([f"<title>{_escaped(title)}</title>"] if title else [])
+
+
+def _draw_legend(parts: list[str], rows: list[list[tuple[float, str]]], styles: dict[str, tuple[str, str]],
+                 top: float) -> None:
+    """Legend rows from `_legend_rows`, starting at `top`: a swatch ("rect") or a line ("line") and each name."""
+    for row_index, row in enumerate(rows):
+        top_y = top + LEGEND_ROW * row_index
+        for x, name in row:
+            colour, shape = styles[name]
+            if shape == "rect":
+                parts.append(f'<rect x="{x:.1f}" y="{top_y}" width="12" height="12" fill="{colour}"/>')
+            else:
+                parts.append(f'<line x1="{x:.1f}" y1="{top_y + 6}" x2="{x + 14:.1f}" y2="{top_y + 6}" '
+                             f'stroke="{colour}" stroke-width="3"/>')
+            parts.append(_text(x + 17, top_y + 10.5, name, 12, "start", extra=' class="sw-legend"'))
+
+
 def stacked_bars_svg(chart: StackedBars) -> str:
     """The chart as one line of SVG markup (no blank lines, so Markdown keeps it as one HTML block)."""
     n = len(chart.categories)
@@ -111,20 +133,8 @@ def stacked_bars_svg(chart: StackedBars) -> str:
     def y_of(value: float) -> float:
         return plot_bottom - value / top * plot_h
 
-    parts = [f'<svg class="{chart.css_class}" viewBox="0 0 {WIDTH} {chart.height}" width="100%" role="img" '
-             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{WIDTH * 1.4:.0f}px">',
-             f"<title>{_escaped(chart.y_title)}</title>"]
-    # Legend on top: a swatch (or the mark's line) and each band's name.
-    for row_index, row in enumerate(legend):
-        top_y = 8 + LEGEND_ROW * row_index
-        for x, name in row:
-            colour, shape = styles[name]
-            if shape == "rect":
-                parts.append(f'<rect x="{x:.1f}" y="{top_y}" width="12" height="12" fill="{colour}"/>')
-            else:
-                parts.append(f'<line x1="{x:.1f}" y1="{top_y + 6}" x2="{x + 14:.1f}" y2="{top_y + 6}" '
-                             f'stroke="{colour}" stroke-width="3"/>')
-            parts.append(_text(x + 17, top_y + 10.5, name, 12, "start", extra=' class="sw-legend"'))
+    parts = _svg_open(chart.css_class, WIDTH, chart.height, chart.y_title)
+    _draw_legend(parts, legend, styles, 8)  # on top: a swatch (or the mark's line) and each band's name
     # Grid lines and y ticks.
     value = 0.0
     while value <= top + 1e-9:
@@ -218,16 +228,8 @@ def line_chart_svg(chart: LineChart) -> str:
     def y_of(value: float) -> float:
         return plot_bottom - value / top * (plot_bottom - plot_top)
 
-    parts = [f'<svg class="{chart.css_class}" viewBox="0 0 {WIDTH} {chart.height}" width="100%" role="img" '
-             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{WIDTH * 1.4:.0f}px">',
-             f"<title>{_escaped(chart.y_title)}</title>"]
-    colours = {line.name: line.colour for line in chart.lines}
-    for row_index, row in enumerate(legend):
-        top_y = 8 + LEGEND_ROW * row_index
-        for x, name in row:
-            parts.append(f'<line x1="{x:.1f}" y1="{top_y + 6}" x2="{x + 14:.1f}" y2="{top_y + 6}" '
-                         f'stroke="{colours[name]}" stroke-width="3"/>')
-            parts.append(_text(x + 17, top_y + 10.5, name, 12, "start", extra=' class="sw-legend"'))
+    parts = _svg_open(chart.css_class, WIDTH, chart.height, chart.y_title)
+    _draw_legend(parts, legend, {line.name: (line.colour, "line") for line in chart.lines}, 8)
     value = 0.0
     while value <= top + 1e-9:
         y = y_of(value)
@@ -292,8 +294,7 @@ def flow_diagram_svg(nodes: list[Node], edges: list[Edge], css_class: str = "sw-
                for node in nodes}
     width = max(x for x, _y in centres.values()) + BOX_W / 2 + 20
     height = max(y for _x, y in centres.values()) + ROW_H / 2 + 10
-    parts = [f'<svg class="{css_class}" viewBox="0 0 {width:.0f} {height:.0f}" width="100%" role="img" '
-             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{width:.0f}px">',
+    parts = [*_svg_open(css_class, width, height, max_scale=1.0),
              '<defs><marker id="sw-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
              'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>']
 
@@ -359,17 +360,10 @@ def diverging_bars_svg(chart: DivergingBars) -> str:
     def x_of(value: float) -> float:
         return plot_left + (value - low) / (high - low) * (plot_right - plot_left)
 
-    parts = [f'<svg class="{chart.css_class}" viewBox="0 0 {width} {height}" width="100%" role="img" '
-             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{width * 1.4:.0f}px">',
-             f"<title>{_escaped(chart.title or chart.x_title)}</title>"]
+    parts = _svg_open(chart.css_class, width, height, chart.title or chart.x_title)
     if chart.title:
         parts.append(_text(8, 16, chart.title, 14, "start", extra=' class="sw-title" font-weight="600"'))
-    colours = {band.name: band.colour for band in chart.bands}
-    for row_index, row in enumerate(legend):
-        top_y = (26 if chart.title else 6) + LEGEND_ROW * row_index
-        for x, name in row:
-            parts.append(f'<rect x="{x:.1f}" y="{top_y}" width="12" height="12" fill="{colours[name]}"/>')
-            parts.append(_text(x + 17, top_y + 10.5, name, 12, "start", extra=' class="sw-legend"'))
+    _draw_legend(parts, legend, {band.name: (band.colour, "rect") for band in chart.bands}, 26 if chart.title else 6)
     value = low
     while value <= high + 1e-9:
         x = x_of(value)
@@ -430,8 +424,7 @@ def status_grid_svg(grid: StatusGrid) -> str:
     # room on the right for the last column's slanted name
     width = label_w + cell_w * len(grid.columns) + 0.85 * CHAR_W * len(grid.columns[-1] if grid.columns else "") + 8
     height = header_h + cell_h * len(grid.rows) + 8
-    parts = [f'<svg class="{grid.css_class}" viewBox="0 0 {width:.0f} {height:.0f}" width="100%" role="img" '
-             f'xmlns="http://www.w3.org/2000/svg" style="max-width:{width * 1.4:.0f}px">']
+    parts = _svg_open(grid.css_class, width, height)
     for j, column in enumerate(grid.columns):
         x = label_w + cell_w * (j + 0.5)
         parts.append(_text(x, header_h - 6, column, 12, "start",
