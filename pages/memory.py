@@ -168,16 +168,18 @@ column = scheme_column(kb.formats, weights.scheme) if weights.scheme else None
 if column is not None:
     # The formats matrix read for this GPU, the same answer the Formats page and the wizard give.
     choice = HardwareChoice(gpu_id=machine.gpu_id)
+    matrix_column = kb.formats.column(column)
+    column_name = _(matrix_column.name) if matrix_column is not None else column  # BF16/FP16/FP32, not 'float'
     for row, entry in zip(rows, summary, strict=True):
         verdict = format_verdict(kb, row.engine, column, choice)
-        entry[_("loads {column} here").format(column=column)] = _(STATUS_WORDS[verdict.status])
+        entry[_("loads {column} here").format(column=column_name)] = _(STATUS_WORDS[verdict.status])
     for engine_id in ENGINE_IDS:
         verdict = format_verdict(kb, engine_id, column, choice)
         if verdict.status == "not-supported" and verdict.refused_by is not None:
             st.warning(
                 _("{engine} cannot load {column} weights on {gpu}: {note} (source: {source} at {version})").format(
                     engine=display_name(engine_id),
-                    column=column, gpu=name(machine.gpu_id), note=verdict.note, source=verdict.source,
+                    column=column_name, gpu=name(machine.gpu_id), note=verdict.note, source=verdict.source,
                     version=verdict.verified.version,
                 ),
                 icon=":material/block:",

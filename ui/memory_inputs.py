@@ -63,8 +63,10 @@ def read_model(kb: KnowledgeBase) -> ModelChoice:
     source = url_widgets.radio(_("Model from"), MODEL_SOURCES, key="mem_model_from", horizontal=True, labels={
         "catalog": _("catalog"), "config-json": "config.json", "hf-repo": _("Hugging Face repo"),
         "geometry": _("typed geometry")})
-    for reason in NOT_MODELLED.values():  # families engines serve that servewise cannot plan yet, said up front
-        st.caption(_(reason))
+    if NOT_MODELLED:  # families engines serve that servewise cannot plan yet, said up front but folded away
+        with st.expander(_("Model families servewise cannot plan yet"), icon=":material/info:"):
+            for reason in NOT_MODELLED.values():
+                st.caption(_(reason))
     if source == "catalog":
         ids = list(catalog.ids)
         model_id = url_widgets.selectbox(_("Catalog model"), ids, key="mem_model", labels=namer(kb),

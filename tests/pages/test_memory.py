@@ -230,6 +230,9 @@ def test_each_hybrid_catalog_family_is_planned_by_every_engine_with_its_fixed_st
 def test_a_family_not_modelled_is_said_on_the_page_and_for_its_config():
     at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb")
     assert any("Kimi Linear" in c.value and "is not planned yet" in c.value for c in at.caption)
+    assert [e.label for e in at.expander if "cannot plan yet" in e.label]  # folded: the inputs come first
+    # a BF16 checkpoint's format reads by its name in the capacity table, never the matrix id 'float'
+    assert "loads BF16/FP16/FP32 here" in _text(at) and "loads float here" not in _text(at)
     at = _run(mem_model_from="config-json", mem_config='{"model_type": "kimi_linear", "num_hidden_layers": 27}')
     assert not at.exception
     assert any("no complete public copy of its config.json" in e.value for e in at.error)
@@ -255,9 +258,9 @@ def test_a_quantization_refused_on_this_gpu_is_said_with_its_source():
     # (knowledge/formats.yaml cell sglang/mxfp4, calculators/hardware/compat.py).
     at = _run(mem_model="gpt-oss-120b", mem_gpu="mi300x-192gb", mem_precision="mxfp4", mem_ctx="8192", mem_seqs="4")
     assert not at.exception
-    warnings = [w.value for w in at.warning if "cannot load mxfp4" in w.value]
+    warnings = [w.value for w in at.warning if "cannot load MXFP4" in w.value]
     assert len(warnings) == 1 and warnings[0].startswith("SGLang") and "v0.5.23" in warnings[0]
-    assert "loads mxfp4 here" in _text(at)
+    assert "loads MXFP4 here" in _text(at)  # the format by its name, not its matrix id
     # on an MI355X (gfx950) nothing is refused
     at = _run(mem_model="gpt-oss-120b", mem_gpu="mi355x-288gb", mem_precision="mxfp4", mem_ctx="8192", mem_seqs="4")
     assert not [w.value for w in at.warning if "cannot load" in w.value]
