@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from bench.served_app import REPO, chromium, served
-from tests.support.browser import wait_for_app
+from tests.support.browser import CUT_LABELS_JS, wait_for_app
 from tests.support.page_discovery import app_pages
 from tests.support.page_links import page_link
 
@@ -39,6 +39,7 @@ def shoot(browser, url: str, width_px: int, path: Path, charts: bool = False) ->
         page.wait_for_timeout(800)  # plotly draws after the script run ends
         exceptions = page.locator('[data-testid="stException"]').all_inner_texts()
         problems = [f"exception shown: {text[:120]}" for text in exceptions]
+        problems += page.evaluate(CUT_LABELS_JS)  # labels cut with an ellipsis or split inside a word
         # Streamlit scrolls inside its main container, not the document: grow the viewport to its content.
         height_px = page.evaluate(
             '() => Math.max(...[...document.querySelectorAll(\'[data-testid="stMain"], '

@@ -88,10 +88,11 @@ st.markdown(_("**Engine settings** — the workload fills each engine's context 
 pasted = read_launch_command(kb)
 draft = read_draft_model(kb, weights) if pasted is not None else None
 overrides: dict[str, dict] = {}
-# Wider columns for longer names, with room for the expander's arrow and padding in every one: at 1024 px
-# "llama.cpp (llama-server)" takes two lines instead of four and "vLLM" still one.
-widths = [len(name(engine)) + 24 for engine in ENGINE_IDS]
-for engine, column in zip(ENGINE_IDS, st.columns(widths), strict=True):
+# Rows of three: five expanders in one row split "Ollama" and "SGLang" over two lines at 1024 px.
+ENGINES_PER_ROW = 3
+engine_columns = [column for start in range(0, len(ENGINE_IDS), ENGINES_PER_ROW)
+                  for column in st.columns(ENGINES_PER_ROW)][:len(ENGINE_IDS)]
+for engine, column in zip(ENGINE_IDS, engine_columns, strict=True):
     with column, st.expander(name(engine)):
         overrides[engine] = read_engine_knobs(kb, engine)
         if not isinstance(workload, str):

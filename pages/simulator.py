@@ -98,7 +98,9 @@ engines = url_widgets.multiselect(
     help=_("'static' is a baseline without iteration-level scheduling: a batch starts when the previous one ends."),
 )
 
-machine_col, workload_col, knobs_col = st.columns(3)
+# Two input columns and the engines' knobs below them, two engines to a row: in three columns at 1024 px the GPU's
+# name, the toggles' labels and OLLAMA_NUM_PARALLEL were cut or split mid-word.
+machine_col, workload_col = st.columns(2)
 with machine_col:
     st.subheader(_("Machine and model"))
     catalog = load_knowledge().gpus
@@ -251,31 +253,33 @@ with workload_col:
     )
     seed = url_widgets.number(_("Random seed"), key="sim_seed", min_value=0, max_value=2**31 - 1, value=0, step=1)
 
-with knobs_col:
-    st.subheader(_("Engine knobs"))
-    policies = []
-    for engine in ENGINES.values():
-        if engine.id not in engines or engine.scheduler_policy is None:
-            continue
-        fields = engine.scheduler_policy.model_fields
-        values = {}
-        with st.expander(engine.simulator_label, expanded=True):
-            for knob in engine.simulator_knobs:
-                default = fields[knob.field].default
-                if knob.default_for_gpu is not None and gpu is not None:
-                    default = knob.default_for_gpu(gpu.memory_bytes)
-                if isinstance(default, bool):
-                    shown = url_widgets.toggle(_(knob.label), key=knob.key, value=default != knob.invert,
-                                               help=knob.help_text())
-                    values[knob.field] = shown != knob.invert
-                else:
-                    values[knob.field] = url_widgets.number(_(knob.label), key=knob.key, min_value=knob.min_value,
-                                                            value=default, help=knob.help_text())
-        policies.append((engine.scheduler_policy, values))
-    if "static" in engines:
-        with st.expander(_("Static batching baseline"), expanded=True):
-            static_batch = url_widgets.number(_("Batch size"), key="sim_static_batch", min_value=1, value=8)
-            policies.append((StaticBatchPolicy, dict(batch_size=static_batch)))
+st.subheader(_("Engine knobs"))
+KNOB_BOXES_PER_ROW = 2
+simulated = [engine for engine in ENGINES.values() if engine.id in engines and engine.scheduler_policy is not None]
+boxes = len(simulated) + ("static" in engines)
+knob_columns = [column for start in range(0, boxes, KNOB_BOXES_PER_ROW)
+                for column in st.columns(KNOB_BOXES_PER_ROW)][:boxes]
+policies = []
+for engine, column in zip(simulated, knob_columns, strict=False):
+    fields = engine.scheduler_policy.model_fields
+    values = {}
+    with column, st.expander(engine.simulator_label, expanded=True):
+        for knob in engine.simulator_knobs:
+            default = fields[knob.field].default
+            if knob.default_for_gpu is not None and gpu is not None:
+                default = knob.default_for_gpu(gpu.memory_bytes)
+            if isinstance(default, bool):
+                shown = url_widgets.toggle(_(knob.label), key=knob.key, value=default != knob.invert,
+                                           help=knob.help_text())
+                values[knob.field] = shown != knob.invert
+            else:
+                values[knob.field] = url_widgets.number(_(knob.label), key=knob.key, min_value=knob.min_value,
+                                                        value=default, help=knob.help_text())
+    policies.append((engine.scheduler_policy, values))
+if "static" in engines:
+    with knob_columns[-1], st.expander(_("Static batching baseline"), expanded=True):
+        static_batch = url_widgets.number(_("Batch size"), key="sim_static_batch", min_value=1, value=8)
+        policies.append((StaticBatchPolicy, dict(batch_size=static_batch)))
 
 url_widgets.show_url_notes()
 

@@ -74,3 +74,50 @@ def page_urls(page, base_url: str) -> list[str]:
         '[data-testid="stSidebarNav"] a[data-testid="stSidebarNavLink"]', "links => links.map(a => a.href)"
     )
     return hrefs or [base_url + "/"]
+
+
+#: JavaScript (no argument): every label a person reads on a widget, metric, expander or tab that the page cuts
+#: (text-overflow ellipsis: the text is wider than its box) or breaks inside a word (a word drawn on two lines),
+#: as "kind: text" strings. Words are split by spaces; a word joined by "-" or "/" may wrap at them.
+CUT_LABELS_JS = """
+() => {
+  const selectors = {
+    'widget label': '[data-testid="stWidgetLabel"]',
+    'metric label': '[data-testid="stMetricLabel"]',
+    'expander': '[data-testid="stExpander"] summary',
+    'tab': '[role="tab"]',
+    'selected option': '[data-baseweb="select"] [value], [data-baseweb="select"] div[title]',
+  };
+  const found = [];
+  for (const [kind, selector] of Object.entries(selectors)) {
+    for (const box of document.querySelectorAll(selector)) {
+      if (!box.offsetParent) continue;  // hidden (a closed tab or expander)
+      const text = box.innerText.trim();
+      if (!text) continue;
+      for (const node of [box, ...box.querySelectorAll('*')]) {
+        const style = getComputedStyle(node);
+        if (style.textOverflow === 'ellipsis' && node.scrollWidth > node.clientWidth + 1) {
+          found.push(`${kind} cut: ${text}`);
+          break;
+        }
+      }
+      const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const words = node.textContent.split(/(\\s+)/);
+        let offset = 0;
+        for (const word of words) {
+          if (word.trim() && !/[-/]/.test(word)) {
+            const range = document.createRange();
+            range.setStart(node, offset);
+            range.setEnd(node, offset + word.length);
+            const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+            if (lines.size > 1) found.push(`${kind} split mid-word: ${word} (in "${text}")`);
+          }
+          offset += word.length;
+        }
+      }
+    }
+  }
+  return [...new Set(found)];
+}
+"""
