@@ -132,14 +132,16 @@ def fact_label(reference: str, kb) -> str:
 
 
 def ranking_rows(result: Recommendation, names: dict[str, str]) -> list[dict]:
-    """The ranking as table rows: rank, engine name, score, status and why an engine was excluded."""
+    """The ranking as table rows: rank, engine name (marked when excluded) and score.
+
+    Three narrow columns, so the table beside the points chart shows the score at 1024 px; why an engine was
+    excluded is written in its own section of the page (and of the Markdown export).
+    """
     return [
         {
             _("rank"): index,
-            _("engine"): names[v.engine],
+            _("engine"): _("{engine} (excluded)").format(engine=names[v.engine]) if v.excluded else names[v.engine],
             _("score"): v.score,
-            _("status"): _("excluded") if v.excluded else _("eligible"),
-            _("why excluded"): "; ".join(e.reason for e in v.exclusions),
         }
         for index, v in enumerate(result.ranking, start=1)
     ]
