@@ -16,7 +16,7 @@ from reports.engines_tables import (
     format_options,
     knob_table,
     matches,
-    points_table,
+    points_markdown,
     sources_table,
 )
 from reports.names import namer
@@ -145,14 +145,7 @@ st.dataframe(
 )
 st.subheader(_("Strengths and limits of {engine}").format(engine=chosen.name))
 st.caption(_("In our words; the numbers refer to the ideas in servewise's product brief."))
-points = points_table(chosen)
-st.dataframe(
-    points,
-    hide_index=True,
-    column_config=pin_first_column(points, {
-        _("Source"): st.column_config.LinkColumn(_("Source"), display_text=_("source"))
-    }),
-)
+st.markdown(points_markdown(chosen))
 
 with url_notes.container():
     url_widgets.show_url_notes()

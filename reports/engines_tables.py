@@ -444,20 +444,20 @@ def knob_table(engine: Engine) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def points_table(engine: Engine) -> pd.DataFrame:
-    """Strengths and limits with the brief's idea numbers and their sources."""
-    rows = [
-        {
-            _("Kind"): _(kind),
-            _("Point"): _(point.text),
-            _("Ideas"): ", ".join(str(i) for i in point.ideas),
-            _("Source"): source_url(point.source, point.verified.version) or point.source,
-            _("Version read"): point.verified.version,
-        }
-        for kind, points in ((N_("strength"), engine.strengths), (N_("limit"), engine.limits))
-        for point in points
-    ]
-    return pd.DataFrame(rows, columns=[_(c) for c in ("Kind", "Point", "Ideas", "Source", "Version read")])
+def points_markdown(engine: Engine) -> str:
+    """Strengths and limits as a Markdown list: each point in full (a table cell cut them mid-sentence), then the
+    brief's idea numbers and a link to its source at the version read."""
+    lines = []
+    link_text = _("source")
+    for kind, points in ((N_("strength"), engine.strengths), (N_("limit"), engine.limits)):
+        for point in points:
+            url = source_url(point.source, point.verified.version)
+            source = f"[{link_text}]({url})" if url else point.source
+            ideas = ", ".join(str(i) for i in point.ideas)
+            where = _("ideas {ideas}; {source}, {version}").format(ideas=ideas, source=source,
+                                                                   version=point.verified.version)
+            lines.append(f"- **{_(kind).capitalize()}:** {_(point.text)} ({where})")
+    return "\n".join(lines)
 
 
 __all__ = [
@@ -474,6 +474,6 @@ __all__ = [
     "kb_words",
     "knob_table",
     "matches",
-    "points_table",
+    "points_markdown",
     "sources_table",
 ]

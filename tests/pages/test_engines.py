@@ -76,9 +76,21 @@ def test_format_filter_and_secondary_rows():
 
 def test_knob_table_follows_the_link():
     at = run_page(engines_knobs="vllm")
-    knobs = at.dataframe[-2].value.set_index("Setting")
+    knobs = at.dataframe[-1].value.set_index("Setting")
     assert knobs.loc["gpu_memory_utilization", "Default"] == "0.92"
     assert "-tp" in knobs.loc["tensor_parallel_size", "Flags / env"]
+
+
+def test_strengths_and_limits_are_written_out_in_full():
+    """Issue 19: in a table cell each point was cut mid-sentence at 1024 px; now every point is a list item."""
+    from knowledge import load_knowledge
+
+    at = run_page(engines_knobs="vllm")
+    vllm = next(engine for engine in load_knowledge().engines if engine.id == "vllm")
+    text = " ".join(block.value for block in at.markdown)
+    for point in [*vllm.strengths, *vllm.limits]:
+        assert point.text in text
+    assert text.count("- **Strength:**") == len(vllm.strengths) and text.count("- **Limit:**") == len(vllm.limits)
 
 
 def test_a_bad_link_value_falls_back_with_a_note():
