@@ -112,7 +112,9 @@ left.plotly_chart(view.pareto, width="stretch")
 right.plotly_chart(view.latency, width="stretch")
 
 if best is not None:
-    st.markdown(view.why_markdown)
+    # "$" escaped: Streamlit's Markdown reads the text between two dollar signs as LaTeX, and a Spanish cost line
+    # ("1,95 US$/GPU-hora = 1,95 US$/h") came out as italic math. The downloadable Markdown keeps plain "$".
+    st.markdown(view.why_markdown.replace("$", "\\$"))
     st.subheader(_("Verify it before buying"))
     st.code(view.command, language="bash")
     for remark in view.command_remarks:

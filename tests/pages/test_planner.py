@@ -32,6 +32,19 @@ def test_a_shared_link_reproduces_the_plan_with_its_cost_and_commands():
     assert len(at.get("plotly_chart")) == 2
 
 
+def test_the_cost_line_is_not_read_as_math_in_spanish():
+    """Issue 19: 'Coste: 1 GPU × 1,95 US$/GPU-hora = 1,95 US$/h' showed as LaTeX italics (text between two "$")."""
+    from tests.support.page_text import page_script
+
+    at = AppTest.from_string(page_script(Path(PAGE), "es"), default_timeout=180)
+    for key, value in {**SMALL, "plan_rate": "3", "plan_ttft": "0.8"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    cost = next(m.value for m in at.markdown if "Coste" in m.value)
+    assert "$" in cost and cost.count("$") == cost.count("\\$"), cost
+
+
 def test_users_and_think_time_are_planned_as_a_rate_and_said_so():
     at = run_page({"plan_load": "users", "plan_users": "600", "plan_think": "120"})
     assert "at 5 requests/s" in at.success[0].value
