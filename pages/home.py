@@ -130,15 +130,14 @@ states = request_states(int(connections), int(max_active))
 kv = raw_kv_estimate(
     EXAMPLE_MODEL, tokens_per_sequence=EXAMPLE_TOKENS, n_sequences=states.active_sequences, bytes_per_element=2
 )
-# Each figure as wide as its label, wrapping to a second row when the page is narrow: in four equal columns at
-# 1024 px "Waiting in the queue" was cut to "Waiting in the q…".
-with st.container(horizontal=True, gap="medium"):
-    st.metric(_("Open connections"), number(states.open_connections), width="content")
-    st.metric(_("Waiting in the queue"), number(states.queued_requests), help=_("No KV cache held yet."),
-              width="content")
-    st.metric(_("Active sequences"), number(states.active_sequences), help=_("Each holds its own KV cache."),
-              width="content")
-    st.metric(_("Copies of the weights"), states.weight_copies, width="content")
+# Two rows of two: in four equal columns at 1024 px "Waiting in the queue" was cut to "Waiting in the q…", and a
+# wrapping row left "Copies of the weights" alone on a second line far below.
+top_left, top_right = st.columns(2)
+top_left.metric(_("Open connections"), number(states.open_connections))
+top_right.metric(_("Waiting in the queue"), number(states.queued_requests), help=_("No KV cache held yet."))
+bottom_left, bottom_right = st.columns(2)
+bottom_left.metric(_("Active sequences"), number(states.active_sequences), help=_("Each holds its own KV cache."))
+bottom_right.metric(_("Copies of the weights"), states.weight_copies)
 active = number(states.active_sequences)
 conn_label = _("{n} open connections").format(n=number(states.open_connections))
 queue_label = _("{n} queued\\n(no KV cache yet)").format(n=number(states.queued_requests))
