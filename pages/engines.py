@@ -15,6 +15,7 @@ from reports.engines_tables import (
     currency_table,
     format_options,
     knob_table,
+    linked_sources,
     matches,
     points_markdown,
     sources_table,
@@ -23,11 +24,9 @@ from reports.names import namer
 from reports.tables import frame_markdown
 from ui import url_widgets
 from ui.markup import show_wide_table
-from ui.tables import pin_first_column
 
 TIERS = ("primary", "all")
 TIER_LABELS = {"primary": N_("main engines"), "all": N_("all")}
-ROW_PX = 35  # st.dataframe's row height: size tables to show every row without inner scrolling
 
 
 @st.cache_resource
@@ -102,17 +101,12 @@ if not shown:
 else:
     st.subheader(_("{shown} of {pool} engines").format(shown=len(shown), pool=len(pool)))
     # Attributes as rows, one column per engine, as a Markdown table: it is read, not sorted, and it appears
-    # without the browser first loading the dataframe grid's scripts (the sources table below stays a dataframe).
+    # without the browser first loading the dataframe grid's scripts (every table on this page is Markdown: one
+    # dataframe anywhere makes the browser fetch the grid's scripts before the wide-table box's).
     # It scrolls sideways when narrower windows cannot fit every engine's column (issue 21: no column hidden).
     show_wide_table(frame_markdown(comparison_table(shown).rename_axis(_("Attribute")), index=True, literal=True))
     with st.expander(_("Where each value comes from (source and version read)")):
-        sources = sources_table(shown)
-        st.dataframe(
-            sources,
-            hide_index=True,
-            column_config=pin_first_column(sources, {
-                _("Source"): st.column_config.LinkColumn(_("Source"), display_text=r"https?://.*/([^/]+/[^/]+)$")}),
-        )
+        show_wide_table(frame_markdown(linked_sources(sources_table(shown)), literal=True))
 
 st.subheader(_("How current each engine's facts are"))
 st.caption(
@@ -123,7 +117,7 @@ st.caption(
     )
 )
 currency = currency_table(facts_currency(), {e.id: e.name for e in engines})
-st.dataframe(currency, hide_index=True, column_config=pin_first_column(currency))
+show_wide_table(frame_markdown(currency, literal=True))
 
 st.header(_("Settings that shape memory and concurrency"))
 st.markdown(_(
@@ -134,15 +128,7 @@ st.markdown(_(
 with_knobs = [e.id for e in engines if e.knobs]
 engine_id = url_widgets.selectbox(_("Engine"), with_knobs, key="engines_knobs", labels=namer(load_knowledge()))
 chosen = next(e for e in engines if e.id == engine_id)
-knobs = knob_table(chosen)
-st.dataframe(
-    knobs,
-    height=ROW_PX * (len(knobs) + 1) + 3,
-    hide_index=True,
-    column_config=pin_first_column(knobs, {
-        _("Source"): st.column_config.LinkColumn(_("Source"), display_text=_("source"))
-    }),
-)
+show_wide_table(frame_markdown(linked_sources(knob_table(chosen), _("source")), literal=True))
 st.subheader(_("Strengths and limits of {engine}").format(engine=chosen.name))
 st.caption(_("In our words; the numbers refer to the ideas in servewise's product brief."))
 st.markdown(points_markdown(chosen))

@@ -49,13 +49,18 @@ def test_default_view_compares_the_five_primary_engines():
     assert table.loc["Ollama", "Default bind"] == "127.0.0.1:11434"
     assert "5 of 5 engines" in all_text(at)
     # how current each engine's facts are (knowledge/currency.py): every fact read at the newest read
-    currency = at.dataframe[1].value.set_index("Engine")
+    assert not at.dataframe  # every table is Markdown: no grid scripts to fetch before the wide-table box's
+    tables = markdown_tables([m.value for m in at.markdown])
+    currency = next(t for t in tables if "KB's newest read" in t.columns).set_index("Engine")
     assert currency.loc["vLLM", "Facts read at"] == currency.loc["vLLM", "KB's newest read"] == "v0.33.0"
     assert currency.loc["SGLang", "KB's newest read"] == "v0.5.23"
-    assert (currency["Older than the newest read"] == 0).all()
-    # the knob table of the first engine (Ollama) is drawn with its pinned defaults
-    knobs = at.dataframe[2].value
+    assert (currency["Older than the newest read"] == "0").all()
+    # the knob table of the first engine (Ollama) is drawn with its pinned defaults and linked sources
+    knobs = next(t for t in tables if "Flags / env" in t.columns)
     assert knobs.set_index("Setting").loc["num_parallel", "Default"] == "1"
+    assert all(cell.startswith("[source](http") for cell in knobs["Source"] if cell.startswith("["))
+    sources = next(t for t in tables if "Read on" in t.columns)
+    assert any(cell.startswith("[") and "](https://github.com/" in cell for cell in sources["Source"])
     assert not at.warning
 
 
@@ -76,7 +81,8 @@ def test_format_filter_and_secondary_rows():
 
 def test_knob_table_follows_the_link():
     at = run_page(engines_knobs="vllm")
-    knobs = at.dataframe[-1].value.set_index("Setting")
+    knobs = next(t for t in markdown_tables([m.value for m in at.markdown])
+                 if "Flags / env" in t.columns).set_index("Setting")
     assert knobs.loc["gpu_memory_utilization", "Default"] == "0.92"
     assert "-tp" in knobs.loc["tensor_parallel_size", "Flags / env"]
 

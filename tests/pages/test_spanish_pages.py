@@ -80,8 +80,11 @@ def citations() -> tuple[str, ...]:
 
 
 def without_citations(text: str) -> str:
-    """`text` with Markdown escapes undone and every knowledge-base citation blanked out."""
+    """`text` with Markdown escapes undone and every knowledge-base citation blanked out (a link whose text is
+    the end of its own URL, such as vllm/arg_utils.py, names the file it cites: a citation too)."""
     text = re.sub(r"\\(.)", r"\1", text)
+    text = re.sub(r"\[([^\]]*)\]\((https?://[^)\s]*)\)",
+                  lambda m: " " if m.group(1) and m.group(2).rstrip("/").endswith(m.group(1)) else m.group(1), text)
     for citation in citations():
         if citation in text:
             text = text.replace(citation, " ")
