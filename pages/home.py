@@ -75,10 +75,11 @@ st.markdown(
     "changing how much memory the model needs."))
 # Inline SVG (reports/svg_charts.py), not st.graphviz_chart: no diagram library to load before the page reads.
 show_svg(flow_diagram_svg([
+    # Two boxes a row (a U: across, down, back): four across would shrink the text to ~7 px at 1024 px.
     Node("ui", _("Chat UI\\n(Open WebUI, an IDE plug-in, your app)"), "#eef3fb", 0, 0),
     Node("http", _("HTTP server / API gateway\\n(OpenAI-compatible endpoint, auth, routing)"), "#eef3fb", 1, 0),
-    Node("engine", _("Inference engine\\n(scheduler, KV cache, batching)"), "#dceafc", 2, 0),
-    Node("weights", _("Model weights\\n(one copy per replica)"), "#eef3fb", 3, 0),
+    Node("engine", _("Inference engine\\n(scheduler, KV cache, batching)"), "#dceafc", 1, 1),
+    Node("weights", _("Model weights\\n(one copy per replica)"), "#eef3fb", 0, 1),
 ], [Edge("ui", "http"), Edge("http", "engine"), Edge("engine", "weights")], "sw-flow home-layers"))
 st.markdown(columns_markdown(
     {
