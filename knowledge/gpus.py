@@ -78,6 +78,27 @@ class GpuGeneration(Sourced):
     gpu_arch: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]+$", description="AMD gfx target")
 
 
+class TensorRateRead(Sourced):
+    """Where one GPU's dense BF16 tensor figure was read: the document, its version and the exact row.
+
+    The stored figure is dense (no sparsity), BF16 with FP32 accumulate (what PyTorch, vLLM and llama.cpp run), at
+    the boost clock the source states. GeForce cards run FP16 accumulate at twice and FP32 accumulate at half that
+    rate, so their FP32-accumulate row is the one read. A figure servewise multiplied from cited factors (SM count x
+    boost clock x flops per SM per clock) is `derived` and shows its `arithmetic`.
+    """
+
+    row: str = Field(min_length=3, description="the row or label read, as printed in the source")
+    printed: str = Field(min_length=1, description="the figure(s) exactly as printed there, e.g. '71.2/142.4'")
+    derived: bool = Field(default=False, description="True when servewise multiplied cited factors")
+    arithmetic: str = Field(default="", description="the multiplication, each factor with where it was read")
+
+    @model_validator(mode="after")
+    def _derived_shows_its_arithmetic(self) -> TensorRateRead:
+        if self.derived and not self.arithmetic:
+            raise ValueError("a derived tensor rate must show its arithmetic")
+        return self
+
+
 class Gpu(Sourced):
     """One discrete accelerator (or one Apple silicon configuration) with the figures sizing needs."""
 
@@ -90,6 +111,9 @@ class Gpu(Sourced):
     memory_bandwidth_gb_per_s: float | Unknown = Field(description="decimal GB/s (10^9 bytes/s)")
     dense_bf16_tflops: float | Unknown | NotSupported = Field(description="dense BF16 tensor TFLOPS, no sparsity")
     dense_fp8_tflops: float | Unknown | NotSupported = Field(description="dense FP8 tensor TFLOPS, no sparsity")
+    dense_bf16_read: TensorRateRead | None = Field(
+        default=None, description="where dense_bf16_tflops was read (document, version, row); None = the entry's source"
+    )
     gpu_alu_fp16_tflops: float | Unknown = Field(
         default="unknown",
         description="FP16 TFLOPS of the shader ALUs, for GPUs without tensor units (Apple before M5): compute rate",
@@ -109,6 +133,12 @@ class Gpu(Sourced):
         if isinstance(value, (int, float)) and value <= 0:
             raise ValueError("must be positive, 'unknown' or 'not supported'")
         return value
+
+    @model_validator(mode="after")
+    def _a_read_rate_has_a_figure(self) -> Gpu:
+        if self.dense_bf16_read is not None and not isinstance(self.dense_bf16_tflops, (int, float)):
+            raise ValueError("dense_bf16_read names where a figure was read, so dense_bf16_tflops must be a number")
+        return self
 
     @property
     def memory_bytes(self) -> int:

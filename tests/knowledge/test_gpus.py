@@ -11,7 +11,7 @@ from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import apple_default_gpu_bytes, machine_for_gpu
 from calculators.units import GIB, MIB
 from knowledge.common import KnowledgeError
-from knowledge.gpus import NOT_SUPPORTED, GpuCatalog
+from knowledge.gpus import NOT_SUPPORTED, GpuCatalog, TensorRateRead
 from knowledge.loader import KNOWLEDGE_DIR, load_knowledge, load_yaml_file
 
 CATALOG = load_knowledge().gpus
@@ -90,6 +90,19 @@ def test_nvidia_smi_bytes_match_what_was_printed():
         ("b200-180gb", "memory_marketed_gb", 180),
         ("b200-180gb", "memory_bandwidth_gb_per_s", 7700),
         ("b200-180gb", "dense_bf16_tflops", 2250),
+        # NVIDIA RTX Blackwell whitepaper Table 3 (as quoted), row "Peak BF16 Tensor TFLOPS with FP32 Accumulate":
+        # RTX 3090 71.2/142.4, RTX 4090 165.2/330.4, RTX 5090 209.5/419 (dense/sparse); FP8 FP32-acc 419/838.
+        ("rtx-3090-24gb", "dense_bf16_tflops", 71.2),
+        ("rtx-4090-24gb", "dense_bf16_tflops", 165.2),
+        ("rtx-5090-32gb", "dense_bf16_tflops", 209.5),
+        ("rtx-5090-32gb", "dense_fp8_tflops", 419),
+        # NVIDIA RTX PRO Blackwell whitepaper v1.0 Table 4 (as quoted): RTX 6000 Ada 364 dense / 728 sparse.
+        ("rtx-6000-ada-48gb", "dense_bf16_tflops", 364),
+        # AMD's MI355X dense figures (stas00/ml-engineering TFLOPS table, note 22): BF16 2.5, FP8 5.0 PFLOPS.
+        ("mi355x-288gb", "dense_bf16_tflops", 2500),
+        ("mi355x-288gb", "dense_fp8_tflops", 5000),
+        # ROCm docs mi300.md: Matrix BF16 2048 flops/clock/CU, 1307.4 peak TFLOPS.
+        ("mi300x-192gb", "dense_bf16_tflops", 1307.4),
         # Ars Technica M4 family table (copy on theguardiantime.com): M4 Max 40-core 546 GB/s, M4 Pro 273.
         ("m4-max-40c-128gb", "memory_bandwidth_gb_per_s", 546),
         ("m4-pro-64gb", "memory_bandwidth_gb_per_s", 273),
@@ -114,6 +127,41 @@ def test_no_sparsity_figures_slipped_in():
         bf16, fp8 = gpu.dense_bf16_tflops, gpu.dense_fp8_tflops
         if isinstance(bf16, float | int) and isinstance(fp8, float | int):
             assert fp8 == pytest.approx(2 * bf16, rel=0.02), gpu.id
+
+
+def test_geforce_rates_are_the_fp32_accumulate_ones():
+    """GeForce cards run BF16 with FP32 accumulate at half their FP16-accumulate rate; the catalog stores that half.
+
+    FP16-accumulate (dense) rates as printed in the same NVIDIA tables: RTX 3090 142, RTX 4090 330.3, RTX 5090 419.
+    """
+    for gpu_id, fp16_accumulate in (("rtx-3090-24gb", 142.4), ("rtx-4090-24gb", 330.3), ("rtx-5090-32gb", 419)):
+        assert CATALOG.get(gpu_id).dense_bf16_tflops == pytest.approx(fp16_accumulate / 2, rel=1e-3), gpu_id
+
+
+def test_every_read_tensor_rate_names_its_row_and_derived_ones_show_the_multiplication():
+    read = [gpu for gpu in CATALOG.gpus if gpu.dense_bf16_read is not None]
+    assert {g.id for g in read} >= {"rtx-3090-24gb", "rtx-5090-32gb", "rtx-6000-ada-48gb", "rtx-5080-16gb",
+                                    "rtx-5070-ti-16gb", "mi355x-288gb"}
+    for gpu in read:
+        assert gpu.dense_bf16_read.row and gpu.dense_bf16_read.printed and gpu.dense_bf16_read.verified.version
+        if gpu.dense_bf16_read.derived:
+            assert "x" in gpu.dense_bf16_read.arithmetic
+    # RTX 5080: 84 SMs x 512 flops/SM/clock (the 5090's 209.5e12 / (170 x 2407 MHz)) x 2617 MHz.
+    per_sm_per_clock = 209.5e12 / (170 * 2407e6)
+    assert per_sm_per_clock == pytest.approx(512, rel=1e-3)
+    assert CATALOG.get("rtx-5080-16gb").dense_bf16_tflops == pytest.approx(84 * 512 * 2.617e9 / 1e12, abs=0.01)
+    assert CATALOG.get("rtx-5070-ti-16gb").dense_bf16_tflops == pytest.approx(70 * 512 * 2.452e9 / 1e12, abs=0.01)
+
+
+def test_a_derived_rate_without_arithmetic_and_a_read_without_a_figure_are_rejected(tmp_path: Path):
+    read = CATALOG.get("rtx-5080-16gb").dense_bf16_read
+    with pytest.raises(ValueError, match="must show its arithmetic"):
+        TensorRateRead.model_validate(read.model_dump() | {"arithmetic": ""})
+    broken = tmp_path / "gpus.yaml"
+    text = (KNOWLEDGE_DIR / "gpus.yaml").read_text()
+    broken.write_text(text.replace("dense_bf16_tflops: 71.2", "dense_bf16_tflops: unknown", 1))
+    with pytest.raises(KnowledgeError, match="must be a number"):
+        load_yaml_file(broken, GpuCatalog)
 
 
 def test_apple_configurations_expand_per_memory_option():

@@ -31,6 +31,10 @@ def test_catalog_ids_exist_and_match_bandwidth():
             entry = catalog.get(hw.id) or chips.get(hw.id)
             assert entry is not None, f"{hw.id} claims to be in knowledge/gpus.yaml"
             assert entry.memory_bandwidth_gb_per_s == hw.memory_bandwidth_gb_per_s, hw.id
+            # the catalog's sourced dense BF16 figure is the ledger's compute rate for the same GPU
+            catalog_flops = getattr(entry, "dense_bf16_tflops", "unknown")
+            if isinstance(catalog_flops, (int, float)):
+                assert hw.dense_fp16_tflops == catalog_flops, hw.id
 
 
 def test_holdout_is_only_the_apple_scoreboard():

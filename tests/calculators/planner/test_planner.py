@@ -221,3 +221,16 @@ def test_users_readout_grows_with_think_time_and_names_engines_it_cannot_simulat
     readout = users_at_slo(arch, m2_max, "mlx-lm", mlx.settings, mlx.plan, weights, 4096, slo=lenient)
     # a 3,840-token prompt takes seconds of prefill at 13.6 TFLOPS, so one instance sustains a trickle only
     assert readout.reason is None and readout.users is not None and readout.rate_per_s > 0
+
+
+def test_an_rtx_3090_is_planned_from_its_sourced_bf16_rate_instead_of_refused():
+    # knowledge/gpus.yaml: 71.2 dense BF16 TFLOPS with FP32 accumulate (NVIDIA RTX Blackwell whitepaper Table 3,
+    # as quoted); until it was sourced the planner refused the card ("the catalog lacks ... dense BF16 throughput").
+    assert KB.gpus.get("rtx-3090-24gb").dense_bf16_tflops == 71.2
+    rtx3090 = HardwareOption(gpu_id="rtx-3090-24gb", max_gpus_per_host=2, usd_per_gpu_hour=0.22)
+    result = plan_capacity(spec(engines=("llama-cpp", "vllm"), hardware=(rtx3090,),
+                                load=LoadSpec(arrival_rate_per_s=0.5), slo=SloSpec(ttft_s=4.0, itl_s=0.1)), KB)
+    assert not [r for r in result.rejections if r.stage == "hardware"]
+    best = result.best
+    assert best is not None and best.meets_load and best.cost.usd_per_gpu_hour == 0.22
+    assert best.at_max_rate is not None and best.at_max_rate.ttft_s <= 4.0
