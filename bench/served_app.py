@@ -5,16 +5,14 @@ Not a bench: `make bench` runs every bench/*.py, and run on its own this module 
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support.browser import wait_for_app  # noqa: F401 - re-exported for the benches
+from tests.support.streamlit_server import free_port, stop, wait_for_health
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -23,29 +21,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 SERVER_FLAGS = ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
                 "--server.fileWatcherType", "none"]  # fmt: skip
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_health(base_url: str, process: subprocess.Popen, timeout_s: float = 90) -> float:
-    """Seconds until /_stcore/health answers 'ok' (raises if the server exits or never answers)."""
-    start = time.perf_counter()
-    while time.perf_counter() - start < timeout_s:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    return time.perf_counter() - start
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.05)
-    raise RuntimeError(f"{base_url} did not become healthy within {timeout_s} s")
 
 
 @contextmanager
@@ -64,15 +39,10 @@ def served(command: list[str], cwd: Path) -> Iterator[tuple[str, subprocess.Pope
     )
     base_url = f"http://127.0.0.1:{port}"
     try:
-        wait_for_health(base_url, process)
+        wait_for_health(base_url, process, timeout_s=90)
         yield base_url, process, time.perf_counter() - start
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop(process)
 
 
 @contextmanager

@@ -18,33 +18,43 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SERVER_START_TIMEOUT_S = 60
 
 
-def _free_port() -> int:
+def free_port() -> int:
     """A TCP port on 127.0.0.1 nobody listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
-def _wait_for_health(base_url: str, process: subprocess.Popen, log_path: Path) -> None:
-    """Poll /_stcore/health until it answers 'ok'; fail with the server log if it never does."""
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
+def wait_for_health(base_url: str, process: subprocess.Popen, timeout_s: float = SERVER_START_TIMEOUT_S) -> float:
+    """Seconds until /_stcore/health answers 'ok'; RuntimeError if the server exits or never answers."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout_s:
         if process.poll() is not None:
-            pytest.fail(f"streamlit exited with code {process.returncode}:\n{log_path.read_text()}")
+            raise RuntimeError(f"streamlit exited with code {process.returncode}")
         try:
             with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as response:
                 if response.status == 200 and response.read().strip() == b"ok":
-                    return
+                    return time.perf_counter() - start
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
-        time.sleep(0.25)
-    pytest.fail(f"streamlit did not answer /_stcore/health within {SERVER_START_TIMEOUT_S}s:\n{log_path.read_text()}")
+        time.sleep(0.05)
+    raise RuntimeError(f"streamlit did not answer /_stcore/health within {timeout_s} s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Terminate a server process, killing it if it has not exited 10 s later."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
 
 
 @contextmanager
 def served(command: list[str], log_path: Path) -> Iterator[str]:
     """Run a Streamlit server command (given its --server.* options here) from the repository root; its base URL."""
-    port = _free_port()
+    port = free_port()
     command = [
         *command,
         "--server.address", "127.0.0.1",
@@ -58,14 +68,12 @@ def served(command: list[str], log_path: Path) -> Iterator[str]:
         process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     base_url = f"http://127.0.0.1:{port}"
     try:
-        _wait_for_health(base_url, process, log_path)
+        try:
+            wait_for_health(base_url, process)
+        except RuntimeError as exc:
+            pytest.fail(f"{exc}:\n{log_path.read_text()}")
         yield base_url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop(process)
 
 
