@@ -27,7 +27,7 @@ from knowledge.engines import (
 from knowledge.formats import FormatsSection
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
-from reports.tables import Link
+from reports.tables import source_link
 
 UNKNOWN_TEXT = N_("unknown")  # also the knowledge base's own word for it: compare untranslated
 HARDWARE_OPTIONS: tuple[str, ...] = get_args(HardwareBackend)
@@ -484,11 +484,4 @@ def linked_sources(table: pd.DataFrame, link_text: str | None = None) -> pd.Data
     """`table` with its Source URLs as links reading `link_text` (default: the URL's last two path parts, e.g.
     vllm/arg_utils.py); a source that is not a URL (a repository path) stays as text."""
     column = _("Source")
-
-    def link(value: object) -> object:
-        text = str(value)
-        if not text.startswith(("http://", "https://")):
-            return value
-        return Link(link_text or "/".join(text.rstrip("/").split("/")[-2:]), text)
-
-    return table.assign(**{column: [link(v) for v in table[column]]})
+    return table.assign(**{column: [source_link(v, link_text, path_parts=2) for v in table[column]]})

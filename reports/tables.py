@@ -29,6 +29,14 @@ class Link:
     url: str
 
 
+def source_link(value: object, text: str | None = None, path_parts: int = 1) -> object:
+    """A source cell: a URL becomes a Link reading `text` (default: its last `path_parts` path parts, e.g.
+    arg_utils.py or vllm/arg_utils.py); anything else (a repository path, a blank) is returned as it is."""
+    if not isinstance(value, str) or not value.startswith(("http://", "https://")):
+        return value
+    return Link(text or "/".join(value.rstrip("/").split("/")[-path_parts:]), value)
+
+
 def literal_markdown(text: str) -> str:
     """`text` with every Markdown special character escaped, so it shows exactly as written."""
     return "".join("\\" + char if char in MARKDOWN_SPECIALS else char for char in text)

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from calculators.i18n import _
-from reports.tables import Link, literal_markdown, markdown_table
+from reports.tables import literal_markdown, markdown_table, source_link
 
 FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags and prose readable
 
@@ -22,8 +22,8 @@ def show_table(frame: pd.DataFrame) -> None:
     for record in frame.to_dict("records"):
         row = {}
         for column, value in record.items():
-            if column == "Source" and isinstance(value, str) and value.startswith("http"):
-                value = Link(value.rstrip("/").rsplit("/", 1)[-1], value)
+            if column == "Source":
+                value = source_link(value)
             row[_(str(column))] = value
         rows.append(row)
     st.markdown(markdown_table(rows, literal=True))
