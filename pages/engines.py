@@ -128,7 +128,8 @@ st.markdown(_(
 with_knobs = [e.id for e in engines if e.knobs]
 engine_id = url_widgets.selectbox(_("Engine"), with_knobs, key="engines_knobs", labels=namer(load_knowledge()))
 chosen = next(e for e in engines if e.id == engine_id)
-show_wide_table(frame_markdown(linked_sources(knob_table(chosen), _("source")), literal=True))
+# Nine columns, three of them prose: laid out wide and scrolled sideways, not squeezed to a word per line.
+show_wide_table(frame_markdown(linked_sources(knob_table(chosen), _("source")), literal=True), min_width_px=2200)
 st.subheader(_("Strengths and limits of {engine}").format(engine=chosen.name))
 st.caption(_("In our words; the numbers refer to the ideas in servewise's product brief."))
 st.markdown(points_markdown(chosen))

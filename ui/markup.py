@@ -18,13 +18,16 @@ def show_svg(svg: str) -> None:
     st.markdown(f'<div class="sw-chart">{svg}</div>', unsafe_allow_html=True)
 
 
-def show_wide_table(table_markdown: str) -> None:
+def show_wide_table(table_markdown: str, min_width_px: int | None = None) -> None:
     """Draw a Markdown table (reports/tables.py) that scrolls sideways when it is wider than the page.
 
-    The table stays Markdown, parsed as any other; only the opening and closing <div> around it are HTML (each
-    its own block, so the table between them is Markdown and ends up inside the scrolling box).
+    The table stays Markdown, parsed as any other; only the opening and closing <div>s around it are HTML (each
+    its own block, so the table between them is Markdown and ends up inside the scrolling box). With
+    `min_width_px`, the table is laid out at least that wide and scrolls rather than squeezing prose columns to a
+    word per line.
     """
     if not table_markdown.lstrip().startswith("|") or "<script" in table_markdown.lower():
         raise ValueError("show_wide_table draws reports/tables.py Markdown tables only")
-    st.markdown(f'<div class="sw-wide-table" style="overflow-x:auto">\n\n{table_markdown}\n\n</div>',
+    inner = f'<div style="min-width:{int(min_width_px)}px">' if min_width_px else "<div>"
+    st.markdown(f'<div class="sw-wide-table" style="overflow-x:auto">{inner}\n\n{table_markdown}\n\n</div></div>',
                 unsafe_allow_html=True)
