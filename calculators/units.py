@@ -6,6 +6,7 @@ calculator writes formats its numbers with `number` / `compact` / `percent` here
 same functions), in the language of the current run (`calculators.i18n.current_language()`).
 """
 
+from babel import Locale
 from babel.numbers import format_decimal, format_percent
 
 from calculators.i18n import current_language
@@ -33,9 +34,15 @@ def compact(value: float, max_decimals: int = 2) -> str:
 
 
 def percent(fraction: float, decimals: int = 0) -> str:
-    """`fraction` (0.25) as a percentage ("25%" / "25 %"), in the current language."""
-    pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "") + "%"
-    return format_percent(fraction, format=pattern, locale=current_language())
+    """`fraction` (0.25) as a percentage ("25%" / "25\u00a0%"), in the current language.
+
+    The sign is spaced as the language's CLDR percent pattern spaces it: Spanish writes "25 %" with a
+    non-breaking space (RAE, Ortografía 2010, and Fundéu), so the number never ends a line without its sign.
+    """
+    lang = current_language()
+    digits = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
+    pattern = Locale.parse(lang).percent_formats[None].pattern.replace("#,##0", digits, 1)
+    return format_percent(fraction, format=pattern, locale=lang)
 
 
 def significant(value: float, digits: int = 3) -> str:

@@ -39,7 +39,7 @@ from reports.memory_readouts import (
     speculation_rows,
 )
 from reports.names import namer
-from reports.numbers import number, significant
+from reports.numbers import compact, number, significant
 from reports.speed_text import speed_readout_line
 from reports.tables import markdown_table
 from ui import url_widgets
@@ -266,12 +266,13 @@ if readouts:
     first = readouts[0]
     st.caption(_(
         "One instance of each plan above, simulated with {prompt}-token prompts and {output}-token answers, users "
-        "pausing {think:g} s between requests, p{ttft_pct:g} time to first token ≤ {ttft:g} s and p{itl_pct:g} "
-        "inter-token latency ≤ {itl:g} ms. An estimate from the scheduler simulation on a roofline of the GPU; the "
+        "pausing {think} s between requests, p{ttft_pct} time to first token ≤ {ttft} s and p{itl_pct} "
+        "inter-token latency ≤ {itl} ms. An estimate from the scheduler simulation on a roofline of the GPU; the "
         "capacity planner searches for the cheapest configuration at your own load and target."
-    ).format(prompt=number(first.prompt_tokens), output=number(first.output_tokens), think=first.think_time_s,
-             ttft_pct=first.slo.ttft_percentile, ttft=first.slo.ttft_s, itl_pct=first.slo.itl_percentile,
-             itl=first.slo.itl_s * 1000))
+    ).format(prompt=number(first.prompt_tokens), output=number(first.output_tokens),
+        think=compact(first.think_time_s, 3),
+             ttft_pct=compact(first.slo.ttft_percentile, 2), ttft=compact(first.slo.ttft_s, 3),
+             itl_pct=compact(first.slo.itl_percentile, 2), itl=compact(first.slo.itl_s * 1000, 3)))
     st.markdown("\n".join(
         f"- **{ENGINES[r.engine].display_name}**: " + (
             _("about **{users} users** ({rate} requests/s)").format(users=number(r.users),

@@ -11,7 +11,7 @@ from babel.numbers import format_currency
 from calculators.i18n import current_language
 from calculators.units import compact, number, percent, significant
 
-__all__ = ["compact", "dollars", "number", "percent", "quantity", "signed", "significant"]
+__all__ = ["compact", "dollars", "number", "percent", "quantity", "signed", "signed_percent", "significant"]
 
 
 def quantity(value: float, unit: str, decimals: int = 1) -> str:
@@ -27,3 +27,8 @@ def dollars(value: float) -> str:
 def signed(value: float, decimals: int = 0) -> str:
     """`value` with its sign always written ("+0.125" / "+0,125"), for deltas (st.metric colours by the sign)."""
     return ("+" if value >= 0 else "") + number(value, decimals)
+
+
+def signed_percent(fraction: float, decimals: int = 0) -> str:
+    """`fraction` as a percentage with its sign always written ("+12%" / "+12\u00a0%"), for error bands."""
+    return ("+" if fraction >= 0 else "") + percent(fraction, decimals)

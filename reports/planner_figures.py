@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from calculators.i18n import _
 from calculators.planner.search import PlannerResult
 from reports.chart_layout import chart_layout
+from reports.numbers import compact
 
 #: The page draws the two charts side by side.
 _COLUMNS = 2
@@ -50,8 +51,8 @@ def latency_figure(result: PlannerResult, names: Mapping[str, str], colours: Map
             name=names.get(engine, engine), line={"color": colours.get(engine)},
         ))
     figure.add_hline(y=result.spec.slo.ttft_s, line_dash="dot", annotation_text=_("target"))
-    title = _("p{pct:g} time to first token against the rate per instance (estimate)").format(
-        pct=result.spec.slo.ttft_percentile)
+    title = _("p{pct} time to first token against the rate per instance (estimate)").format(
+        pct=compact(result.spec.slo.ttft_percentile, 2))
     figure.update_layout(**chart_layout(title=title, x_title=_("requests/s per instance"), y_title=_("seconds"),
                                         height_px=_HEIGHT_PX, columns=_COLUMNS))
     figure.update_yaxes(type="log", dtick=1)  # decades only: minor-tick labels (2, 5) read as values

@@ -75,10 +75,11 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
     lines = parts.setdefault("summary", [])
     lines += [
         "# " + _("servewise capacity plan"), "",
-        _("Model {model}; load {rate} requests/s; target p{tp:g} TTFT ≤ {ttft} s and p{ip:g} inter-token "
+        _("Model {model}; load {rate} requests/s; target p{tp} TTFT ≤ {ttft} s and p{ip} inter-token "
           "latency ≤ {itl} ms, at most {fail} failed.").format(
-            model=result.model_name, rate=significant(result.load_rate_per_s), tp=spec.slo.ttft_percentile,
-            ttft=compact(spec.slo.ttft_s, 3), ip=spec.slo.itl_percentile, itl=compact(spec.slo.itl_s * 1000, 3),
+            model=result.model_name, rate=significant(result.load_rate_per_s), tp=compact(spec.slo.ttft_percentile, 2),
+            ttft=compact(spec.slo.ttft_s, 3), ip=compact(spec.slo.itl_percentile, 2),
+                itl=compact(spec.slo.itl_s * 1000, 3),
             fail=percent(spec.slo.max_failed_share, 1)), "",
         _("Every figure is an estimate from servewise's memory plans and scheduler simulation: a hypothesis to "
           "verify with the benchmark plan before buying."), "",
@@ -106,10 +107,10 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
                             "to {ctx} tokens.")).format(engine=_name(engines, best.shape.engine),
                                                         kv=number(best.kv_capacity_tokens or 0),
                                                         ctx=number(result.context_tokens)),
-                  "- " + _("Latency: at {rate} requests/s per instance the simulation gives p{tp:g} TTFT "
-                           "{ttft} s and p{ip:g} inter-token latency {itl} ms; {fail} failed.").format(
-                      rate=significant(point.rate_per_s), tp=spec.slo.ttft_percentile,
-                      ttft=significant(point.ttft_s or 0.0), ip=spec.slo.itl_percentile,
+                  "- " + _("Latency: at {rate} requests/s per instance the simulation gives p{tp} TTFT "
+                           "{ttft} s and p{ip} inter-token latency {itl} ms; {fail} failed.").format(
+                      rate=significant(point.rate_per_s), tp=compact(spec.slo.ttft_percentile, 2),
+                      ttft=significant(point.ttft_s or 0.0), ip=compact(spec.slo.itl_percentile, 2),
                       itl=significant((point.itl_s or 0.0) * 1000), fail=percent(point.failed_share, 1)),
                   "- " + _("Replicas: {load} ÷ {rate} rounded up = {replicas} instance(s) on {hosts} "
                            "host(s).").format(load=significant(result.load_rate_per_s),

@@ -30,9 +30,10 @@ def pool_steps_markdown(steps: list[PoolStep]) -> list[str]:
                 + (" " + _("(raised from {requested})").format(requested=_n(i["requested"])) if raised else ""))
         elif step.code == "padded_page":
             lines.append(_("Page of every layer: {block} x {per_token} = **{bytes} bytes** (the state page padded "
-                           "by {padding}%)").format(block=_n(i["block_size"]),
+                           "by {padding})").format(block=_n(i["block_size"]),
                                                      per_token=_n(i["attention_bytes_per_token"]),
-                                                     bytes=_n(step.result), padding=i["padding_percent"]))
+                                                     bytes=_n(step.result),
+                                                     padding=percent(i["padding_percent"] / 100, 2)))
         elif step.code == "groups":
             draft = (_(", {layers} of them the drafter's").format(layers=i["draft_layers"]) if i["draft_layers"]
                      else "")

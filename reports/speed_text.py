@@ -8,7 +8,7 @@ from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Prediction, SpeedBasis, group_name
 from calculators.speed.predict import SpeedEstimate
-from reports.numbers import number, percent
+from reports.numbers import number, percent, signed_percent
 
 
 def basis_line(basis: SpeedBasis) -> str:
@@ -81,10 +81,12 @@ def calibration_text(result: CalibrationResult) -> str:
     lines += [
         "",
         _(
-            "Memory efficiency {m:.2f}, decode overhead {d:.2f} ms/step, "
-            "compute efficiency {c:.2f}, request overhead {r:.1f} ms."
+            "Memory efficiency {m}, decode overhead {d} ms/step, "
+            "compute efficiency {c}, request overhead {r} ms."
         ).format(
-            m=p.memory_efficiency, d=p.decode_overhead_s * 1000, c=p.compute_efficiency, r=p.prefill_overhead_s * 1000
+            m=number(p.memory_efficiency, 2), d=number(p.decode_overhead_s * 1000, 2), c=number(p.compute_efficiency,
+                2),
+            r=number(p.prefill_overhead_s * 1000, 1),
         ),
     ]
     lines += list(result.notes)
@@ -138,15 +140,15 @@ def step_basis_lines(step_costs) -> list[str]:
         band = item.params.decode_band
         lines.append(
             _(
-                "{engine}: {basis} Decode step band {low:+.0%} to {high:+.0%} (leave-one-out, {n} measurements); "
-                "request handling ({ms:.0f} ms) is added to each simulated TTFT."
+                "{engine}: {basis} Decode step band {low} to {high} (leave-one-out, {n} measurements); "
+                "request handling ({ms} ms) is added to each simulated TTFT."
             ).format(
                 engine=display_name(item.engine),
                 basis=basis_line(item.basis),
-                low=band.low,
-                high=band.high,
+                low=signed_percent(band.low),
+                high=signed_percent(band.high),
                 n=band.n_points,
-                ms=item.cost.request_overhead_s * 1000,
+                ms=number(item.cost.request_overhead_s * 1000),
             )
         )
     return lines

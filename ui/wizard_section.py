@@ -16,7 +16,7 @@ from calculators.wizard.plans import plans_for_top_choices
 from calculators.wizard.scoring import Recommendation
 from reports.memory_readouts import engine_readout
 from reports.names import name_of
-from reports.numbers import compact, number
+from reports.numbers import compact, number, signed
 from reports.tables import markdown_table
 from reports.wizard import engine_names, fact_label, ranking_rows
 from reports.wizard_figures import concern_svg
@@ -57,7 +57,8 @@ def render_recommendation(result: Recommendation, kb, answer_words: Callable[[st
     if top is None:
         st.error(_("No engine meets the hard constraints of these answers; see the exclusions below."))
     else:
-        first = _("First candidate: **{engine}** (score {score:+d})").format(engine=names[top.engine], score=top.score)
+        first = _("First candidate: **{engine}** (score {score})").format(engine=names[top.engine],
+            score=signed(top.score))
         st.success(first, icon=":material/recommend:")
     # The chart is inline SVG: it appears without the browser loading plotly's script first (a shared link opens
     # in a fresh browser). The ranking stays a dataframe: its columns do not fit half the page at 1024 px as a
@@ -155,9 +156,10 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
             if plan.users is not None:
                 users = plan.users
                 st.markdown(
-                    _("About **{users} users** per instance within p{pct:g} TTFT ≤ {ttft} s and inter-token "
+                    _("About **{users} users** per instance within p{pct} TTFT ≤ {ttft} s and inter-token "
                       "latency ≤ {itl} ms ({think} s between a user's requests; simulated estimate).").format(
-                        users=number(users.users), pct=users.slo.ttft_percentile, ttft=compact(users.slo.ttft_s, 3),
+                        users=number(users.users), pct=compact(users.slo.ttft_percentile, 2),
+                            ttft=compact(users.slo.ttft_s, 3),
                         itl=compact(users.slo.itl_s * 1000, 3), think=compact(users.think_time_s, 3))
                     if users.users is not None
                     else _("Users within the latency target: not estimated ({why}).").format(why=users.reason)

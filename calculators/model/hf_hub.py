@@ -18,6 +18,7 @@ from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from calculators.model.hf_config import architecture_from_config, load_config_text
+from calculators.units import compact
 
 DEFAULT_TIMEOUT_S = 10.0
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -136,8 +137,8 @@ def _download_text(
     try:
         if worker.is_alive():
             raise HubFetchError(
-                _("{where} did not answer successfully within {timeout_s:g} s (timed out, refused or kept "
-                  "failing); check the network or HF_ENDPOINT").format(where=where, timeout_s=timeout_s)
+                _("{where} did not answer successfully within {timeout_s} s (timed out, refused or kept "
+                  "failing); check the network or HF_ENDPOINT").format(where=where, timeout_s=compact(timeout_s, 3))
             )
         if "error" in outcome:
             raise outcome.pop("error")
@@ -186,8 +187,8 @@ def _unreachable_message(exc: BaseException, where: str, filename: str, timeout_
         return _("offline mode is on (HF_HUB_OFFLINE) and {filename} of {where} is not in the local cache").format(
                  filename=filename, where=where)
     if cause is not None and "Timeout" in type(cause).__name__:
-        return _("{where} did not answer within {timeout_s:g} s; check the network or HF_ENDPOINT").format(
-                 where=where, timeout_s=timeout_s)
+        return _("{where} did not answer within {timeout_s} s; check the network or HF_ENDPOINT").format(
+                 where=where, timeout_s=compact(timeout_s, 3))
     return _("could not reach {where} and {filename} is not in the local cache; check the network or "
              "HF_ENDPOINT").format(where=where, filename=filename)
 

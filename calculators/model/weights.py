@@ -20,6 +20,7 @@ from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.ggml_types import ggml_block
+from calculators.units import compact, number
 from knowledge.formats import FormatsSection, Quantization, Scope
 
 #: Bits of the parts a scheme leaves unquantized (the checkpoints' BF16/FP16).
@@ -155,15 +156,16 @@ def estimate_weights(
             bits_per_weight=float(mix_bits),
             exact=False,
             scheme=mix.id,
-            basis=_("{params_total:,} parameters x {measured_bits_per_weight} bits ({name} as measured)").format(
-                    params_total=params_total, measured_bits_per_weight=mix.measured_bits_per_weight, name=mix.name),
+            basis=_("{params_total} parameters x {measured_bits_per_weight} bits ({name} as measured)").format(
+                    params_total=number(params_total),
+                    measured_bits_per_weight=compact(mix.measured_bits_per_weight, 4), name=mix.name),
             source=mix.source,
             params=params_total,
             parts=(part,),
             approximations=(
                 _("{name} mixes ggml types per tensor; {bits} bits per weight was measured on {measured_on} and "
                   "differs for other models (read the GGUF header for exact bytes)").format(
-                    name=mix.name, bits=mix.measured_bits_per_weight, measured_on=mix.measured_on),
+                    name=mix.name, bits=compact(mix.measured_bits_per_weight, 4), measured_on=mix.measured_on),
             ),
         )
     quant = formats.quantization(scheme_id)
@@ -190,7 +192,8 @@ def estimate_weights(
         bits_per_weight=total * 8 / params_total,
         exact=False,
         scheme=quant.id,
-        basis=" + ".join(_("{params:,} x {bits:g} bits ({label})").format(params=p.params, bits=p.bits_per_weight,
+        basis=" + ".join(_("{params} x {bits} bits ({label})").format(params=number(p.params),
+            bits=compact(float(p.bits_per_weight), 4),
                                                                           label=p.label) for p in parts),
         source=quant.source,
         params=params_total,
@@ -237,8 +240,9 @@ def _split_by_scope(
 def _check_share(what: str, share: int, params_total: int) -> None:
     """Refuse a sub-count that is negative or larger than the whole model."""
     if not 0 <= share <= params_total:
-        raise ServewiseInputError(_("{what} ({share:,}) must be between 0 and the model's {params_total:,} "
-                                    "parameters").format(what=what, share=share, params_total=params_total))
+        raise ServewiseInputError(_("{what} ({share}) must be between 0 and the model's {params_total} "
+                                    "parameters").format(what=what, share=number(share),
+                                        params_total=number(params_total)))
 
 
 def _part(label: str, params: int, bits: Fraction | int) -> WeightPart:

@@ -311,9 +311,11 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
           "modelled); per-message latency is not, so TP instances are still estimated optimistic."),
     ]
     if spec.load.users is not None:
-        notes.append(_("{users:,} users pausing {think_time_s:g} s between requests are planned as "
-                       "{load:.3g} requests/s, the most they could send: answers take time, so real demand "
-                       "is lower.").format(users=spec.load.users, think_time_s=spec.load.think_time_s, load=load))
+        notes.append(_("{users} users pausing {think_time_s} s between requests are planned as "
+                       "{load} requests/s, the most they could send: answers take time, so real demand "
+                       "is lower.").format(users=number(spec.load.users),
+                           think_time_s=compact(spec.load.think_time_s, 3),
+                                         load=significant(load)))
 
     for engine in engines:
         engine_adapter = adapter(engine)
@@ -470,12 +472,13 @@ def _slo_miss(spec: PlannerSpec, point: RatePoint) -> str:
     slo = spec.slo
     if point.ttft_s is None or point.ttft_s > slo.ttft_s:
         shown = _("no first token") if point.ttft_s is None else f"{significant(point.ttft_s)} s"
-        return _("p{percentile:g} time to first token is {shown} even at {rate} requests/s (target "
-                 "{target} s)").format(percentile=slo.ttft_percentile, shown=shown,
+        return _("p{percentile} time to first token is {shown} even at {rate} requests/s (target "
+                 "{target} s)").format(percentile=compact(slo.ttft_percentile, 2), shown=shown,
                                        rate=significant(point.rate_per_s), target=compact(slo.ttft_s, 3))
     if point.itl_s is not None and point.itl_s > slo.itl_s:
-        return _("p{percentile:g} inter-token latency is {itl_ms} ms even at {rate} requests/s (target "
-                 "{target_ms} ms)").format(percentile=slo.itl_percentile, itl_ms=significant(point.itl_s * 1000),
+        return _("p{percentile} inter-token latency is {itl_ms} ms even at {rate} requests/s (target "
+                 "{target_ms} ms)").format(percentile=compact(slo.itl_percentile, 2),
+                     itl_ms=significant(point.itl_s * 1000),
                                            rate=significant(point.rate_per_s), target_ms=compact(slo.itl_s * 1000, 3))
     if point.kv_overflow:
         return _("the KV cache outgrows the memory it has even at {rate} requests/s (the engine does not queue on "

@@ -36,6 +36,7 @@ from calculators.simulator.workload import (
 from calculators.speed.inputs import accelerator_of_gpu
 from calculators.speed.model import SpeedBasis
 from calculators.speed.predict import engine_step_costs
+from calculators.units import number
 
 CHAT = "chat"
 INGESTION = "ingestion"
@@ -83,8 +84,8 @@ def merge_ingestion(chat: RequestSet, bursts: IngestionBursts) -> MixedRequests:
             rows.append((t, INGESTION, bursts.prompt.sample(rng), bursts.output_tokens, 0))
     if len(rows) > MAX_REQUESTS:
         raise ServewiseInputError(
-            _("chat plus ingestion is {n_rows:,} requests; the simulator takes at most {max_requests:,}").format(
-              n_rows=len(rows), max_requests=MAX_REQUESTS)
+            _("chat plus ingestion is {n_rows} requests; the simulator takes at most {max_requests}").format(
+              n_rows=number(len(rows)), max_requests=number(MAX_REQUESTS))
         )
     rows.sort(key=lambda row: row[0])
     merged = RequestSet(

@@ -13,7 +13,7 @@ from calculators.simulator.results import (
     SimulationResult,
 )
 from calculators.simulator.workload import ArrivalProcess, WorkloadSpec
-from calculators.units import number, percent
+from calculators.units import compact, number, percent
 
 
 def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpec) -> list[PlanNote]:
@@ -78,8 +78,8 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
                                share=percent(_blocked_share(d, Constraint.PREFILL_SLOTS)))))
     if d.kv_overflow_tokens > 0 and spec.kv_overflow_note is not None:
         code, message = spec.kv_overflow_note
-        notes.append(PlanNote(code=code, message=message.format(capacity=spec.kv_capacity_tokens,
-                                                                peak=d.peak_kv_used_tokens)))
+        notes.append(PlanNote(code=code, message=message.format(capacity=number(spec.kv_capacity_tokens or 0),
+                                                                peak=number(d.peak_kv_used_tokens))))
     if d.n_preemptions:
         notes.append(PlanNote(code="preemptions", message=(
             _("{n_preemptions} preemptions: KV ran out as sequences grew, so the newest running requests "
@@ -120,9 +120,9 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
               truncated=truncated, slot_context_tokens=spec.slot_context_tokens))))
     if s.n_cancelled:
         notes.append(PlanNote(code="cancelled", message=(
-            _("{n_cancelled} requests were cancelled after {cancel_after_s:g} s without a first token; the "
+            _("{n_cancelled} requests were cancelled after {cancel_after_s} s without a first token; the "
               "engine freed their queue place and KV.").format(
-              n_cancelled=s.n_cancelled, cancel_after_s=workload.cancel_after_s))))
+              n_cancelled=s.n_cancelled, cancel_after_s=compact(workload.cancel_after_s or 0, 3)))))
     if workload.arrival is ArrivalProcess.CLOSED:
         notes.append(PlanNote(code="closed_loop", message=(
             _("Closed loop: {n_clients} clients each wait for their answer before asking again, so demand "

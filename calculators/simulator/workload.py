@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.simulator.checked import checked
+from calculators.units import number
 
 #: Longer than any context window servewise knows; lengths above it are treated as typing mistakes.
 MAX_TOKENS_PER_REQUEST = 10_000_000
@@ -170,8 +171,8 @@ def parse_length_pairs_csv(data: str | bytes) -> tuple[tuple[int, int], ...]:
         output = _positive_length(row.get(original[output_col]), output_col, line_no)
         pairs.append((prompt, output))
         if len(pairs) > MAX_CSV_ROWS:
-            raise ServewiseInputError(_("the length CSV has more than {max_csv_rows:,} rows; sample it down "
-                                        "first").format(max_csv_rows=MAX_CSV_ROWS))
+            raise ServewiseInputError(_("the length CSV has more than {max_csv_rows} rows; sample it down "
+                                        "first").format(max_csv_rows=number(MAX_CSV_ROWS)))
     if not pairs:
         raise ServewiseInputError(_("the length CSV has a header but no rows"))
     return tuple(pairs)
@@ -192,8 +193,8 @@ def _positive_length(raw: str | None, column: str, line_no: int) -> int:
                                     line_no=line_no, column=column, text=text))
     if value > MAX_TOKENS_PER_REQUEST:
         raise ServewiseInputError(
-            _("length CSV line {line_no}: {column} {text} is above {max_tokens_per_request:,} tokens; check "
+            _("length CSV line {line_no}: {column} {text} is above {max_tokens_per_request} tokens; check "
               "the units").format(
-              line_no=line_no, column=column, text=text, max_tokens_per_request=MAX_TOKENS_PER_REQUEST)
+              line_no=line_no, column=column, text=text, max_tokens_per_request=number(MAX_TOKENS_PER_REQUEST))
         )
     return int(value)

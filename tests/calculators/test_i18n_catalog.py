@@ -108,3 +108,40 @@ def test_no_message_is_hidden_inside_an_f_string():
                 if is_f and re.search(r"""\b_\(\s*['"]""", text):
                     hidden.append(f"{path.relative_to(REPO_ROOT)}:{token.start[0]}")
     assert not hidden, "_() with a literal inside an f-string (not extracted): " + ", ".join(hidden)
+
+
+#: A format spec inside a placeholder (`{x:,}`, `{x:.2f}`, `{x:.0%}`, `{x:g}`, `{x:+d}`), or a percent sign
+#: written after one: Python would write the number the English way whatever the reader's language.
+def _formats_its_own_number(text: str) -> bool:
+    try:
+        fields = list(string.Formatter().parse(text))
+    except ValueError:  # not a format string (prose with a stray brace): nothing is interpolated
+        return False
+    # JSON shown as an example ('{"model_type": ...}') is no format field: its "name" is quoted
+    return any(field is not None and spec and _FIELD.fullmatch(field) for _literal, field, spec, _conv in fields) or (
+        bool(re.search(r"\{\w+\}\s?%", text)))
+
+
+_FIELD = re.compile(r"\w*(\.\w+|\[\w+\])*")
+
+
+def test_no_message_formats_its_own_numbers():
+    """Numbers go into messages already written by calculators/units.py (number, compact, percent, significant)."""
+    offenders = []
+    for message in extracted_messages():
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        if message.id and any(_formats_its_own_number(text) for text in ids):
+            offenders.append(f"{message.locations[0][0]}:{message.locations[0][1]}: {ids[0][:90]!r}")
+    assert not offenders, (
+        "messages that format a number with a Python spec (English digits in Spanish); pass number()/compact()/"
+        "percent()/significant() from calculators.units instead:\n" + "\n".join(offenders)
+    )
+
+
+def test_the_number_spec_check_sees_each_kind_of_spec():
+    for text in ("{n:,} rows", "{x:.2f} GiB", "{share:.0%} less", "{t:g} s", "{score:+d}", "by {padding}%",
+                 "by {padding} %"):
+        assert _formats_its_own_number(text), text
+    for text in ("{n} rows", "{value!r} is not a number", "not allowed with argument %s", "{{literal}}",
+                 '{"model_type": "llama", "num_hidden_layers": 32, ...}'):
+        assert not _formats_its_own_number(text), text

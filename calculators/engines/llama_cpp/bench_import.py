@@ -12,13 +12,15 @@ from calculators.engines.llama_cpp.plan import ENGINE_ID
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number
+from calculators.units import compact
 
 
 def _run(
     n_prompt: float, n_gen: float, depth: float, rate: float, model: str, hardware: str, where: str, line_no: int
 ) -> ImportedRun:
     if rate <= 0:
-        raise ServewiseInputError(_("{where}: t/s is {rate:g}; a rate must be positive").format(where=where, rate=rate))
+        raise ServewiseInputError(_("{where}: t/s is {rate}; a rate must be positive").format(where=where,
+            rate=compact(rate, 3)))
     if n_prompt > 0 and n_gen == 0:
         return ImportedRun(tool="llama-bench", engine=ENGINE_ID, model_label=model, hardware_label=hardware,
                            prompt_tokens=n_prompt, context_tokens=depth, prefill_tokens_per_s=rate, line_no=line_no)

@@ -18,7 +18,7 @@ from calculators.model.weights import estimate_weights
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Prediction, RowStatus, judge
 from calculators.reconcile.rows import EngineRun, Outcome, unused_figures
-from calculators.units import GB, TIB
+from calculators.units import GB, TIB, number
 from knowledge import load_knowledge
 
 _MLX_BITS_IN_NAME = re.compile(r"(?i)(?:^|[-_/])(\d)bit(?:$|[-_])")
@@ -84,23 +84,24 @@ def mlx_rows(run: EngineRun) -> Outcome:
         accounted = weights.bytes + plan.kv_cache_bytes + state
         used += [f for f in (prompt_fig, gen_fig, batch_fig) if f is not None]
         remainder = peak.value - accounted
-        basis = _("weights {weights:.3f} GB ({scheme}, {basis}) + KV cache {kv:.3f} GB for {prompt}+{generated} "
+        basis = _("weights {weights} GB ({scheme}, {basis}) + KV cache {kv} GB for {prompt}+{generated} "
                   "tokens x {n_seq} sequence(s)").format(
-                      weights=weights.bytes / GB, scheme=weights.scheme, basis=weights.basis,
-                      kv=plan.kv_cache_bytes / GB, prompt=prompt, generated=generated, n_seq=n_seq)
+                      weights=number(weights.bytes / GB, 3), scheme=weights.scheme, basis=weights.basis,
+                      kv=number(plan.kv_cache_bytes / GB, 3), prompt=prompt, generated=generated, n_seq=n_seq)
         if state:
-            basis += " + " + _("recurrent state {state:.3f} GB").format(state=state / GB)
+            basis += " + " + _("recurrent state {state} GB").format(state=number(state / GB, 3))
         row = judge(peak, _("peak memory (weights + cache + working buffers)"),
                     Prediction(low=accounted, high=accounted, basis=basis))
         if row.status is RowStatus.UNEXPLAINED and remainder < 0:
             row = row.model_copy(update={"explanation": _(
-                "the printed peak is {below:.3f} GB below servewise's weights + cache: its weights estimate "
-                "(parameters x the scheme's bits) is too high for this checkpoint").format(below=-remainder / GB)})
+                "the printed peak is {below} GB below servewise's weights + cache: its weights estimate "
+                "(parameters x the scheme's bits) is too high for this checkpoint").format(
+                    below=number(-remainder / GB, 3))})
         elif row.status is RowStatus.UNEXPLAINED:
             row = row.model_copy(update={"explanation": _(
-                "{beyond:.3f} GB of the printed peak is beyond weights + cache: activations and temporary buffers "
+                "{beyond} GB of the printed peak is beyond weights + cache: activations and temporary buffers "
                 "of the largest step, which servewise does not model (unexplained remainder)").format(
-                    beyond=remainder / GB)})
+                    beyond=number(remainder / GB, 3))})
         out.rows.append(row)
         used.append(peak)
     if model_name and _mlx_scheme(model_name):

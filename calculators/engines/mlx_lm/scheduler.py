@@ -38,9 +38,9 @@ from calculators.simulator.policy import (
 KV_STEP_TOKENS = 256
 
 _OVERFLOW_NOTE = N_(
-    "MLX LM does not queue on memory: it admits requests whatever the cache needs, and past {capacity:,} "
+    "MLX LM does not queue on memory: it admits requests whatever the cache needs, and past {capacity} "
     "KV tokens (the GPU working set less the weights) the Mac swaps or the process fails. This run held up "
-    "to {peak:,.0f}: lower --decode-concurrency or serve fewer users per instance."
+    "to {peak}: lower --decode-concurrency or serve fewer users per instance."
 )
 
 

@@ -12,7 +12,7 @@ from calculators.engines.ollama.plan import LOAD_HEADROOM_PERCENT, OllamaPlan, O
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
-from calculators.units import GIB
+from calculators.units import GIB, number
 
 KV_SETTINGS: dict[str, dict[str, Any] | None] = {
     "16-bit": {},
@@ -37,9 +37,10 @@ def why_not_held(plan: OllamaPlan, workload, machine: Machine) -> str | None:
     """llama.cpp's slots, then Ollama's own load check, then every device's memory."""
     reason = slots_hold(plan, workload.sequences, workload.context_tokens, machine)
     if reason is None and not plan.fits_preflight:
-        reason = _("Ollama's own estimate ({predicted:.2f} GiB) is over its load headroom of the {free:.2f} GiB it "
+        reason = _("Ollama's own estimate ({predicted} GiB) is over its load headroom of the {free} GiB it "
                    "sees free, so it would not load it this way").format(
-                       predicted=plan.predicted_for_load_bytes / GIB, free=plan.available_bytes / GIB)
+                       predicted=number(plan.predicted_for_load_bytes / GIB, 2),
+                           free=number(plan.available_bytes / GIB, 2))
     return reason or devices_hold(plan, machine)
 
 

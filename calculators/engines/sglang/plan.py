@@ -40,7 +40,7 @@ from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
 from calculators.model.architecture import LayerKind, ModelArchitecture, RecurrentGeometry
-from calculators.units import GIB, MIB
+from calculators.units import GIB, MIB, number
 
 ENGINE_ID = "sglang"
 
@@ -361,20 +361,22 @@ def plan_sglang(
         mamba_pool, rest_bytes = _mamba_pool(arch, state_layers, settings, rest_bytes)
         notes.append(PlanNote(code="sglang_mamba_pool", message=(
             _("The recurrent state takes a pool of its own: {max_mamba_cache_size} + 1 slots of "
-              "{bytes_per_request:,} bytes ({sizing}); only what is left goes to the KV pool, and each "
+              "{bytes_per_request} bytes ({sizing}); only what is left goes to the KV pool, and each "
               "running request holds {slots_per_request} slot(s)").format(
               max_mamba_cache_size=mamba_pool.max_mamba_cache_size,
-              bytes_per_request=mamba_pool.bytes_per_request,
+              bytes_per_request=number(mamba_pool.bytes_per_request),
               sizing=mamba_pool.sizing,
               slots_per_request=mamba_pool.slots_per_request))))
 
     if rest_bytes <= 0:  # kv_cache_configurator.py _profile_available_bytes (v0.5.23)
         minimum = 1 - (free_after / GIB) / (free_before / GIB)
         refusals.append(_("Loaded weights leave no GPU memory for the KV cache under "
-                          "--mem-fraction-static={fraction}. Raise --mem-fraction-static above {ceil:.3f} "
-                          "(minimum viable = 1 - available/pre = {minimum:.4f}). If using speculative "
+                          "--mem-fraction-static={fraction}. Raise --mem-fraction-static above {ceil} "
+                          "(minimum viable = 1 - available/pre = {minimum}). If using speculative "
                           "decoding, draft weights are now counted.").format(
-                          fraction=fraction, ceil=math.ceil(minimum * 1000) / 1000, minimum=minimum))
+                          # the flag value as typed on a command line (a "." decimal in every language)
+                          fraction=fraction, ceil=f"{math.ceil(minimum * 1000) / 1000:.3f}",
+                          minimum=number(minimum, 4)))
     swa_tokens: int | None = None
     if hybrid_swa:
         ratio = settings.swa_full_tokens_ratio
@@ -603,8 +605,8 @@ def _mamba_pool(
     if size <= 0:
         raise ServewiseInputError(
             _("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
-              "max_mamba_cache_size={size} (mamba_cache_per_req={per_req:.2f} MB); SGLang refuses to start.").format(
-              size=size, per_req=per_req / (1 << 20))
+              "max_mamba_cache_size={size} (mamba_cache_per_req={per_req} MB); SGLang refuses to start.").format(
+              size=size, per_req=number(per_req / MIB, 2))
         )
     left_gb = rest_gb - intermediate_gb - (size + 1) * per_req / GIB
     pool = SglangMambaPool(

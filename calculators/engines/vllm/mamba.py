@@ -38,6 +38,7 @@ from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.memory.plan import PlanNote
 from calculators.model.architecture import LayerKind, ModelArchitecture, RecurrentGeometry
+from calculators.units import number
 
 MambaCacheMode = Literal["none", "align"]
 
@@ -259,9 +260,10 @@ def mamba_layout(
                        mamba_blocks=mamba_blocks_per_request(mode, num_spec, checkpoints))
     notes.append(PlanNote(
         code="vllm_mamba_state_in_kv_pool",
-        message=_("Each recurrent layer keeps its state in pages of the shared KV block pool ({state:,} bytes padded "
-                  "to {page:,}); a request holds {blocks} such page(s) per state group (mamba_cache_mode '{mode}'), "
-                  "whatever its length.").format(state=state_bytes, page=page, blocks=spec.mamba_blocks, mode=mode),
+        message=_("Each recurrent layer keeps its state in pages of the shared KV block pool ({state} bytes padded "
+                  "to {page}); a request holds {blocks} such page(s) per state group (mamba_cache_mode '{mode}'), "
+                  "whatever its length.").format(state=number(state_bytes), page=number(page),
+                      blocks=spec.mamba_blocks, mode=mode),
     ))
     return MambaLayout(spec=spec, block_size=final_block, alignment=alignment, dtypes=dtypes, shapes=shapes,
                        mode=mode, requested_block_size=block_size, notes=tuple(notes))

@@ -20,7 +20,7 @@ from calculators.reconcile.rows import (
     setting_from_figure,
     unused_figures,
 )
-from calculators.units import GIB
+from calculators.units import GIB, number, percent
 
 
 def vllm_rows(run: EngineRun[VllmSettings]) -> Outcome[VllmSettings]:
@@ -134,8 +134,8 @@ def _vllm_estimated_budget(run: EngineRun[VllmSettings], settings: VllmSettings,
         basis=estimate.basis))
     alternative = Alternative(rule=Rule.ESTIMATE, low=predicted - peaks, high=predicted + peaks,
                               explanation=_("servewise estimates the activation peak and non-torch memory "
-                                            "vLLM profiles ({peaks:.2f} GiB together); the difference is "
-                                            "within that estimate").format(peaks=peaks / GIB))
+                                            "vLLM profiles ({peaks} GiB together); the difference is "
+                                            "within that estimate").format(peaks=number(peaks / GIB, 2)))
     return prediction, alternative, [weights]
 
 
@@ -177,9 +177,9 @@ def _vllm_alternatives(name: str, plans: list, settings: VllmSettings, workers: 
             rule=Rule.PER_RANK, low=low * (1 - _PER_RANK_TOLERANCE), high=low,
             explanation=_("with {ranks} workers vLLM keeps the smallest worker's pool "
                           "(unify_kv_cache_configs), and the log shows the available memory of {workers} of "
-                          "them; a worker with up to {per_rank_tolerance:.0%} less memory gives the printed "
+                          "them; a worker with up to {per_rank_tolerance} less memory gives the printed "
                           "value (not verifiable from this log)").format(
-                          ranks=ranks, workers=workers, per_rank_tolerance=_PER_RANK_TOLERANCE)))
+                          ranks=ranks, workers=workers, per_rank_tolerance=percent(_PER_RANK_TOLERANCE))))
     return tuple(alternatives)
 
 

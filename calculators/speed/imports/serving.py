@@ -15,6 +15,7 @@ from typing import Any
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.speed.imports.run import ImportedRun, ImportResult, SkippedLine, load_json, number, positive_or_none
+from calculators.units import compact
 
 
 def _load(row: dict, where: str, line_no: int) -> tuple[str, float | None]:
@@ -51,8 +52,8 @@ def run_from_row(row: object, tool: str, where: str, line_no: int, engine: str |
         )
     completed = number(row, "completed", where)
     if completed is not None and completed <= 0:
-        raise ServewiseInputError(_("{where}: 'completed' is {completed:g}: the run finished no request").format(
-                                    where=where, completed=completed))
+        raise ServewiseInputError(_("{where}: 'completed' is {completed}: the run finished no request").format(
+                                    where=where, completed=compact(completed, 3)))
     kind, load = _load(row, where, line_no)
     inputs, outputs = number(row, "total_input_tokens", where), number(row, "total_output_tokens", where)
     named = engine_for_backend(str(row.get("backend") or ""))
