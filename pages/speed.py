@@ -126,7 +126,7 @@ if pasted.strip():
             with st.expander(_("{n} line(s) not used").format(n=len(imported.skipped))):
                 st.table([{"line": s.line_no, "text": s.text, "reason": s.reason} for s in imported.skipped])
         if st.button(_("Use this calibration (the link will carry it)"), key="speed_use_cal"):
-            st.query_params[CALIBRATION_PARAM] = encode_profile(result.profile)
+            url_widgets.write_params({CALIBRATION_PARAM: encode_profile(result.profile)})
             st.rerun()
 if calibration is not None:
     st.caption(

@@ -15,7 +15,7 @@ Writing `st.query_params` from the script races the browser (issue 19, tests/bro
 Streamlit 1.67 sends the *whole* query string the run started with, and the browser replaces its address with
 it, while a bound widget the user changes meanwhile updates the address in the browser only (its frontend's
 `maybeSyncValueToUrl`). A number typed while a tab's rerun was on its way was therefore kept by the widget and
-dropped from the link. Every write here goes through `_write_params`, which remembers what it wrote until a
+dropped from the link. Every write here goes through `write_params`, which remembers what it wrote until a
 later run arrives with it; `keep_written_params()` (first thing in app.py) writes it again when a run arrives
 without it — the browser sent that run before our write reached it, so the write may have wiped the browser's
 newer values, and this run's query string (the browser's address when it sent the run, with those values) is
@@ -127,8 +127,12 @@ def _current_page() -> str:
     return ctx.page_script_hash if ctx is not None else ""
 
 
-def _write_params(values: Mapping[str, str | list[str] | None]) -> None:
-    """Write `values` into the URL (None removes the key) and remember them for `keep_written_params`."""
+def write_params(values: Mapping[str, str | list[str] | None]) -> None:
+    """Write `values` into the URL (None removes the key) and remember them for `keep_written_params`.
+
+    The one way a page writes `st.query_params` itself (the speed page's calibration, say): a plain assignment
+    would wipe a value the user typed while this run was on its way (see the module docstring).
+    """
     for key, value in values.items():
         if value is None:
             st.query_params.pop(key, None)
@@ -175,7 +179,7 @@ def keep_written_params() -> None:
         return
     lost = {key: value for key, value in written.items() if not _in_url(key, value)}
     if lost:
-        _write_params(written)
+        write_params(written)
     else:
         del st.session_state[_WRITTEN_KEY]
 
@@ -230,7 +234,7 @@ def _synced_choice(
     else:
         written = ([str(v) for v in value] or [""]) if multiple else [str(value)]
     if written != synced.get(key) or (written is None) != (key not in st.query_params):
-        _write_params({key: None if written is None else written if multiple else written[0]})
+        write_params({key: None if written is None else written if multiple else written[0]})
         synced[key] = written
     return value
 
@@ -300,7 +304,7 @@ def tabs(labels: Sequence[str], *, key: str) -> Sequence[Any]:
     def write_back() -> None:
         chosen = st.session_state.get(f"{key}_tab")
         if chosen in labels:
-            _write_params({key: str(list(labels).index(chosen) + 1)})
+            write_params({key: str(list(labels).index(chosen) + 1)})
 
     return st.tabs(list(labels), default=labels[index], key=f"{key}_tab", on_change=write_back)
 

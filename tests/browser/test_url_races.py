@@ -74,3 +74,37 @@ def test_the_wizard_keeps_a_number_typed_while_its_tab_opens(app_url, page):
     expect(page).to_have_url(re.compile(r"(?=.*wiz_step=2)(?=.*wiz_gpus=5)"), timeout=15_000)
     wait_for_app(page)
     assert page.locator(".st-key-wiz_gpus input").first.input_value() == "5"
+
+
+def test_the_speed_page_keeps_a_number_typed_while_it_writes_the_calibration(app_url, page):
+    """The speed page writes the calibration into the link from its script; a number typed before that write
+    reaches the browser must stay in the link too (the write goes through ui/url_widgets like every other)."""
+    from playwright.sync_api import expect
+
+    from tests.support.paths import REPO_ROOT
+
+    held = HeldServerMessages(page)
+    open_page(page, app_url + "/speed?speed_engine=llama-cpp&speed_gpu=rtx-4090-24gb")
+    pasted = page.locator(".st-key-speed_bench_text textarea").first
+    pasted.fill((REPO_ROOT / "tests" / "data" / "speed" / "llama_bench_readme.json").read_text())
+    pasted.press("Control+Enter")
+    button = page.locator(".st-key-speed_use_cal button").first
+    expect(button).to_be_visible(timeout=60_000)
+    wait_for_app(page)
+    held.hold()
+    button.click()
+    held.wait_until(page, page_info_sent)  # the server ran the click and wrote the calibration into the link
+    typed_at = len(held.seen)
+    field = page.locator(".st-key-speed_concurrency input").first
+    field.fill("5")
+    field.press("Enter")
+    page.wait_for_url("**speed_concurrency=5*")
+    held.wait_until(page, run_finished(after=typed_at))
+    held.release()
+    expect(page).to_have_url(re.compile(r"(?=.*speed_cal=)(?=.*speed_concurrency=5)"), timeout=15_000)
+    wait_for_app(page)
+    assert page.locator(".st-key-speed_concurrency input").first.input_value() == "5"
+    page.reload()
+    wait_for_app(page)
+    assert page.locator(".st-key-speed_concurrency input").first.input_value() == "5"
+    expect(page.get_by_text("Calibration in use from the link")).to_be_visible()
