@@ -114,6 +114,15 @@ class Gpu(Sourced):
     dense_bf16_read: TensorRateRead | None = Field(
         default=None, description="where dense_bf16_tflops was read (document, version, row); None = the entry's source"
     )
+    dense_fp16_acc_tflops: float | Unknown = Field(
+        default="unknown",
+        description="dense FP16 tensor TFLOPS with FP16 accumulate, where it differs from dense_bf16_tflops: GeForce "
+                    "cards run FP32 accumulate at half their FP16-accumulate rate (unknown elsewhere: professional and "
+                    "data-centre parts publish one rate for both accumulates)",
+    )
+    dense_fp16_acc_read: TensorRateRead | None = Field(
+        default=None, description="where dense_fp16_acc_tflops was read or how it was derived"
+    )
     gpu_alu_fp16_tflops: float | Unknown = Field(
         default="unknown",
         description="FP16 TFLOPS of the shader ALUs, for GPUs without tensor units (Apple before M5): compute rate",
@@ -127,7 +136,8 @@ class Gpu(Sourced):
     also_read: tuple[str, ...] = Field(default=(), description="further pages the figures were checked against")
     note: str = ""
 
-    @field_validator("memory_bandwidth_gb_per_s", "dense_bf16_tflops", "dense_fp8_tflops", "gpu_alu_fp16_tflops")
+    @field_validator("memory_bandwidth_gb_per_s", "dense_bf16_tflops", "dense_fp8_tflops", "gpu_alu_fp16_tflops",
+                     "dense_fp16_acc_tflops")
     @classmethod
     def _positive_number(cls, value: float | str) -> float | str:
         if isinstance(value, (int, float)) and value <= 0:
@@ -138,6 +148,8 @@ class Gpu(Sourced):
     def _a_read_rate_has_a_figure(self) -> Gpu:
         if self.dense_bf16_read is not None and not isinstance(self.dense_bf16_tflops, (int, float)):
             raise ValueError("dense_bf16_read names where a figure was read, so dense_bf16_tflops must be a number")
+        if (self.dense_fp16_acc_read is None) != (not isinstance(self.dense_fp16_acc_tflops, (int, float))):
+            raise ValueError("dense_fp16_acc_tflops and dense_fp16_acc_read go together (a figure names its source)")
         return self
 
     @property

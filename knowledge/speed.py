@@ -49,6 +49,11 @@ class SpeedHardware(Sourced):
     in_catalog: bool = Field(description="True when `id` is an entry of knowledge/gpus.yaml")
     memory_bandwidth_gb_per_s: float = Field(gt=0, description="peak (marketed or theoretical) decimal GB/s")
     dense_fp16_tflops: float | Unknown = Field(default="unknown", description="dense 16-bit tensor TFLOPS")
+    dense_fp16_acc_tflops: float | Unknown = Field(
+        default="unknown",
+        description="dense FP16 tensor TFLOPS with FP16 accumulate where it differs from dense_fp16_tflops (GeForce "
+                    "cards; the catalog's figure when in_catalog)",
+    )
     memory_bytes: int | None = Field(
         default=None, gt=0, description="device memory (marketed GB read as GiB); None = see the catalog or unknown"
     )

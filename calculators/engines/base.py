@@ -130,6 +130,9 @@ class EngineSpeed:
     #: engine version string -> fit family, for an engine whose core changed between versions so that old
     #: measurements must not set today's parameters; None = every version is `family`
     family_for_version: Callable[[str], str] | None = None
+    #: True when the engine's prompt (prefill) matmuls run at the FP16-accumulate tensor rate rather than the BF16
+    #: FP32-accumulate one the catalog stores: the rate that differs on GeForce cards (speed/families.py)
+    prefill_fp16_accumulate: bool = False
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from calculators.simulator.workload import (
     draw_requests,
 )
 from calculators.speed.calibration import CalibrationProfile
+from calculators.speed.families import engine_accelerator
 from calculators.speed.fit import band_from, decode_feature_s, fit_line, prefill_feature_s
 from calculators.speed.imports.run import ImportedRun
 from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams
@@ -220,6 +221,7 @@ def calibrate(
     """Fit a calibration profile for `engine` + `model` + `hw` from imported runs and compare every point."""
     if not runs:
         raise ServewiseInputError(_("calibration needs at least one imported run"))
+    hw = engine_accelerator(engine, hw)
     start, _unused = speed_params(engine, hw.hardware_class)
     notes: list[str] = []
     decode = [

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calculators.i18n import _
-from calculators.speed.families import speed_family
+from calculators.speed.families import engine_accelerator, speed_family
 from calculators.speed.model import (
     APPLE_FLOPS_NOTE,
     Accelerator,
@@ -55,10 +55,12 @@ def accelerator_of(hw: SpeedHardware) -> Accelerator:
         return Accelerator(hardware_class=hw.hardware_class, memory_bandwidth_bytes_per_s=bandwidth,
                            flops_per_s=apple_flops_from_bandwidth(bandwidth), label=hw.name,
                            flops_note=APPLE_FLOPS_NOTE)
+    fp16_acc = hw.dense_fp16_acc_tflops
     return Accelerator(
         hardware_class=hw.hardware_class,
         memory_bandwidth_bytes_per_s=bandwidth,
         flops_per_s=flops * 1e12 if isinstance(flops, (int, float)) else None,
+        fp16_acc_flops_per_s=fp16_acc * 1e12 if isinstance(fp16_acc, (int, float)) else None,
         label=hw.name,
     )
 
@@ -132,7 +134,7 @@ def observations(data: SpeedMeasurementSet, metrics: tuple[str, ...]) -> list[Ob
     for point in data.points:
         if point.metric not in metrics:
             continue
-        hw = accelerator_of(hardware[point.hardware])
+        hw = engine_accelerator(point.engine, accelerator_of(hardware[point.hardware]))
         model = shape_of(models[point.model])
         if point.metric in DECODE_METRICS:
             x = decode_feature_s(model, hw, point.context_tokens, point.batch)

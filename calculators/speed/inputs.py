@@ -42,10 +42,12 @@ def accelerator_of_gpu(gpu: Gpu) -> Accelerator:
         return Accelerator(hardware_class=hardware_class_of(gpu), memory_bandwidth_bytes_per_s=bandwidth * 1e9,
                            flops_per_s=apple_flops_from_bandwidth(bandwidth * 1e9), label=gpu.name,
                            flops_note=APPLE_FLOPS_NOTE)
+    fp16_acc = gpu.dense_fp16_acc_tflops
     return Accelerator(
         hardware_class=hardware_class_of(gpu),
         memory_bandwidth_bytes_per_s=bandwidth * 1e9,
         flops_per_s=flops * 1e12 if isinstance(flops, int | float) else None,
+        fp16_acc_flops_per_s=fp16_acc * 1e12 if isinstance(fp16_acc, int | float) else None,
         label=gpu.name,
     )
 

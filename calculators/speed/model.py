@@ -55,11 +55,20 @@ def apple_flops_from_bandwidth(bandwidth_bytes_per_s: float) -> float:
 
 
 class Accelerator(_Frozen):
-    """What the speed model needs of the hardware: peak bandwidth (bytes/s), dense 16-bit flop/s, class."""
+    """What the speed model needs of the hardware: peak bandwidth (bytes/s), dense 16-bit flop/s, class.
+
+    `flops_per_s` is BF16 with FP32 accumulate (what PyTorch-based engines run); an engine whose prompt kernels
+    accumulate in FP16 or int32 sees `fp16_acc_flops_per_s` instead (calculators/speed/families.engine_accelerator).
+    """
 
     hardware_class: Literal["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"]
     memory_bandwidth_bytes_per_s: float = Field(gt=0)
     flops_per_s: float | None = Field(default=None, gt=0, description="dense 16-bit tensor flop/s; None = unknown")
+    fp16_acc_flops_per_s: float | None = Field(
+        default=None, gt=0,
+        description="dense FP16 tensor flop/s with FP16 accumulate where it differs from flops_per_s (GeForce cards "
+                    "run FP32 accumulate at half rate); None = the same as flops_per_s",
+    )
     label: str = ""
     flops_note: str = Field(default="", description="how flops_per_s was obtained when it is not a published figure")
 

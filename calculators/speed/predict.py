@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from calculators.i18n import ngettext
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
 from calculators.speed.calibration import CalibrationProfile
-from calculators.speed.families import speed_family
+from calculators.speed.families import engine_accelerator, speed_family
 from calculators.speed.fit import default_fit
 from calculators.speed.model import (
     Accelerator,
@@ -92,6 +92,7 @@ def estimate_speed(
 
     Decode sequences are taken to hold `context_tokens` of KV each (default: the prompt).
     """
+    hw = engine_accelerator(engine, hw)
     params, basis = speed_params(engine, hw.hardware_class, calibration)
     if hw.flops_note:
         basis = basis.model_copy(update={"flops_note": hw.flops_note})
@@ -173,5 +174,8 @@ def engine_step_costs(
             (calibration.engine, calibration.hardware_class) == (engine, hw.hardware_class))
         usable = calibration if matches else None
         params, basis = speed_params(engine, hw.hardware_class, usable)
-        out.append(EngineStepCost(engine=engine, cost=step_cost_model(model, hw, params), basis=basis, params=params))
+        seen = engine_accelerator(engine, hw)
+        if seen.flops_note:
+            basis = basis.model_copy(update={"flops_note": seen.flops_note})
+        out.append(EngineStepCost(engine=engine, cost=step_cost_model(model, seen, params), basis=basis, params=params))
     return tuple(out)

@@ -35,6 +35,24 @@ def test_catalog_ids_exist_and_match_bandwidth():
             catalog_flops = getattr(entry, "dense_bf16_tflops", "unknown")
             if isinstance(catalog_flops, (int, float)):
                 assert hw.dense_fp16_tflops == catalog_flops, hw.id
+            assert hw.dense_fp16_acc_tflops == getattr(entry, "dense_fp16_acc_tflops", "unknown"), hw.id
+
+
+def test_every_geforce_card_with_a_tensor_figure_has_its_fp16_accumulate_rate_at_twice_it():
+    """GeForce cards run FP32 accumulate at half the FP16-accumulate rate (Ampere and Ada whitepapers); llama.cpp's
+    prompt kernels run at the FP16-accumulate one, so a GeForce entry without it would be predicted at half speed.
+    Professional and data-centre cards keep one rate ('unknown' here means: the same as the BF16 figure)."""
+    kb = load_knowledge()
+    fit = load_speed_measurements(FIT_FILE).hardware
+    entries = [(g.id, g.name, g.dense_bf16_tflops, g.dense_fp16_acc_tflops) for g in kb.gpus.all_gpus]
+    entries += [(h.id, h.name, h.dense_fp16_tflops, h.dense_fp16_acc_tflops) for h in fit]
+    geforce = [e for e in entries if "GeForce" in e[1] and isinstance(e[2], (int, float))]
+    assert len(geforce) >= 12
+    for gpu_id, _name, bf16, fp16_acc in geforce:
+        assert fp16_acc == pytest.approx(2 * bf16, rel=0.01), gpu_id
+    for gpu_id, name, _bf16, fp16_acc in entries:
+        if "GeForce" not in name:
+            assert fp16_acc == "unknown", gpu_id
 
 
 def test_holdout_is_only_the_apple_scoreboard():

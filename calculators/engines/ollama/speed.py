@@ -17,5 +17,6 @@ def concurrency(settings, plan, machine) -> int:
 SPEED = EngineSpeed(
     family=LLAMA_CPP_ID,
     concurrency=concurrency,
+    prefill_fp16_accumulate=True,  # llama.cpp's kernels: see engines/llama_cpp/speed.py
     bench_readers=(BenchReader("ollama-json", bench_import.read_ollama_json, bench_import.looks_like_response),),
 )

@@ -274,3 +274,39 @@ def test_tensor_parallel_instances_pay_their_all_reduce_traffic_over_the_catalog
     assert two.decode_span_seconds(10, 8, 1000.0) == pytest.approx(
         ideal.decode_span_seconds(10, 8, 1000.0) + 10 * 8 * two.allreduce_s_per_token)
     assert link_bytes_per_s_per_direction("l4-24gb") is None  # PCIe without a figure: not modelled
+
+
+def test_llama_cpp_prefill_runs_at_the_fp16_accumulate_rate_on_geforce_cards_only():
+    """llama.cpp's prompt matmuls accumulate in FP16 (engines/llama_cpp/speed.py cites ggml-cuda.cu): on an RTX 4090
+    it sees 330.3 TFLOPS (Ada whitepaper, FP16 accumulate), vLLM the 165.2 BF16 FP32-accumulate figure; on an RTX
+    6000 Ada (one rate for both accumulates) both see the catalog's 364."""
+    from calculators.speed.families import FP16_ACCUMULATE_NOTE, engine_accelerator
+    from calculators.speed.inputs import accelerator_of_gpu
+    from calculators.speed.predict import estimate_speed
+
+    geforce = accelerator_of_gpu(KB.gpus.get("rtx-4090-24gb"))
+    pro = accelerator_of_gpu(KB.gpus.get("rtx-6000-ada-48gb"))
+    assert engine_accelerator("llama-cpp", geforce).flops_per_s == pytest.approx(330.3e12)
+    assert engine_accelerator("ollama", geforce).flops_per_s == pytest.approx(330.3e12)
+    assert engine_accelerator("llama-cpp", geforce).flops_note == FP16_ACCUMULATE_NOTE
+    assert engine_accelerator("vllm", geforce).flops_per_s == pytest.approx(165.2e12)
+    assert engine_accelerator("llama-cpp", pro) == pro
+    _arch, _weights, shape = moe_shape()
+    # the same fitted parameters on a twice-as-fast compute rate: a long prompt's prefill is close to twice as fast
+    fast = estimate_speed(shape, geforce, "llama-cpp", prompt_tokens=8192)
+    slow = estimate_speed(shape, geforce.model_copy(update={"fp16_acc_flops_per_s": None}), "llama-cpp",
+                          prompt_tokens=8192)
+    assert fast.prefill_tokens_per_s.value > 1.6 * slow.prefill_tokens_per_s.value
+    assert fast.basis.flops_note == FP16_ACCUMULATE_NOTE
+
+
+def test_the_fit_sees_llama_cpp_geforce_prefill_at_the_fp16_accumulate_rate():
+    """A llama.cpp pp512 row on a GeForce card gets its FLOPs over the FP16-accumulate rate in the fit, so the
+    professional cards (full-rate FP32 accumulate) and GeForce cards share one compute efficiency."""
+    from calculators.speed.fit import PREFILL_METRICS, observations
+    from knowledge.speed import load_speed_measurements
+
+    rows = {o.point.id: o for o in observations(load_speed_measurements(), PREFILL_METRICS)}
+    geforce, pro = rows["sb-rtx-4090-24gb-pp512"], rows["sb-rtx-6000-ada-48gb-pp512"]
+    # same model and prompt: the feature (FLOPs / flop/s) is inverse to the rate each card is seen at
+    assert geforce.x_s / pro.x_s == pytest.approx(364.0 / 330.3, rel=1e-6)
