@@ -15,6 +15,7 @@ from reports.engines_tables import item_name
 from reports.formats_figures import SHORT_LABELS, STATUS_WORDS, compatibility_grid_svg
 from reports.names import namer
 from reports.numbers import compact, number
+from reports.tables import localized_frame
 from ui import url_widgets
 from ui.markup import show_svg
 
@@ -162,7 +163,7 @@ members = formats.members(column_id)
 if members:
     st.markdown(_("**What `{column}` covers**").format(column=column_id))
     st.dataframe(
-        pd.DataFrame(
+        localized_frame(pd.DataFrame(
             {
                 _("scheme"): [_(q.name) for q in members],
                 _("bits per weight"): [
@@ -170,7 +171,7 @@ if members:
                 ],
                 _("what one block or group holds"): [_(q.layout_note) if q.layout_note else "" for q in members],
             }
-        ),
+        )),
         hide_index=True,
         column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
     )
@@ -204,7 +205,7 @@ st.write(
     "Schemes marked *linear layers* keep embeddings and lm_head in 16-bit, so a whole model lands higher.")
 )
 st.dataframe(
-    pd.DataFrame(
+    localized_frame(pd.DataFrame(
         {
             _("scheme"): [_(q.name) for q in formats.quantizations],
             "id": [q.id for q in formats.quantizations],
@@ -217,7 +218,7 @@ st.dataframe(
             _("applies to"): [_(q.scope.value) for q in formats.quantizations],
             _("source"): [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
         }
-    ),
+    )),
     hide_index=True,
     column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
 )
@@ -228,7 +229,7 @@ st.write(
     "than Q4_K's 4.5 bits. Only measurements exist, and they depend on the model.")
 )
 st.dataframe(
-    pd.DataFrame(
+    localized_frame(pd.DataFrame(
         {
             _("file type"): [m.name for m in formats.file_mixes],
             _("measured bits per weight"): [m.measured_bits_per_weight for m in formats.file_mixes],
@@ -236,7 +237,7 @@ st.dataframe(
             _("measured on"): [_(m.measured_on) for m in formats.file_mixes],
             _("source"): [f"{m.source} @ {m.verified.version}" for m in formats.file_mixes],
         }
-    ),
+    )),
     hide_index=True,
-    column_config={"file type": st.column_config.Column(pinned=True)},  # wide: the file type stays in view
+    column_config={_("file type"): st.column_config.Column(pinned=True)},  # wide: the file type stays in view
 )

@@ -18,6 +18,7 @@ from reports.chart_layout import align_titles
 from reports.numbers import dollars, significant
 from reports.planner_figures import latency_figure, pareto_figure
 from reports.planner_report import planner_json, planner_markdown, rejections_table, winners_table
+from reports.tables import localized_frame
 from ui import url_widgets
 from ui.markdown_text import literal
 from ui.planner_inputs import read_spec
@@ -105,7 +106,9 @@ else:
         gpu=gpu_names[best.shape.gpu_id], hour=dollars(best.cost.usd_per_hour),
         month=dollars(best.cost.usd_per_month), mtok=dollars(best.cost.usd_per_million_output_tokens or 0.0),
         rate=significant(result.load_rate_per_s)))
-st.dataframe(view.winners, hide_index=True, width="stretch", column_config=pin_first_column(view.winners))
+st.dataframe(localized_frame(view.winners, decimals={_("US$ per hour"): 2, _("US$ per million output tokens"): 2}),
+             hide_index=True, width="stretch",
+             column_config=pin_first_column(view.winners))
 
 left, right = st.columns(2)
 left.plotly_chart(view.pareto, width="stretch")
@@ -126,7 +129,8 @@ if best is not None:
         st.info(literal(view.bench_error))
 
 with st.expander(_("Rejected configurations ({count})").format(count=len(result.rejections))):
-    st.dataframe(view.rejections, hide_index=True, width="stretch", column_config=pin_first_column(view.rejections))
+    st.dataframe(localized_frame(view.rejections), hide_index=True, width="stretch",
+                 column_config=pin_first_column(view.rejections))
 st.caption(_("{sims} simulations searched.").format(sims=result.n_simulations))
 a, b = st.columns(2)
 a.download_button(_("Download the plan (Markdown)"), view.full_markdown, "servewise-capacity-plan.md", "text/markdown")

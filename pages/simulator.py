@@ -32,7 +32,7 @@ from reports.simulator_charts import (
     timeline_figures,
 )
 from reports.speed_text import step_basis_lines
-from reports.tables import frame_markdown
+from reports.tables import frame_markdown, localized_frame
 from ui import url_widgets
 from ui.background import section_result, wait_for_section
 from ui.markdown_text import literal
@@ -357,7 +357,8 @@ else:
     st.caption(_("Step times from the typed efficiencies (the same for every engine), not the fitted speed model."))
 
 st.subheader(_("Latency distributions"))
-st.dataframe(distributions, hide_index=True, width="stretch", column_config=pin_first_column(distributions))
+st.dataframe(localized_frame(distributions), hide_index=True, width="stretch",
+             column_config=pin_first_column(distributions))
 st.download_button(
     _("Download every simulated request (CSV)"),
     data=lambda: records_csv(results),
@@ -384,7 +385,7 @@ for column, result in zip(st.columns(len(results)), results, strict=True):
 if workload.arrival == "closed":
     st.subheader(_("What the closed loop hides"))
     twins = run_open_twins(workload, built, costs, kv_tokens, slo)
-    st.dataframe(twins, hide_index=True, width="stretch", column_config=pin_first_column(twins))
+    st.dataframe(localized_frame(twins), hide_index=True, width="stretch", column_config=pin_first_column(twins))
     st.caption(
         _("{clients} clients that wait for each answer can never queue more than {clients} requests, and they send "
           "less when the server slows down. The same mean rate from independent users (Poisson arrivals) shows the "

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
 from calculators.engines import ENGINE_IDS, ENGINES
@@ -18,7 +19,8 @@ from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.predict import estimate_speed
 from knowledge import load_knowledge
 from reports.names import namer
-from reports.speed_text import calibration_text, ledger_rows, speed_estimate_text
+from reports.speed_text import ERROR_COLUMNS, calibration_text, ledger_rows, speed_estimate_text
+from reports.tables import localized_frame
 from ui import url_widgets
 from ui.markdown_text import literal
 
@@ -148,7 +150,9 @@ if LEDGER_FILE.exists():
         )
     )
     # A scrolling table: the Markdown version ran off the page's right edge at 1024 px.
-    st.dataframe(ledger_rows([Summary(**row) for row in ledger["by_class"]]), hide_index=True)
+    rows = ledger_rows([Summary(**row) for row in ledger["by_class"]], as_text=False)
+    st.dataframe(localized_frame(pd.DataFrame(rows), percents=[_(column) for column in ERROR_COLUMNS]),
+                 hide_index=True)
     with st.expander(_("Sources")):
         st.markdown("\n".join(f"- {literal(s)}" for s in ledger["sources"]))
 else:

@@ -113,13 +113,19 @@ def _shown(word: str) -> str:
     return _(LEDGER_WORDS[word]) if word in LEDGER_WORDS else word
 
 
-def ledger_rows(summaries: list[Summary]) -> list[dict[str, object]]:
-    """The accuracy table as rows (column name -> value): median and p90 absolute error per class."""
-    header = (_("check"), _("engine"), _("class"), _("metric"), "n", _("median abs error"), _("p90 abs error"))
+#: The accuracy table's error columns (their headers, translated where shown).
+ERROR_COLUMNS = (N_("median abs error"), N_("p90 abs error"))
+
+
+def ledger_rows(summaries: list[Summary], as_text: bool = True) -> list[dict[str, object]]:
+    """The accuracy table as rows (column name -> value): median and p90 absolute error per class, written as
+    percentages, or as fractions when not `as_text` (for a grid that sorts them as numbers)."""
+    shown = (lambda fraction: percent(fraction, 1)) if as_text else (lambda fraction: fraction)
+    header = (_("check"), _("engine"), _("class"), _("metric"), "n", *(_(column) for column in ERROR_COLUMNS))
     return [
         dict(zip(header, (_shown(s.check), _(ALL_ENGINES) if s.engine == ALL_ENGINES else display_name(s.engine),
-                          _shown(s.hardware_class), _shown(s.metric), s.n, percent(s.median_abs_error, 1),
-                          percent(s.p90_abs_error, 1)), strict=True))
+                          _shown(s.hardware_class), _shown(s.metric), s.n, shown(s.median_abs_error),
+                          shown(s.p90_abs_error)), strict=True))
         for s in summaries
     ]
 

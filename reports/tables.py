@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
+
 from calculators.i18n import _
-from reports.numbers import compact, number
+from reports.numbers import compact, number, percent
 
 #: Characters Markdown would read as markup (emphasis, links, HTML, code, math, table cells).
 MARKDOWN_SPECIALS = "\\*_$[]<>|`~"
@@ -49,14 +52,40 @@ def _cell(value: Any, literal: bool) -> str:
         return f"[{literal_markdown(value.text)}]({value.url.replace(')', '%29').replace(' ', '%20')})"
     if isinstance(value, bool):
         return _("yes") if value else ""
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    if isinstance(value, int):
-        return number(value)
-    if isinstance(value, float):
-        return compact(value, 4)  # as rounded by the table's builder, in the reader's language
+    if value is None or isinstance(value, int | float):
+        return _number_cell(value)
     text = literal_markdown(str(value)) if literal else str(value).replace("|", "\\|")
     return text.replace("\r\n", "<br>").replace("\n", "<br>")
+
+
+def _number_cell(value: float) -> str:
+    """A number as a table shows it: integers grouped, other numbers as rounded by the table's builder (up to 4
+    decimals), in the reader's language; None and NaN blank."""
+    if value is None or value != value:
+        return ""
+    return number(value) if isinstance(value, int) else compact(value, 4)
+
+
+def localized_frame(frame: pd.DataFrame, percents: Sequence[str] = (), percent_decimals: int = 1,
+                    decimals: Mapping[str, int] | None = None) -> Styler:
+    """`frame` for `st.dataframe` with its numbers written in the reader's language ("1.234,5" in Spanish);
+    the `percents` columns hold fractions (0.125) shown as percentages ("12,5 %"), and `decimals` fixes how
+    many decimals a column shows (money: 2); other numbers show as rounded by the table's builder.
+
+    The grid draws a Styler's display text but sorts by the values underneath, so a column stays sorted as
+    numbers (checked in Chromium: 9,25 < 25,00 < 1.234,50 < 100.000,00); a number column formatted by the
+    grid itself ("localized") would follow the browser's language rather than the reader's choice.
+    """
+    numeric = [column for column in frame.columns if pd.api.types.is_numeric_dtype(frame[column])
+               and not pd.api.types.is_bool_dtype(frame[column])]
+    integers = {column for column in numeric if pd.api.types.is_integer_dtype(frame[column])}
+    formats: dict[str, Any] = {
+        column: (lambda v: "" if v != v else number(v)) if column in integers else _number_cell for column in numeric}
+    formats.update({column: lambda v: "" if v is None or v != v else percent(v, percent_decimals)
+                    for column in percents})
+    formats.update({column: (lambda v, places=places: "" if v is None or v != v else number(v, places))
+                    for column, places in (decimals or {}).items()})
+    return frame.style.format(formats)
 
 
 def markdown_table(rows: Sequence[Mapping[str, Any]], literal: bool = False) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
@@ -258,6 +259,52 @@ def test_every_text_on_the_page_is_spanish(page):
     assert not english, f"{page.stem}: {len(english)} text(s) still in English with lang=es:\n" + "\n".join(
         f"  [{t.where}] {t.text[:150]!r} (English: {', '.join(words[:6])})" for t, words in english[:40]
     )
+    wrong = english_number_cells(at)
+    assert not wrong, f"{page.stem}: dataframe numbers not written the Spanish way:\n" + "\n".join(wrong[:20])
+
+
+def _spanish_value(text: str) -> tuple[float, float] | None:
+    """(the number a cell shows read the Spanish way, half its last shown digit): "1.234,5" = 1234.5 ± 0.05,
+    "12,5 %" = 0.125 ± 0.0005; None if the text is no number."""
+    cleaned = text.replace("\u00a0", " ").strip()
+    scale = 1.0
+    if cleaned.endswith("%"):
+        cleaned, scale = cleaned[:-1].strip(), 0.01
+    decimals = len(cleaned.split(",")[1]) if "," in cleaned else 0
+    try:
+        return float(cleaned.replace(".", "").replace(",", ".")) * scale, 0.5 * 10**-decimals * scale
+    except ValueError:
+        return None
+
+
+def english_number_cells(at: AppTest) -> list[str]:
+    """Number cells of the page's dataframes that a Spanish reader would read wrongly.
+
+    The grid draws a number cell itself, the English way ("0.126", "1,234.5"), unless the frame carries display
+    text (reports.tables.localized_frame); every shown number must read back, the Spanish way, as its value."""
+    import pyarrow as pa
+
+    wrong = []
+    for element in at.dataframe:
+        frame = element.value
+        styler = element.proto.arrow_data.styler
+        shown = pa.ipc.open_stream(styler.display_values).read_all().to_pandas() if styler.display_values else None
+        for column in frame.columns:
+            if not pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column]):
+                continue
+            for row, value in enumerate(frame[column]):
+                if value != value or (float(value).is_integer() and abs(value) < 1000):
+                    continue  # blank, or an integer every language writes alike
+                text = None if shown is None else str(shown[column].iloc[row])
+                read = None if text is None else _spanish_value(text)
+                if read is None or abs(read[0] - float(value)) > read[1] * 1.001:
+                    wrong.append(f"  {column!r} row {row}: {value!r} shown as {text!r}")
+    return wrong
+
+
+def test_the_number_cell_check_reads_spanish_and_catches_english():
+    assert _spanish_value("1.234,5") == (1234.5, 0.05) and _spanish_value("12,5\u00a0%") == (0.125, 0.0005)
+    assert _spanish_value("0.126")[0] == 126 and _spanish_value("1,234.5")[0] == 1.2345
 
 
 def test_an_untranslated_caption_is_caught():
