@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from calculators.i18n import N_, _
+from calculators.i18n import N_
 from calculators.speed.model import Accelerator
 
 #: Said with every prediction whose prefill uses the FP16-accumulate rate instead of the catalog's BF16 figure.
@@ -38,5 +38,6 @@ def engine_accelerator(engine: str, hw: Accelerator) -> Accelerator:
         return hw
     if hw.fp16_acc_flops_per_s is None or hw.fp16_acc_flops_per_s == hw.flops_per_s:
         return hw
-    note = " ".join(n for n in (hw.flops_note, _(FP16_ACCUMULATE_NOTE)) if n)
+    # the msgid itself: renderings translate flops_note (reports/speed_text.py)
+    note = " ".join(n for n in (hw.flops_note, FP16_ACCUMULATE_NOTE) if n)
     return hw.model_copy(update={"flops_per_s": hw.fp16_acc_flops_per_s, "flops_note": note})
