@@ -6,6 +6,11 @@ prefilling sequence and one decode token per decoding sequence, then retire fini
 pool runs out of KV a preempting engine frees the newest running request, which goes back to the
 queue front and later recomputes its prompt and generated tokens.
 
+An engine whose host processes a step's outputs while the next step runs on the device
+(`SchedulerSpec.outputs_returned_next_step`, vLLM's V0 engine) is modelled as such: each step spends
+the host time of the previous step's sequences, and a first token or a finish computed in one step
+reaches the client when the next step ends (at once when the engine has nothing left to run).
+
 Speed: decoding sequences are not touched one by one. A global decode-step counter advances them
 all at once, each remembers the counter value it started decoding at, and finishes come from a heap
 keyed by the counter value they finish at. When only decodes run and the queue cannot move,
@@ -150,6 +155,12 @@ class _Run:
         #: steps as they ran (start time, decoded ids, handed-over ids, prefill chunks), when a trace is asked for
         self.trace: list[StepTrace] | None = None
         self.awaiting_first: list[int] = []  # decode-then-prefill: handed over, first token not yet returned
+        # SchedulerSpec.outputs_returned_next_step: first tokens and finishes of the last step, which the client sees
+        # when the current step ends, and how many sequences' outputs the current step processes on the host
+        self.late_outputs = spec.outputs_returned_next_step
+        self.late_first: list[int] = []
+        self.late_end: list[int] = []
+        self.host_seqs = 0
 
     # ---- KV bookkeeping -------------------------------------------------------------------
     def kv_used(self) -> float:
@@ -254,7 +265,38 @@ class _Run:
         self.leave_running(i)
         self.status[i] = _FINISHED
         self.end[i] = t
+        if self.late_outputs:
+            self.late_end.append(i)  # the client sees it when the next step ends (or when the engine drains)
+            return
         self.issue_next(t)
+
+    def take_late(self) -> tuple[list[int], list[int]]:
+        """First tokens and finishes of the step that just ended, to be returned when the next one ends."""
+        late = self.late_first, self.late_end
+        self.late_first, self.late_end = [], []
+        return late
+
+    def return_late(self, late: tuple[list[int], list[int]]) -> None:
+        """The client sees `late` (from take_late) now: first-token and end times, closed-loop clients' next sends."""
+        firsts, ends = late
+        for i in firsts:
+            self.first[i] = self.now
+        for i in ends:
+            self.end[i] = self.now
+            self.issue_next(self.now)
+
+    def drain_if_idle(self) -> None:
+        """Nothing is left to run but the last step's finishes are not seen yet: the engine runs them once more
+        (it learns they are finished only while processing that step's outputs, in the next step), then idles."""
+        if not self.late_end or self.running or self.n_waiting:
+            return
+        late = self.take_late()
+        dt = step_seconds(self.rates, len(late[1]), 0.0, self.host_seqs)
+        self.account(dt, 0, Constraint.NONE)
+        self.now += dt
+        self.n_steps += 1
+        self.host_seqs = 0
+        self.return_late(late)
 
     def preempt_newest(self) -> None:
         victim = next(reversed(self.running))
@@ -383,7 +425,11 @@ class _Run:
         self.rem_prefill -= 1
         self.gen[i] += 1
         if self.first[i] is None:
-            self.first[i] = self.now
+            if self.late_outputs:
+                self.first[i] = self.now  # provisional; set when the client sees it (return_late)
+                self.late_first.append(i)
+            else:
+                self.first[i] = self.now
         if spec.prefix_reuse is PrefixReuse.SHARED and self.prefix[i] > self.shared[i]:
             # this request computed (more of) the shared prefix: that part becomes the shared copy
             self.resident_prefix = max(self.resident_prefix, self.prefix[i])
@@ -534,7 +580,13 @@ class _Run:
                 tokens += c
                 kv_read += self.ctx[i]
                 pairs += c * (self.ctx[i] - c / 2.0)  # the chunk's queries over the cached and its own keys
-            dt = step_seconds(rates, tokens, kv_read, n_dec + len(chunks), pairs)
+            n_seqs = n_dec + len(chunks)
+            if self.late_outputs:
+                dt = step_seconds(rates, tokens, kv_read, self.host_seqs, pairs)
+                self.host_seqs = n_seqs
+            else:
+                dt = step_seconds(rates, tokens, kv_read, n_seqs, pairs)
+            late = self.take_late()
             if self.n_dec and not n_dec:
                 self.decode_stall_s += dt  # a prefill batch ran alone while sequences were decoding
             self.account(dt, queued, blocked)
@@ -542,10 +594,12 @@ class _Run:
             self.n_steps += 1
             if n_dec:
                 self.decode_steps += 1
+            self.return_late(late)
             for i, _unused in chunks:
                 if self.status[i] == _PREFILL and self.need[i] == 0:
                     self.prefill_done(i)
             self.retire_decoders()
+            self.drain_if_idle()
             self.record()
 
     def decode_span(self, n_dec: int, kv_read_first: float, queued: int, blocked: Constraint) -> None:
@@ -556,12 +610,20 @@ class _Run:
         if self.pool and self.spec.preempt_on_kv_exhaustion:
             k = min(k, max(1, int((self.capacity - kv_start) // n_dec)))
         k = self.steps_to_next_arrival(k, n_dec, kv_read_first)
+        late = self.take_late()
+        if late[0] or late[1]:
+            k = 1  # what the last step returned is seen when this one ends: step once
         dt = decode_span_seconds(rates, k, n_dec, kv_read_first)
+        if self.late_outputs:  # the span's first step does the host work of the step before it
+            dt += rates[4] * (self.host_seqs - n_dec)
+            self.host_seqs = n_dec
         self.account(dt, queued, blocked, kv_mean=kv_start + n_dec * (k + 1) / 2.0)
         self.now += dt
         self.n_steps += k
         self.decode_steps += k
+        self.return_late(late)
         self.retire_decoders()
+        self.drain_if_idle()
         self.record()
 
     def steps_to_next_arrival(self, k: int, n_dec: int, kv_read_first: float) -> int:

@@ -97,6 +97,12 @@ class SchedulerSpec(BaseModel):
         "admission up to max_running decoders and max_prefilling prompts, a one-token pass handing prompts with one "
         "token left to the decoders, and a prompt pass; every pass reads the weights and pays the step overhead",
     )
+    outputs_returned_next_step: bool = Field(
+        default=False,
+        description="the host processes a step's outputs (sampled tokens appended, detokenised, streamed) while the "
+        "next step runs on the device: each step spends the host time per sequence of the previous step's sequences, "
+        "and a step's first tokens and finishes reach the client when the next step ends",
+    )
     kv_overflow_note: tuple[str, str] | None = Field(
         default=None, description="(code, message with {capacity} and {peak}) when the KV held outgrew the capacity "
         "(engines that do not check memory before admitting)",

@@ -45,6 +45,20 @@ class VllmPolicy(SchedulerPolicy):
     )
 
     @property
+    def outputs_returned_next_step(self) -> bool:
+        """V0's async output processor (on by default with CUDA graphs: ModelConfig.use_async_output_proc, turned
+        off only for pipeline parallelism, --enforce-eager, Ray SPMD workers, pooling models and speculative
+        decoding, vllm/config.py verify_async_output_proc) processes step N's outputs inside step N+1: LLMEngine.step
+        passes async_callback with the next ExecuteModelRequest (vllm/engine/llm_engine.py) and the model runner
+        calls it after launching that step's forward pass, before sampling (vllm/worker/model_runner.py
+        execute_model). AsyncLLMEngine puts the request outputs into the request streams from that callback, in the
+        executor thread the step runs in (engine/async_llm_engine.py process_request_outputs; executor_base.py
+        execute_model_async -> make_async), so a waiting client resumes when the step's future completes: a token
+        computed in step N is seen when step N+1 ends. All read in the vllm 0.7.3 wheel. V1 has no such lag in the
+        simulator (its output processing runs in another process, overlapped with the engine core)."""
+        return self.v0_engine
+
+    @property
     def host_work_per_sequence_in_step(self) -> bool:
         """V0's LLMEngine.step schedules, runs the model and then processes each sequence group's output
         (sampling results, detokenisation, stop checks) in the same process before the next step
@@ -69,6 +83,7 @@ class VllmPolicy(SchedulerPolicy):
             step_token_budget_knob="max_num_batched_tokens",
             chunked_prefill=self.enable_chunked_prefill,
             mixed_prefill_decode=self.enable_chunked_prefill or not self.v0_engine,
+            outputs_returned_next_step=self.outputs_returned_next_step,
             kv_layout=KvLayout.POOL,
             kv_capacity_tokens=capacity,
             kv_capacity_knob="gpu_memory_utilization",

@@ -254,3 +254,42 @@ def test_the_binding_note_counts_one_slot_in_the_singular_and_writes_the_readers
     (note,) = [n.message for n in english.notes if n.code == "binding_max_running"]
     assert note.startswith("Requests queued because 1 running place (num_parallel) was taken (100")
     assert "4,096 tokens" in note
+
+
+V0 = VllmPolicy(v0_engine=True, enable_chunked_prefill=False, max_num_batched_tokens=4096)
+
+
+def test_vllm_v0_returns_a_steps_tokens_when_the_next_step_ends():
+    # vLLM V0's async output processor handles step N's outputs inside step N+1 (vllm 0.7.3 llm_engine.step /
+    # model_runner.execute_model): the prefill (0.2 s) computes the first token, the client sees it after the next
+    # decode step (0.01 s); the last token (computed at 0.3 s) is seen after one more step the engine runs to learn
+    # the request has finished
+    assert V0.scheduler_spec(100_000).outputs_returned_next_step
+    assert not VllmPolicy().scheduler_spec(100_000).outputs_returned_next_step  # V1: no such lag modelled
+    (record,) = simulate(burst(1, 1000, 11), V0, COST, kv_capacity_tokens=100_000).records
+    assert record.ttft_s == pytest.approx(0.2 + DECODE_S)
+    assert record.e2e_s == pytest.approx(0.2 + 11 * DECODE_S)
+    assert record.itl_s == pytest.approx(DECODE_S)
+    (plain,) = simulate(burst(1, 1000, 11), V0.model_copy(update={"v0_engine": False}), COST, 100_000).records
+    assert plain.ttft_s == pytest.approx(0.2)
+
+
+def test_vllm_v0_steps_spend_the_host_time_of_the_previous_steps_sequences():
+    # 1 ms of host time per sequence per step. Four 100-token prompts at t = 0 prefill in one step (400 x 2e-4 =
+    # 0.08 s; no step before it, so no host time); each decode step of the four then costs 0.01 + 4 x 0.001 s.
+    # A fifth request arrives at 0.1 s, inside the decode step [0.094, 0.108]; its prefill step alone (V0) costs
+    # 100 x 2e-4 = 0.02 s plus the host time of the four sequences the step before ran (0.004 s): [0.108, 0.132];
+    # the next decode step (five sequences) processes that one prefill's output (0.001 s): 0.132 + 0.011 = 0.143,
+    # when its first token is seen. Without the lag (V1) the first prefill step pays its own four sequences' host
+    # time and returns their first tokens at its end: 0.084 s.
+    cost = COST.model_copy(update={"per_sequence_overhead_s": 0.001})
+    requests = RequestSet(prompt_tokens=[100] * 5, output_tokens=[1000] * 5, prefix_tokens=[0] * 5,
+                          arrival_s=[0.0, 0.0, 0.0, 0.0, 0.1], think_s=[0.0] * 5)
+    spec = WorkloadSpec(n_requests=5, arrival=ArrivalProcess.POISSON, rate_per_s=1.0,
+                        prompt=fixed(100), output=fixed(1000))
+    lagged = simulate(spec, V0, cost, kv_capacity_tokens=100_000, requests=requests).records
+    assert lagged[4].ttft_s == pytest.approx(0.143 - 0.1)
+    assert lagged[0].ttft_s == pytest.approx(0.08 + 0.014)
+    plain = simulate(spec, V0.model_copy(update={"v0_engine": False, "enable_chunked_prefill": False}), cost,
+                     kv_capacity_tokens=100_000, requests=requests).records
+    assert plain[0].ttft_s == pytest.approx(0.08 + 0.004)
