@@ -130,7 +130,8 @@ def embeddings_section() -> None:
                 try:
                     return json.loads(upload.getvalue().decode("utf-8"))
                 except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    raise ServewiseInputError(f"{name} is not valid JSON ({exc})") from None
+                    raise ServewiseInputError(_("{name} is not valid JSON ({exc})").format(name=name,
+                        exc=exc)) from None
 
             embedding = embedding_model_from_files(
                 _("uploaded files"), _("the uploaded sentence-transformers files"), _read("1_Pooling/config.json"),

@@ -320,9 +320,10 @@ for row, tab in zip(rows, st.tabs([name(e) for e in ENGINE_IDS]), strict=True):
         st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
         plain = plan_without_speculation(row.engine, arch, machine, weights.bytes, row.settings, workload)
         if plain is not None:
-            st.markdown("**Speculative decoding: this run with its drafter and without it**")
+            st.markdown("**" + _("Speculative decoding: this run with its drafter and without it") + "**")
             st.markdown(markdown_table(speculation_rows(plan, plain)))
-            st.markdown("\n".join(f"- without the drafter: {line}" for line in plan_readout(plain)[:3]))
+            st.markdown("\n".join("- " + _("without the drafter: {line}").format(line=line)
+                                   for line in plan_readout(plain)[:3]))
         for note in plan.notes:
             st.caption(f":material/info: {note.message}")
         rendered = render_launch_command(row.engine, row.settings,

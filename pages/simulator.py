@@ -95,7 +95,8 @@ engines = url_widgets.multiselect(
     _("Engines to compare (same workload)"), list(SIMULATED_ENGINES), key="sim_engines",
     labels=namer(load_knowledge(), {"static": _("static batching (baseline)")}),
     default=[engine.id for engine in ENGINES.values() if engine.simulator_default],
-    help=_("'static' is a baseline without iteration-level scheduling: a batch starts when the previous one ends."),
+    help=_("Static batching is a baseline without iteration-level scheduling: a batch starts when the previous one "
+           "ends."),
 )
 
 # Two input columns and the engines' knobs below them, two engines to a row: in three columns at 1024 px the GPU's
@@ -291,7 +292,7 @@ try:
     upload = uploaded.getvalue() if uploaded is not None else None
     pairs = parse_length_pairs_csv(upload if upload is not None else csv_text) if (upload or csv_text.strip()) else None
     if upload is not None and not upload.strip():
-        raise ServewiseInputError("the uploaded length CSV is empty: it needs a header and at least one row")
+        raise ServewiseInputError(_("the uploaded length CSV is empty: it needs a header and at least one row"))
     length_models = {
         name: checked(LengthDistribution, f"{name} length", kind=kind, value=typical, median=max(typical, 1),
                       low=low, high=high, sigma=sigma)

@@ -26,7 +26,7 @@ from calculators.model.catalog import architecture_from_catalog, catalog_id_for_
 from calculators.model.hf_config import NOT_MODELLED, architecture_from_config, load_config_text
 from calculators.model.hf_hub import fetch_config
 from calculators.model.weights import weights_from_file_bytes
-from calculators.units import GIB
+from calculators.units import GIB, compact, number
 from knowledge.loader import KnowledgeBase
 from reports.names import namer
 from ui import url_widgets
@@ -194,25 +194,27 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
         with cols[2]:
             unified = url_widgets.toggle(_("Apple unified memory"), key="mem_unified", value=False)
         if unified and n_gpus > 1:
-            notes.append("A Mac has one GPU: planning with 1.")
+            notes.append(_("A Mac has one GPU: planning with 1."))
             n_gpus = 1
         machine = Machine(device_memory_bytes=int(mem_gib * GIB), n_devices=n_gpus,
                           memory_bandwidth_bytes_per_s=bw * 1e9 or None,
                           host_ram_bytes=host_bytes or (int(mem_gib * GIB) if unified else None),
                           unified_memory=unified)
-        return MachineChoice(machine, f"{n_gpus} x custom {mem_gib:g} GiB", None, notes)
+        return MachineChoice(machine, _("{n} x custom {gib} GiB").format(n=n_gpus, gib=compact(mem_gib, 3)), None,
+            notes)
     gpu = kb.gpus.get(gpu_id)
     if gpu.unified_memory and n_gpus > 1:
-        notes.append("An Apple silicon machine has one GPU: planning with 1.")
+        notes.append(_("An Apple silicon machine has one GPU: planning with 1."))
         n_gpus = 1
     try:
         machine = machine_for_gpu(gpu, n_gpus, host_bytes, kb.gpus.apple_working_set)
     except ServewiseInputError as exc:
         return MachineChoice(None, gpu.name, str(exc))
     if gpu.unified_memory:
-        notes.append(f"The GPU may use {machine.device_memory_bytes / GIB:.1f} GiB of the "
-                     f"{gpu.memory_bytes / GIB:.0f} GiB by default (Metal's working set, an estimate from the "
-                     f"closest observed Mac); raise it with `{kb.gpus.apple_working_set.raise_with}`.")
+        notes.append(_("The GPU may use {usable} GiB of the {total} GiB by default (Metal's working set, an estimate "
+                       "from the closest observed Mac); raise it with `{command}`.").format(
+                           usable=number(machine.device_memory_bytes / GIB, 1), total=number(gpu.memory_bytes / GIB),
+                           command=kb.gpus.apple_working_set.raise_with))
     return MachineChoice(machine, f"{n_gpus} x {gpu.name}", None, notes)
 
 

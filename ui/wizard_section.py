@@ -169,4 +169,5 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
             st.code((env + " " if env else "") + shlex.join(command.words), language="bash", wrap_lines=True)
     if not page_link("pages/memory.py", label=_("Open this model and machine on the memory page"),
                      icon=":material/memory:", query_params=first.memory_page_query):
-        st.caption("Open the memory page with: ?" + "&".join(f"{k}={v}" for k, v in first.memory_page_query.items()))
+        query = "&".join(f"{k}={v}" for k, v in first.memory_page_query.items())
+        st.caption(_("Open the memory page with:") + " ?" + query)

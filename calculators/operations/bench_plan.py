@@ -459,8 +459,8 @@ def _engine_section(engine: Engine, runs: tuple[Run, ...], request: BenchPlanReq
     )
     if client is None:
         raise ServewiseInputError(
-            "the knowledge base gives the generic benchmark client's engine no open-loop serving-load tool "
-            "(knowledge/engines.yaml operations.bench_tools)"
+            _("the knowledge base gives the generic benchmark client's engine no open-loop serving-load tool "
+              "(knowledge/engines.yaml operations.bench_tools)")
         )
     commands = [
         Command(

@@ -66,7 +66,7 @@ def read_llama_bench_json(text: str) -> ImportResult:
             skipped.append(SkippedLine(line_no=line_of[index], text=str(row)[:500], reason=str(exc)))
     if not runs:
         raise ServewiseInputError(
-            "llama-bench JSON: no pp or tg result" + (f" ({skipped[0].reason})" if skipped else "")
+            _("llama-bench JSON: no pp or tg result") + (f" ({skipped[0].reason})" if skipped else "")
         )
     return ImportResult(tool="llama-bench", runs=tuple(runs), skipped=tuple(skipped))
 
@@ -91,12 +91,14 @@ def read_llama_bench_markdown(text: str) -> ImportResult:
         if header is None or set("".join(cells)) <= set("-: "):
             if header is None:
                 skipped.append(
-                    SkippedLine(line_no=line_no, text=raw, reason="table row before the header with 'test' and 't/s'")
+                    SkippedLine(line_no=line_no, text=raw,
+                        reason=_("table row before the header with 'test' and 't/s'"))
                 )
             continue
         if len(cells) != len(header):
             skipped.append(
-                SkippedLine(line_no=line_no, text=raw, reason=f"{len(cells)} cells where the header has {len(header)}")
+                SkippedLine(line_no=line_no, text=raw, reason=_("{cells} cells where the header has {header}").format(
+                    cells=len(cells), header=len(header)))
             )
             continue
         row = dict(zip(header, cells, strict=True))  # lengths checked just above
@@ -106,7 +108,9 @@ def read_llama_bench_markdown(text: str) -> ImportResult:
             what = "test" if not test else "t/s"
             skipped.append(
                 SkippedLine(
-                    line_no=line_no, text=raw, reason=f"column '{what}' ({row[what]!r}) is not a pp/tg test with a rate"
+                    line_no=line_no, text=raw,
+                        reason=_("column '{what}' ({value!r}) is not a pp/tg test with a rate").format(
+                        what=what, value=row[what])
                 )
             )
             continue

@@ -30,7 +30,7 @@ from calculators.memory.plan import (
 )
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.model.ggml_types import ggml_block, ggml_tensor_bytes
-from calculators.units import MIB
+from calculators.units import MIB, number
 
 ENGINE_ID = "llama-cpp"
 LLAMACPP_COMMIT = "0c1e57098"
@@ -868,10 +868,11 @@ def _with_draft(
             bytes=max(plan.device_capacity_bytes - used, 0), exact=False,
             basis=_("device memory minus the components above (target and draft); compute buffers are not modelled")))
     notes = [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
-        f"-md {s.spec_draft_model}: the draft model's own context holds {dplan.n_ctx} cells for {dplan.n_seq} "
-        f"slot(s) ({dplan.kv_cache_bytes / MIB:.2f} MiB of {dplan.caches[0].type_k if dplan.caches else '-'} KV); "
-        "its weights load beside the target's"
-        + ("; --fit here does not count the draft (llama.cpp fits both together, common/fit.cpp)"
+        _("-md {model}: the draft model's own context holds {cells} cells for {slots} slot(s) ({mib} MiB of {kv_type} "
+          "KV); its weights load beside the target's").format(
+            model=s.spec_draft_model, cells=number(dplan.n_ctx), slots=dplan.n_seq,
+            mib=number(dplan.kv_cache_bytes / MIB, 2), kv_type=dplan.caches[0].type_k if dplan.caches else "-")
+        + ("; " + _("--fit here does not count the draft (llama.cpp fits both together, common/fit.cpp)")
            if s.fit and machine is not None else "")))]
     if dplan.refusal:
         notes.append(PlanNote(code="llamacpp_draft_refused", message=_("the draft context: {refusal}").format(

@@ -126,7 +126,8 @@ def _built_cache(layer: LayerGeometry, file: ModelFile, max_kv_size: int | None)
     if file.has_make_cache:
         if layer.kind is LayerKind.SLIDING and file.keeps_windows:
             if layer.sliding_window_tokens is None:
-                raise ServewiseInputError("a sliding-window layer has no window size: the config lacks sliding_window")
+                raise ServewiseInputError(
+                    _("a sliding-window layer has no window size: the config lacks sliding_window"))
             return CacheClass.ROTATING, layer.sliding_window_tokens, 0
         return CacheClass.KV, None, 0
     if max_kv_size is not None:

@@ -29,6 +29,7 @@ from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.memory.plan import ComponentKind, MemoryComponent, MemoryPlan, PlanNote, Result
 from calculators.model.architecture import LayerKind, ModelArchitecture
+from calculators.units import number
 
 DEFAULT_NUM_DRAFT_TOKENS = 3  # generate.py / server.py --num-draft-tokens
 
@@ -130,8 +131,9 @@ def plan_with_draft_model(arch, settings, machine, weights_bytes, workload, draf
     notes.append(PlanNote(code="mlx_draft_planned", message=_(
         "--draft-model {name}: its weights ({weights}) and its own cache ({cache} bytes for one sequence of "
         "{tokens} tokens) are added to this plan").format(
-        name=draft.name, weights="unknown" if draft.weights_bytes is None else f"{draft.weights_bytes:,} bytes",
-        cache=f"{kv:,}", tokens=f"{workload.context_tokens:,}")))
+        name=draft.name, weights=_("unknown") if draft.weights_bytes is None
+        else _("{bytes} bytes").format(bytes=number(draft.weights_bytes)),
+        cache=number(kv), tokens=number(workload.context_tokens))))
     weights = (None if target.weights_bytes is None or draft.weights_bytes is None
                else target.weights_bytes + draft.weights_bytes)
     extra = sum(c.bytes for c in added)  # what the drafter takes comes out of what the working set had left

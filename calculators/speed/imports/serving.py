@@ -101,7 +101,8 @@ def read_json_rows(text: str, tool: str, what: str, engine: str | None = None) -
             skipped.append(SkippedLine(line_no=line_no, text=line, reason=str(exc)))
     if not runs:
         first = skipped[0] if skipped else None
-        raise ServewiseInputError(f"{what}: no usable line" + (f" ({first.reason})" if first else ""))
+        raise ServewiseInputError(_("{what}: no usable line").format(what=what)
+            + (f" ({first.reason})" if first else ""))
     return ImportResult(tool=tool, runs=tuple(runs), skipped=tuple(skipped))
 
 
