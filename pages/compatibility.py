@@ -1,6 +1,7 @@
 """Will tool calls parse, will embeddings match your index, and what does ingestion cost chat on a shared engine?"""
 
 import json
+from typing import Any
 
 import streamlit as st
 
@@ -29,6 +30,7 @@ from ui.compatibility_view import (
     show_tool_reasons,
     tool_checks_table,
 )
+from ui.uploads import file_uploader as uploaded_file
 
 kb = load_knowledge()
 tools_kb = kb.tool_calling
@@ -115,10 +117,10 @@ def embeddings_section() -> None:
         if source == "files":
             st.caption(_("Upload the model's sentence-transformers files (not kept in the link)."))
             cols = st.columns(4)
-            uploads = {
-                name: cols[i].file_uploader(name, type=["json"], key=f"cmp_emb_{i}")
-                for i, name in enumerate(ST_FILES)
-            }
+            uploads: dict[str, Any] = {}
+            for i, name in enumerate(ST_FILES):
+                with cols[i]:
+                    uploads[name] = uploaded_file(name, type=["json"], key=f"cmp_emb_{i}")
             if uploads["1_Pooling/config.json"] is None:
                 st.info(_("Upload at least 1_Pooling/config.json."), icon=":material/upload_file:")
                 return

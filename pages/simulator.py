@@ -33,7 +33,7 @@ from reports.simulator_charts import (
 )
 from reports.speed_text import step_basis_lines
 from reports.tables import frame_markdown, localized_frame
-from ui import url_widgets
+from ui import uploads, url_widgets
 from ui.background import section_result, wait_for_section
 from ui.markdown_text import literal
 from ui.state_cache import per_input_state, state_key
@@ -242,7 +242,7 @@ with workload_col:
         _("Or paste a CSV of lengths (prompt_tokens,output_tokens) — not kept in the link"), key="sim_csv_text",
         height=80, placeholder=_("prompt_tokens,output_tokens\n812,120\n95,640"),
     )
-    uploaded = st.file_uploader(_("…or upload it"), type=["csv"], key="sim_csv_file")
+    uploaded = uploads.file_uploader(_("…or upload it"), type=["csv"], key="sim_csv_file")
     prefix_pct = url_widgets.number(_("Shared prefix (% of each prompt, token-identical)"), key="sim_prefix",
                                     min_value=0, max_value=100, value=0, step=5)
     prefix_warm = url_widgets.toggle(_("Prefix already cached at start"), key="sim_warm", value=True)

@@ -14,7 +14,7 @@ from calculators.simulator.policy import STATIC_BASELINE
 from calculators.simulator.results import Distribution, SimulationResult
 from calculators.simulator.sweep import SweepPoint
 from reports.chart_layout import align_titles, chart_layout, engine_colour
-from reports.numbers import number
+from reports.numbers import number, percent
 
 #: The binding limit as the table shows it: its name in English, words in other languages.
 BINDING_TEXT = {"none": N_("none"), "max_running": N_("max_running"), "kv_capacity": N_("kv_capacity"),
@@ -44,9 +44,10 @@ def timeline_figures(results: list[SimulationResult]) -> tuple[go.Figure, go.Fig
                             hovertemplate=f"%{{x:.0f}} s: %{{y}}<extra>{name} ({d.max_running_knob} {d.max_running})"
                                           "</extra>")  # fmt: skip
         share = [100.0 * used / d.kv_capacity_tokens for used in ts.kv_used_tokens]
+        percent_sign = percent(0).removeprefix("0")  # "%" / " %" (non-breaking), as the language writes it
         kv.add_scatter(x=ts.t_s, y=share, name=name, line=_line(r.engine),
-                       hovertemplate=f"%{{x:.0f}} s: %{{y:.0f}} %<extra>{name} ({number(d.kv_capacity_tokens)} tokens)"
-                                     "</extra>")  # fmt: skip
+                       hovertemplate=f"%{{x:.0f}} s: %{{y:.0f}}{percent_sign}<extra>{name} "
+                                     f"({number(d.kv_capacity_tokens)} tokens)</extra>")  # fmt: skip
     queued.update_layout(**chart_layout(title=_("Waiting in the queue (estimate)"), x_title=_("time (s)"),
                                         y_title=_("requests"), height_px=320, columns=3))
     running.update_layout(**chart_layout(title=_("Running sequences (estimate)"), x_title=_("time (s)"),

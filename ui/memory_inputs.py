@@ -29,7 +29,7 @@ from calculators.model.weights import weights_from_file_bytes
 from calculators.units import GIB, compact, number
 from knowledge.loader import KnowledgeBase
 from reports.names import namer
-from ui import url_widgets
+from ui import uploads, url_widgets
 
 MODEL_SOURCES = ["catalog", "config-json", "hf-repo", "geometry"]
 WEIGHT_SOURCES = ["precision", "file-size"]
@@ -78,7 +78,7 @@ def read_model(kb: KnowledgeBase) -> ModelChoice:
     if source == "config-json":
         text = url_widgets.text_area(_("Paste config.json"), key="mem_config", height=140,
                                      placeholder=_('{"model_type": "llama", "num_hidden_layers": 32, ...}'))
-        upload = st.file_uploader(_("…or upload it (an upload is not part of the shared link)"), type=["json"],
+        upload = uploads.file_uploader(_("…or upload it (an upload is not part of the shared link)"), type=["json"],
                                   key="mem_config_upload")
         if upload is not None:
             text, name = upload.getvalue().decode("utf-8", errors="replace"), upload.name

@@ -28,7 +28,7 @@ from knowledge.log_help import load_log_captures
 from reports.log_lines import line_rows, line_summary
 from reports.names import namer
 from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
-from ui import url_widgets
+from ui import uploads, url_widgets
 
 NONE = "none"
 MAX_LOG_BYTES = 5 * 1024 * 1024
@@ -58,7 +58,7 @@ def _log_text(key_prefix: str) -> str:
         "or MLX LM. Include the lines that print memory (e.g. 'llama_kv_cache: size = …', 'Available KV cache "
         "memory', 'KV Cache is allocated')."),
     )
-    upload = st.file_uploader(_("…or upload a log file"), key=f"{key_prefix}_file", type=None)
+    upload = uploads.file_uploader(_("…or upload a log file"), key=f"{key_prefix}_file")
     if upload is None:
         return pasted or ""
     data = upload.getvalue()
