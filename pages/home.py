@@ -145,11 +145,12 @@ queue_label = _("{n} queued\\n(no KV cache yet)").format(n=number(states.queued_
 active_label = _("{n} active sequences\\n({n} KV caches)").format(n=active)
 weights_label, over, admitted = _("1 copy of the weights"), _("over the limit"), _("admitted")
 finishes, all_read = _("when a sequence finishes"), _("all read")
+# Two columns, top to bottom: in three columns the diagram was scaled to 2/3 at 1024 px and its labels read at 8 px.
 show_svg(flow_diagram_svg([
-    Node("conn", conn_label, "#eef3fb", 0, 0.5),
-    Node("queue", queue_label, "#fdf0d5", 1, 0),
+    Node("conn", conn_label, "#eef3fb", 0.5, 0),
+    Node("queue", queue_label, "#fdf0d5", 0, 1),
     Node("active", active_label, "#dceafc", 1, 1),
-    Node("weights", weights_label, "#e3f4e1", 2, 1),
+    Node("weights", weights_label, "#e3f4e1", 1, 2),
 ], [Edge("conn", "queue", over), Edge("conn", "active", admitted), Edge("queue", "active", finishes, dashed=True),
     Edge("active", "weights", all_read)], "sw-flow home-requests"))
 st.caption(

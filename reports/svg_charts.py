@@ -16,8 +16,13 @@ from html import escape
 
 from reports.numbers import number
 
-#: Drawing units of the SVG's viewBox; the SVG scales to its column's width (text scales with it).
-WIDTH = 760
+#: Drawing units of the SVG's viewBox; the SVG scales to its column's width (text scales with it). 600 units fit
+#: the ~560 px main column at 1024 px nearly 1:1, so an 11-unit tick label is still >= 10 px there (at 760 units it
+#: was 8 px); at 1440 px the chart grows to at most `WIDE_SCALE` times this.
+WIDTH = 600
+WIDE_SCALE = 1.3
+#: Smallest text size a chart may be drawn at, in CSS px, at the narrowest width checked (1024 px).
+MIN_TEXT_PX = 10
 LEGEND_ROW = 20
 PLOT_BOTTOM_PAD = 50
 #: Average width of one 12-unit character (for laying out legend entries and wrapping category names).
@@ -133,7 +138,7 @@ def stacked_bars_svg(chart: StackedBars) -> str:
     def y_of(value: float) -> float:
         return plot_bottom - value / top * plot_h
 
-    parts = _svg_open(chart.css_class, WIDTH, chart.height, chart.y_title)
+    parts = _svg_open(chart.css_class, WIDTH, chart.height, chart.y_title, WIDE_SCALE)
     _draw_legend(parts, legend, styles, 8)  # on top: a swatch (or the mark's line) and each band's name
     # Grid lines and y ticks.
     value = 0.0
@@ -228,7 +233,7 @@ def line_chart_svg(chart: LineChart) -> str:
     def y_of(value: float) -> float:
         return plot_bottom - value / top * (plot_bottom - plot_top)
 
-    parts = _svg_open(chart.css_class, WIDTH, chart.height, chart.y_title)
+    parts = _svg_open(chart.css_class, WIDTH, chart.height, chart.y_title, WIDE_SCALE)
     _draw_legend(parts, legend, {line.name: (line.colour, "line") for line in chart.lines}, 8)
     value = 0.0
     while value <= top + 1e-9:
@@ -282,21 +287,31 @@ class Edge:
 
 BOX_W, BOX_GAP_X, ROW_H, LINE_H = 220, 70, 120, 17
 BOX_CHARS = 27  # characters of 14-unit text per line inside a box
+EDGE_TEXT = 13  # size of an arrow's label
+
+
+def _text_width(text: str, size: float) -> float:
+    """Estimated drawn width of `text` at `size` units (CHAR_W is the average 12-unit character)."""
+    return CHAR_W * size / 12 * len(text)
 
 
 def flow_diagram_svg(nodes: list[Node], edges: list[Edge], css_class: str = "sw-flow") -> str:
-    """Boxes and arrows as one line of SVG markup (a small graphviz-like diagram without graphviz's script)."""
+    """Boxes and arrows as one line of SVG markup (a small graphviz-like diagram without graphviz's script).
+
+    Columns are spread apart just enough for the label of an arrow between two boxes of one row, so a label never
+    runs under a box; a label drawn beside a vertical arrow widens the picture instead of leaving it. Labels are
+    drawn last, on a white halo, so no line crosses them.
+    """
     lines = {node.key: [piece for part in node.label.split("\\n")
                         for piece in (textwrap.wrap(part, BOX_CHARS, break_on_hyphens=False) or [part])]
              for node in nodes}
     heights = {key: LINE_H * len(text) + 18 for key, text in lines.items()}
-    centres = {node.key: (20 + BOX_W / 2 + node.column * (BOX_W + BOX_GAP_X), 20 + ROW_H / 2 + node.row * ROW_H)
+    rows = {node.key: node.row for node in nodes}
+    level_labels = [_text_width(edge.label, EDGE_TEXT) for edge in edges
+                    if edge.label and rows[edge.source] == rows[edge.target]]
+    gap_x = max([BOX_GAP_X, *(width + 24 for width in level_labels)])
+    centres = {node.key: (20 + BOX_W / 2 + node.column * (BOX_W + gap_x), 20 + ROW_H / 2 + node.row * ROW_H)
                for node in nodes}
-    width = max(x for x, _y in centres.values()) + BOX_W / 2 + 20
-    height = max(y for _x, y in centres.values()) + ROW_H / 2 + 10
-    parts = [*_svg_open(css_class, width, height, max_scale=1.0),
-             '<defs><marker id="sw-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-             'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>']
 
     def border(key: str, towards: tuple[float, float]) -> tuple[float, float]:
         """Where the line from `key`'s centre towards a point leaves its box."""
@@ -306,16 +321,26 @@ def flow_diagram_svg(nodes: list[Node], edges: list[Edge], css_class: str = "sw-
         scale = min(half_w / abs(dx) if dx else math.inf, half_h / abs(dy) if dy else math.inf)
         return x + dx * scale, y + dy * scale
 
+    arrows, labels, right = [], [], max(x for x, _y in centres.values()) + BOX_W / 2
     for edge in edges:
         x1, y1 = border(edge.source, centres[edge.target])
         x2, y2 = border(edge.target, centres[edge.source])
         dash = ' stroke-dasharray="5 4"' if edge.dashed else ""
-        parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#555" '
-                     f'stroke-width="1.5"{dash} marker-end="url(#sw-arrow)"/>')
+        arrows.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#555" '
+                      f'stroke-width="1.5"{dash} marker-end="url(#sw-arrow)"/>')
         if edge.label:
             mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-            anchor = "start" if abs(x2 - x1) < 1 else "middle"
-            parts.append(_text(mx + (6 if anchor == "start" else 0), my - 7, edge.label, 12, anchor, "#444"))
+            beside = abs(x2 - x1) < 1  # a vertical arrow: its label starts just right of it
+            if beside:
+                right = max(right, mx + 6 + _text_width(edge.label, EDGE_TEXT))
+            labels.append(_text(mx + (6 if beside else 0), my - 7 if not beside else my + 4, edge.label, EDGE_TEXT,
+                                "start" if beside else "middle", "#444",
+                                extra=' class="sw-edge" paint-order="stroke" stroke="#fff" stroke-width="4"'))
+    width = right + 20
+    height = max(y for _x, y in centres.values()) + ROW_H / 2 + 10
+    parts = [*_svg_open(css_class, width, height, max_scale=1.0),
+             '<defs><marker id="sw-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+             'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>', *arrows]
     for node in nodes:
         x, y = centres[node.key]
         h = heights[node.key]
@@ -324,6 +349,7 @@ def flow_diagram_svg(nodes: list[Node], edges: list[Edge], css_class: str = "sw-
         first = y - h / 2 + 9 + LINE_H * 0.8
         for index, text in enumerate(lines[node.key]):
             parts.append(_text(x, first + index * LINE_H, text, 14, extra=' class="sw-node"'))
+    parts += labels
     parts.append("</svg>")
     return "".join(parts)
 
@@ -338,12 +364,17 @@ class DivergingBars:
     x_title: str
     title: str = ""
     css_class: str = "sw-diverging"
+    #: Drawing width in viewBox units: about the px width of the column it is drawn in at 1024 px, so its text
+    #: keeps its size there; category names wrap onto two lines to leave the bars room.
+    width: int = 560
 
 
 def diverging_bars_svg(chart: DivergingBars) -> str:
     """The chart as one line of SVG markup; hovering a segment shows its category, band and signed value."""
     n = len(chart.categories)
-    width, label_w, right_pad, row_h = 560, 150, 16, 34
+    width, right_pad, row_h = chart.width, 16, 34
+    names = [textwrap.wrap(category, 14, break_on_hyphens=False)[:2] or [category] for category in chart.categories]
+    label_w = 14 + max([_text_width(line, 12) for lines in names for line in lines] or [40])
     positive = [sum(max(band.values[i], 0) for band in chart.bands) for i in range(n)]
     negative = [sum(min(band.values[i], 0) for band in chart.bands) for i in range(n)]
     low, high = min([*negative, 0.0]), max([*positive, 0.0])
@@ -373,7 +404,12 @@ def diverging_bars_svg(chart: DivergingBars) -> str:
     parts.append(_text((plot_left + plot_right) / 2, bottom + 36, chart.x_title, 12))
     for i, category in enumerate(chart.categories):
         y = top + row_h * i + 6
-        parts.append(_text(plot_left - 8, y + (row_h - 12) / 2 + 4, category, 12, "end", extra=' class="sw-category"'))
+        # one <text> per category (its lines as <tspan>s), so the name reads whole to a screen reader and a test
+        first = y + (row_h - 12) / 2 + 4 - 7 * (len(names[i]) - 1)
+        lines = "".join(f'<tspan x="{plot_left - 8:.1f}" y="{first + 14 * index:.1f}">{_escaped(line)}'
+                        f'{" " if index < len(names[i]) - 1 else ""}</tspan>' for index, line in enumerate(names[i]))
+        parts.append(f'<text font-size="12" text-anchor="end" fill="#31333f" style="{FONT}" class="sw-category">'
+                     f"{lines}</text>")
         right, left = 0.0, 0.0
         for band in chart.bands:
             value = band.values[i]
@@ -392,6 +428,9 @@ def diverging_bars_svg(chart: DivergingBars) -> str:
                  f'stroke-width="2"/>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+GRID_SLANT_DEG = 60
 
 
 @dataclass(frozen=True)
@@ -417,18 +456,22 @@ class StatusGrid:
 
 def status_grid_svg(grid: StatusGrid) -> str:
     """The grid as one line of SVG markup; hovering a cell shows its text."""
+    # Column names slanted at 60 degrees: they need little room to the right of the last column, so seventeen
+    # format columns fit WIDTH units and the grid is drawn near 1:1 at 1024 px (at 35 degrees and 826 units wide
+    # it was scaled to 0.68 and its marks read at 7.5 px).
+    cos, sin = math.cos(math.radians(GRID_SLANT_DEG)), math.sin(math.radians(GRID_SLANT_DEG))
     label_w = 8 + CHAR_W * max((len(r) for r in grid.rows), default=4)
-    cell_w = max(26.0, (WIDTH - label_w - 60) / max(len(grid.columns), 1))
+    overhang = cos * CHAR_W * len(grid.columns[-1] if grid.columns else "") + 8  # the last column's slanted name
+    cell_w = max(24.0, (WIDTH - label_w - overhang) / max(len(grid.columns), 1))
     cell_h = 30
-    header_h = 16 + 0.6 * CHAR_W * max((len(c) for c in grid.columns), default=4)
-    # room on the right for the last column's slanted name
-    width = label_w + cell_w * len(grid.columns) + 0.85 * CHAR_W * len(grid.columns[-1] if grid.columns else "") + 8
+    header_h = 16 + sin * CHAR_W * max((len(c) for c in grid.columns), default=4)
+    width = label_w + cell_w * len(grid.columns) + overhang
     height = header_h + cell_h * len(grid.rows) + 8
     parts = _svg_open(grid.css_class, width, height)
     for j, column in enumerate(grid.columns):
         x = label_w + cell_w * (j + 0.5)
-        parts.append(_text(x, header_h - 6, column, 12, "start",
-                           extra=f' transform="rotate(-35 {x:.1f} {header_h - 6:.1f})" class="sw-column"'))
+        parts.append(_text(x, header_h - 6, column, 12, "start", extra=f' transform="rotate(-{GRID_SLANT_DEG} '
+                           f'{x:.1f} {header_h - 6:.1f})" class="sw-column"'))
     for i, row in enumerate(grid.rows):
         y = header_h + cell_h * i
         parts.append(_text(label_w - 8, y + cell_h / 2 + 4, row, 12, "end", extra=' class="sw-category"'))

@@ -132,16 +132,17 @@ def fact_label(reference: str, kb) -> str:
 
 
 def ranking_rows(result: Recommendation, names: dict[str, str]) -> list[dict]:
-    """The ranking as table rows: rank, engine name (marked when excluded) and score.
+    """The ranking as table rows: rank, engine name (marked when excluded) and signed score ("+5").
 
-    Three narrow columns, so the table beside the points chart shows the score at 1024 px; why an engine was
-    excluded is written in its own section of the page (and of the Markdown export).
+    Three narrow columns of a Markdown table, so beside the points chart (half the page at 1024 px) the engine
+    name wraps rather than pushing the score out of sight; why an engine was excluded is written in its own section
+    of the page (and of the Markdown export).
     """
     return [
         {
-            _("rank"): index,
+            "#": index,
             _("engine"): _("{engine} (excluded)").format(engine=names[v.engine]) if v.excluded else names[v.engine],
-            _("score"): v.score,
+            _("score"): f"{v.score:+d}",
         }
         for index, v in enumerate(result.ranking, start=1)
     ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 
-import pandas as pd
 import streamlit as st
 
 from calculators.i18n import N_, _, current_language
@@ -61,10 +60,10 @@ def render_recommendation(result: Recommendation, kb, answer_words: Callable[[st
             score=signed(top.score))
         st.success(first, icon=":material/recommend:")
     # The chart is inline SVG: it appears without the browser loading plotly's script first (a shared link opens
-    # in a fresh browser). The ranking stays a dataframe: its columns do not fit half the page at 1024 px as a
-    # Markdown table, and the grid scrolls sideways.
+    # in a fresh browser). The ranking is a Markdown table: as a dataframe half the page wide at 1024 px, its score
+    # column was out of sight (the grid scrolled sideways); as Markdown a long engine name wraps instead.
     ranking_col, chart_col = st.columns([1, 1])
-    ranking_col.dataframe(pd.DataFrame(ranking_rows(result, names)), hide_index=True, width="stretch")
+    ranking_col.markdown(markdown_table(ranking_rows(result, names), literal=True))
     with chart_col:
         show_svg(_concern_chart(result, kb))
     if result.fit_check is not None:

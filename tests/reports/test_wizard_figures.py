@@ -21,7 +21,7 @@ def test_one_band_per_concern_engines_in_ranking_order_signed_points_on_hover():
     legend = [t.text for t in root.iter(f"{SVG}text") if "sw-legend" in (t.get("class") or "")]
     assert legend == [_(label) for label in CONCERNS.values()]
     eligible = [v for v in result.ranking if not v.excluded]
-    rows = [t.text for t in root.iter(f"{SVG}text") if "sw-category" in (t.get("class") or "")]
+    rows = ["".join(t.itertext()) for t in root.iter(f"{SVG}text") if "sw-category" in (t.get("class") or "")]
     assert rows == [engine_names(kb)[v.engine] for v in eligible]
     table = points_by_concern(eligible, kb.wizard.rules)
     zero = next(float(line.get("x1")) for line in root.iter(f"{SVG}line") if line.get("stroke-width") == "2")

@@ -139,7 +139,7 @@ def _svg_texts(svg: str) -> list[PageText]:
     """The words of an inline SVG chart (reports/svg_charts.py): labels, legend, axis titles, hover texts."""
     root = ElementTree.fromstring(svg)
     return [PageText("chart text", element.text) for element in root.iter()
-            if element.tag.rsplit("}", 1)[-1] in ("text", "title") and element.text]
+            if element.tag.rsplit("}", 1)[-1] in ("text", "tspan", "title") and element.text]
 
 
 def _markdown_texts(kind: str, value: str) -> list[PageText]:
