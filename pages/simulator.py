@@ -26,10 +26,11 @@ from reports.simulator_charts import (
     comparison_table,
     distribution_table,
     engine_label,
+    engines_as_columns,
     loop_comparison_table,
     records_csv,
     sweep_figures,
-    timeline_figures,
+    timeline_figure,
 )
 from reports.speed_text import step_basis_lines
 from reports.tables import frame_markdown, localized_frame
@@ -61,7 +62,7 @@ def run_engines(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCostMo
     requests = draw_requests(workload)
     results = [simulate(workload, policy, cost, kv_tokens, slo, requests)
                for policy, cost in zip(policies, costs, strict=True)]
-    return results, comparison_table(results), distribution_table(results), timeline_figures(results)
+    return results, comparison_table(results), distribution_table(results), timeline_figure(results)
 
 
 @per_input_state(max_entries=8, copy=False, show_spinner=_("Replaying the closed loop as independent arrivals…"))
@@ -334,7 +335,7 @@ try:
                            icon=":material/link_off:")
         step_costs = engine_step_costs(tuple(p.engine for p in built), shape, accelerator, calibration)
         costs = tuple(c.cost for c in step_costs)
-    results, comparison, distributions, (queued_fig, running_fig, kv_fig) = run_engines(
+    results, comparison, distributions, timeline = run_engines(
         workload, built, costs, kv_tokens, slo
     )
 except ServewiseInputError as exc:
@@ -345,8 +346,8 @@ st.header(_("Side by side on the same workload"))
 if workload.length_pairs:
     st.caption(_("Lengths sampled from {rows} CSV rows.").format(rows=number(len(workload.length_pairs))))
 # A Markdown table: read, not sorted, and on screen without the browser loading the dataframe grid first (the
-# latency distributions below stay a dataframe).
-st.markdown(frame_markdown(comparison, literal=True))
+# latency distributions below stay a dataframe). Engines as columns: one row per engine did not fit the page.
+st.markdown(frame_markdown(engines_as_columns(comparison), index=True, literal=True))
 st.caption(
     _("Goodput counts finished requests with TTFT ≤ {ttft} s and mean inter-token latency ≤ {itl} ms, per second "
       "of the run. Step times are roofline estimates.").format(
@@ -371,17 +372,15 @@ st.download_button(
 )
 
 st.subheader(_("Queue, running sequences and KV over time"))
-left, middle, right = st.columns(3)
-left.plotly_chart(queued_fig, width="stretch", key="sim_chart_queued")
-middle.plotly_chart(running_fig, width="stretch", key="sim_chart_running")
-right.plotly_chart(kv_fig, width="stretch", key="sim_chart_kv")
+st.plotly_chart(timeline, width="stretch", key="sim_chart_timeline")
 st.caption(_("Each point is the maximum over its slice of the run, so short peaks stay visible."))
 
 st.subheader(_("What the knobs did"))
-for column, result in zip(st.columns(len(results)), results, strict=True):
-    with column:
-        st.markdown(f"**{engine_label(result.engine)}**")
-        st.markdown("\n".join(f"- {note.message}" for note in result.notes if note.code != "estimate"))
+# One engine under another: in a column each (a third of the page at 1024 px) the notes ran a word per line and
+# split knob names such as gpu_memory_utilization mid-word.
+for result in results:
+    st.markdown(f"**{engine_label(result.engine)}**")
+    st.markdown("\n".join(f"- {note.message}" for note in result.notes if note.code != "estimate"))
 
 if workload.arrival == "closed":
     st.subheader(_("What the closed loop hides"))

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import csv
 import io
+import textwrap
 
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from calculators.engines import display_name
 from calculators.i18n import N_, _
 from calculators.simulator.policy import STATIC_BASELINE
 from calculators.simulator.results import Distribution, SimulationResult
 from calculators.simulator.sweep import SweepPoint
-from reports.chart_layout import align_titles, chart_layout, engine_colour
+from reports.chart_layout import TITLE_FONT_PX, align_titles, chart_layout, engine_colour
 from reports.numbers import number, percent
 
 #: The binding limit as the table shows it: its name in English, words in other languages.
@@ -31,31 +33,45 @@ def engine_label(engine: str) -> str:
     return _("static batching (baseline)") if engine == STATIC_BASELINE else display_name(engine)
 
 
-def timeline_figures(results: list[SimulationResult]) -> tuple[go.Figure, go.Figure, go.Figure]:
-    """Queued requests, running sequences and KV use (% of capacity) over time, one line per engine."""
-    queued, running, kv = go.Figure(), go.Figure(), go.Figure()
+#: Height (px) of the time-series figure and of each of its three panels' plot areas.
+TIMELINE_HEIGHT_PX = 640
+TIMELINE_PANEL_PX = 140
+
+
+def timeline_figure(results: list[SimulationResult]) -> go.Figure:
+    """Queued requests, running sequences and KV use (% of capacity) over time: three panels stacked on one shared
+    time axis, one line per engine, one legend.
+
+    Stacked, each panel is the page's full width: as three charts side by side each got ~185 px at 1024 px, too
+    small to read a peak's time; on one time axis a queue's growth lines up with the KV it waits for.
+    """
+    panels = [(_("Waiting in the queue (estimate)"), _("requests")), (_("Running sequences (estimate)"),
+              _("sequences")), (_("KV cache in use (estimate)"), _("% of KV capacity"))]
+    figure = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                           subplot_titles=[title for title, _unit in panels])
     for r in results:
         ts, d = r.timeseries, r.diagnostics
         name = engine_label(r.engine)
-        # The knob and the KV capacity go in the hover, not the legend: three charts share a row at 1024 px.
-        queued.add_scatter(x=ts.t_s, y=ts.queued, name=name, line_shape="hv", line=_line(r.engine),
-                           hovertemplate="%{x:.0f} s: %{y}<extra>" + name + "</extra>")
-        running.add_scatter(x=ts.t_s, y=ts.active, name=name, line_shape="hv", line=_line(r.engine),
-                            hovertemplate=f"%{{x:.0f}} s: %{{y}}<extra>{name} ({d.max_running_knob} {d.max_running})"
-                                          "</extra>")  # fmt: skip
         share = [100.0 * used / d.kv_capacity_tokens for used in ts.kv_used_tokens]
         percent_sign = percent(0).removeprefix("0")  # "%" / " %" (non-breaking), as the language writes it
-        kv.add_scatter(x=ts.t_s, y=share, name=name, line=_line(r.engine),
-                       hovertemplate=f"%{{x:.0f}} s: %{{y:.0f}}{percent_sign}<extra>{name} "
-                                     f"({number(d.kv_capacity_tokens)} tokens)</extra>")  # fmt: skip
-    queued.update_layout(**chart_layout(title=_("Waiting in the queue (estimate)"), x_title=_("time (s)"),
-                                        y_title=_("requests"), height_px=320, columns=3))
-    running.update_layout(**chart_layout(title=_("Running sequences (estimate)"), x_title=_("time (s)"),
-                                         y_title=_("sequences"), height_px=320, columns=3))
-    kv.update_layout(**chart_layout(title=_("KV cache in use (estimate)"), x_title=_("time (s)"),
-                                    y_title=_("% of KV capacity"), height_px=320, columns=3))
-    align_titles(queued, running, kv)
-    return queued, running, kv
+        # The knob and the KV capacity go in the hover, not the legend: one legend entry per engine.
+        for row, (values, hover, shape) in enumerate((
+            (ts.queued, "%{x:.0f} s: %{y}<extra>" + name + "</extra>", "hv"),
+            (ts.active, f"%{{x:.0f}} s: %{{y}}<extra>{name} ({d.max_running_knob} {d.max_running})</extra>", "hv"),
+            (share, f"%{{x:.0f}} s: %{{y:.0f}}{percent_sign}<extra>{name} ({number(d.kv_capacity_tokens)} "
+                    "tokens)</extra>", "linear"),
+        ), start=1):
+            figure.add_scatter(x=ts.t_s, y=values, name=name, legendgroup=name, showlegend=row == 1,
+                               line={**_line(r.engine), "shape": shape}, hovertemplate=hover, row=row, col=1)
+    figure.update_layout(**chart_layout(x_title=None, y_title=panels[0][1], height_px=TIMELINE_HEIGHT_PX))
+    for row, (_title, unit) in enumerate(panels, start=1):
+        lines = textwrap.wrap(unit, max(10, TIMELINE_PANEL_PX // 7), break_on_hyphens=False)
+        figure.update_yaxes(title={"text": "<br>".join(lines) or unit, "standoff": 6}, automargin=True, row=row,
+                            col=1)
+    figure.update_xaxes(automargin=True)
+    figure.update_xaxes(title={"text": _("time (s)"), "standoff": 6}, row=3, col=1)
+    figure.update_annotations(x=0, xanchor="left", font={"size": TITLE_FONT_PX})  # panel titles, left-aligned
+    return figure
 
 
 def sweep_figures(points: list[SweepPoint]) -> tuple[go.Figure, go.Figure]:
@@ -105,6 +121,19 @@ def comparison_table(results: list[SimulationResult]) -> pd.DataFrame:
         _("TTFT p99 (s)"): 3,
         _("ITL p50 (ms)"): 1, _("ITL p99 (ms)"): 1,
     })
+
+
+def engines_as_columns(comparison: pd.DataFrame) -> pd.DataFrame:
+    """`comparison_table` turned sideways: one column per engine, one row per figure, goodput first.
+
+    As one row per engine its 14 columns ran ~640 px past the page at 1024 px (~220 px even at 1440 px), and
+    goodput, the figure the page is for, was among those out of sight; with engines as columns it fits.
+    """
+    goodput = _("goodput (req/s)")
+    sideways = comparison.set_index(_("engine")).T
+    sideways = sideways.loc[[goodput, *(row for row in sideways.index if row != goodput)]]
+    sideways.columns.name = None
+    return sideways
 
 
 def distribution_table(results: list[SimulationResult]) -> pd.DataFrame:

@@ -28,8 +28,12 @@ def run_page(query: dict | None = None, sweep: bool = True) -> AppTest:
 
 
 def comparison_table(at: AppTest):
-    """The side-by-side table (a Markdown table on the page), numbers read back as numbers."""
-    table = markdown_tables([m.value for m in at.markdown])[0]
+    """The side-by-side table (a Markdown table on the page, one column per engine) as one row per engine, numbers
+    read back as numbers."""
+    sideways = markdown_tables([m.value for m in at.markdown])[0]
+    assert sideways.iloc[0, 0] == "goodput (req/s)"  # the page's headline figure comes first
+    table = sideways.set_index(sideways.columns[0]).T.rename_axis("engine").reset_index()
+    table.columns.name = None
     for column in table.columns:
         with contextlib.suppress(ValueError):
             table[column] = table[column].str.replace(",", "").astype(float)
@@ -57,7 +61,7 @@ def test_defaults_compare_three_engines_with_tables_charts_and_notes():
     assert {"goodput (req/s)", "TTFT p99 (s)", "binding limit"} <= set(comparison.columns)
     distributions = at.dataframe[0].value
     assert set(distributions["latency"]) == {"queue time", "time to first token", "inter-token latency", "end-to-end"}
-    assert len(at.get("plotly_chart")) == 5  # queued, running, KV, sweep goodput, sweep TTFT (see run_page)
+    assert len(at.get("plotly_chart")) == 3  # queue/running/KV panels, sweep goodput, sweep TTFT (run_page)
     text = " ".join(m.value for m in at.markdown)
     assert "OLLAMA_NUM_PARALLEL=1" in text
     assert "estimate" in " ".join(c.value for c in at.caption)
@@ -198,11 +202,11 @@ def test_the_sweep_runs_off_the_script_thread_once_per_state_and_language(monkey
                         lambda *a, **k: threads.append(threading.current_thread().name) or real(*a, **k))
     state = {"sim_engines": ["vllm"], "sim_rate": "3"}
     at = run_page(state, sweep=False)
-    assert len(at.get("plotly_chart")) == 3 and at.dataframe  # the tables and timelines are already final
+    assert len(at.get("plotly_chart")) == 1 and at.dataframe  # the tables and timelines are already final
     assert any(c.value == "Sweeping arrival rates…" for c in at.caption)
     finish_sweeps()
     at.run()
-    assert len(at.get("plotly_chart")) == 5
+    assert len(at.get("plotly_chart")) == 3
     assert threads and all(name.startswith("servewise-section") for name in threads)
     at.run()
     assert len(threads) == 1

@@ -29,7 +29,7 @@ from calculators.units import GIB
 from knowledge.loader import load_knowledge
 from reports.chart_layout import ENGINE_COLOURS, axis_title_chars_per_line, title_chars_per_line, wrap_title
 from reports.planner_figures import latency_figure, pareto_figure
-from reports.simulator_charts import sweep_figures, timeline_figures
+from reports.simulator_charts import TIMELINE_PANEL_PX, sweep_figures, timeline_figure
 from tests.support.models import gqa
 
 KB = load_knowledge()
@@ -62,7 +62,7 @@ def _simulator_figures() -> list[go.Figure]:
     points = []
     for engine in engines:
         points += sweep_arrival_rates(WORKLOAD, {engine: (default_policy(engine), 200_000)}, COST, [1.0, 4.0])
-    return [*timeline_figures(results), *sweep_figures(points)]
+    return [timeline_figure(results), *sweep_figures(points)]
 
 
 def _names() -> dict[str, str]:
@@ -71,8 +71,8 @@ def _names() -> dict[str, str]:
 
 #: builder name -> (how to build its figures from real inputs, how many charts share a row on its page).
 CASES = {
-    "timeline_figures": (lambda: _simulator_figures()[:3], 3),
-    "sweep_figures": (lambda: _simulator_figures()[3:], 2),
+    "timeline_figure": (lambda: _simulator_figures()[:1], 1),
+    "sweep_figures": (lambda: _simulator_figures()[1:], 2),
     "pareto_figure": (lambda: [pareto_figure(_planner_result(), _names(), ENGINE_COLOURS, {})], 2),
     "latency_figure": (lambda: [latency_figure(_planner_result(), _names(), ENGINE_COLOURS)], 2),
 }  # fmt: skip
@@ -138,8 +138,13 @@ def _engine_ticks(figure: go.Figure, axis: str) -> bool:
 def test_both_axes_have_titles_unless_their_ticks_are_engine_names(builder):
     build, _ = CASES[builder]
     for figure in build():
-        for axis, layout_axis in (("x", figure.layout.xaxis), ("y", figure.layout.yaxis)):
-            assert layout_axis.title.text or _engine_ticks(figure, axis), f"{builder}: no {axis}-axis title"
+        for axis in ("x", "y"):
+            # every axis of every panel that shows its ticks (stacked panels share one labelled time axis)
+            shown = [figure.layout[name] for name in figure.layout
+                     if name.startswith(f"{axis}axis") and figure.layout[name].showticklabels is not False]
+            assert shown, f"{builder}: no {axis} axis shows its ticks"
+            for layout_axis in shown:
+                assert layout_axis.title.text or _engine_ticks(figure, axis), f"{builder}: no {axis}-axis title"
 
 
 @pytest.mark.parametrize("builder", sorted(CASES))
@@ -177,6 +182,21 @@ def test_a_long_title_wraps_into_lines_that_fit_and_keeps_every_word():
 def test_charts_drawn_side_by_side_have_titles_of_equal_height(lang):
     with language(lang):
         figures = _simulator_figures()
-    for row in (figures[:3], figures[3:]):
-        counts = {figure.layout.title.text.count("<br>") for figure in row}
-        assert len(counts) == 1, [figure.layout.title.text for figure in row]
+    row = figures[1:]  # the two sweep charts (the time series is one figure of stacked panels)
+    counts = {figure.layout.title.text.count("<br>") for figure in row}
+    assert len(counts) == 1, [figure.layout.title.text for figure in row]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_time_series_are_stacked_panels_on_one_time_axis_each_with_its_title(lang):
+    """At 1024 px three side-by-side time-series charts were ~185 px wide each; now one figure the page's width."""
+    with language(lang):
+        figure = _simulator_figures()[0]
+    rows = {trace.yaxis for trace in figure.data}
+    assert rows == {"y", "y2", "y3"} and {trace.xaxis for trace in figure.data} == {"x", "x2", "x3"}
+    assert figure.layout.xaxis.matches == "x3" and figure.layout.xaxis3.title.text  # one shared, titled time axis
+    assert len(figure.layout.annotations) == 3  # a title per panel
+    for axis in (figure.layout.yaxis, figure.layout.yaxis2, figure.layout.yaxis3):
+        assert axis.title.text and all(len(line) <= max(10, TIMELINE_PANEL_PX // 7)
+                                       for line in axis.title.text.split("<br>"))
+    assert sum(bool(trace.showlegend) for trace in figure.data) == len(figure.data) // 3  # one entry per engine
