@@ -30,6 +30,7 @@ from ui.compatibility_view import (
     show_tool_reasons,
     tool_checks_table,
 )
+from ui.markdown_text import literal
 from ui.uploads import file_uploader as uploaded_file
 
 kb = load_knowledge()
@@ -96,7 +97,14 @@ def tool_calls_section() -> None:
         st.error(str(exc), icon=":material/error:")
         return
     # A Markdown table: read, not sorted, and on screen without the browser loading the dataframe grid first.
-    st.markdown(frame_markdown(tool_checks_table(checks), literal=True))
+    table = tool_checks_table(checks)
+    call_format = _("Call format")
+    if table[call_format].nunique() == 1:
+        # The template's call format is the same under every engine: said once, the table fits the page at 1024 px.
+        st.caption(_("Call format the chat template writes: {format}").format(
+            format=literal(str(table[call_format].iloc[0]))))
+        table = table.drop(columns=call_format)
+    st.markdown(frame_markdown(table, literal=True))
     show_tool_reasons(checks)
     left, right = st.columns(2)
     left.download_button(_("Markdown"), lambda: tool_checks_markdown(checks), file_name="tool-calls.md",

@@ -151,6 +151,7 @@ st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequen
 # fetching and compiling plotly's 4.7 MB script first. Hovering a bar segment shows its value.
 show_svg(bars_svg)
 summary = []
+why_not: list[tuple[str, str]] = []  # (engine, reason): under the table, a paragraph-long cell made rows ~500 px tall
 for row in rows:
     plan = row.plan
     per_gpu = {kind: sum(c.bytes for c in plan.components if c.kind in kinds) if plan else 0
@@ -162,9 +163,9 @@ for row in rows:
         if plan else "—",
         _("weights / GPU"): human_bytes(per_gpu["weights"]) if plan else "—",
         _("KV cache / GPU"): human_bytes(per_gpu["kv"]) if plan else "—",
-        _("why not"): row.not_applicable or row.error
-        or (why_not_held(row.engine, plan, workload, machine) if plan else "") or "",
     })
+    why_not.append((name(row.engine), row.not_applicable or row.error
+                    or (why_not_held(row.engine, plan, workload, machine) if plan else "") or ""))
 column = scheme_column(kb.formats, weights.scheme) if weights.scheme else None
 if column is not None:
     # The formats matrix read for this GPU, the same answer the Formats page and the wizard give.
@@ -186,6 +187,9 @@ if column is not None:
                 icon=":material/block:",
             )
 st.markdown(markdown_table(summary))
+reasons = [f"- {engine}: {reason}" for engine, reason in why_not if reason]  # Markdown, as the cell was
+if reasons:
+    st.markdown(_("Why not:") + "\n\n" + "\n".join(reasons))
 if machine.n_devices > 1:
     st.caption(_("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not "
                  "fit one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in "

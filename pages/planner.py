@@ -100,12 +100,13 @@ if best is None or best.cost is None:
     st.warning(_("No configuration meets this target with the hardware allowed. The table below says why each one "
                  "was turned down."))
 else:
+    # "$" escaped as in the cost line below: in Spanish "1,95 US$/h, 1.425,35 US$/mes" came out as LaTeX math.
     st.success(_("Cheapest: **{engine}** on {replicas} × {per} {gpu} — {hour}/h, {month}/month, "
                  "{mtok} per million output tokens at {rate} requests/s.").format(
         engine=names[best.shape.engine], replicas=best.replicas, per=best.shape.gpus_per_instance,
         gpu=gpu_names[best.shape.gpu_id], hour=dollars(best.cost.usd_per_hour),
         month=dollars(best.cost.usd_per_month), mtok=dollars(best.cost.usd_per_million_output_tokens or 0.0),
-        rate=significant(result.load_rate_per_s)))
+        rate=significant(result.load_rate_per_s)).replace("$", "\\$"))
 st.dataframe(localized_frame(view.winners, decimals={_("US$ per hour"): 2, _("US$ per million output tokens"): 2}),
              hide_index=True, width="stretch",
              column_config=pin_first_column(view.winners))

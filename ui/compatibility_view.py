@@ -47,8 +47,11 @@ def tool_checks_table(checks: Sequence[ToolCallCheck]) -> pd.DataFrame:
             _("Call format"): call_format_text(c.call_format),
             _("Parser"): parser_text(c.parser) or (f"({parser_text(c.recommended_parser)})" if c.recommended_parser
                                                     else "-"),
-            _("Flags to add"): " ".join(c.flags_to_add) or "-",
-            _("Flags to remove"): " ".join(c.flags_to_remove) or "-",
+            # one column for both: with a column each the table ran ~90 px past the page at 1024 px
+            _("Flags to add or remove"): "; ".join(
+                [*([_("add: {flags}").format(flags=" ".join(c.flags_to_add))] if c.flags_to_add else []),
+                 *([_("remove: {flags}").format(flags=" ".join(c.flags_to_remove))] if c.flags_to_remove else [])],
+            ) or "-",
             _("tool_choice honoured"): ", ".join(f'"{mode}"' for mode in modes) or "-",  # the API's own values
         })
     return pd.DataFrame(rows)

@@ -12,19 +12,24 @@ FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags an
 
 
 def show_table(frame: pd.DataFrame) -> None:
-    """A sourced table as Markdown (values shown literally), the source a link labelled by its file name.
+    """A sourced table of one row per engine as Markdown (values shown literally), drawn sideways: one column per
+    engine, one row per field; the source a link labelled by its file name.
 
     Markdown, not a dataframe: these tables are read, not sorted, and a shared link shows them without the
-    browser loading the dataframe grid's scripts first. Column names are the tables' English keys; they are
-    shown in the reader's language.
+    browser loading the dataframe grid's scripts first. Sideways because a row per engine had ten columns that
+    ran ~550 px past the page at 1024 px (~140 px at 1440 px), rows tall with empty cells; engines as columns is
+    also how the Engines page compares them. Field names are the tables' English keys, shown in the reader's
+    language.
     """
+    records = frame.to_dict("records")
+    key = str(frame.columns[0])  # "Engine"
+    engines = [str(record[key]) for record in records]
     rows = []
-    for record in frame.to_dict("records"):
-        row = {}
-        for column, value in record.items():
-            if column == "Source":
-                value = source_link(value)
-            row[_(str(column))] = value
+    for column in frame.columns[1:]:
+        row = {"": _(str(column))}
+        for engine, record in zip(engines, records, strict=True):
+            value = record[column]
+            row[engine] = source_link(value) if column == "Source" else value
         rows.append(row)
     st.markdown(markdown_table(rows, literal=True))
 

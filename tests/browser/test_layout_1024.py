@@ -1,9 +1,14 @@
-"""At 1024 px (the narrow laptop width the issue names), in English and Spanish, no label a person reads is cut.
+"""At 1024 px (the narrow laptop width the issue names), in English and Spanish, nothing a person reads is cut.
 
-Checked on every page's typical shared link (tests/support/page_links.py): widget and metric labels, expander and
-tab titles and the option a selectbox shows must be neither ellipsized nor broken inside a word
-(tests/support/browser.py CUT_LABELS_JS). Issue 19 found "Waiting in the q…" on Home, the simulator's GPU name and
-toggle labels cut, OLLAMA_NUM_PARALLEL split over two lines, and "Ollam/a" and "SGLan/g" on the memory page.
+Checked on every page's typical shared link (tests/support/page_links.py):
+- widget and metric labels, expander and tab titles and the option a selectbox shows are neither ellipsized nor
+  broken inside a word (tests/support/browser.py CUT_LABELS_JS). Issue 19 found "Waiting in the q…" on Home, the
+  simulator's GPU name and toggle labels cut, OLLAMA_NUM_PARALLEL split over two lines, and "Ollam/a" and "SGLan/g"
+  on the memory page;
+- no Markdown table runs past its column (a scrolling box around it is fine): the simulator's side-by-side table
+  ran ~640 px past the page and hid goodput, the Operations endpoints ~550 px, the tool-call verdicts ~90 px;
+- no text is drawn as LaTeX: Streamlit's Markdown reads the text between two "$" as math, and the planner's
+  Spanish costs ("1,95 US$/h, 1.425,35 US$/mes") came out in italic math.
 """
 
 from __future__ import annotations
@@ -17,9 +22,23 @@ pytestmark = pytest.mark.browser
 
 WIDTH_PX = 1024
 
+#: Markdown tables wider than their column and not inside a box that scrolls sideways, as "head…: N px over".
+OVERFLOWING_TABLES_JS = """
+() => [...document.querySelectorAll('[data-testid="stMarkdown"] table')].filter(t => t.offsetParent).flatMap(table => {
+  const column = table.closest('[data-testid="stMarkdown"]');
+  for (let node = table.parentElement; node && node !== column.parentElement; node = node.parentElement) {
+    if (['auto', 'scroll'].includes(getComputedStyle(node).overflowX)) return [];  // it scrolls: nothing is lost
+  }
+  const over = table.getBoundingClientRect().right - column.getBoundingClientRect().right;
+  return over > 1 ? [`${table.innerText.slice(0, 40).replace(/\\s+/g, ' ')}…: ${Math.round(over)} px over`] : [];
+})
+"""
+#: Elements KaTeX drew (Streamlit's Markdown math), with their text.
+MATH_JS = "() => [...document.querySelectorAll('.katex')].map(m => m.innerText.slice(0, 60))"
+
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_no_label_is_cut_at_1024_px(app_url, browser, lang):
+def test_nothing_a_person_reads_is_cut_overflowing_or_drawn_as_math_at_1024_px(app_url, browser, lang):
     problems = {}
     for name in TYPICAL_LINKS:
         context = browser.new_context(viewport={"width": WIDTH_PX, "height": 1000})  # a fresh visit per link
@@ -28,6 +47,8 @@ def test_no_label_is_cut_at_1024_px(app_url, browser, lang):
             page.goto(page_link(app_url, name, lang), wait_until="domcontentloaded")
             wait_for_app(page, timeout_ms=120_000)
             found = page.evaluate(CUT_LABELS_JS)
+            found += [f"table runs past its column: {t}" for t in page.evaluate(OVERFLOWING_TABLES_JS)]
+            found += [f"drawn as LaTeX: {m}" for m in page.evaluate(MATH_JS)]
             if found:
                 problems[name] = found
         finally:
