@@ -22,7 +22,8 @@ def test_shared_link_runs_the_simulation_with_its_values(app_url, page, screensh
     expect = _expect()
     open_page(page, f"{app_url}/simulator?sim_engines=vllm&sim_engines=static&sim_vllm_seqs=4&sim_n=200")
     expect(page.get_by_label("--max-num-seqs", exact=True)).to_have_value("4")
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(5)
+    # the stacked queue / running / KV panels, then the two sweep charts
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(3)
     expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
     assert page.locator('[data-testid="stException"]').count() == 0
     body = page.locator("body").inner_text()
