@@ -15,7 +15,7 @@ from calculators.engines.ollama.plan import OllamaPlan
 from calculators.engines.sglang.plan import SglangPlan
 from calculators.engines.vllm.plan import VllmPlan
 from calculators.engines.vllm.steps import pool_steps
-from calculators.i18n import _, ngettext
+from calculators.i18n import N_, _, ngettext
 from calculators.memory.capacity import Capacity
 from calculators.memory.compare import EngineComparison, Workload
 from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
@@ -28,6 +28,13 @@ from reports.pool_steps_text import pool_steps_markdown
 
 #: Raw element size per workload cache type (block scales of q8_0/q4_0 excluded: the engines add them).
 RAW_BYTES_PER_ELEMENT = {"16-bit": 2.0, "8-bit": 1.0, "4-bit": 0.5}
+
+
+#: What a reader calls each layer kind in the arithmetic table (the ids stay in JSON; English shows the id itself).
+LAYER_KIND_WORDS: dict[LayerKind, str] = {
+    LayerKind.FULL: N_("full"), LayerKind.SLIDING: N_("sliding"), LayerKind.MLA: N_("mla"),
+    LayerKind.RECURRENT: N_("recurrent"), LayerKind.NONE: N_("none"),
+}
 
 
 def human_bytes(n: float) -> str:
@@ -64,7 +71,7 @@ def arithmetic_rows(arch: ModelArchitecture, bytes_per_element: float) -> list[d
         window = " " + _("(window {tokens})").format(tokens=number(layer.sliding_window_tokens or 0)) \
             if layer.kind is LayerKind.SLIDING else ""
         rows.append({
-            _("layer kind"): layer.kind.value + window,
+            _("layer kind"): _(LAYER_KIND_WORDS[layer.kind]) + window,
             _("layers"): count,
             _("elements per token"): shape,
             _("bytes per token per layer"): number(per_layer),
