@@ -6,24 +6,19 @@ The grid draws a pandas Styler's display text ('1.234,50') and sorts by the valu
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.browser import wait_for_app
-from tests.support.streamlit_server import served
+from tests.support.streamlit_server import app_url_fixture
 
 pytestmark = pytest.mark.browser
 
 APP = Path(__file__).parent / "apps" / "localized_grid_app.py"
 
 
-@pytest.fixture(scope="module")
-def grid_url(tmp_path_factory):
-    command = [sys.executable, "-m", "streamlit", "run", str(APP.relative_to(APP.parents[3]))]
-    with served(command, tmp_path_factory.mktemp("localized-grid") / "server.log") as url:
-        yield url
+grid_url = app_url_fixture(APP, "localized-grid")
 
 
 def _rows(grid) -> list[tuple[str, str]]:

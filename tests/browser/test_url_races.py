@@ -8,26 +8,20 @@ acts again. Everything the user set must end up both in the widget and in the li
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.browser import open_page, wait_for_app
 from tests.support.held_messages import HeldServerMessages, page_info_sent, run_finished
-from tests.support.streamlit_server import served
+from tests.support.streamlit_server import app_url_fixture
 
 pytestmark = pytest.mark.browser
 
 SLOW_TAB_APP = Path(__file__).parent / "apps" / "slow_tab_app.py"
 
 
-@pytest.fixture(scope="module")
-def slow_tab_url(tmp_path_factory):
-    """tests/browser/apps/slow_tab_app.py served by Streamlit (its rerun after opening tab 2 waits for the next)."""
-    command = [sys.executable, "-m", "streamlit", "run", str(SLOW_TAB_APP.relative_to(SLOW_TAB_APP.parents[3]))]
-    with served(command, tmp_path_factory.mktemp("slow-tab") / "server.log") as url:
-        yield url
+slow_tab_url = app_url_fixture(SLOW_TAB_APP, "slow-tab")
 
 
 def _type_while_the_tab_opens(page, held: HeldServerMessages, tab: str, key: str, number: str) -> None:

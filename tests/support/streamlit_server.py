@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -77,3 +78,18 @@ def served(command: list[str], log_path: Path) -> Iterator[str]:
         stop(process)
 
 
+
+
+def app_url_fixture(app: Path, name: str):
+    """A module-scoped fixture serving one test app (a script under tests/browser/apps/); it yields the base URL.
+
+    Use as `my_app_url = app_url_fixture(Path(__file__).parent / "apps" / "my_app.py", "my-app")` in a test module.
+    """
+
+    @pytest.fixture(scope="module")
+    def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+        command = [sys.executable, "-m", "streamlit", "run", str(app.resolve().relative_to(REPO_ROOT))]
+        with served(command, tmp_path_factory.mktemp(name) / "server.log") as url:
+            yield url
+
+    return app_url
