@@ -233,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     recommend = commands.add_parser(
         "recommend",
         help=_("rank engines for a team's answers"),
-        description=_("Rank engines for the answers in a JSON file (fields: see README, 'Wizard answers')."),
+        description=_("Rank engines for the answers in a JSON file (fields: see docs/cli.md, 'Wizard answers')."),
         epilog=_examples(
             "python -m calculators recommend --answers examples/answers.json",
             "python -m calculators recommend --answers - --json < examples/answers.json",
@@ -247,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
         "plan",
         help=_("cheapest configuration that meets a latency target, per engine, with its cost"),
         description=_("Search engines x GPUs x parallelism x weights x KV type x concurrency for the cheapest "
-        "configuration meeting the SLO in a YAML/JSON spec (fields: see README, 'Capacity planner')."),
+        "configuration meeting the SLO in a YAML/JSON spec (fields: see docs/cli.md, 'Capacity planner spec')."),
         epilog=_examples(
             "python -m calculators plan --spec examples/plan.yaml",
             "python -m calculators plan --spec - --json < examples/plan.yaml",

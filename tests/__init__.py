@@ -1,1 +1,1 @@
-"""servewise tests: the folders mirror the repository tree (see README "Tests")."""
+"""servewise tests: the folders mirror the repository tree (see docs/development.md, "Tests")."""

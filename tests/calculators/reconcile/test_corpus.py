@@ -1,7 +1,7 @@
 """Every stored log, reconciled with the inputs its thread gives (RECONCILE.yaml), each row's status pinned.
 
 RECONCILE_PINS.yaml is written by `python -m bench.bench_reconcile_corpus --write-pins`; a change there is a change
-in what servewise reproduces and is reviewed against the README's findings, where every unexplained row is listed.
+in what servewise reproduces and is reviewed against docs/startup-logs.md, where every unexplained row is listed.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from reports.reconcile_shares import shares, shares_text
 from tests.support.log_corpus import LOG_DIR, PINS, manifest, pins, reconcile_corpus
 from tests.support.paths import REPO_ROOT
 
-README = REPO_ROOT / "README.md"
+FINDINGS = REPO_ROOT / "docs" / "startup-logs.md"
 _CORPUS = reconcile_corpus()
 
 
@@ -41,12 +41,12 @@ def test_statuses_are_pinned():
     assert pins(results) == pinned
 
 
-def test_every_unexplained_row_is_a_readme_finding():
+def test_every_unexplained_row_is_a_documented_finding():
     results, _ = _CORPUS
-    readme = README.read_text(encoding="utf-8")
+    findings = FINDINGS.read_text(encoding="utf-8")
     _, unexplained = shares(results)
-    missing = sorted({item.log for item in unexplained if item.log not in readme})
-    assert missing == [], "list these logs' unexplained rows in the README's findings"
+    missing = sorted({item.log for item in unexplained if item.log not in findings})
+    assert missing == [], "list these logs' unexplained rows in docs/startup-logs.md"
 
 
 def test_the_share_table_names_every_engine_with_rows():

@@ -3,7 +3,7 @@
 Chosen for coverage, not volume: plain GQA (Llama, Qwen3), MoE, MLA, sliding window, each memory setting
 once or twice (--mem-fraction-static, --max-running-requests, --max-total-tokens, --context-length,
 --page-size, --kv-cache-dtype, --chunked-prefill-size). Every case runs on the CPU device with the
-torch-native attention backend, the one path that starts on these machines (README, "SGLang").
+torch-native attention backend, the one path that starts on these machines (docs/conformance.md, "SGLang").
 """
 
 from __future__ import annotations
