@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from calculators.i18n import _
 from calculators.reconcile.log.precision import printed_decimals
 from calculators.reconcile.result import ReconcileRow, Reconciliation
 
@@ -66,17 +67,18 @@ def figure_label(row: ReconcileRow) -> str:
 def reconcile_text(result: Reconciliation) -> str:
     """Lines for the terminal: what was read, the comparison table, and what was not found or compared."""
     lines = [
-        f"engine: {result.engine_name or 'not recognised'}" + (f" {result.version}" if result.version else ""),
+        _("engine: {name}").format(name=result.engine_name or _("not recognised"))
+        + (f" {result.version}" if result.version else ""),
     ]
     if result.plan_engine and result.plan_engine != result.engine:
-        lines.append(f"plan run: {result.plan_engine} (the runner this engine launched)")
+        lines.append(_("plan run: {engine} (the runner this engine launched)").format(engine=result.plan_engine))
     if result.model_source:
-        lines.append(f"model geometry: {result.model_source}")
+        lines.append(_("model geometry: {source}").format(source=result.model_source))
     if result.settings_used:
-        lines.append("settings: " + ", ".join(f"{k}={v}" for k, v in result.settings_used.items()))
-    lines += [f"assumed: {text}" for text in result.assumptions]
+        lines.append(_("settings:") + " " + ", ".join(f"{k}={v}" for k, v in result.settings_used.items()))
+    lines += [_("assumed: {text}").format(text=text) for text in result.assumptions]
     if result.rows:
-        table = [("figure", "line", "engine printed", "servewise", "difference", "status")]
+        table = [(_("figure"), _("line"), _("engine printed"), "servewise", _("difference"), _("status"))]
         table += [(figure_label(r), str(r.line), printed_text(r), predicted_text(r),
                    difference_text(r), STATUS_MARK[r.status.value]) for r in result.rows]
         widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
@@ -86,20 +88,21 @@ def reconcile_text(result: Reconciliation) -> str:
         explained = [r for r in result.rows if r.status.value != "exact"]
         if explained:
             lines.append("")
-            lines += [f"line {r.line} {r.label}: {r.status.value} — {r.explanation}" for r in explained]
+            lines += [_("line {line} {label}: {status} — {why}").format(
+                line=r.line, label=r.label, status=STATUS_MARK[r.status.value], why=r.explanation) for r in explained]
     else:
-        lines.append("no figure could be compared")
+        lines.append(_("no figure could be compared"))
     if result.not_compared:
         names = sorted({f.name for f in result.not_compared})
-        lines.append(f"printed but not compared: {', '.join(names)}")
+        lines.append(_("printed but not compared: {names}").format(names=", ".join(names)))
     if result.missing:
-        lines.append("not found in the log: " + ", ".join(f"{m.kind} {m.name}" for m in result.missing))
+        lines.append(_("not found in the log:") + " " + ", ".join(f"{m.kind} {m.name}" for m in result.missing))
     if result.lines:
         from reports.log_lines import line_summary
 
-        lines.append(f"lines: {line_summary(result.lines)}")
-    lines += [f"note: {n.message}" for n in result.log_notes]
-    lines += [f"plan note: {text}" for text in result.plan_notes]
+        lines.append(_("lines: {summary}").format(summary=line_summary(result.lines)))
+    lines += [_("note: {text}").format(text=n.message) for n in result.log_notes]
+    lines += [_("plan note: {text}").format(text=text) for text in result.plan_notes]
     if result.refusal:
-        lines.append(f"the plan says the engine would refuse: {result.refusal}")
+        lines.append(_("the plan says the engine would refuse: {why}").format(why=result.refusal))
     return "\n".join(lines)

@@ -122,6 +122,9 @@ def test_reconcile_rows_speak_spanish(capsys):
     assert "tamaño de la caché KV en tokens" in out and "concurrencia máxima" in out
     assert "coincide dentro del margen que permiten las entradas impresas redondeadas" in out
     assert not english_lines(out), english_lines(out)
+    # the frame of the report too, not only its rows: headings, table header, line counts
+    assert out.startswith("motor: vLLM") and "cifra" in out.splitlines()[out.splitlines().index("") + 1]
+    assert "líneas: " in out and "engine: " not in out and "lines: " not in out
 
 
 def test_reconcile_json_keeps_english_keys(capsys):
