@@ -174,14 +174,10 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
     gpu_id = url_widgets.selectbox(_("GPU or Apple silicon"), ids, key="mem_gpu", index=ids.index(DEFAULT_GPU),
                                    labels=namer(kb, {"custom": _("Custom (type memory and bandwidth)")}))
     notes: list[str] = []
-    cols = st.columns(2)
-    with cols[0]:
-        n_gpus = int(
-            url_widgets.number(_("Number of GPUs"), key="mem_gpus", min_value=1, max_value=64, value=1, step=1)
-        )
-    with cols[1]:
-        host_gib = url_widgets.number(_("Host RAM for offload (GiB; 0 = not given)"), key="mem_host_gib",
-                                      min_value=0.0, max_value=100_000.0, value=0.0, step=16.0)
+    # One under the other: side by side in a third of the page at 1024 px their labels wrapped to four lines.
+    n_gpus = int(url_widgets.number(_("Number of GPUs"), key="mem_gpus", min_value=1, max_value=64, value=1, step=1))
+    host_gib = url_widgets.number(_("Host RAM for offload (GiB; 0 = not given)"), key="mem_host_gib",
+                                  min_value=0.0, max_value=100_000.0, value=0.0, step=16.0)
     host_bytes = int(host_gib * GIB) or None
     if gpu_id == "custom":
         cols = st.columns(3)

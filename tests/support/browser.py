@@ -96,7 +96,9 @@ CUT_LABELS_JS = """
       if (!text) continue;
       for (const node of [box, ...box.querySelectorAll('*')]) {
         const style = getComputedStyle(node);
-        if (style.textOverflow === 'ellipsis' && node.scrollWidth > node.clientWidth + 1) {
+        // ellipsized, or clipped by its box (a selectbox's chosen option is clipped without an ellipsis)
+        const clips = style.textOverflow === 'ellipsis' || style.overflowX === 'hidden';
+        if (clips && node.scrollWidth > node.clientWidth + 1) {
           found.push(`${kind} cut: ${text}`);
           break;
         }
@@ -116,6 +118,13 @@ CUT_LABELS_JS = """
           offset += word.length;
         }
       }
+    }
+  }
+  // A selectbox shows its chosen option in an <input>: clipped by the box, without an ellipsis, when it is wider
+  // (the memory page's "NVIDIA A100 SXM4 8" at 1024 px).
+  for (const input of document.querySelectorAll('[data-testid="stSelectbox"] input')) {
+    if (input.offsetParent && input.value && input.scrollWidth > input.clientWidth + 1) {
+      found.push(`selected option cut: ${input.value}`);
     }
   }
   return [...new Set(found)];
