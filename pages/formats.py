@@ -41,7 +41,9 @@ st.write(
     "Every cell below names where it was read and the version it was read from.")
 )
 
-with st.expander(_("Three separate decisions: file format, precision, compatibility"), expanded=True):
+# Closed at first: open, its ~600 px of prose pushed the matrix (what a link to this page is for) below the fold at
+# 1024 px.
+with st.expander(_("Three separate decisions: file format, precision, compatibility"), expanded=False):
     bf16 = estimate_weights(formats, 8_030_261_248, "bf16")
     q4km = estimate_weights(formats, 8_030_261_248, "q4_k_m")
     st.markdown(

@@ -161,3 +161,16 @@ def test_svg_chart_texts_never_overlap_or_leave_the_chart_at_1024_px(app_url, br
                     assert not _overlap(a, b), f"{where}: {a['text']!r} over {b['text']!r}"
     finally:
         context.close()
+
+
+def test_the_formats_matrix_is_on_the_first_screen_at_1024_px(app_url, browser):
+    """A link to the Formats page is for its matrix: the explanations above it start closed (open, their ~600 px of
+    prose pushed the matrix below a 1000 px tall window)."""
+    context = browser.new_context(viewport={"width": NARROW_PX, "height": 1000})
+    try:
+        page = context.new_page()
+        open_page(page, page_link(app_url, "formats", "es"))
+        top = page.locator("svg.formats-matrix").bounding_box()["y"]
+        assert top < 1000, f"the matrix starts at {top:.0f} px"
+    finally:
+        context.close()
