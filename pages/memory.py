@@ -43,6 +43,7 @@ from reports.numbers import compact, number, significant
 from reports.speed_text import speed_readout_line
 from reports.tables import markdown_table
 from ui import url_widgets
+from ui.command_text import show_command
 from ui.links import page_link
 from ui.markdown_text import code_span, literal
 from ui.markup import show_svg
@@ -335,7 +336,7 @@ for row, tab in zip(rows, st.tabs([name(e) for e in ENGINE_IDS]), strict=True):
                                          ENGINES[row.engine].model_file or model.model_ref)
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in rendered.env.items())
         commands[row.engine] = (env + " " if env else "") + shlex.join(rendered.words)
-        st.code(commands[row.engine], language="bash", wrap_lines=True)
+        show_command(commands[row.engine])
         for remark in rendered.remarks:
             st.caption(remark)
 

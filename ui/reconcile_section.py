@@ -1,7 +1,7 @@
 """The "check against your engine" section: paste a start-up log, see the engine's figures next to servewise's.
 
 Used by pages/reconcile.py and embedded in the memory page. Nothing a user pastes is rendered as HTML or
-Markdown: their text reaches the screen only through dataframes, `st.text` and `st.code`, or escaped.
+Markdown: their text reaches the screen only through dataframes and `st.text`, or escaped.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from reports.log_lines import line_rows, line_summary
 from reports.names import namer
 from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
 from ui import uploads, url_widgets
+from ui.command_text import show_command
 
 NONE = "none"
 MAX_LOG_BYTES = 5 * 1024 * 1024
@@ -136,7 +137,7 @@ def _capture_help(key_prefix: str) -> None:
                           format_func=namer(load_knowledge()))  # not bound to the URL: the name is only shown
     for capture in (c for c in captures if c.engine == engine):
         st.caption(_(capture.label))
-        st.code(capture.command, language="bash")
+        show_command(capture.command)
         if capture.note:
             st.caption(_(capture.note))
 

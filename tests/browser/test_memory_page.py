@@ -53,3 +53,31 @@ def test_bad_link_values_fall_back_with_a_note(app_url, page):
     assert page.locator('[data-testid="stException"]').count() == 0
     expect(page.locator('[data-testid="stAlert"]').filter(has_text="mem_gpu")).to_have_count(1)
     expect(page.locator('[data-testid="stAlert"]').filter(has_text="mem_seqs")).to_have_count(1)
+
+
+def test_launch_commands_copy_whole_and_leave_the_syntax_highlighter_unloaded(app_url, browser):
+    """Each engine's launch command is Markdown inline code: a triple-click selects exactly the command and
+    Ctrl+C copies it. st.code would load Streamlit's syntax-highlighter script (~1.5 MB), whose parsing delayed
+    the bars at the top of a shared link (issue 19, bench/bench_shared_link.py), so the page must not fetch it."""
+    expect = _expect()
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
+    page = context.new_page()
+    scripts: list[str] = []
+    page.on("request", lambda request: scripts.append(request.url) if request.resource_type == "script" else None)
+    try:
+        open_page(page, f"{app_url}/memory?{SHARED}")
+        page.get_by_role("tab", name="vLLM", exact=True).click()
+        command = page.locator('[data-testid="stTabPanel"] [data-testid="stMarkdown"] code').filter(
+            has_text="vllm serve").first
+        expect(command).to_be_visible()
+        shown = command.inner_text()
+        assert shown.startswith("vllm serve ") and "--max-model-len 32768" in shown
+        command.click(click_count=3)
+        assert page.evaluate("() => window.getSelection().toString()").strip() == shown
+        page.keyboard.press("Control+C")
+        assert page.evaluate("() => navigator.clipboard.readText()").strip() == shown
+        assert page.locator('[data-testid="stCode"]').count() == 0
+        assert not [url for url in scripts if "SyntaxHighlighter" in url]
+    finally:
+        context.close()
