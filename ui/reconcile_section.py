@@ -128,11 +128,12 @@ def _show_found(parsed: ParsedLog, result: Reconciliation | None) -> None:
             st.text(_("Printed but not compared (servewise does not predict these): ") + ", ".join(names))
 
 
-def _capture_help(key_prefix: str) -> None:
+def _capture_help(key_prefix: str, heading: bool = True) -> None:
     """The command that captures the start-up log, for the engine and platform the reader picks."""
     captures = load_log_captures()
     engines = list(dict.fromkeys(c.engine for c in captures))
-    st.markdown(_("**How to get the log**"))
+    if heading:
+        st.markdown(_("**How to get the log**"))
     engine = st.selectbox(_("Engine"), engines, key=f"{key_prefix}_capture_engine",
                           format_func=namer(load_knowledge()))  # not bound to the URL: the name is only shown
     for capture in (c for c in captures if c.engine == engine):
@@ -162,7 +163,13 @@ def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = Tr
     with paste:
         text = _log_text(key_prefix)
     with help_column:
-        _capture_help(key_prefix)
+        if text.strip():
+            # Folded once a log is pasted: open, its ~1200 px of commands pushed the verdicts (or the message
+            # saying the text is not a log) below the fold at 1024 px.
+            with st.expander(_("How to get the log")):
+                _capture_help(key_prefix, heading=False)
+        else:
+            _capture_help(key_prefix)
     if not text.strip():
         st.info(_("Paste or upload a start-up log to compare."))
         return None
