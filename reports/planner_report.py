@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, ngettext
 from calculators.planner.search import Candidate, PlannerResult
 from calculators.planner.spec import HOURS_PER_MONTH
 from reports.numbers import compact, dollars, number, percent, significant
@@ -112,12 +112,15 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
                       rate=significant(point.rate_per_s), tp=compact(spec.slo.ttft_percentile, 2),
                       ttft=significant(point.ttft_s or 0.0), ip=compact(spec.slo.itl_percentile, 2),
                       itl=significant((point.itl_s or 0.0) * 1000), fail=percent(point.failed_share, 1)),
-                  "- " + _("Replicas: {load} ÷ {rate} rounded up = {replicas} instance(s) on {hosts} "
-                           "host(s).").format(load=significant(result.load_rate_per_s),
-                                              rate=significant(best.max_rate_per_instance),
-                                              replicas=best.replicas, hosts=best.hosts),
-                  "- " + _("Cost: {gpus} GPU(s) × {price}/GPU-hour = {hour}/h; × {hours} h = {month}/month "
-                           "({source}).").format(gpus=best.cost.gpus, price=_money(best.cost.usd_per_gpu_hour),
+                  "- " + _("Replicas: {load} ÷ {rate} rounded up = {instances} on {hosts}.").format(
+                      load=significant(result.load_rate_per_s), rate=significant(best.max_rate_per_instance),
+                      instances=ngettext("{n} instance", "{n} instances", best.replicas).format(
+                          n=number(best.replicas)),
+                      hosts=ngettext("{n} host", "{n} hosts", best.hosts).format(n=number(best.hosts))),
+                  "- " + _("Cost: {gpus} × {price}/GPU-hour = {hour}/h; × {hours} h = {month}/month "
+                           "({source}).").format(gpus=ngettext("{n} GPU", "{n} GPUs", best.cost.gpus).format(
+                                                     n=number(best.cost.gpus)),
+                                                 price=_money(best.cost.usd_per_gpu_hour),
                                                  hour=_money(best.cost.usd_per_hour), hours=compact(HOURS_PER_MONTH, 1),
                                                  month=_money(best.cost.usd_per_month), source=best.cost.price_source)]
     parts["assumptions"] = ["", "## " + _("Assumptions"), ""] + [f"- {note}" for note in result.notes]

@@ -19,8 +19,9 @@ def test_markdown_names_the_winner_its_arithmetic_and_the_rejections():
     best = RESULT.best
     assert best is not None
     assert "| vLLM | 1 × 1 NVIDIA H100 SXM5 80 GB, bf16, KV 16-bit, max_num_seqs 16 |" in text
-    assert f"= {best.cost.gpus} GPU(s)" not in text  # the sentence reads "N GPU(s) × $x/GPU-hour"
-    assert f"{best.cost.gpus} GPU(s) × ${best.cost.usd_per_gpu_hour:,.2f}/GPU-hour" in text
+    gpus = f"{best.cost.gpus} GPU" + ("" if best.cost.gpus == 1 else "s")  # counted, not "GPU(s)"
+    assert f"{gpus} × ${best.cost.usd_per_gpu_hour:,.2f}/GPU-hour" in text
+    assert "(s)" not in text.split("## Assumptions")[0]  # instances, hosts and GPUs are counted words
     assert "Lambda list price" in text and "2026-05-07" in text
     assert "| MLX LM | NVIDIA H100 SXM5 80 GB |" in text and "Apple silicon only" in text  # rejected, with its reason
     assert "h100-sxm-80gb" not in text  # people read names, not slugs
