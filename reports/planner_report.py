@@ -114,9 +114,9 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
                       itl=significant((point.itl_s or 0.0) * 1000), fail=percent(point.failed_share, 1)),
                   "- " + _("Replicas: {load} ÷ {rate} rounded up = {instances} on {hosts}.").format(
                       load=significant(result.load_rate_per_s), rate=significant(best.max_rate_per_instance),
-                      instances=ngettext("{n} instance", "{n} instances", best.replicas).format(
-                          n=number(best.replicas)),
-                      hosts=ngettext("{n} host", "{n} hosts", best.hosts).format(n=number(best.hosts))),
+                      instances=ngettext("{n} instance", "{n} instances", best.replicas or 0).format(
+                          n=number(best.replicas or 0)),  # a winner always has them; None only for rejections
+                      hosts=ngettext("{n} host", "{n} hosts", best.hosts or 0).format(n=number(best.hosts or 0))),
                   "- " + _("Cost: {gpus} × {price}/GPU-hour = {hour}/h; × {hours} h = {month}/month "
                            "({source}).").format(gpus=ngettext("{n} GPU", "{n} GPUs", best.cost.gpus).format(
                                                      n=number(best.cost.gpus)),
