@@ -38,6 +38,15 @@ def _type_while_the_tab_opens(page, held: HeldServerMessages, tab: str, key: str
     held.release()
 
 
+def _assert_typed_value_drawn_and_kept_on_reload(page, key: str, value: str) -> None:
+    """The widget `key` shows `value` once the app settles, and again after a reload (the link kept it)."""
+    for reload in (False, True):
+        if reload:
+            page.reload()
+        wait_for_app(page)
+        assert page.locator(f".st-key-{key} input").first.input_value() == value
+
+
 def test_a_number_typed_while_a_slow_tab_rerun_runs_stays_in_the_link(slow_tab_url, page):
     """Issue 19: opening a link-bound tab reruns the page and writes the tab into the link; on a busy server a
     number typed before that write arrives used to stay in the widget but drop out of the URL (Streamlit sends the
@@ -50,11 +59,7 @@ def test_a_number_typed_while_a_slow_tab_rerun_runs_stays_in_the_link(slow_tab_u
     # The held answers are applied one after the other: the first writes `step=2` over the whole address
     # (without the number: that run began before it was typed); what follows must bring the number back.
     expect(page).to_have_url(re.compile(r"(?=.*step=2)(?=.*count=5)"), timeout=15_000)
-    wait_for_app(page)
-    assert page.locator(".st-key-count input").first.input_value() == "5"
-    page.reload()
-    wait_for_app(page)
-    assert page.locator(".st-key-count input").first.input_value() == "5"
+    _assert_typed_value_drawn_and_kept_on_reload(page, "count", "5")
     assert page.get_by_role("tab", name="2 · Second").get_attribute("aria-selected") == "true"
 
 
@@ -96,9 +101,5 @@ def test_the_speed_page_keeps_a_number_typed_while_it_writes_the_calibration(app
     held.wait_until(page, run_finished(after=typed_at))
     held.release()
     expect(page).to_have_url(re.compile(r"(?=.*speed_cal=)(?=.*speed_concurrency=5)"), timeout=15_000)
-    wait_for_app(page)
-    assert page.locator(".st-key-speed_concurrency input").first.input_value() == "5"
-    page.reload()
-    wait_for_app(page)
-    assert page.locator(".st-key-speed_concurrency input").first.input_value() == "5"
+    _assert_typed_value_drawn_and_kept_on_reload(page, "speed_concurrency", "5")
     expect(page.get_by_text("Calibration in use from the link")).to_be_visible()

@@ -24,22 +24,17 @@ def _error(call, *args) -> str:
     return str(caught.value)
 
 
-def test_a_csv_limit_is_grouped_the_spanish_way():
-    csv_text = "prompt_tokens,output_tokens\n20000000,5\n"
-    english = _error(parse_length_pairs_csv, csv_text)
+@pytest.mark.parametrize(("call", "bad_input", "in_english", "in_spanish", "english_number"), [
+    (parse_length_pairs_csv, "prompt_tokens,output_tokens\n20000000,5\n", "10,000,000 tokens", "10.000.000 tokens",
+     "10,000,000"),
+    (read_llama_bench_json, '[{"avg_ts": -0.5, "n_prompt": 512, "n_gen": 0}]', "t/s is -0.5;", "-0,5", "-0.5"),
+], ids=["csv-limit-grouped", "imported-rate-decimal-comma"])
+def test_an_error_writes_its_numbers_in_the_readers_language(call, bad_input, in_english, in_spanish, english_number):
+    english = _error(call, bad_input)
     with language("es"):
-        spanish = _error(parse_length_pairs_csv, csv_text)
-    assert "10,000,000 tokens" in english
-    assert "10.000.000 tokens" in spanish and "10,000,000" not in spanish
-
-
-def test_an_imported_rate_keeps_its_decimal_comma():
-    row = '[{"avg_ts": -0.5, "n_prompt": 512, "n_gen": 0}]'
-    english = _error(read_llama_bench_json, row)
-    with language("es"):
-        spanish = _error(read_llama_bench_json, row)
-    assert "t/s is -0.5;" in english
-    assert "-0,5" in spanish and "-0.5" not in spanish
+        spanish = _error(call, bad_input)
+    assert in_english in english
+    assert in_spanish in spanish and english_number not in spanish
 
 
 def test_spanish_percentages_take_a_non_breaking_space():
