@@ -46,15 +46,28 @@ def browser():
             chromium.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh browser tab (own cookies and storage) for one test."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tab = context.new_page()
+NARROW_PX = 1024  # the narrow width issue 19 checks layouts at
+
+
+def _fresh_tab(browser, width_px: int):
+    """A fresh browser tab (own cookies and storage) `width_px` wide and 1000 px tall; closed after the test."""
+    context = browser.new_context(viewport={"width": width_px, "height": 1000})
     try:
-        yield tab
+        yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser tab (own cookies and storage) for one test, 1400 px wide."""
+    yield from _fresh_tab(browser, 1400)
+
+
+@pytest.fixture
+def narrow_page(browser):
+    """A fresh browser tab for one test at the narrow width layouts are checked at (NARROW_PX)."""
+    yield from _fresh_tab(browser, NARROW_PX)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,6 @@ from tests.support.page_links import page_link
 
 pytestmark = pytest.mark.browser
 
-NARROW_PX = 1024
 #: Pages with charts, and how many each draws from its typical link.
 CHART_PAGES = {"simulator": 3, "planner": 2}  # simulator: the stacked time-series panels + 2 sweeps
 #: Inline SVG charts (reports/svg_charts.py) per page.
@@ -66,29 +65,24 @@ def _chart_boxes(page) -> list[dict]:
 
 @pytest.mark.parametrize("lang", ["en", "es"])  # Spanish labels run longer
 @pytest.mark.parametrize("name", sorted(CHART_PAGES))
-def test_titles_and_legends_clear_the_axes_at_1024_px(app_url, browser, name, lang):
-    context = browser.new_context(viewport={"width": NARROW_PX, "height": 1000})
-    try:
-        page = context.new_page()
-        open_page(page, page_link(app_url, name, lang))
-        charts = _chart_boxes(page)
-        assert len(charts) == CHART_PAGES[name]
-        for index, parts in enumerate(charts):
-            where = f"{name} ({lang}) chart {index}"
-            assert parts["plots"], f"{where}: no plot area"
-            if parts["title"]:
-                assert _inside(parts["title"], parts["chart"]), f"{where}: title cut off {parts}"
-                assert not any(_overlap(parts["title"], plot) for plot in parts["plots"]), f"{where}: title over a plot"
-            legend = parts["legend"]
-            if legend:
-                assert _inside(legend, parts["chart"]), f"{where}: legend cut off {parts}"
-                assert not any(_overlap(legend, plot) for plot in parts["plots"]), f"{where}: legend over a plot"
-                assert not any(_overlap(legend, xt) for xt in parts["xtitles"]), f"{where}: legend over an x title"
-                assert not any(_overlap(legend, tick) for tick in parts["xticks"]), f"{where}: legend over ticks"
-            for upper, lower in zip(parts["plots"], parts["plots"][1:], strict=False):  # stacked panels: own room
-                assert not _overlap(upper, lower), f"{where}: two panels overlap"
-    finally:
-        context.close()
+def test_titles_and_legends_clear_the_axes_at_1024_px(app_url, narrow_page, name, lang):
+    open_page(narrow_page, page_link(app_url, name, lang))
+    charts = _chart_boxes(narrow_page)
+    assert len(charts) == CHART_PAGES[name]
+    for index, parts in enumerate(charts):
+        where = f"{name} ({lang}) chart {index}"
+        assert parts["plots"], f"{where}: no plot area"
+        if parts["title"]:
+            assert _inside(parts["title"], parts["chart"]), f"{where}: title cut off {parts}"
+            assert not any(_overlap(parts["title"], plot) for plot in parts["plots"]), f"{where}: title over a plot"
+        legend = parts["legend"]
+        if legend:
+            assert _inside(legend, parts["chart"]), f"{where}: legend cut off {parts}"
+            assert not any(_overlap(legend, plot) for plot in parts["plots"]), f"{where}: legend over a plot"
+            assert not any(_overlap(legend, xt) for xt in parts["xtitles"]), f"{where}: legend over an x title"
+            assert not any(_overlap(legend, tick) for tick in parts["xticks"]), f"{where}: legend over ticks"
+        for upper, lower in zip(parts["plots"], parts["plots"][1:], strict=False):  # stacked panels: own room
+            assert not _overlap(upper, lower), f"{where}: two panels overlap"
 
 
 def test_memory_bars_are_the_first_thing_after_the_inputs(app_url, page):
@@ -141,36 +135,26 @@ def test_wizard_concern_chart_sits_beside_the_ranking(app_url, page):
 
 @pytest.mark.parametrize("lang", ["en", "es"])  # Spanish labels run longer
 @pytest.mark.parametrize("name", sorted(SVG_PAGES))
-def test_svg_chart_texts_never_overlap_or_leave_the_chart_at_1024_px(app_url, browser, name, lang):
-    context = browser.new_context(viewport={"width": NARROW_PX, "height": 1000})
-    try:
-        page = context.new_page()
-        open_page(page, page_link(app_url, name, lang))
-        charts = page.locator('[data-testid="stMarkdown"] .sw-chart > svg').evaluate_all(_SVG_BOXES_JS)
-        assert len(charts) == SVG_PAGES[name]
-        for index, chart in enumerate(charts):
-            where = f"{name} ({lang}) SVG chart {index}"
-            texts = chart["texts"]
-            for text in texts:
-                assert _inside(text, chart["chart"]), f"{where}: {text['text']!r} cut off"
-                # an SVG scales its text with it: drawn too wide for its column, labels read at 5-8 px (issue 19)
-                assert text["px"] >= MIN_TEXT_PX, f"{where}: {text['text']!r} drawn at {text['px']:.1f} px"
-            level = [text for text in texts if not text["slanted"]]  # a slanted text's box is not its outline
-            for i, a in enumerate(level):
-                for b in level[i + 1:]:
-                    assert not _overlap(a, b), f"{where}: {a['text']!r} over {b['text']!r}"
-    finally:
-        context.close()
+def test_svg_chart_texts_never_overlap_or_leave_the_chart_at_1024_px(app_url, narrow_page, name, lang):
+    open_page(narrow_page, page_link(app_url, name, lang))
+    charts = narrow_page.locator('[data-testid="stMarkdown"] .sw-chart > svg').evaluate_all(_SVG_BOXES_JS)
+    assert len(charts) == SVG_PAGES[name]
+    for index, chart in enumerate(charts):
+        where = f"{name} ({lang}) SVG chart {index}"
+        texts = chart["texts"]
+        for text in texts:
+            assert _inside(text, chart["chart"]), f"{where}: {text['text']!r} cut off"
+            # an SVG scales its text with it: drawn too wide for its column, labels read at 5-8 px (issue 19)
+            assert text["px"] >= MIN_TEXT_PX, f"{where}: {text['text']!r} drawn at {text['px']:.1f} px"
+        level = [text for text in texts if not text["slanted"]]  # a slanted text's box is not its outline
+        for i, a in enumerate(level):
+            for b in level[i + 1:]:
+                assert not _overlap(a, b), f"{where}: {a['text']!r} over {b['text']!r}"
 
 
-def test_the_formats_matrix_is_on_the_first_screen_at_1024_px(app_url, browser):
+def test_the_formats_matrix_is_on_the_first_screen_at_1024_px(app_url, narrow_page):
     """A link to the Formats page is for its matrix: the explanations above it start closed (open, their ~600 px of
     prose pushed the matrix below a 1000 px tall window)."""
-    context = browser.new_context(viewport={"width": NARROW_PX, "height": 1000})
-    try:
-        page = context.new_page()
-        open_page(page, page_link(app_url, "formats", "es"))
-        top = page.locator("svg.formats-matrix").bounding_box()["y"]
-        assert top < 1000, f"the matrix starts at {top:.0f} px"
-    finally:
-        context.close()
+    open_page(narrow_page, page_link(app_url, "formats", "es"))
+    top = narrow_page.locator("svg.formats-matrix").bounding_box()["y"]
+    assert top < 1000, f"the matrix starts at {top:.0f} px"

@@ -78,22 +78,17 @@ def test_unexplained_difference_is_marked(app_url, page, screenshot_dir):
     page.screenshot(path=str(screenshot_dir / "check-log-unexplained.png"), full_page=True)
 
 
-def test_text_that_is_not_a_log_gets_its_message_on_the_first_screen_at_1024_px(app_url, browser):
+def test_text_that_is_not_a_log_gets_its_message_on_the_first_screen_at_1024_px(app_url, narrow_page):
     """The capture help folds once something is pasted: open, it pushed the message (or the verdicts) ~1500 px down."""
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport={"width": 1024, "height": 1000})
-    try:
-        page = context.new_page()
-        open_page(page, f"{app_url}/check_log?lang=es")
-        box = page.locator('[data-testid="stTextArea"] textarea').first
-        box.fill("hola\nesto no es un log\n")
-        box.press("Control+Enter")
-        wait_for_app(page)
-        message = page.locator('[data-testid="stAlert"]').filter(has_text="No se reconoció")
-        expect(message).to_be_visible()
-        assert message.bounding_box()["y"] < 1000, message.bounding_box()
-        expect(box).to_have_value("hola\nesto no es un log\n")  # nothing typed is lost
-        assert page.locator('[data-testid="stException"]').count() == 0
-    finally:
-        context.close()
+    open_page(narrow_page, f"{app_url}/check_log?lang=es")
+    box = narrow_page.locator('[data-testid="stTextArea"] textarea').first
+    box.fill("hola\nesto no es un log\n")
+    box.press("Control+Enter")
+    wait_for_app(narrow_page)
+    message = narrow_page.locator('[data-testid="stAlert"]').filter(has_text="No se reconoció")
+    expect(message).to_be_visible()
+    assert message.bounding_box()["y"] < 1000, message.bounding_box()
+    expect(box).to_have_value("hola\nesto no es un log\n")  # nothing typed is lost
+    assert narrow_page.locator('[data-testid="stException"]').count() == 0
