@@ -26,7 +26,7 @@ from calculators.speed.calibrate import (
     fit_serving,
     simulate_medians,
 )
-from calculators.speed.families import engine_accelerator, speed_family
+from calculators.speed.families import speed_family
 from calculators.speed.fit import (
     DECODE_METRICS,
     MIN_POINTS,
@@ -212,7 +212,7 @@ def sweep_rows(
     models = data.models_by_id()
     ratios = flops_per_byte_by_class(data)
     for sweep in sweeps if sweeps is not None else list(data.sweeps):
-        hw = engine_accelerator(sweep.engine, sweep_accelerator(data, sweep, ratios))
+        hw = sweep_accelerator(data, sweep, ratios)
         model = shape_of(models[sweep.model])
         policy = _policy(sweep)
         capacity = sweep_kv_capacity_tokens(data, sweep, catalog_memory_bytes)

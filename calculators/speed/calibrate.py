@@ -31,10 +31,9 @@ from calculators.simulator.workload import (
     draw_requests,
 )
 from calculators.speed.calibration import CalibrationProfile
-from calculators.speed.families import engine_accelerator
 from calculators.speed.fit import band_from, decode_feature_s, fit_line, prefill_feature_s
 from calculators.speed.imports.run import ImportedRun
-from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams
+from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams, tensor_flops_per_s
 from calculators.speed.predict import speed_params, step_cost_model
 
 #: Requests simulated per load level (more costs time, the medians barely move past this).
@@ -221,7 +220,6 @@ def calibrate(
     """Fit a calibration profile for `engine` + `model` + `hw` from imported runs and compare every point."""
     if not runs:
         raise ServewiseInputError(_("calibration needs at least one imported run"))
-    hw = engine_accelerator(engine, hw)
     start, _unused = speed_params(engine, hw.hardware_class)
     notes: list[str] = []
     decode = [
@@ -229,7 +227,8 @@ def calibrate(
         for r in runs
         if r.decode_tokens_per_s and r.load_kind == "single"
     ]
-    prefill = [(r, prefill_feature_s(model, hw, int(r.prompt_tokens)), r.prompt_tokens / r.prefill_tokens_per_s)
+    prefill = [(r, prefill_feature_s(model, hw, int(r.prompt_tokens), start.fp16_accumulate),
+                r.prompt_tokens / r.prefill_tokens_per_s)
                for r in runs if r.prefill_tokens_per_s and r.prompt_tokens]
     prefill = [row for row in prefill if row[1] is not None]
     serving = [
@@ -258,7 +257,7 @@ def calibrate(
             overhead = min(start.prefill_overhead_s, 0.5 * float(np.min(y)))
             slope = max(1.0, float(np.mean((y - overhead) / x)))
         params = params.model_copy(update={"compute_efficiency": 1.0 / slope, "prefill_overhead_s": overhead})
-    elif any(r.prefill_tokens_per_s for r in runs) and hw.flops_per_s is None:
+    elif any(r.prefill_tokens_per_s for r in runs) and tensor_flops_per_s(hw, start.fp16_accumulate) is None:
         notes.append(_("prefill rates were given but the accelerator's flop/s are unknown: prefill not calibrated"))
     pol = policy if policy is not None else (default_policy(engine) if serving else None)
     capacity = kv_capacity_tokens or UNLIMITED_KV_TOKENS

@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-from calculators.i18n import N_
-from calculators.speed.model import Accelerator
-
-#: Said with every prediction whose prefill uses the FP16-accumulate rate instead of the catalog's BF16 figure.
-FP16_ACCUMULATE_NOTE = N_(
-    "Prefill uses the card's FP16-accumulate tensor rate, which this engine's prompt kernels run at (twice the "
-    "FP32-accumulate figure on GeForce cards)."
-)
+from calculators.speed.model import SpeedParams
 
 
 def speed_family(engine: str, version: str = "") -> str:
@@ -28,16 +21,17 @@ def speed_family(engine: str, version: str = "") -> str:
     return found.speed.family
 
 
-def engine_accelerator(engine: str, hw: Accelerator) -> Accelerator:
-    """`hw` as `engine`'s kernels see it: its FP16-accumulate flop/s when the engine's prompt kernels accumulate in
-    FP16 or int32 (the adapter's `speed.prefill_fp16_accumulate`) and the card's rate differs, else `hw` unchanged."""
+def fp16_accumulate(engine: str) -> bool:
+    """Whether `engine`'s matmul kernels accumulate in FP16 (the adapter's `speed.prefill_fp16_accumulate`), so its
+    steps run at the card's FP16-accumulate tensor rate (calculators/speed/model.tensor_flops_per_s)."""
     from calculators.engines import ENGINES
 
     found = ENGINES.get(engine)
-    if found is None or found.speed is None or not found.speed.prefill_fp16_accumulate:
-        return hw
-    if hw.fp16_acc_flops_per_s is None or hw.fp16_acc_flops_per_s == hw.flops_per_s:
-        return hw
-    # the msgid itself: renderings translate flops_note (reports/speed_text.py)
-    note = " ".join(n for n in (hw.flops_note, FP16_ACCUMULATE_NOTE) if n)
-    return hw.model_copy(update={"flops_per_s": hw.fp16_acc_flops_per_s, "flops_note": note})
+    return found is not None and found.speed is not None and found.speed.prefill_fp16_accumulate
+
+
+def engine_params(engine: str, params: SpeedParams) -> SpeedParams:
+    """`params` as `engine` runs them: with its kernels' tensor rate (`fp16_accumulate`), whichever group or
+    calibration the efficiencies come from."""
+    wanted = fp16_accumulate(engine)
+    return params if params.fp16_accumulate == wanted else params.model_copy(update={"fp16_accumulate": wanted})

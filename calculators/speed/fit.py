@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calculators.i18n import _
-from calculators.speed.families import engine_accelerator, speed_family
+from calculators.speed.families import fp16_accumulate, speed_family
 from calculators.speed.model import (
     APPLE_FLOPS_NOTE,
     Accelerator,
@@ -29,6 +29,7 @@ from calculators.speed.model import (
     apple_flops_from_bandwidth,
     family_name,
     hardware_class_name,
+    tensor_flops_per_s,
 )
 from knowledge.speed import (
     FIT_FILE,
@@ -104,13 +105,15 @@ def decode_feature_s(model: ModelShape, hw: Accelerator, context_tokens: float, 
     ) / hw.memory_bandwidth_bytes_per_s
 
 
-def prefill_feature_s(model: ModelShape, hw: Accelerator, prompt_tokens: int) -> float | None:
-    """Seconds a prefill's FLOPs take at 100 % of peak flop/s (None when flop/s are unknown)."""
-    if hw.flops_per_s is None:
+def prefill_feature_s(model: ModelShape, hw: Accelerator, prompt_tokens: int, fp16_accumulate: bool) -> float | None:
+    """Seconds a prefill's FLOPs take at 100 % of the peak flop/s the engine's kernels run at (`fp16_accumulate`:
+    see model.tensor_flops_per_s); None when flop/s are unknown."""
+    rate = tensor_flops_per_s(hw, fp16_accumulate)
+    if rate is None:
         return None
     n = float(prompt_tokens)
     flops = 2.0 * model.params_active * n + 2.0 * model.n_layers * model.attention_q_dim * n * n
-    return flops / hw.flops_per_s
+    return flops / rate
 
 
 def observation_family(point: SpeedPoint) -> str:
@@ -134,12 +137,12 @@ def observations(data: SpeedMeasurementSet, metrics: tuple[str, ...]) -> list[Ob
     for point in data.points:
         if point.metric not in metrics:
             continue
-        hw = engine_accelerator(point.engine, accelerator_of(hardware[point.hardware]))
+        hw = accelerator_of(hardware[point.hardware])
         model = shape_of(models[point.model])
         if point.metric in DECODE_METRICS:
             x = decode_feature_s(model, hw, point.context_tokens, point.batch)
         else:
-            feature = prefill_feature_s(model, hw, point.prompt_tokens)
+            feature = prefill_feature_s(model, hw, point.prompt_tokens, fp16_accumulate(point.engine))
             if feature is None:
                 continue
             x = feature
@@ -268,6 +271,14 @@ def _band_for(own: list[float], class_residuals: list[float]) -> Band:
     return band_from(class_residuals).model_copy(update={"group_points": len(own)})
 
 
+def _group_fp16_accumulate(rows: list[Observation]) -> bool:
+    """The tensor rate a group's prefill features were computed at: its engines' (a family is one set of kernels)."""
+    rates = {fp16_accumulate(r.point.engine) for r in rows}
+    if len(rates) > 1:
+        raise ValueError(f"fit family {rows[0].family} mixes engines whose kernels run at different tensor rates")
+    return rates.pop()
+
+
 def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
     decode = observations(data, DECODE_METRICS)
     prefill = observations(data, PREFILL_METRICS)
@@ -302,6 +313,7 @@ def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
             decode_overhead_s=overhead,
             compute_efficiency=compute_eff,
             prefill_overhead_s=p_overhead,
+            fp16_accumulate=_group_fp16_accumulate(rows + prow),
             decode_band=_band_for(decode_res[key], on_class(decode_res, key[1])),
             prefill_band=prefill_band,
         )

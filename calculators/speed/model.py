@@ -58,7 +58,8 @@ class Accelerator(_Frozen):
     """What the speed model needs of the hardware: peak bandwidth (bytes/s), dense 16-bit flop/s, class.
 
     `flops_per_s` is BF16 with FP32 accumulate (what PyTorch-based engines run); an engine whose prompt kernels
-    accumulate in FP16 or int32 sees `fp16_acc_flops_per_s` instead (calculators/speed/families.engine_accelerator).
+    accumulate in FP16 or int32 runs at `fp16_acc_flops_per_s` instead: which rate a step uses is part of the
+    engine's speed parameters (`SpeedParams.fp16_accumulate`), read only through `tensor_flops_per_s`.
     """
 
     hardware_class: Literal["consumer-gddr", "datacenter-hbm", "apple-unified", "cpu"]
@@ -116,8 +117,39 @@ class SpeedParams(_Frozen):
         ge=0,
         description="host seconds per scheduled sequence per step (only a serving calibration fits it)",
     )
+    fp16_accumulate: bool = Field(
+        default=False,
+        description="the engine's matmuls accumulate in FP16 (llama.cpp's kernels): compute_efficiency is a share of "
+                    "the card's FP16-accumulate rate, not of its BF16/FP32-accumulate one (see tensor_flops_per_s)",
+    )
     decode_band: Band
     prefill_band: Band | None = None
+
+
+#: Said with every prediction whose prefill uses the FP16-accumulate rate instead of the catalog's BF16 figure.
+FP16_ACCUMULATE_NOTE = N_(
+    "Prefill uses the card's FP16-accumulate tensor rate, which this engine's prompt kernels run at (twice the "
+    "FP32-accumulate figure on GeForce cards)."
+)
+
+
+def tensor_flops_per_s(hw: Accelerator, fp16_accumulate: bool) -> float | None:
+    """The dense tensor flop/s an engine's steps run at on `hw` (None when unknown).
+
+    The one place that chooses the rate: the card's FP16-accumulate figure when the engine's kernels accumulate
+    in FP16 (`SpeedParams.fp16_accumulate`) and the catalog gives one, else its BF16 (FP32-accumulate) figure.
+    """
+    if fp16_accumulate and hw.fp16_acc_flops_per_s is not None:
+        return hw.fp16_acc_flops_per_s
+    return hw.flops_per_s
+
+
+def flops_note(hw: Accelerator, params: SpeedParams) -> str:
+    """How the flop/s a step of `params` runs at on `hw` were obtained (msgids joined; empty for a catalog figure)."""
+    rate = tensor_flops_per_s(hw, params.fp16_accumulate)
+    # the msgid itself: renderings translate flops_note (reports/speed_text.py)
+    fp16 = FP16_ACCUMULATE_NOTE if rate is not None and rate != hw.flops_per_s else ""
+    return " ".join(n for n in (hw.flops_note, fp16) if n)
 
 
 class SpeedBasis(_Frozen):
@@ -199,11 +231,12 @@ def decode_step_seconds(
     bytes_read = weights_read_for_tokens(model, batch) + batch * context_tokens * model.kv_bytes_per_token
     memory_s = bytes_read / (hw.memory_bandwidth_bytes_per_s * params.memory_efficiency)
     compute_s = 0.0
-    if hw.flops_per_s is not None:
+    rate = tensor_flops_per_s(hw, params.fp16_accumulate)
+    if rate is not None:
         flops = (
             2.0 * model.params_active * batch + 4.0 * model.n_layers * model.attention_q_dim * batch * context_tokens
         )
-        compute_s = flops / (hw.flops_per_s * params.compute_efficiency)
+        compute_s = flops / (rate * params.compute_efficiency)
     return params.decode_overhead_s + params.per_sequence_overhead_s * batch + max(memory_s, compute_s)
 
 
@@ -211,11 +244,12 @@ def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, pro
     """Seconds to prefill `prompt_tokens` in one pass (None when the hardware's flop/s are unknown)."""
     if prompt_tokens < 1:
         raise ServewiseInputError(_("a prompt has at least 1 token"))
-    if hw.flops_per_s is None:
+    rate = tensor_flops_per_s(hw, params.fp16_accumulate)
+    if rate is None:
         return None
     n = float(prompt_tokens)
     flops = 2.0 * model.params_active * n + 2.0 * model.n_layers * model.attention_q_dim * n * n
-    compute_s = flops / (hw.flops_per_s * params.compute_efficiency)
+    compute_s = flops / (rate * params.compute_efficiency)
     bandwidth = hw.memory_bandwidth_bytes_per_s * params.memory_efficiency
     memory_s = weights_read_for_tokens(model, prompt_tokens) / bandwidth
     return params.prefill_overhead_s + max(compute_s, memory_s)

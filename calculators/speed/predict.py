@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from calculators.i18n import ngettext
 from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
 from calculators.speed.calibration import CalibrationProfile
-from calculators.speed.families import engine_accelerator, speed_family
+from calculators.speed.families import engine_params, speed_family
 from calculators.speed.fit import default_fit
 from calculators.speed.model import (
     Accelerator,
@@ -22,17 +22,20 @@ from calculators.speed.model import (
     SpeedBasis,
     SpeedParams,
     decode_step_seconds,
+    flops_note,
     prefill_seconds,
+    tensor_flops_per_s,
     with_band,
 )
 
 
 def speed_params(engine: str, hardware_class: str,
                  calibration: CalibrationProfile | None = None) -> tuple[SpeedParams, SpeedBasis]:
-    """Parameters and basis for `engine` on `hardware_class`: the calibration when given, else the default fit."""
+    """Parameters and basis for `engine` on `hardware_class`: the calibration when given, else the default fit,
+    with the engine's own tensor rate (`families.engine_params`) whichever group they come from."""
     family = speed_family(engine)
     if calibration is not None:
-        return calibration.params(), SpeedBasis(
+        return engine_params(engine, calibration.params()), SpeedBasis(
             kind="calibration",
             engine_family=family,
             hardware_class=hardware_class,
@@ -45,7 +48,8 @@ def speed_params(engine: str, hardware_class: str,
 
     found = ENGINES.get(engine)
     fallback = found.speed.fallback_family if found is not None and found.speed is not None else None
-    return default_fit().lookup(family, hardware_class, fallback)
+    params, basis = default_fit().lookup(family, hardware_class, fallback)
+    return engine_params(engine, params), basis
 
 
 def unfitted_params(memory_efficiency: float = DEFAULT_MEMORY_EFFICIENCY,
@@ -92,10 +96,9 @@ def estimate_speed(
 
     Decode sequences are taken to hold `context_tokens` of KV each (default: the prompt).
     """
-    hw = engine_accelerator(engine, hw)
     params, basis = speed_params(engine, hw.hardware_class, calibration)
-    if hw.flops_note:
-        basis = basis.model_copy(update={"flops_note": hw.flops_note})
+    if note := flops_note(hw, params):
+        basis = basis.model_copy(update={"flops_note": note})
     context = prompt_tokens if context_tokens is None else context_tokens
     one = decode_step_seconds(model, hw, params, 1, context)
     many = decode_step_seconds(model, hw, params, concurrency, context)
@@ -134,7 +137,8 @@ def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> 
     step's tokens pick); prefill attention FLOPs are passed per (query, key) pair; the prefill overhead
     beyond one step's overhead is request handling, added to each request's first-token time.
     """
-    flops = hw.flops_per_s if hw.flops_per_s is not None else hw.memory_bandwidth_bytes_per_s * 1e6
+    rate = tensor_flops_per_s(hw, params.fp16_accumulate)
+    flops = rate if rate is not None else hw.memory_bandwidth_bytes_per_s * 1e6
     dense_bytes = model.weights_read_bytes - model.expert_weights_bytes * model.expert_share_per_token
     return StepCostModel(
         per_sequence_overhead_s=params.per_sequence_overhead_s,
@@ -174,8 +178,7 @@ def engine_step_costs(
             (calibration.engine, calibration.hardware_class) == (engine, hw.hardware_class))
         usable = calibration if matches else None
         params, basis = speed_params(engine, hw.hardware_class, usable)
-        seen = engine_accelerator(engine, hw)
-        if seen.flops_note:
-            basis = basis.model_copy(update={"flops_note": seen.flops_note})
-        out.append(EngineStepCost(engine=engine, cost=step_cost_model(model, seen, params), basis=basis, params=params))
+        if note := flops_note(hw, params):
+            basis = basis.model_copy(update={"flops_note": note})
+        out.append(EngineStepCost(engine=engine, cost=step_cost_model(model, hw, params), basis=basis, params=params))
     return tuple(out)

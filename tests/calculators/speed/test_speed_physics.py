@@ -280,17 +280,22 @@ def test_llama_cpp_prefill_runs_at_the_fp16_accumulate_rate_on_geforce_cards_onl
     """llama.cpp's prompt matmuls accumulate in FP16 (engines/llama_cpp/speed.py cites ggml-cuda.cu): on an RTX 4090
     it sees 330.3 TFLOPS (Ada whitepaper, FP16 accumulate), vLLM the 165.2 BF16 FP32-accumulate figure; on an RTX
     6000 Ada (one rate for both accumulates) both see the catalog's 364."""
-    from calculators.speed.families import FP16_ACCUMULATE_NOTE, engine_accelerator
     from calculators.speed.inputs import accelerator_of_gpu
-    from calculators.speed.predict import estimate_speed
+    from calculators.speed.model import FP16_ACCUMULATE_NOTE, flops_note, tensor_flops_per_s
+    from calculators.speed.predict import estimate_speed, speed_params
 
     geforce = accelerator_of_gpu(KB.gpus.get("rtx-4090-24gb"))
     pro = accelerator_of_gpu(KB.gpus.get("rtx-6000-ada-48gb"))
-    assert engine_accelerator("llama-cpp", geforce).flops_per_s == pytest.approx(330.3e12)
-    assert engine_accelerator("ollama", geforce).flops_per_s == pytest.approx(330.3e12)
-    assert engine_accelerator("llama-cpp", geforce).flops_note == FP16_ACCUMULATE_NOTE
-    assert engine_accelerator("vllm", geforce).flops_per_s == pytest.approx(165.2e12)
-    assert engine_accelerator("llama-cpp", pro) == pro
+
+    def rate(engine, hw):
+        return tensor_flops_per_s(hw, speed_params(engine, hw.hardware_class)[0].fp16_accumulate)
+
+    assert rate("llama-cpp", geforce) == pytest.approx(330.3e12)
+    assert rate("ollama", geforce) == pytest.approx(330.3e12)
+    assert flops_note(geforce, speed_params("llama-cpp", geforce.hardware_class)[0]) == FP16_ACCUMULATE_NOTE
+    assert rate("vllm", geforce) == pytest.approx(165.2e12)
+    assert rate("llama-cpp", pro) == rate("vllm", pro) == pytest.approx(364e12)
+    assert flops_note(pro, speed_params("llama-cpp", pro.hardware_class)[0]) == ""
     _arch, _weights, shape = moe_shape()
     # the same fitted parameters on a twice-as-fast compute rate: a long prompt's prefill is close to twice as fast
     fast = estimate_speed(shape, geforce, "llama-cpp", prompt_tokens=8192)
