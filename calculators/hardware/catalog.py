@@ -28,7 +28,8 @@ def machine_for_gpu(
     host_ram_bytes: int | None = None,
     working_set: AppleWorkingSet | None = None,
 ) -> Machine:
-    """Machine for `n_devices` of a catalog entry: memory in bytes, bandwidth in bytes/s, dense BF16 flop/s.
+    """Machine for `n_devices` of a catalog entry: memory in bytes, bandwidth in bytes/s, dense BF16 flop/s (and
+    FP16-accumulate flop/s where the card runs them at another rate).
 
     A GPU without a tensor BF16 figure but with a sourced shader-ALU FP16 rate (Apple M1/M2: FP16 and BF16
     run on the FP32 ALUs) gets that rate as its flop/s: the compute figure prefill and the planner use.
@@ -48,6 +49,8 @@ def machine_for_gpu(
     common = {
         "memory_bandwidth_bytes_per_s": bandwidth * 1e9 if isinstance(bandwidth, (int, float)) else None,
         "dense_bf16_flops_per_s": bf16 * 1e12 if isinstance(bf16, (int, float)) else None,
+        "dense_fp16_acc_flops_per_s": (gpu.dense_fp16_acc_tflops * 1e12
+                                       if isinstance(gpu.dense_fp16_acc_tflops, (int, float)) else None),
         "gpu_id": gpu.id,
     }
     if gpu.unified_memory and gpu.vendor == "apple":

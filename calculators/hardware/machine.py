@@ -20,6 +20,10 @@ class Machine(BaseModel):
     n_devices: int = Field(default=1, ge=1)
     memory_bandwidth_bytes_per_s: float | None = Field(default=None, gt=0)
     dense_bf16_flops_per_s: float | None = Field(default=None, gt=0)
+    dense_fp16_acc_flops_per_s: float | None = Field(
+        default=None, gt=0,
+        description="dense FP16 flop/s with FP16 accumulate where it differs from the BF16 figure (GeForce cards); "
+                    "None = the same")
     host_ram_bytes: int | None = Field(default=None, gt=0)
     unified_memory: bool = Field(default=False, description="Apple silicon: GPU and CPU share one pool")
     gpu_id: str | None = Field(default=None, description="catalog id when picked from knowledge/gpus.yaml")

@@ -174,6 +174,8 @@ def instance_step_cost(
         hardware_class="consumer-gddr",  # only the step-cost figures below are read from it
         memory_bandwidth_bytes_per_s=machine.memory_bandwidth_bytes_per_s * parallel,
         flops_per_s=machine.dense_bf16_flops_per_s * parallel,
+        fp16_acc_flops_per_s=(machine.dense_fp16_acc_flops_per_s * parallel
+                              if machine.dense_fp16_acc_flops_per_s is not None else None),
     )
     if engine.speed is None:  # an engine without a speed model: the roofline's stated default efficiencies
         cost = step_cost_model(shape, accelerator, unfitted_params())

@@ -13,14 +13,21 @@ from __future__ import annotations
 
 import pytest
 
+from calculators.engines import adapter
+from calculators.hardware.catalog import catalog_gpu, machine_for_gpu
+from calculators.memory.compare import model_weights
+from calculators.model.catalog import architecture_from_catalog
+from calculators.planner.search import instance_step_cost
 from calculators.speed.accuracy import sweep_rows
 from calculators.speed.calibrate import calibrate
 from calculators.speed.fit import PREFILL_METRICS, fit_table, observations
 from calculators.speed.imports.run import ImportedRun
 from calculators.speed.model import Accelerator, ModelShape
 from calculators.speed.predict import engine_step_costs, estimate_speed
+from knowledge.loader import load_knowledge
 from knowledge.speed import load_speed_measurements
 
+KB = load_knowledge()
 B, F = 165.2e12, 330.3e12  # RTX 4090: BF16 (FP32 accumulate) and FP16-accumulate dense tensor flop/s (Ada whitepaper)
 BOTH = Accelerator(hardware_class="consumer-gddr", memory_bandwidth_bytes_per_s=1008e9, flops_per_s=B,
                    fp16_acc_flops_per_s=F, label="RTX 4090")
@@ -106,3 +113,13 @@ def test_serving_sweep_rows(engine):
     alone = (F / 1e12, "unknown") if engine == "llama-cpp" else (B / 1e12, "unknown")
     assert rows(B / 1e12, F / 1e12) == rows(*alone)
     assert rows(F / 1e12, "unknown") != rows(B / 1e12, "unknown")
+
+
+@pytest.mark.parametrize("engine", ["llama-cpp", "ollama", "vllm"])
+def test_the_capacity_planner(engine):
+    arch = architecture_from_catalog("llama-3.1-8b", KB)
+    weights = model_weights(KB.formats, arch, "bf16").bytes
+    machine = machine_for_gpu(catalog_gpu(KB, "rtx-4090-24gb"), 1)
+    cost = instance_step_cost(machine, adapter(engine), 1, weights, arch)
+    rate = F if SEEN_AS[engine] is ONLY_F else KB.gpus.get("rtx-4090-24gb").dense_bf16_tflops * 1e12
+    assert cost.flops_per_s == pytest.approx(rate)
