@@ -11,6 +11,12 @@ An engine whose host processes a step's outputs while the next step runs on the 
 the host time of the previous step's sequences, and a first token or a finish computed in one step
 reaches the client when the next step ends (at once when the engine has nothing left to run).
 
+Repeated prompts (`RequestSet.prompt_keys`) on an engine with a shared prefix cache: a finished (or preempted)
+request's KV blocks stay cached in the free part of the pool, least recently freed evicted first and a
+request's tail before its head (vLLM V1 frees a request's blocks in reverse order into an LRU free queue;
+SGLang's radix cache evicts least recently used leaves); a later request with the same key reuses its whole
+blocks up to one token short of what it has to compute, and those blocks count against the pool again.
+
 Speed: decoding sequences are not touched one by one. A global decode-step counter advances them
 all at once, each remembers the counter value it started decoding at, and finishes come from a heap
 keyed by the counter value they finish at. When only decodes run and the queue cannot move,
@@ -21,7 +27,8 @@ step times of the span in closed form.
 from __future__ import annotations
 
 import heapq
-from collections import deque
+import math
+from collections import OrderedDict, deque
 
 import numpy as np
 
@@ -122,6 +129,10 @@ class _Run:
         self.ref_prefix = 0
         self.slot_prefix: list[int] = []
         self.free_slots: list[int] = []
+        # repeated prompts: key -> KV tokens a left request keeps cached in the free pool, least recently freed first
+        self.keys = reqs.prompt_keys if spec.prefix_reuse is PrefixReuse.SHARED and self.pool else None
+        self.prompt_cache: OrderedDict[int, int] = OrderedDict()
+        self.prompt_cache_tokens = 0
         if spec.kv_layout is KvLayout.SLOTS:
             warm = max(self.prefix, default=0) if workload.prefix_warm else 0
             self.slot_prefix = [warm] * spec.max_running
@@ -261,8 +272,46 @@ class _Run:
             self.free_slots.append(self.slot[i])
             self.slot[i] = -1
 
-    def finish(self, i: int, t: float) -> None:
+    def trim_prompt_cache(self, used: float) -> None:
+        """Evict cached prompts (oldest first, a prompt's tail before its head) until they fit the free KV."""
+        cache = self.prompt_cache
+        excess = math.ceil(self.prompt_cache_tokens - (self.capacity - used))
+        while excess > 0 and cache:
+            key, tokens = next(iter(cache.items()))
+            if tokens <= excess:
+                del cache[key]
+                self.prompt_cache_tokens -= tokens
+                excess -= tokens
+            else:
+                cache[key] = tokens - excess
+                self.prompt_cache_tokens -= excess
+                excess = 0
+
+    def leave_cached(self, i: int) -> None:
+        """`i` leaves the running set; with repeated prompts its KV (prompt and generated) stays cached."""
+        if self.keys is None:
+            self.leave_running(i)
+            return
+        self.trim_prompt_cache(self.kv_used())  # the KV peak before these blocks are freed
         self.leave_running(i)
+        key = self.keys[i]
+        tokens = self.prompt[i] + self.gen[i]
+        self.prompt_cache_tokens += tokens - self.prompt_cache.pop(key, 0)
+        self.prompt_cache[key] = tokens
+
+    def own_prompt_hit(self, i: int) -> int:
+        """Tokens of `i`'s prompt (and generated tokens) a repeated prompt finds cached: whole blocks, one token short
+        of all it has to compute (the last token is computed again for its logits)."""
+        if self.keys is None:
+            return 0
+        held = self.prompt_cache.get(self.keys[i], 0)
+        block = self.spec.block_size_tokens
+        limit = (self.prompt[i] + self.gen[i] - 1) // block * block
+        held = held // block * block
+        return held if held < limit else limit
+
+    def finish(self, i: int, t: float) -> None:
+        self.leave_cached(i)
         self.status[i] = _FINISHED
         self.end[i] = t
         if self.late_outputs:
@@ -300,7 +349,7 @@ class _Run:
 
     def preempt_newest(self) -> None:
         victim = next(reversed(self.running))
-        self.leave_running(victim)
+        self.leave_cached(victim)
         self.status[victim] = _WAITING
         self.preemptions[victim] += 1
         self.n_preempt += 1
@@ -366,6 +415,11 @@ class _Run:
                 break
             i = waiting[0]
             hit = self.prefix_hit(i)
+            own = self.own_prompt_hit(i)
+            if own > hit:
+                hit = own
+            else:
+                own = 0
             total = self.prompt[i] + self.gen[i] - hit
             if total < 1:  # a full hit still computes the last token to get logits
                 hit -= 1 - total
@@ -379,7 +433,7 @@ class _Run:
                 break
             # reusing a cached prefix nobody runs with makes it count against KV again
             revived = hit - self.ref_prefix if spec.prefix_reuse is PrefixReuse.SHARED and hit else 0
-            revived = revived if revived > 0 else 0
+            revived = own if own else (revived if revived > 0 else 0)
             if admission is Admission.NEXT_CHUNK:
                 fits = kv_used + revived + chunk + self.block_waste <= self.capacity
             elif admission is Admission.PROMPT_PLUS_RESERVE:
@@ -401,7 +455,9 @@ class _Run:
             self.running[i] = None
             self.prefilling[i] = None
             self.hit[i] = hit
-            self.set_shared(i, hit if spec.prefix_reuse is PrefixReuse.SHARED else 0)
+            self.set_shared(i, hit if spec.prefix_reuse is PrefixReuse.SHARED and not own else 0)
+            if self.keys is not None:
+                self.prompt_cache_tokens -= self.prompt_cache.pop(self.keys[i], 0)
             self.ctx[i] = hit + chunk
             self.kv_prefill += hit + chunk - self.shared[i]
             self.rem_prefill += self.out_eff[i] - self.gen[i]
@@ -415,6 +471,8 @@ class _Run:
             elif admission is Admission.PROMPT_PLUS_RESERVE:
                 reserve += spec.output_reserve_ratio * (self.out_eff[i] - self.gen[i])
             kv_used += revived + chunk + self.block_waste
+            if self.keys is not None:
+                self.trim_prompt_cache(kv_used)
             chunks.append((i, chunk))
             budget -= chunk
         return budget, blocked

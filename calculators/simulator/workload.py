@@ -108,6 +108,8 @@ class RequestSet:
     prefix_tokens: list[int]
     arrival_s: list[float] | None  # open loop only
     think_s: list[float]  # closed loop: pause before request i is sent by its client
+    #: requests with the same key send token-identical prompts (a benchmark repeating its prompts); None: all differ
+    prompt_keys: list[int] | None = None
 
 
 def draw_requests(spec: WorkloadSpec) -> RequestSet:

@@ -25,7 +25,8 @@ class VllmPolicy(SchedulerPolicy):
     Running requests are scheduled first (one token each), then waiting ones within
     max_num_batched_tokens; when a block cannot be allocated the newest running request is preempted
     and later recomputed, and no new request is admitted in that step (vllm/v1/core/sched/scheduler.py).
-    The recompute ignores blocks the prefix cache may still hold for it (pessimistic).
+    The recompute ignores blocks the prefix cache may still hold for it (pessimistic), unless the requests say
+    which of them repeat a prompt (RequestSet.prompt_keys): then a left request's blocks stay cached (LRU).
     """
 
     engine: Literal["vllm"] = "vllm"
