@@ -41,6 +41,7 @@ def main() -> None:
         metavar="PATH",
         help="also save the summaries as JSON (the accuracy page reads bench/results/speed_accuracy.json)",
     )
+    parser.add_argument("--rows", metavar="PATH", help="also save every ledger row (predicted vs measured) as JSON")
     args = parser.parse_args()
     started = time.perf_counter()
     data = load_speed_measurements()
@@ -118,6 +119,13 @@ def main() -> None:
         }
         Path(args.write).parent.mkdir(parents=True, exist_ok=True)
         Path(args.write).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    if args.rows:
+        import dataclasses
+        import json
+
+        Path(args.rows).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.rows).write_text(json.dumps([dataclasses.asdict(r) | {"error": r.error} for r in rows], indent=0)
+                                   + "\n", encoding="utf-8")
     print("\nSources (one row per source, measurements counted):")
     counts: dict[str, int] = {}
     for r in rows:

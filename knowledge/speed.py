@@ -153,6 +153,11 @@ class SpeedSweep(Frozen):
         "(replaces `prompt`); request i of every load level has prompt_lengths[i]",
     )
     output: LengthShape
+    passes_per_level: int = Field(
+        default=1, ge=1, description="times the run sent the same requests at each load level, one pass after the "
+        "other on one engine instance, pooling every pass's latencies into the level's percentiles (levels run in "
+        "the listed order on that instance)",
+    )
     itl_kind: Literal["itl", "tpot"] = Field(description="which per-token latency `itl_ms_p50` holds")
     policy: dict[str, int | bool] = Field(
         default_factory=dict, description="scheduler settings of the run, as fields of the engine's simulator policy"

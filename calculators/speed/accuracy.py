@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calculators.simulator.engines import default_policy
+from calculators.simulator.policy import PrefixReuse
 from calculators.simulator.workload import ArrivalProcess, RequestSet, WorkloadSpec, draw_requests
 from calculators.speed.calibrate import (
     PER_SEQUENCE_PRIOR_CANDIDATES_S,
@@ -158,6 +159,39 @@ def sweep_requests(workload: WorkloadSpec) -> RequestSet:
                                prefix_tokens=[0] * workload.n_requests)
 
 
+#: Idle seconds between two simulated passes of a sweep that repeats its requests: the harness awaits every request
+#: of a pass before it sends the next, and the simulator keeps nothing across idle time but the prefix cache, so a
+#: gap longer than any pass takes to drain stands for that wait.
+PASS_GAP_S = 1e6
+
+
+def level_observation(sweep: SpeedSweep, index: int, caches_prompts: bool) -> ServingObservation:
+    """Load level `index` of the sweep as the simulator runs it. A sweep whose run sent its requests several times
+    per level (`passes_per_level`) to an engine with a shared prefix cache is two passes of the same prompts: at the
+    first level a cold pass (counted once) then a warm one standing for the others; at later levels, whose engine
+    has served these prompts before, a pass that only warms the cache then a counted one standing for all."""
+    level = sweep.levels[index]
+    workload = sweep_workload(sweep, level.load)
+    requests = sweep_requests(workload)
+    label = f"{sweep.id} @ {level.load:g}"
+    ttft = level.ttft_ms_p50 / 1000 if level.ttft_ms_p50 else None
+    itl = level.itl_ms_p50 / 1000 if level.itl_ms_p50 else None
+    passes = sweep.passes_per_level
+    if passes == 1 or not caches_prompts or requests.arrival_s is None:
+        return ServingObservation(label, workload, ttft, itl, requests)
+    second = sweep_requests(workload.model_copy(update={"seed": workload.seed + 1}))  # same lengths, new arrivals
+    assert second.arrival_s is not None  # same open-loop workload
+    n = len(requests.prompt_tokens)
+    offset = requests.arrival_s[-1] + PASS_GAP_S
+    both = RequestSet(
+        prompt_tokens=requests.prompt_tokens * 2, output_tokens=requests.output_tokens * 2, prefix_tokens=[0] * 2 * n,
+        arrival_s=requests.arrival_s + [t + offset for t in second.arrival_s], think_s=[0.0] * 2 * n,
+        prompt_keys=list(range(n)) * 2,
+    )
+    counts = (1,) * n + (passes - 1,) * n if index == 0 else (0,) * n + (passes,) * n
+    return ServingObservation(label, workload.model_copy(update={"n_requests": 2 * n}), ttft, itl, both, counts)
+
+
 def sweep_kv_capacity_tokens(data: SpeedMeasurementSet, sweep: SpeedSweep, catalog_memory_bytes: dict[str, int]) -> int:
     """KV tokens the run's engine would have had: MEMORY_SHARE x memory - weights - RESERVED_BYTES (an estimate)."""
     hw = data.hardware_by_id()[sweep.hardware]
@@ -217,14 +251,8 @@ def sweep_rows(
         policy = _policy(sweep)
         capacity = sweep_kv_capacity_tokens(data, sweep, catalog_memory_bytes)
         params, _unused = table.lookup(speed_family(sweep.engine, sweep.engine_version), hw.hardware_class)
-        levels = []
-        for level in sweep.levels:
-            workload = sweep_workload(sweep, level.load)
-            levels.append(ServingObservation(
-                f"{sweep.id} @ {level.load:g}", workload,
-                level.ttft_ms_p50 / 1000 if level.ttft_ms_p50 else None,
-                level.itl_ms_p50 / 1000 if level.itl_ms_p50 else None, sweep_requests(workload),
-            ))
+        caches_prompts = policy.scheduler_spec(capacity).prefix_reuse is PrefixReuse.SHARED
+        levels = [level_observation(sweep, k, caches_prompts) for k in range(len(sweep.levels))]
 
         # called only within this iteration; the defaults bind this iteration's sweep and hardware (B023)
         def record(check: str, obs: ServingObservation, predicted: tuple[float | None, float | None],

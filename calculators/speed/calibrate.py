@@ -12,6 +12,7 @@ two or more levels the per-sequence host overhead is fitted too.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -59,6 +60,9 @@ class ServingObservation:
     ttft_s: float | None
     itl_s: float | None
     requests: RequestSet | None = None
+    #: how many times each request counts in the medians (a benchmark pooling repeated passes: a pass simulated
+    #: once stands for several, 0 for a pass simulated only to warm the cache); None: each request once
+    counts: tuple[int, ...] | None = None
 
 
 class Comparison(BaseModel):
@@ -115,10 +119,20 @@ def simulate_medians(
     result = simulate(
         obs.workload, policy, step_cost_model(model, hw, params), kv_capacity_tokens, requests=obs.requests
     )
+    if obs.counts is not None:
+        return _pooled_median([r.ttft_s for r in result.records], obs.counts), _pooled_median(
+            [r.itl_s for r in result.records], obs.counts)
     summary = result.summary
     ttft = summary.ttft.p50 if summary.ttft is not None else None
     itl = summary.itl.p50 if summary.itl is not None else None
     return ttft, itl
+
+
+def _pooled_median(values: list[float | None], counts: tuple[int, ...]) -> float | None:
+    """Median (np.percentile's, linear) of the values that exist, value i taken counts[i] times."""
+    pooled = np.repeat([v if v is not None else np.nan for v in values], counts)
+    pooled = pooled[~np.isnan(pooled)]
+    return float(np.percentile(pooled, 50)) if pooled.size else None
 
 
 def _scaled(base: SpeedParams, u: np.ndarray) -> SpeedParams:
@@ -183,9 +197,7 @@ def fit_serving(
     """Parameters whose simulated medians best match `observations` (squared log error): a decode and a prefill
     scale of `serving_start(start, ...)`, plus the per-sequence host overhead (s) when two or more levels are given."""
     obs = [
-        o
-        if o.requests is not None
-        else ServingObservation(o.label, o.workload, o.ttft_s, o.itl_s, draw_requests(o.workload))
+        o if o.requests is not None else dataclasses.replace(o, requests=draw_requests(o.workload))
         for o in observations
     ]
     base = serving_start(start, policy, per_sequence_prior_s)

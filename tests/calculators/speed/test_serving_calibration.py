@@ -133,3 +133,42 @@ def test_a_v0_small_model_sweep_fitted_on_one_level_predicts_the_others_ttft():
     assert len(rows) == 4  # two anchors x (TTFT, ITL) of the other level
     for row in rows:
         assert abs(row.error) < 0.15, (row.item, row.metric, row.error)
+
+
+def test_accelmark_passes_repeat_the_prompts_into_the_prefix_cache_of_engines_that_have_one():
+    # AccelMark's online scenario sends the same 300 requests num_runs times per level on one engine and pools the
+    # passes (loadgen/loadgen.py@3ae358a _run_online_async). vLLM V1 (prefix caching on) sees two simulated passes:
+    # at the first level a cold one counted once and a warm one counted twice, later all three are warm passes.
+    v1 = _sweep("a100-sxm4-80gbx1-suite-a-nvidia-vllm020")
+    assert v1.passes_per_level == 3
+    first, later = accuracy.level_observation(v1, 0, True), accuracy.level_observation(v1, 1, True)
+    for obs in (first, later):
+        assert obs.requests is not None and obs.requests.prompt_keys == list(range(300)) * 2
+        assert obs.requests.prompt_tokens[:300] == obs.requests.prompt_tokens[300:] == list(v1.prompt_lengths)
+        assert obs.requests.arrival_s[300] - obs.requests.arrival_s[299] > accuracy.PASS_GAP_S / 2
+    assert first.counts == (1,) * 300 + (2,) * 300 and later.counts == (0,) * 300 + (3,) * 300
+    # an engine without a prefix cache (vLLM 0.7.3's V0 default) is one pass: the passes are alike
+    v0 = _sweep("a100-sxm4-80gbx1-suite-a-nvidia-vllm-47f5d58e")
+    assert not v0.policy["enable_prefix_caching"]
+    obs = accuracy.level_observation(v0, 1, False)
+    assert obs.counts is None and obs.requests is not None and obs.requests.prompt_keys is None
+
+
+def test_cached_passes_take_a_v1_level_from_seven_times_too_high_to_under_the_measurement():
+    # A100 80 GB, vLLM 0.20.1 (V1), Llama-3.1-8B at 25 requests/s: TTFT p50 75.2 ms. One uncached pass predicted
+    # 548 ms (a queue: prefill of 25 x 240 tokens/s near the fit's compute rate); with the passes' prompts cached it
+    # is 34.5 ms (scratch residual analysis, 2026-12-01, main 380fda9 + this change).
+    from calculators.speed.families import speed_family
+    from calculators.speed.fit import default_fit, shape_of
+    from knowledge.loader import load_knowledge
+
+    sweep = _sweep("a100-sxm4-80gbx1-suite-a-nvidia-vllm020")
+    memory = {g.id: g.memory_bytes for g in load_knowledge().gpus.all_gpus}
+    ratios = accuracy.flops_per_byte_by_class(DATA)
+    hw = accuracy.sweep_accelerator(DATA, sweep, ratios)
+    params, _unused = default_fit().lookup(speed_family(sweep.engine, sweep.engine_version), hw.hardware_class)
+    policy, capacity = accuracy._policy(sweep), accuracy.sweep_kv_capacity_tokens(DATA, sweep, memory)
+    model = shape_of(DATA.models_by_id()[sweep.model])
+    cached, _itl = simulate_medians(accuracy.level_observation(sweep, 1, True), model, hw, params, policy, capacity)
+    single, _itl = simulate_medians(accuracy.level_observation(sweep, 1, False), model, hw, params, policy, capacity)
+    assert single > 0.4 and cached < 0.05
