@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, json_problem, validation_problem
 from calculators.hardware.machine import CpuFeature
 from calculators.i18n import (
     DEFAULT_LANGUAGE,
@@ -350,7 +350,7 @@ def _read_json_file(path: str) -> object:
     except json.JSONDecodeError as exc:
         where = _("standard input") if path == "-" else path
         raise ServewiseInputError(_("{where} is not valid JSON (line {lineno}: {msg})").format(
-                                    where=where, lineno=exc.lineno, msg=exc.msg)) from exc
+                                    where=where, lineno=exc.lineno, msg=json_problem(exc.msg))) from exc
 
 
 def run_memory(args: argparse.Namespace) -> int:
@@ -487,7 +487,7 @@ def run_plan(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "spec"
-        raise ServewiseInputError(f"{args.spec}: {where}: {first['msg']}") from exc
+        raise ServewiseInputError(f"{args.spec}: {where}: {validation_problem(first)}") from exc
     kb = load_knowledge()
     result = plan_capacity(spec, kb)
     if args.json:
@@ -611,7 +611,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     inputs, result = _speed_inputs(args)
     texts = [_read_text(path, _("a benchmark output")) for path in args.bench]
     log = _read_text(args.log, _("a start-up log")) if args.log else None
-    label = f"{result.model.arch.name} on {inputs.hardware.label}"
+    label = f"{result.model.arch.name}, {inputs.hardware.label}"
     calibrated = calibrate_from_texts(inputs, texts, log, args.format, label)
     profile_json = calibrated.profile.model_dump_json(indent=2)
     if args.output:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, ngettext
 from calculators.reconcile.log.figures import LineReport
 
 #: What each skip reason means, for a reader (translated where shown).
@@ -15,6 +15,25 @@ REASON_TEXT = {
     "not_engine_text": N_("not engine output (command, prose, markdown)"),
     "blank": N_("blank"),
 }
+
+
+#: What happened to a pasted line (the record's `outcome`), for a reader.
+OUTCOME_TEXT = {"used": N_("used"), "skipped": N_("skipped"), "blank": N_("blank")}
+
+#: The column headings of `line_rows`' records, for a reader (the records keep these English keys).
+LINE_COLUMNS = {
+    "line": N_("line"),
+    "outcome": N_("outcome"),
+    "reason": N_("reason"),
+    "gave": N_("gave"),
+    "stripped": N_("stripped"),
+    "text": N_("text"),
+}
+
+
+def column_heading(key: str) -> str:
+    """The reader's heading for one `line_rows` column."""
+    return _(LINE_COLUMNS[key])
 
 
 def reason_text(reason: str) -> str:
@@ -28,13 +47,26 @@ def line_counts(lines: list[LineReport]) -> dict[str, int]:
     return {reason: counts[reason] for reason in REASON_TEXT if counts[reason]}
 
 
+def _skipped_count(reason: str, n: int) -> str:
+    """'43 engine lines servewise does not use': a count of skipped lines with its reason, agreeing in number."""
+    counted = {
+        "known_unused": ngettext("{n} engine line servewise does not use", "{n} engine lines servewise does not use",
+                                 n),
+        "other_engine": ngettext("{n} line of another engine", "{n} lines of another engine", n),
+        "not_engine_text": ngettext("{n} line that is not engine output (command, prose, markdown)",
+                                    "{n} lines that are not engine output (command, prose, markdown)", n),
+        "blank": ngettext("{n} blank line", "{n} blank lines", n),
+    }
+    return counted[reason].format(n=n) if reason in counted else f"{n} {reason_text(reason)}"
+
+
 def line_summary(lines: list[LineReport]) -> str:
     """One sentence: lines read out of lines pasted, and why the others were skipped."""
     counts = line_counts(lines)
     read = counts.pop("read", 0)
-    skipped = ", ".join(f"{n} {reason_text(reason)}" for reason, n in counts.items())
+    skipped = ", ".join(_skipped_count(reason, n) for reason, n in counts.items())
     text = _("{read} of {total} pasted lines read").format(read=read, total=len(lines))
-    return text + (" (" + _("skipped") + f": {skipped})" if skipped else "")
+    return text + (" (" + _("skipped: {reasons}").format(reasons=skipped) + ")" if skipped else "")
 
 
 def line_rows(lines: list[LineReport], *, only_skipped: bool = False) -> list[dict[str, object]]:
@@ -42,7 +74,7 @@ def line_rows(lines: list[LineReport], *, only_skipped: bool = False) -> list[di
     return [
         {
             "line": line.number,
-            "outcome": line.status,
+            "outcome": _(OUTCOME_TEXT.get(line.status, line.status)),
             "reason": reason_text(line.reason),
             "gave": ", ".join(line.produced),
             "stripped": ", ".join(line.stripped),
@@ -59,7 +91,7 @@ def line_report_text(lines: list[LineReport], *, limit: int = 200) -> str:
     for row in line_rows(lines)[:limit]:
         gave = f" -> {row['gave']}" if row["gave"] else ""
         stripped = f" [{row['stripped']}]" if row["stripped"] else ""
-        out.append(f"{row['line']:>5} {row['outcome']:<7} {row['reason']}{gave}{stripped}: {str(row['text'])[:120]}")
+        out.append(f"{row['line']:>5} {row['outcome']:<9} {row['reason']}{gave}{stripped}: {str(row['text'])[:120]}")
     if len(lines) > limit:
         out.append(_("… {n} more lines").format(n=len(lines) - limit))
     return "\n".join(out)

@@ -18,7 +18,15 @@ def basis_line(basis: SpeedBasis) -> str:
     else:
         text = _("Speed basis: default fit to public measurements ({group}).").format(group=group_name(basis.group))
     flops = _(basis.flops_note) if basis.flops_note else ""
-    return f"{text} {basis.note} {flops}".strip().replace("  ", " ")
+    return f"{text} {_sentence(basis.note)} {flops}".strip().replace("  ", " ")
+
+
+def _sentence(note: str) -> str:
+    """A basis note as a sentence of its own (capital first letter, full stop), since it follows one."""
+    if not note:
+        return note
+    note = note[0].upper() + note[1:]
+    return note if note.endswith((".", ")")) else note + "."
 
 
 def _band(p: Prediction, unit: str, scale: float = 1.0, digits: int = 1) -> str:
@@ -69,7 +77,7 @@ def calibration_text(result: CalibrationResult) -> str:
     """Predicted against measured for every imported point, then the fitted parameters."""
     p = result.profile
     lines = [
-        "| run | metric | measured | predicted | error |",
+        "| " + " | ".join((_("run"), _("metric"), _("measured"), _("predicted"), _("error"))) + " |",
         "|---|---|---:|---:|---:|",
     ]
     for c in result.comparisons:

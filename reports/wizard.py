@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import json
+
 from calculators.i18n import N_, _
 from calculators.wizard.answers import WizardAnswers
 from calculators.wizard.scoring import Recommendation
 from knowledge.references import resolve_reference
 
 
+def _as_written(value: object) -> str:
+    """An answer's value as the answers file writes it (JSON: `true`, `null`, `shared-api`), in a code span:
+    field names and values are the file's vocabulary, the same in every language."""
+    return f"`{value}`" if isinstance(value, str) else f"`{json.dumps(value)}`"
+
+
 def _answers_table(answers: WizardAnswers) -> list[str]:
     lines = ["| " + _("answer") + " | " + _("value") + " |", "|---|---|"]
-    for name, value in answers.model_dump().items():
-        lines.append(f"| {name} | {value} |")
+    for name, value in answers.model_dump(mode="json").items():
+        lines.append(f"| `{name}` | {_as_written(value)} |")
     return lines
 
 
@@ -52,7 +60,7 @@ def recommendation_markdown(result: Recommendation, engine_names: dict[str, str]
     if result.changes:
         for change in result.changes:
             lines.append(
-                f"- `{change.field}`: {change.current} → {change.alternative} "
+                f"- `{change.field}`: {_as_written(change.current)} → {_as_written(change.alternative)} "
                 + _("puts {engine} first").format(engine=engine_names.get(change.new_top, change.new_top))
             )
     else:

@@ -13,7 +13,7 @@ import streamlit as st
 
 from calculators.engines import ENGINES, display_name
 from calculators.errors import ServewiseInputError
-from calculators.i18n import N_, _
+from calculators.i18n import _
 from calculators.reconcile.check import (
     parse_overrides,
     reconcile_log,
@@ -25,19 +25,21 @@ from calculators.reconcile.log.parse import parse_startup_log
 from calculators.reconcile.result import Reconciliation, RowStatus
 from knowledge import load_knowledge
 from knowledge.log_help import load_log_captures
-from reports.log_lines import line_rows, line_summary
+from reports.log_lines import LINE_COLUMNS, column_heading, line_rows, line_summary
 from reports.names import namer
-from reports.reconcile_text import difference_text, figure_label, predicted_text, printed_text
+from reports.reconcile_text import (
+    difference_text,
+    figure_label,
+    missing_kind_text,
+    predicted_text,
+    printed_text,
+    status_text,
+)
 from ui import uploads, url_widgets
 from ui.command_text import show_command
 
 NONE = "none"
 MAX_LOG_BYTES = 5 * 1024 * 1024
-STATUS_LABEL = {
-    RowStatus.EXACT: N_("exact"),
-    RowStatus.EXPLAINED: N_("explained"),
-    RowStatus.UNEXPLAINED: N_("UNEXPLAINED"),
-}
 # Cell colours of the status column (light backgrounds that keep dark text readable), by status.
 STATUS_COLOUR = {RowStatus.EXACT: "#d3f4dc", RowStatus.EXPLAINED: "#fdf0c4", RowStatus.UNEXPLAINED: "#fbd5d5"}
 ROW_HEIGHT_PX = 35
@@ -98,7 +100,7 @@ def _model_inputs(kb, parsed: ParsedLog, key_prefix: str) -> tuple[str, str, str
 def _rows_frame(result: Reconciliation) -> pd.DataFrame:
     return pd.DataFrame(
         {
-            _("status"): [_(STATUS_LABEL[r.status]) for r in result.rows],
+            _("status"): [status_text(r.status) for r in result.rows],
             _("figure"): [figure_label(r) for r in result.rows],
             _("line"): [r.line for r in result.rows],
             _("engine printed"): [printed_text(r) for r in result.rows],
@@ -122,7 +124,7 @@ def _show_found(parsed: ParsedLog, result: Reconciliation | None) -> None:
                      hide_index=True, width="stretch")
         if parsed.missing:
             st.dataframe(pd.DataFrame({_("not found"): [m.name for m in parsed.missing],
-                                       _("kind"): [m.kind for m in parsed.missing]}), hide_index=True)
+                                       _("kind"): [missing_kind_text(m) for m in parsed.missing]}), hide_index=True)
         if result is not None and result.not_compared:
             names = sorted({f.name for f in result.not_compared})
             st.text(_("Printed but not compared (servewise does not predict these): ") + ", ".join(names))
@@ -150,7 +152,8 @@ def _show_lines(result: Reconciliation) -> None:
     with st.expander(_("Lines read and skipped: {summary}").format(summary=line_summary(result.lines))):
         only_skipped = st.toggle(_("Only the skipped lines"), value=False, key="check_log_lines_skipped")
         rows = line_rows(result.lines, only_skipped=only_skipped)
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        frame = pd.DataFrame(rows, columns=list(LINE_COLUMNS)).rename(columns=column_heading)
+        st.dataframe(frame, hide_index=True, width="stretch")
 
 
 def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = True) -> Reconciliation | None:
@@ -212,7 +215,7 @@ def _draw_result(result: Reconciliation) -> None:
         for row in result.rows:
             if row.status is not RowStatus.EXACT:
                 st.text(_("Line {line}, {figure} ({status}): {why}").format(
-                    line=row.line, figure=figure_label(row), status=_(STATUS_LABEL[row.status]), why=row.explanation))
+                    line=row.line, figure=figure_label(row), status=status_text(row.status), why=row.explanation))
     for line in result.assumptions:
         st.text(_("Assumed: {text}").format(text=line))
     for note in result.log_notes:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, json_problem
 from calculators.i18n import _
 from knowledge.tool_calling import CallFormat, Markers
 
@@ -61,7 +61,7 @@ def chat_template_from_tokenizer_config(text: str, source: str = "tokenizer_conf
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(_("{source} is not valid JSON ({msg} at line {lineno})").format(
-                                    source=source, msg=exc.msg, lineno=exc.lineno)) from None
+                                    source=source, msg=json_problem(exc.msg), lineno=exc.lineno)) from None
     if not isinstance(data, dict):
         raise ServewiseInputError(_("{source} holds no JSON object").format(source=source))
     template = data.get("chat_template")

@@ -16,7 +16,7 @@ from typing import Any, Literal, cast
 
 from calculators.checks.launch_flags import CommandFlags, checks_per_engine
 from calculators.checks.reason import Reason
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, json_problem
 from calculators.i18n import _
 from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
 from knowledge.embedding_serving import EmbeddingServingFile, EngineEmbedding, PoolingSlug
@@ -283,7 +283,7 @@ def json_flag(command: CommandFlags, spelled: str | None) -> dict[str, Any]:
         data = json.loads(value)
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(_("{value} is not valid JSON ({msg})").format(
-                                    value=spelled.split(' ', 1)[0], msg=exc.msg)) from None
+                                    value=spelled.split(' ', 1)[0], msg=json_problem(exc.msg))) from None
     if not isinstance(data, dict):
         raise ServewiseInputError(_("{value} must be a JSON object").format(value=spelled.split(' ', 1)[0]))
     return data

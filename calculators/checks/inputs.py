@@ -9,7 +9,7 @@ from typing import Any
 from calculators.checks.chat_template import read_template_file
 from calculators.checks.embeddings import EmbeddingModel, embedding_model_from_files
 from calculators.checks.tool_calls import ToolModel, tool_model_from_template
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, json_problem
 from calculators.i18n import _
 from knowledge.tool_calling import ToolCallingFile
 
@@ -46,7 +46,7 @@ def _json_file(path: Path, required: bool = False) -> Any:
         raise ServewiseInputError(_("{path} cannot be read ({exc})").format(path=path, exc=exc)) from None
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(_("{path} is not valid JSON ({msg} at line {lineno})").format(
-                                    path=path, msg=exc.msg, lineno=exc.lineno)) from None
+                                    path=path, msg=json_problem(exc.msg), lineno=exc.lineno)) from None
 
 
 def embedding_model_from_directory(path: str | Path) -> EmbeddingModel:

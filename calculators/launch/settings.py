@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ValidationError
 
 from calculators.engines import ENGINES
-from calculators.errors import LaunchCommandError
+from calculators.errors import LaunchCommandError, validation_problem
 from calculators.i18n import _
 from calculators.launch.command import EngineCommandSyntax, FlagSpec, parse_launch_command
 
@@ -83,7 +83,8 @@ def settings_from_command(command: str, kb) -> LaunchSettings:
             key = str(error["loc"][0]) if error["loc"] else "?"
             shown = values.get(key, "")
             problems.append(_("{flag_for} {shown!r}: {msg}").format(
-                              flag_for=_flag_for(key, syntaxes[parsed.engine]), shown=shown, msg=error['msg']))
+                              flag_for=_flag_for(key, syntaxes[parsed.engine]), shown=shown,
+                              msg=validation_problem(error)))
         raise LaunchCommandError("; ".join(problems)) from exc
     return LaunchSettings(
         engine=parsed.engine,

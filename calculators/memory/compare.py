@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from calculators.engines import ENGINE_IDS, adapter
 from calculators.engines.base import DraftModel
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, validation_problem
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.memory.plan import MemoryPlan
@@ -94,7 +94,7 @@ def engine_settings(engine: str, workload: Workload, overrides: Mapping[str, Any
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "settings"
         raise ServewiseInputError(_("{engine} setting '{where}': {msg}").format(
-                                    engine=engine, where=where, msg=first['msg'])) from exc
+                                    engine=engine, where=where, msg=validation_problem(first))) from exc
 
 
 def applicability(engine: str, machine: Machine) -> str | None:

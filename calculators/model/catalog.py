@@ -31,7 +31,7 @@ def architecture_from_catalog(model_id: str, kb: KnowledgeBase | None = None) ->
         source=f"catalog:{entry.id}",
         is_embedding_model=entry.embedding is not None,
     )
-    return replace(arch, notes=arch.notes + ((entry.notes,) if entry.notes else ()))
+    return replace(arch, notes=arch.notes + ((_(entry.notes),) if entry.notes else ()))
 
 
 def catalog_id_for_repo(kb: KnowledgeBase, repo: str | None) -> str | None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from calculators.errors import ConfigFieldMissing, ServewiseInputError
+from calculators.errors import ConfigFieldMissing, ServewiseInputError, json_problem
 from calculators.i18n import N_, _
 from calculators.model.architecture import (
     LayerGeometry,
@@ -58,7 +58,7 @@ def load_config_text(text: str, source: str = "pasted config.json") -> dict[str,
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(
             _("{source} is not valid JSON (line {lineno}, column {colno}: {msg}); paste the whole "
-              "config.json file").format(source=source, lineno=exc.lineno, colno=exc.colno, msg=exc.msg)
+              "config.json file").format(source=source, lineno=exc.lineno, colno=exc.colno, msg=json_problem(exc.msg))
         ) from exc
     if not isinstance(data, dict):
         raise ServewiseInputError(

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, json_problem
 from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.embedding_info import EmbeddingPooling, embedding_pooling_from_files
@@ -83,7 +83,7 @@ def fetch_embedding_pooling(
         return None
     except json.JSONDecodeError as exc:
         raise HubFetchError(_("{repo_id}/modules.json is not valid JSON ({msg})").format(
-                              repo_id=repo_id, msg=exc.msg)) from None
+                              repo_id=repo_id, msg=json_problem(exc.msg))) from None
     pooling_dirs = [m.get("path") for m in modules if str(m.get("type", "")).endswith(".Pooling")]
     if not pooling_dirs:
         return None

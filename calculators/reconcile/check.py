@@ -18,7 +18,7 @@ from dataclasses import replace
 from pydantic import BaseModel, ValidationError
 
 from calculators.engines import ENGINES, display_name
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, validation_problem
 from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture, MoEGeometry
@@ -73,7 +73,7 @@ def architecture_from_log(parsed: ParsedLog) -> ModelArchitecture:
         notes.append(_("layers with 0 KV heads are recurrent; their state size is not in the log"))
     moe = MoEGeometry(n_experts=geo.n_expert, n_active=geo.n_expert_used or 1) if geo.n_expert else None
     return ModelArchitecture(
-        name=geo.model_name or geo.architecture or "model from the log",
+        name=geo.model_name or geo.architecture or _("model from the log"),
         family="generic",  # trust the layer kinds as read: the log's own caches said which layers slide
         layers=tuple(layers),
         n_heads=geo.n_heads or max(heads),
@@ -82,7 +82,7 @@ def architecture_from_log(parsed: ParsedLog) -> ModelArchitecture:
         max_context_tokens=geo.context_train_tokens,
         params_total=geo.params_total,
         moe=moe,
-        source="start-up log (GGUF metadata dump)",
+        source=_("start-up log (GGUF metadata dump)"),
         notes=tuple(notes),
     )
 
@@ -146,7 +146,8 @@ def validated_settings(
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        message = f"the log's setting {where}={kept.get(where)!r} is not valid: {first['msg']}"
+        message = _("the log's setting {where}={value} is not valid: {problem}").format(
+            where=where, value=repr(kept.get(where)), problem=validation_problem(first))
         raise ServewiseInputError(message) from exc
 
 
@@ -173,7 +174,8 @@ def resolve_model(
         match = next((m for m in kb.models.models if m.hf_repo.lower() == log_model.lower()), None)
         if match is not None:
             arch = architecture_from_catalog(match.id, kb)
-            return replace(arch, source=f"catalog:{match.id} (the log's model {log_model})")
+            return replace(arch, source=f"catalog:{match.id} " + _("(the log's model {model})").format(
+                model=log_model))
     return None
 
 

@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, validation_problem
 from calculators.i18n import _
 
 M = TypeVar("M", bound=BaseModel)
@@ -19,6 +19,6 @@ def checked(model: type[M], what: str, **fields: Any) -> M:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or what
-        message = first["msg"].removeprefix("Value error, ")
+        message = validation_problem(first)
         raise ServewiseInputError(_("{what} {where}: {message}").format(
                                     what=what, where=where, message=message)) from None

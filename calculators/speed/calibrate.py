@@ -36,6 +36,7 @@ from calculators.speed.fit import band_from, decode_feature_s, fit_line, prefill
 from calculators.speed.imports.run import ImportedRun
 from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams, tensor_flops_per_s
 from calculators.speed.predict import speed_params, step_cost_model
+from calculators.units import compact
 
 #: Requests simulated per load level (more costs time, the medians barely move past this).
 MAX_SIMULATED_REQUESTS = 200
@@ -218,6 +219,16 @@ def fit_serving(
     return _scaled(base, nelder_mead(loss, u0, max_evals=max_evals, steps=steps))
 
 
+def _run_label(number_in_file: int, run: ImportedRun) -> str:
+    """How the reader names one imported run: its place in the files, its tool and its load."""
+    if not run.load:
+        return _("run {n}").format(n=number_in_file)
+    if run.load_kind == "rate":
+        return _("run {n} ({tool}, {rate} requests/s)").format(n=number_in_file, tool=run.tool,
+                                                                rate=compact(run.load))
+    return _("run {n} ({tool}, concurrency {load})").format(n=number_in_file, tool=run.tool, load=compact(run.load))
+
+
 def calibrate(
     runs: list[ImportedRun],
     model: ModelShape,
@@ -247,9 +258,7 @@ def calibrate(
         o
         for i, r in enumerate(runs)
         if (
-            o := serving_observation(
-                r, f"run {i + 1} ({r.tool}, {r.load_kind} {r.load:g})" if r.load else f"run {i + 1}"
-            )
+            o := serving_observation(r, _run_label(i + 1, r))
         )
     ]
     params = start

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, json_problem, validation_problem
 from calculators.i18n import _
 from calculators.speed.model import Band, SpeedParams
 
@@ -84,7 +84,7 @@ def decode_profile(text: str) -> CalibrationProfile:
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(
             _("the calibration profile is not valid JSON ({msg} at column {colno})").format(
-              msg=exc.msg, colno=exc.colno)
+              msg=json_problem(exc.msg), colno=exc.colno)
         ) from exc
     try:
         return CalibrationProfile.model_validate(data)
@@ -92,4 +92,4 @@ def decode_profile(text: str) -> CalibrationProfile:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "profile"
         raise ServewiseInputError(_("the calibration profile's {where}: {msg}").format(
-                                    where=where, msg=first['msg'])) from exc
+                                    where=where, msg=validation_problem(first))) from exc

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, validation_problem
 from calculators.i18n import _
 
 Use = Literal["occasional-local", "local-dev", "shared-api", "public-multitenant", "batch", "embeddings"]
@@ -125,6 +125,6 @@ def parse_answers(data: object) -> WizardAnswers:
         parts = []
         for error in exc.errors():
             field = ".".join(str(p) for p in error["loc"]) or "answers"
-            message = error["msg"].removeprefix("Value error, ")
+            message = validation_problem(error)
             parts.append(f"{field}: {message}" if error["loc"] else message)
         raise ServewiseInputError("; ".join(parts)) from exc

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from calculators.engines.llama_cpp.plan import ENGINE_ID, LlamaCppSettings, plan_llamacpp
 from calculators.hardware.machine import Machine
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, ngettext
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Alternative, Rule, judge
@@ -22,12 +22,12 @@ _CACHE_FIGURES = (
     ("recurrent_state_bytes", N_("R+S state size"), "total_bytes"),
     ("k_bytes", N_("K size"), "k_bytes"),
     ("v_bytes", N_("V size"), "v_bytes"),
-    ("cells", "cells", "cells"),
-    ("layers", "layers", "layers"),
-    ("seqs", "sequences", "seqs"),
-    ("streams", "KV streams", "n_stream"),
+    ("cells", N_("cells"), "cells"),
+    ("layers", N_("layers"), "layers"),
+    ("seqs", N_("sequences"), "seqs"),
+    ("streams", N_("KV streams"), "n_stream"),
 )
-_MLA_FULL_KV = (
+_MLA_FULL_KV = N_(
     "this GGUF was converted without the MLA form of its attention (no {arch}.attention.key_length_mla / "
     "value_length_mla, no split attn_k_b / attn_v_b tensors), so llama.cpp caches every head's full K "
     "(qk_nope + qk_rope) and V (v_head_dim) instead of the latent + rope key; ggml-org/llama.cpp PR #12801 "
@@ -48,7 +48,7 @@ def _mla_alternative(value: int | float | None, arch: ModelArchitecture) -> tupl
     if value is None:
         return ()
     return (Alternative(rule=Rule.MLA_FULL_KV, low=value, high=value,
-                        explanation=_MLA_FULL_KV.format(arch=arch.family)),)
+                        explanation=_(_MLA_FULL_KV).format(arch=arch.family)),)
 
 
 def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp) -> Outcome:
@@ -221,8 +221,11 @@ def _llamacpp_context_from_cache(run: EngineRun, out: Outcome) -> list[Figure]:
     if "kv_unified" not in fields_set and streams is not None:
         update["kv_unified"] = int(streams.value) == 1
         inputs.append(streams)
-        out.assumptions.append(_("kv_unified {value} read from the KV cache line's {value_2} stream(s)").format(
-                                 value='on' if update['kv_unified'] else 'off', value_2=int(streams.value)))
+        n_streams = int(streams.value)
+        out.assumptions.append(ngettext("kv_unified={value} read from the KV cache line's {streams} stream",
+                                        "kv_unified={value} read from the KV cache line's {streams} streams",
+                                        n_streams).format(value="on" if update["kv_unified"] else "off",
+                                                          streams=n_streams))
     if update:
         out.settings = run.settings.model_copy(update=update)
     return inputs

@@ -350,7 +350,8 @@ def _allocations(layers: list[MlxLayerCache], n_sequences: int, settings: MlxLmS
     dtype = "float16/bfloat16" if dtype_bytes == 2 else "float32"
     allocations = []
     for (cache_class, tokens), members in groups.items():
-        kind = f"q{settings.kv_bits} (group {settings.kv_group_size})" if cache_class is CacheClass.QUANTIZED else dtype
+        kind = (_("q{bits} (groups of {size})").format(bits=settings.kv_bits, size=settings.kv_group_size)
+                if cache_class is CacheClass.QUANTIZED else dtype)
         allocations.append(CacheAllocation(
             name=_ALLOCATION_NAMES[cache_class], layers=len(members), cells=tokens, seqs=n_sequences, type_k=kind,
             type_v=kind, k_bytes=sum(c.k_bytes_per_token for c in members) * tokens * n_sequences,

@@ -209,10 +209,13 @@ def _layer_rows(parsed: ParsedLog, arch: ModelArchitecture, kv_per_layer: tuple[
         if required is not None:
             out.rows.append(judge(required, _("Ollama's {label}").format(
                                               label=label), predict([getattr(r, attribute) for r in results])))
-    uneven = ("the blocks' sizes differ (k-quant mixes such as Q4_K_M give some blocks wider tensors"
-              + (f"; this model's first {arch.moe.n_dense_layers} blocks are dense" if arch.moe and
-                 arch.moe.n_dense_layers else "")
-              + "), but the log prints only their sum, which servewise spreads evenly over the blocks")
+    if arch.moe and arch.moe.n_dense_layers:
+        uneven = _("the blocks' sizes differ (k-quant mixes such as Q4_K_M give some blocks wider tensors; this "
+                   "model's first {dense} blocks are dense), but the log prints only their sum, which servewise "
+                   "spreads evenly over the blocks").format(dense=arch.moe.n_dense_layers)
+    else:
+        uneven = _("the blocks' sizes differ (k-quant mixes such as Q4_K_M give some blocks wider tensors), but "
+                   "the log prints only their sum, which servewise spreads evenly over the blocks")
     for index in range(start, len(out.rows)):
         if out.rows[index].status is RowStatus.UNEXPLAINED:
             out.rows[index] = out.rows[index].model_copy(update={"explanation": uneven})

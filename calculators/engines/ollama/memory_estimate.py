@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from calculators.i18n import _
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.units import MIB
 
@@ -54,18 +55,20 @@ def estimator_era(version: Version | None, logged_at: str | None) -> EstimatorEr
     """From the stated release, else from the log's own date (a log dated before a change ran older code)."""
     if version is not None:
         return EstimatorEra(version < WEIGHTS_WITHOUT_KV_SINCE, version < BACKWARD_FILL_SINCE,
-                            f"Ollama {'.'.join(map(str, version))} as the log states")
+                            _("Ollama {version} as the log states").format(version=".".join(map(str, version))))
     if logged_at is None:
-        return EstimatorEra(False, False, "no release or date in the log: read as v0.12.10")
+        return EstimatorEra(False, False, _("no release or date in the log: read as v0.12.10"))
     old_weights = logged_at < WEIGHTS_WITHOUT_KV_COMMITTED
     forward = logged_at < BACKWARD_FILL_COMMITTED
     if old_weights:
-        reason = (f"the log is dated {logged_at}, before commit 033cec23 ({WEIGHTS_WITHOUT_KV_COMMITTED}): "
-                  "memory.weights.* still count the KV and blocks are placed first-up")
+        reason = _("the log is dated {logged_at}, before commit 033cec23 ({committed}): memory.weights.* still "
+                   "count the KV and blocks are placed first-up").format(logged_at=logged_at,
+                                                                         committed=WEIGHTS_WITHOUT_KV_COMMITTED)
     elif forward:
-        reason = f"the log is dated {logged_at}, before commit 0478d440 ({BACKWARD_FILL_COMMITTED}): blocks first-up"
+        reason = _("the log is dated {logged_at}, before commit 0478d440 ({committed}): blocks first-up").format(
+            logged_at=logged_at, committed=BACKWARD_FILL_COMMITTED)
     else:
-        reason = f"the log is dated {logged_at}: read as v0.12.10"
+        reason = _("the log is dated {logged_at}: read as v0.12.10").format(logged_at=logged_at)
     return EstimatorEra(old_weights, forward, reason)
 
 

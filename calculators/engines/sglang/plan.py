@@ -436,8 +436,8 @@ def plan_sglang(
 
     estimate = free_before_load_bytes is None
     components = [
-        MemoryComponent(kind=ComponentKind.RUNTIME, label="CUDA context before loading" + (" (estimate)" if estimate
-                        else ""), bytes=total - free_before, exact=not estimate,
+        MemoryComponent(kind=ComponentKind.RUNTIME, label=_("CUDA context before loading (estimate)") if estimate
+                        else _("CUDA context before loading"), bytes=total - free_before, exact=not estimate,
                         basis=overheads.basis if estimate else _("as given")),
         MemoryComponent(kind=ComponentKind.WEIGHTS, label=_("weights on this GPU"), bytes=weights_per_rank,
                         exact=tp * pp == 1, basis=_("as given") if tp * pp == 1 else _("model weights / {tp} "

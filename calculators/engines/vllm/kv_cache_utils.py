@@ -277,8 +277,8 @@ def check_enough_kv_cache_memory(
         needed = request_needed_bytes(stage_groups, max_model_len, in_flight)
         if needed > stage_usable:
             estimated_len = estimate_max_model_len(stage_groups, stage_usable, max_model_len, in_flight)
-            hint = (f"Based on the available memory, the estimated maximum model length is {estimated_len}. "
-                    if estimated_len > 0 else "")
+            hint = (_("Based on the available memory, the estimated maximum model length is {estimated_len}. ")
+                    .format(estimated_len=estimated_len) if estimated_len > 0 else "")
             refusals.append(
                 _("To serve at least one request with the model's max seq len ({max_model_len}), ({needed} "
                   "GiB KV cache is needed, which is larger than the available KV cache memory "

@@ -43,7 +43,7 @@ def vllm_rows(run: EngineRun[VllmSettings]) -> Outcome[VllmSettings]:
     if available is not None or pool is not None:
         if available is not None:
             budgets = available.interval()
-            rounded: tuple[str, ...] = (f"Available KV cache memory {available.printed} {available.printed_unit}",)
+            rounded: tuple[str, ...] = (f"'Available KV cache memory {available.printed} {available.printed_unit}'",)
             source = _("the printed available KV memory")
             shown = available
         else:  # no budget printed: give the plan exactly the pool the engine printed, to check the rest

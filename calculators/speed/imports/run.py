@@ -7,7 +7,7 @@ from typing import Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calculators.errors import ServewiseInputError
+from calculators.errors import ServewiseInputError, json_problem
 from calculators.i18n import _
 
 #: The benchmark tools servewise reads.
@@ -102,7 +102,7 @@ def load_json(text: str, what: str) -> object:
     except json.JSONDecodeError as exc:
         raise ServewiseInputError(
             _("{what}: not valid JSON at line {lineno}, column {colno}: {msg}").format(
-              what=what, lineno=exc.lineno, colno=exc.colno, msg=exc.msg)
+              what=what, lineno=exc.lineno, colno=exc.colno, msg=json_problem(exc.msg))
         ) from exc
 
 
