@@ -1,4 +1,5 @@
-"""Show markup built in reports/ (inline SVG charts, wide tables): the one place pages pass HTML to Streamlit."""
+"""Show markup built in reports/ (inline SVG charts, wide tables) and ui/uploads' styles: the one place pages pass
+HTML to Streamlit."""
 
 from __future__ import annotations
 
@@ -31,3 +32,11 @@ def show_wide_table(table_markdown: str, min_width_px: int | None = None) -> Non
     inner = f'<div style="min-width:{int(min_width_px)}px">' if min_width_px else "<div>"
     st.markdown(f'<div class="sw-wide-table" style="overflow-x:auto">{inner}\n\n{table_markdown}\n\n</div></div>',
                 unsafe_allow_html=True)
+
+
+def show_style(style: str) -> None:
+    """Add one <style> element built by ui/uploads.uploader_style (its texts are escaped into CSS strings there)."""
+    body = style.removeprefix("<style").split(">", 1)[-1].removesuffix("</style>")
+    if not style.startswith("<style") or not style.endswith("</style>") or "<" in body:
+        raise ValueError("show_style draws one <style> element with no markup inside")
+    st.markdown(style, unsafe_allow_html=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from tests.support.markdown_tables import parse_markdown_table, table_text
+from ui.uploads import STYLE_CLASS
 
 #: Words of English that do not occur in Spanish text (nor in the names servewise shows).
 ENGLISH_ONLY = frozenset(
@@ -146,6 +147,8 @@ def _markdown_texts(kind: str, value: str) -> list[PageText]:
     """A Markdown element's text; a Markdown table (reports/tables.py) cell by cell, as a dataframe is."""
     if value.lstrip().startswith(("<svg", '<div class="sw-chart">')):  # ui/svg.show_svg
         return _svg_texts(value[value.index("<svg"):value.rindex("</svg>") + len("</svg>")])
+    if value.startswith(f'<style class="{STYLE_CLASS}">'):  # ui/uploads: the texts it draws on an uploader
+        return [PageText("uploader text", text) for text in re.findall(r'content: "((?:[^"\\]|\\.)*)"', value)]
     if (table := table_text(value)) is not None:
         with contextlib.suppress(ValueError):
             return _dataframe_texts(parse_markdown_table(table))
