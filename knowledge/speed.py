@@ -158,6 +158,11 @@ class SpeedSweep(Frozen):
         "other on one engine instance, pooling every pass's latencies into the level's percentiles (levels run in "
         "the listed order on that instance)",
     )
+    arrival_seed: int | None = Field(
+        default=None, description="open loop: the run's inter-arrival times are reproducible, drawn from one "
+        "random.Random(arrival_seed) stream, n_requests expovariate(load) draws per pass, passes then levels in "
+        "order; None: unknown draws",
+    )
     itl_kind: Literal["itl", "tpot"] = Field(description="which per-token latency `itl_ms_p50` holds")
     policy: dict[str, int | bool] = Field(
         default_factory=dict, description="scheduler settings of the run, as fields of the engine's simulator policy"

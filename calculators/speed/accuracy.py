@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from dataclasses import dataclass
 
@@ -165,11 +166,29 @@ def sweep_requests(workload: WorkloadSpec) -> RequestSet:
 PASS_GAP_S = 1e6
 
 
+def harness_arrivals_s(sweep: SpeedSweep, index: int, pass_index: int) -> list[float]:
+    """Arrival times (s from the start of the pass) the run drew for pass `pass_index` of level `index` of a sweep
+    with `arrival_seed`: one random.Random(arrival_seed) stream, n_requests expovariate(load) draws per pass, passes
+    then levels in order (AccelMark loadgen/loadgen.py@3ae358a _run_online_async)."""
+    rng = random.Random(sweep.arrival_seed)
+    for k, level in enumerate(sweep.levels):
+        for p in range(sweep.passes_per_level):
+            gaps = [rng.expovariate(level.load) for _unused in range(sweep.n_requests)]
+            if (k, p) == (index, pass_index):
+                return list(itertools.accumulate(gaps))
+    raise ValueError(f"{sweep.id} has no pass {pass_index} at level {index}")
+
+
+def _with_arrivals(requests: RequestSet, arrival_s: list[float]) -> RequestSet:
+    return dataclasses.replace(requests, arrival_s=arrival_s)
+
+
 def level_observation(sweep: SpeedSweep, index: int, caches_prompts: bool) -> ServingObservation:
     """Load level `index` of the sweep as the simulator runs it. A sweep whose run sent its requests several times
     per level (`passes_per_level`) to an engine with a shared prefix cache is two passes of the same prompts: at the
     first level a cold pass (counted once) then a warm one standing for the others; at later levels, whose engine
-    has served these prompts before, a pass that only warms the cache then a counted one standing for all."""
+    has served these prompts before, the previous level's last pass (which only warms the cache) then a counted one
+    standing for all. With `arrival_seed` every pass arrives as the run drew it; else from the ledger's seed."""
     level = sweep.levels[index]
     workload = sweep_workload(sweep, level.load)
     requests = sweep_requests(workload)
@@ -177,16 +196,25 @@ def level_observation(sweep: SpeedSweep, index: int, caches_prompts: bool) -> Se
     ttft = level.ttft_ms_p50 / 1000 if level.ttft_ms_p50 else None
     itl = level.itl_ms_p50 / 1000 if level.itl_ms_p50 else None
     passes = sweep.passes_per_level
+    exact = sweep.arrival_seed is not None and requests.arrival_s is not None
+    if exact and len(requests.prompt_tokens) != sweep.n_requests:
+        raise ValueError(f"{sweep.id}: the run's arrival draws need all its {sweep.n_requests} requests simulated")
     if passes == 1 or not caches_prompts or requests.arrival_s is None:
+        if exact:
+            requests = _with_arrivals(requests, harness_arrivals_s(sweep, index, 0))
         return ServingObservation(label, workload, ttft, itl, requests)
-    second = sweep_requests(workload.model_copy(update={"seed": workload.seed + 1}))  # same lengths, new arrivals
-    assert second.arrival_s is not None  # same open-loop workload
+    if exact:
+        before = harness_arrivals_s(sweep, 0, 0) if index == 0 else harness_arrivals_s(sweep, index - 1, passes - 1)
+        after = harness_arrivals_s(sweep, index, 1 if index == 0 else 0)
+    else:
+        second = sweep_requests(workload.model_copy(update={"seed": workload.seed + 1}))  # same lengths, new arrivals
+        assert second.arrival_s is not None  # same open-loop workload
+        before, after = requests.arrival_s, second.arrival_s
     n = len(requests.prompt_tokens)
-    offset = requests.arrival_s[-1] + PASS_GAP_S
+    offset = before[-1] + PASS_GAP_S
     both = RequestSet(
         prompt_tokens=requests.prompt_tokens * 2, output_tokens=requests.output_tokens * 2, prefix_tokens=[0] * 2 * n,
-        arrival_s=requests.arrival_s + [t + offset for t in second.arrival_s], think_s=[0.0] * 2 * n,
-        prompt_keys=list(range(n)) * 2,
+        arrival_s=before + [t + offset for t in after], think_s=[0.0] * 2 * n, prompt_keys=list(range(n)) * 2,
     )
     counts = (1,) * n + (passes - 1,) * n if index == 0 else (0,) * n + (passes,) * n
     return ServingObservation(label, workload.model_copy(update={"n_requests": 2 * n}), ttft, itl, both, counts)
