@@ -479,6 +479,7 @@ def run_plan(args: argparse.Namespace) -> int:
     from calculators.planner.search import plan_capacity
     from calculators.planner.spec import PlannerSpec
     from knowledge import load_knowledge
+    from reports.names import names_by_slug
     from reports.planner_report import planner_json, planner_markdown
 
     data = _read_spec_file(args.spec)
@@ -490,10 +491,11 @@ def run_plan(args: argparse.Namespace) -> int:
         raise ServewiseInputError(f"{args.spec}: {where}: {validation_problem(first)}") from exc
     kb = load_knowledge()
     result = plan_capacity(spec, kb)
+    names = names_by_slug(kb)
     if args.json:
-        print(json.dumps(planner_json(result), indent=2, default=str))
+        print(json.dumps(planner_json(result, names=names), indent=2, default=str))
     else:
-        print(planner_markdown(result, {e.id: e.name for e in kb.engines}, {g.id: g.name for g in kb.gpus.gpus}))
+        print(planner_markdown(result, names, names, schemes=names))
     return EXIT_OK if result.best is not None else EXIT_NO_PLAN
 
 

@@ -15,8 +15,9 @@ from reports.engines_tables import item_name
 from reports.formats_figures import SHORT_LABELS, STATUS_WORDS, compatibility_grid_svg
 from reports.names import namer
 from reports.numbers import compact, number
-from reports.tables import localized_frame
+from reports.tables import columns_markdown, localized_frame
 from ui import url_widgets
+from ui.markdown_text import literal
 from ui.markup import show_svg
 
 kb = load_knowledge()
@@ -129,22 +130,21 @@ else:
         st.caption(_("Path on this hardware: {kernel}").format(kernel=verdict.path.kernel))
     st.write(_(cell.note))
     if cell.hardware:
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    _("backend"): [item_name(p.backend) for p in cell.hardware],
-                    _("status"): [_(STATUS_WORDS[p.status]) for p in cell.hardware],
-                    _("min compute capability"): [
-                        "" if p.min_compute_capability is None else f"{p.min_compute_capability:g}"
-                        for p in cell.hardware
-                    ],
-                    _("GPU archs"): [", ".join(p.gpu_archs) for p in cell.hardware],
-                    _("path"): [p.kernel for p in cell.hardware],
-                    _("note"): [_(p.note) if p.note else "" for p in cell.hardware],
-                }
-            ),
-            hide_index=True,
+        paths = pd.DataFrame(
+            {
+                _("backend"): [item_name(p.backend) for p in cell.hardware],
+                _("status"): [_(STATUS_WORDS[p.status]) for p in cell.hardware],
+                _("min compute capability"): [
+                    "" if p.min_compute_capability is None else f"{p.min_compute_capability:g}"
+                    for p in cell.hardware
+                ],
+                _("GPU archs"): [", ".join(p.gpu_archs) for p in cell.hardware],
+                _("path"): [p.kernel or "" for p in cell.hardware],
+                _("note"): [_(p.note) if p.note else "" for p in cell.hardware],
+            }
         )
+        # Columns blank in every row are left out: with all six the Spanish table scrolled sideways at 1024 px.
+        st.dataframe(paths.loc[:, (paths != "").any()], hide_index=True)
         st.caption(_("Backends not listed: {status}.").format(status=_(STATUS_WORDS[cell.other_backends])))
     layout = []
     if cell.bit_widths:
@@ -163,20 +163,15 @@ else:
 
 members = formats.members(column_id)
 if members:
-    st.markdown(_("**What `{column}` covers**").format(column=column_id))
-    st.dataframe(
-        localized_frame(pd.DataFrame(
-            {
-                _("scheme"): [_(q.name) for q in members],
-                _("bits per weight"): [
-                    float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in members
-                ],
-                _("what one block or group holds"): [_(q.layout_note) if q.layout_note else "" for q in members],
-            }
-        )),
-        hide_index=True,
-        column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
-    )
+    st.markdown(_("**What {column} covers**").format(column=namer(kb)(column_id)))
+    # A Markdown table: its long cells wrap (as a dataframe the block layout ran off the side at 1024 px).
+    st.markdown(columns_markdown({
+        _("scheme"): [_(q.name) for q in members],
+        _("bits per weight"): [
+            float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in members
+        ],
+        _("what one block or group holds"): [_(q.layout_note) if q.layout_note else "" for q in members],
+    }, literal=True))
 else:
     fmt = formats.file_format(column_id)
     st.markdown(_("**{format} stores:**").format(format=fmt.name) + " " + _(fmt.stores))
@@ -206,24 +201,36 @@ st.write(
     _("Per tensor, as each scheme defines it. Scales, zero points and biases count: Q8_0 is 8.5 bits, not 8. "
     "Schemes marked *linear layers* keep embeddings and lm_head in 16-bit, so a whole model lands higher.")
 )
+# Three narrow columns fit at 1024 px; how each figure is derived and its source are one click away (all seven
+# columns scrolled sideways, with the bits per weight out of sight behind the slug column).
+bits_per_weight = [
+    float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in formats.quantizations
+]
 st.dataframe(
     localized_frame(pd.DataFrame(
         {
             _("scheme"): [_(q.name) for q in formats.quantizations],
-            "id": [q.id for q in formats.quantizations],
-            _("bits per weight"): [
-                float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None
-                for q in formats.quantizations
-            ],
-            _("derived from"): [derivation(q) for q in formats.quantizations],
-            _("describes"): [_(q.describes.value) for q in formats.quantizations],
+            _("bits per weight"): bits_per_weight,
             _("applies to"): [_(q.scope.value) for q in formats.quantizations],
-            _("source"): [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
         }
     )),
     hide_index=True,
-    column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
 )
+with st.expander(_("How each figure is derived, and its source")):
+    st.dataframe(
+        localized_frame(pd.DataFrame(
+            {
+                _("scheme"): [_(q.name) for q in formats.quantizations],
+                _("bits per weight"): bits_per_weight,
+                _("derived from"): [derivation(q) for q in formats.quantizations],
+                _("describes"): [_(q.describes.value) for q in formats.quantizations],
+                _("source"): [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
+                "id": [q.id for q in formats.quantizations],
+            }
+        )),
+        hide_index=True,
+        column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
+    )
 
 st.markdown(_("**GGUF file types are recipes, not one type**"))
 st.write(
@@ -236,10 +243,12 @@ st.dataframe(
             _("file type"): [m.name for m in formats.file_mixes],
             _("measured bits per weight"): [m.measured_bits_per_weight for m in formats.file_mixes],
             _("main tensor type"): [m.main_type for m in formats.file_mixes],
-            _("measured on"): [_(m.measured_on) for m in formats.file_mixes],
-            _("source"): [f"{m.source} @ {m.verified.version}" for m in formats.file_mixes],
         }
     )),
     hide_index=True,
-    column_config={_("file type"): st.column_config.Column(pinned=True)},  # wide: the file type stays in view
 )
+# Where and on what each was measured, once (one value for every row, as two more columns it scrolled sideways).
+measured_on = sorted({_(m.measured_on) for m in formats.file_mixes})
+sources = sorted({f"{m.source} @ {m.verified.version}" for m in formats.file_mixes})
+st.caption(_("Measured on {models}; source: {sources}.").format(models=", ".join(measured_on),
+                                                                 sources=literal("; ".join(sources))))

@@ -15,10 +15,17 @@ from calculators.planner.verify import bench_request, launch_command
 from knowledge import load_knowledge
 from reports.bench_plan import plan_markdown
 from reports.chart_layout import align_titles
+from reports.names import names_by_slug
 from reports.numbers import dollars, significant
 from reports.planner_figures import latency_figure, pareto_figure
-from reports.planner_report import planner_json, planner_markdown, rejections_table, winners_table
-from reports.tables import localized_frame
+from reports.planner_report import (
+    concurrency_settings_line,
+    planner_json,
+    planner_markdown,
+    rejections_table,
+    winners_table,
+)
+from reports.tables import frame_markdown, localized_frame
 from ui import url_widgets
 from ui.markdown_text import literal
 from ui.planner_inputs import read_spec
@@ -30,7 +37,8 @@ class PlannerView:
     """Everything the page draws for one spec, built once: searching and rendering take seconds."""
 
     result: PlannerResult
-    winners: object
+    winners_markdown: str
+    settings_line: str
     rejections: object
     pareto: object
     latency: object
@@ -51,6 +59,7 @@ def planner_view(spec_json: str, language: str) -> PlannerView:
     names = {engine.id: engine.display_name for engine in ENGINES.values()}
     colours = {engine.id: engine.colour for engine in ENGINES.values()}
     gpus = {gpu.id: gpu.name for gpu in kb.gpus.all_gpus}
+    schemes = names_by_slug(kb)
     result = plan_capacity(PlannerSpec.model_validate_json(spec_json), kb)
     command, remarks, bench_md, bench_error = "", (), None, None
     if result.best is not None:
@@ -64,11 +73,14 @@ def planner_view(spec_json: str, language: str) -> PlannerView:
     pareto, latency = pareto_figure(result, names, colours, gpus), latency_figure(result, names, colours)
     align_titles(pareto, latency)  # drawn side by side
     return PlannerView(
-        result=result, winners=winners_table(result, names, gpus), rejections=rejections_table(result, names, gpus),
-        pareto=pareto, latency=latency,
-        why_markdown=planner_markdown(result, names, gpus, sections=("why", "assumptions")),
-        full_markdown=planner_markdown(result, names, gpus),
-        json_text=json.dumps(planner_json(result), indent=2, default=str),
+        result=result,
+        # "$" escaped: Streamlit's Markdown reads the text between two dollar signs as LaTeX (the costs).
+        winners_markdown=frame_markdown(winners_table(result, names, gpus, schemes), index=True).replace("$", "\\$"),
+        settings_line=concurrency_settings_line(result, names),
+        rejections=rejections_table(result, names, gpus, schemes), pareto=pareto, latency=latency,
+        why_markdown=planner_markdown(result, names, gpus, sections=("why", "assumptions"), schemes=schemes),
+        full_markdown=planner_markdown(result, names, gpus, schemes=schemes),
+        json_text=json.dumps(planner_json(result, names=schemes), indent=2, default=str),
         command=command, command_remarks=remarks, bench_markdown=bench_md, bench_error=bench_error,
     )
 
@@ -107,9 +119,10 @@ else:
         gpu=gpu_names[best.shape.gpu_id], hour=dollars(best.cost.usd_per_hour),
         month=dollars(best.cost.usd_per_month), mtok=dollars(best.cost.usd_per_million_output_tokens or 0.0),
         rate=significant(result.load_rate_per_s)).replace("$", "\\$"))
-st.dataframe(localized_frame(view.winners, decimals={_("US$ per hour"): 2, _("US$ per million output tokens"): 2}),
-             hide_index=True, width="stretch",
-             column_config=pin_first_column(view.winners))
+# A Markdown table, engines as columns: as a dataframe with one row per engine it scrolled sideways at 1024 px.
+st.markdown(view.winners_markdown)
+if view.settings_line:
+    st.caption(view.settings_line)
 
 left, right = st.columns(2)
 left.plotly_chart(view.pareto, width="stretch")

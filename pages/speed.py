@@ -3,7 +3,6 @@
 import json
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 from calculators.engines import ENGINE_IDS, ENGINES
@@ -19,8 +18,7 @@ from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.predict import estimate_speed
 from knowledge import load_knowledge
 from reports.names import namer
-from reports.speed_text import ERROR_COLUMNS, calibration_text, ledger_rows, speed_estimate_text
-from reports.tables import localized_frame
+from reports.speed_text import calibration_text, ledger_sections, speed_estimate_text
 from ui import url_widgets
 from ui.markdown_text import literal
 
@@ -149,10 +147,10 @@ if LEDGER_FILE.exists():
             commit=ledger["commit"], when=ledger["generated"], points=ledger["n_points"], sweeps=ledger["n_sweeps"]
         )
     )
-    # A scrolling table: the Markdown version ran off the page's right edge at 1024 px.
-    rows = ledger_rows([Summary(**row) for row in ledger["by_class"]], as_text=False)
-    st.dataframe(localized_frame(pd.DataFrame(rows), percents=[_(column) for column in ERROR_COLUMNS]),
-                 hide_index=True)
+    # One small table per check: as one seven-column table it scrolled sideways at 1024 px (as Markdown it ran
+    # off the page) and the error columns were out of sight.
+    for title, table in ledger_sections([Summary(**row) for row in ledger["by_class"]]):
+        st.markdown(f"**{title}**\n\n{table}")
     with st.expander(_("Sources")):
         st.markdown("\n".join(f"- {literal(s)}" for s in ledger["sources"]))
 else:

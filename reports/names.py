@@ -40,3 +40,8 @@ def namer(kb: KnowledgeBase, extra: Mapping[str, str] | None = None) -> Callable
     """`name_of` bound to `kb`, with `extra` names for a widget's own choices ("custom", "none")."""
     names = {**_names_in(kb.directory), **(extra or {})}
     return lambda slug: _(names.get(slug, str(slug)))
+
+
+def names_by_slug(kb: KnowledgeBase) -> dict[str, str]:
+    """Every catalog slug (engines, GPUs, models, formats, quantizations) -> its name in the reader's language."""
+    return {slug: _(name) for slug, name in _names_in(kb.directory).items()}

@@ -24,30 +24,55 @@ def _money(value: float | None) -> str:
     return "—" if value is None else dollars(value)
 
 
-def _configuration(c: Candidate, engines: Mapping[str, str], gpus: Mapping[str, str]) -> str:
+def _configuration(c: Candidate, engines: Mapping[str, str], gpus: Mapping[str, str],
+                   schemes: Mapping[str, str] | None = None) -> str:
     return _("{replicas} × {per} {gpu}, {weights}, KV {kv}, {knob} {n}").format(
         replicas=c.replicas or "—", per=c.shape.gpus_per_instance,
-        gpu=_name(gpus, c.shape.gpu_id), weights=c.shape.weights, kv=c.shape.kv_cache_type,
+        gpu=_name(gpus, c.shape.gpu_id), weights=_name(schemes or {}, c.shape.weights), kv=c.shape.kv_cache_type,
         knob=c.concurrency_setting, n=c.concurrency)
 
 
 SECTIONS = ("summary", "winners", "why", "assumptions", "rejections")
 
 
-def winners_table(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str]) -> pd.DataFrame:
-    """One row per engine: its cheapest configuration meeting the target, rate, replicas and costs."""
-    rows = []
-    for engine, c in result.best_by_engine.items():
+def winners_table(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str],
+                  schemes: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Each engine's cheapest configuration meeting the target, engines as columns (cheapest first) and one row
+    per figure: GPU, instances, weights, KV cache, concurrency setting, best rate, users, costs (US$).
+
+    As one row per engine, the configuration sentence and six figures ran ~650 px past the page at 1024 px and
+    the costs were out of sight; sideways, the four or five engines fit, each figure is named once.
+    """
+    best = result.best.shape.engine if result.best is not None else None
+    winners = sorted(result.best_by_engine.items(), key=lambda item: (
+        item[1].cost.usd_per_hour if item[1].cost else float("inf"), item[0] != best))  # the headline's first
+    with_users = result.spec.load.users is not None
+    columns: dict[str, list[str]] = {}
+    for engine, c in winners:
         assert c.cost is not None
-        rows.append({
-            _("engine"): _name(engines, engine), _("configuration"): _configuration(c, engines, gpus),
-            _("best rate per instance (req/s)"): round(c.max_rate_per_instance, 3),
-            _("users per instance"): round(c.users_per_instance or 0.0),
-            _("US$ per hour"): round(c.cost.usd_per_hour, 2), _("US$ per month"): round(c.cost.usd_per_month),
-            _("US$ per million output tokens"): None if c.cost.usd_per_million_output_tokens is None
-            else round(c.cost.usd_per_million_output_tokens, 3),
-        })
-    return pd.DataFrame(rows)
+        values = {
+            _("GPU"): _name(gpus, c.shape.gpu_id),
+            _("instances × GPUs each"): f"{number(c.replicas or 0)} × {number(c.shape.gpus_per_instance)}",
+            _("weights"): _name(schemes or {}, c.shape.weights),
+            _("KV cache"): c.shape.kv_cache_type,
+            _("concurrency"): number(c.concurrency),  # each engine's setting: concurrency_settings_line
+            _("best rate per instance (req/s)"): significant(c.max_rate_per_instance),
+            **({_("users per instance"): number(round(c.users_per_instance or 0.0))} if with_users else {}),
+            _("US$ per hour"): _money(c.cost.usd_per_hour), _("US$ per month"): _money(c.cost.usd_per_month),
+            _("US$ per million output tokens"): _money(c.cost.usd_per_million_output_tokens),
+        }
+        columns[_name(engines, engine)] = list(values.values())
+    index = list(values) if winners else []
+    return pd.DataFrame(columns, index=index)
+
+
+def concurrency_settings_line(result: PlannerResult, engines: Mapping[str, str]) -> str:
+    """Which setting carries each winner's concurrency, as Markdown ("`max_num_seqs` (vLLM)"): in the table's
+    cells the longest (`max_running_requests`, which cannot wrap) pushed it past the page at 1024 px."""
+    settings = [f"`{c.concurrency_setting}` ({_name(engines, engine)})"
+                for engine, c in result.best_by_engine.items() if c.concurrency_setting]
+    return _("Concurrency is each engine's own setting: {settings}.").format(settings=", ".join(settings)) \
+        if settings else ""
 
 
 #: Where in the search a configuration was turned down, as people read it (the stage ids stay in the JSON).
@@ -57,18 +82,20 @@ STAGE_WORDS = {
 }
 
 
-def rejections_table(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str]) -> pd.DataFrame:
+def rejections_table(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str],
+                     schemes: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Every configuration the planner turned down: where in the search, and why."""
     return pd.DataFrame([{
         _("engine"): _name(engines, r.engine), _("GPU"): _name(gpus, r.gpu_id) if r.gpu_id else "",
-        _("GPUs per instance"): r.gpus_per_instance, _("weights"): r.weights or "", _("KV"): r.kv_cache_type or "",
+        _("GPUs per instance"): r.gpus_per_instance, _("weights"): _name(schemes or {}, r.weights) if r.weights else "",
+        _("KV"): r.kv_cache_type or "",
         _("concurrency"): r.concurrency, _("stage"): _(STAGE_WORDS[r.stage]) if r.stage in STAGE_WORDS else r.stage,
         _("reason"): r.reason,
     } for r in result.rejections])
 
 
 def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Mapping[str, str],
-                     sections: tuple[str, ...] = SECTIONS) -> str:
+                     sections: tuple[str, ...] = SECTIONS, schemes: Mapping[str, str] | None = None) -> str:
     """Winner per engine and overall, the arithmetic behind the winner, and every rejected configuration."""
     spec = result.spec
     parts: dict[str, list[str]] = {}
@@ -91,7 +118,7 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
               "|---|---|---|---|---|---|"]
     for engine, c in result.best_by_engine.items():
         assert c.cost is not None
-        lines.append(f"| {_name(engines, engine)} | {_configuration(c, engines, gpus)} | "
+        lines.append(f"| {_name(engines, engine)} | {_configuration(c, engines, gpus, schemes)} | "
                      f"{significant(c.max_rate_per_instance)}/s | {_money(c.cost.usd_per_hour)} | "
                      f"{_money(c.cost.usd_per_month)} | {_money(c.cost.usd_per_million_output_tokens)} |")
     if not result.best_by_engine:
@@ -131,7 +158,8 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
               "|---|---|---|---|---|---|---|---|"]
     for r in result.rejections:
         lines.append(f"| {_name(engines, r.engine)} | {_name(gpus, r.gpu_id) if r.gpu_id else '—'} | "
-                     f"{r.gpus_per_instance or '—'} | {r.weights or '—'} | {r.kv_cache_type or '—'} | "
+                     f"{r.gpus_per_instance or '—'} | {_name(schemes or {}, r.weights) if r.weights else '—'} | "
+                     f"{r.kv_cache_type or '—'} | "
                      f"{r.concurrency or '—'} | {_(STAGE_WORDS[r.stage]) if r.stage in STAGE_WORDS else r.stage} | "
                      f"{r.reason.replace('|', '/')} |")
     chosen = [line for name in sections for line in parts.get(name, [])]
@@ -153,9 +181,26 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def planner_json(result: PlannerResult, include_probes: bool = False) -> dict[str, Any]:
-    """The whole planner result as JSON data (the simulated probes only when asked: they are many)."""
+def _slugs(result: PlannerResult) -> set[str]:
+    """Every catalog slug the result mentions: engines, GPUs and weight schemes."""
+    found = {result.spec.model_id, *(result.spec.engines or ()), *result.spec.weights,
+             *(option.gpu_id for option in result.spec.hardware)}
+    for c in (*result.candidates, *result.best_by_engine.values()):
+        found |= {c.shape.engine, c.shape.gpu_id, c.shape.weights}
+    for r in result.rejections:
+        found |= {slug for slug in (r.engine, r.gpu_id, r.weights) if slug}
+    return found
+
+
+def planner_json(result: PlannerResult, include_probes: bool = False,
+                 names: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The whole planner result as JSON data (the simulated probes only when asked: they are many).
+
+    Ids stay slugs (what scripts match on); with `names`, a "names" object maps each slug the result mentions
+    to the name people read ("h100-sxm-80gb" -> "NVIDIA H100 SXM5 80 GB")."""
     data = _plain(result)
+    if names is not None:
+        data["names"] = {slug: names[slug] for slug in sorted(_slugs(result)) if slug in names}
     if not include_probes:
         for candidate in data["candidates"]:
             candidate.pop("probes", None)

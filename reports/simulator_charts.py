@@ -148,7 +148,12 @@ def distribution_table(results: list[SimulationResult]) -> pd.DataFrame:
             rows.append({_("engine"): engine_label(r.engine), _("latency"): label, _("p50 (s)"): dist.p50,
                          _("p90 (s)"): dist.p90,
                          _("p99 (s)"): dist.p99, _("max (s)"): dist.max, _("requests"): dist.count})
-    return pd.DataFrame(rows).round(4)
+    # Three significant digits ("606 s", "0.0123 s"): four decimals ("606.1504 s") claimed a precision a roofline
+    # estimate does not have, and the wider cells made the table scroll sideways at 1024 px in Spanish.
+    table = pd.DataFrame(rows)
+    seconds = [column for column in table.columns if column not in (_("engine"), _("latency"), _("requests"))]
+    table[seconds] = table[seconds].map(lambda value: float(f"{value:.3g}") if value == value else value)
+    return table
 
 
 def _pick(dist: Distribution | None, name: str) -> float | None:

@@ -9,6 +9,7 @@ from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Prediction, SpeedBasis, group_name
 from calculators.speed.predict import SpeedEstimate
 from reports.numbers import number, percent, signed_percent
+from reports.tables import markdown_table
 
 
 def basis_line(basis: SpeedBasis) -> str:
@@ -125,15 +126,14 @@ def _shown(word: str) -> str:
 ERROR_COLUMNS = (N_("median abs error"), N_("p90 abs error"))
 
 
-def ledger_rows(summaries: list[Summary], as_text: bool = True) -> list[dict[str, object]]:
+def ledger_rows(summaries: list[Summary]) -> list[dict[str, object]]:
     """The accuracy table as rows (column name -> value): median and p90 absolute error per class, written as
-    percentages, or as fractions when not `as_text` (for a grid that sorts them as numbers)."""
-    shown = (lambda fraction: percent(fraction, 1)) if as_text else (lambda fraction: fraction)
+    percentages."""
     header = (_("check"), _("engine"), _("class"), _("metric"), "n", *(_(column) for column in ERROR_COLUMNS))
     return [
         dict(zip(header, (_shown(s.check), _(ALL_ENGINES) if s.engine == ALL_ENGINES else display_name(s.engine),
-                          _shown(s.hardware_class), _shown(s.metric), s.n, shown(s.median_abs_error),
-                          shown(s.p90_abs_error)), strict=True))
+                          _shown(s.hardware_class), _shown(s.metric), s.n, percent(s.median_abs_error, 1),
+                          percent(s.p90_abs_error, 1)), strict=True))
         for s in summaries
     ]
 
@@ -145,6 +145,23 @@ def ledger_markdown(summaries: list[Summary]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|---:|---:|---:|"]
     lines += ["| " + " | ".join(str(value) for value in row.values()) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def ledger_sections(summaries: list[Summary]) -> list[tuple[str, str]]:
+    """The accuracy table split by check, for a page: (check as people read it, its Markdown table) in the
+    ledger's order. Each table drops the check column, and the engine column when every row is all engines.
+
+    As one seven-column table it scrolled sideways at 1024 px and the error columns were out of sight."""
+    rows = ledger_rows(summaries)
+    check, engine = _("check"), _("engine")
+    sections: dict[str, list[dict[str, object]]] = {}
+    for row in rows:
+        sections.setdefault(str(row[check]), []).append(row)
+    tables = []
+    for title, group in sections.items():
+        dropped = {check} | ({engine} if all(row[engine] == _(ALL_ENGINES) for row in group) else set())
+        tables.append((title, markdown_table([{k: v for k, v in row.items() if k not in dropped} for row in group])))
+    return tables
 
 
 def step_basis_lines(step_costs) -> list[str]:

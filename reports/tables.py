@@ -58,7 +58,7 @@ def _cell(value: Any, literal: bool) -> str:
     return text.replace("\r\n", "<br>").replace("\n", "<br>")
 
 
-def _number_cell(value: float) -> str:
+def _number_cell(value: float | None) -> str:
     """A number as a table shows it: integers grouped, other numbers as rounded by the table's builder (up to 4
     decimals), in the reader's language; None and NaN blank."""
     if value is None or value != value:

@@ -31,27 +31,26 @@ def read_spec(kb) -> PlannerSpec | str:
     defaults = default_spec()
     model_ids = list(kb.models.ids)
     gpu_ids = [gpu.id for gpu in kb.gpus.all_gpus]
-    # The two multiselects get half the width each: in a quarter column at 1024 px their chips were cut to "O…".
-    engines_col, gpus_col = st.columns(2)
-    with engines_col:
-        engines = url_widgets.multiselect(_("Engines"), list(ENGINE_IDS), key="plan_engines", default=list(ENGINE_IDS),
-                                          labels=namer(kb))
-    with gpus_col:
-        chosen = url_widgets.multiselect(_("GPUs that may be used"), gpu_ids, key="plan_gpus", labels=namer(kb),
-                                         default=[o.gpu_id for o in defaults.hardware])
-    model_col, load_col, slo_col, hw_col = st.columns(4)
+    # Engines and GPUs a row each (their chips were cut to "llama.cpp (llama-serv" and "NVI" in half a row at
+    # 1024 px), then the model, the demand and the latency target in three columns with their finer settings
+    # folded below. In one row of four columns every input was ~130 px wide and labels wrapped to three lines.
+    engines = url_widgets.multiselect(_("Engines"), list(ENGINE_IDS), key="plan_engines", default=list(ENGINE_IDS),
+                                      labels=namer(kb))
+    chosen = url_widgets.multiselect(_("GPUs that may be used"), gpu_ids, key="plan_gpus", labels=namer(kb),
+                                     default=[o.gpu_id for o in defaults.hardware])
+    model_col, load_col, slo_col = st.columns(3)
     with model_col:
         model_id = url_widgets.selectbox(_("Model"), model_ids, key="plan_model", labels=namer(kb),
                                          index=model_ids.index(defaults.model_id))
         with st.expander(_("Weights, KV cache, concurrency")):
             weights = url_widgets.multiselect(_("Weights to consider"), list(WEIGHT_OPTIONS), key="plan_weights",
-                                              default=list(defaults.weights))
+                                              default=list(defaults.weights), labels=namer(kb))
             kv_types = url_widgets.multiselect(_("KV cache types"), list(KV_CACHE_TYPES), key="plan_kv",
                                                default=list(defaults.kv_cache_types))
             concurrency = url_widgets.multiselect(_("Concurrency settings to try"), list(CONCURRENCY_OPTIONS),
                                                   key="plan_conc", default=list(defaults.concurrency_options))
     with load_col:
-        kind = url_widgets.radio(_("Demand"), ["rate", "users"], key="plan_load", horizontal=True,
+        kind = url_widgets.radio(_("Demand"), ["rate", "users"], key="plan_load",
                                  labels={"rate": _("arrival rate"), "users": _("users with think time")},
                                  help=_("An arrival rate, or people who pause between requests (think time)."))
         if kind == "users":
@@ -73,7 +72,8 @@ def read_spec(kb) -> PlannerSpec | str:
             prefix = url_widgets.number(_("Shared prefix share"), key="plan_prefix", min_value=0.0, max_value=1.0,
                                         value=0.0, step=0.05)
     with slo_col:
-        ttft = url_widgets.number(_("TTFT bound (s)"), key="plan_ttft", min_value=0.001, max_value=3600.0, value=1.0)
+        ttft = url_widgets.number(_("TTFT bound (s)"), key="plan_ttft", min_value=0.001, max_value=3600.0, value=1.0,
+                                  help=_("Time to first token: from the request's arrival to its first output token."))
         itl_ms = url_widgets.number(_("Inter-token latency bound (ms)"), key="plan_itl", min_value=0.1,
                                     max_value=60_000.0, value=50.0)
         with st.expander(_("Percentiles and failures")):
@@ -83,32 +83,45 @@ def read_spec(kb) -> PlannerSpec | str:
                                          max_value=99.9, value=95.0)
             failed = url_widgets.number(_("Most failed or rejected (%)"), key="plan_failed", min_value=0.0,
                                         max_value=100.0, value=1.0)
-    with hw_col, st.expander(_("Hosts and prices")):
-        per_host = url_widgets.number(_("GPUs per host"), key="plan_per_host", min_value=1, max_value=72,
-                                      value=8)
-        hosts = url_widgets.number(_("Hosts at most"), key="plan_hosts", min_value=1, max_value=64, value=1)
-        basis = url_widgets.radio(_("Cost basis"), [b.value for b in CostBasis], key="plan_basis",
-                                  horizontal=True, labels={CostBasis.CLOUD.value: _("cloud, by the hour"),
-                                                           CostBasis.ON_PREMISES.value: _("own hardware")})
+    # Full width, below: in a third of the row the GPU names of the price inputs wrapped to three lines.
+    with st.expander(_("Hosts and prices")):
+        per_host_col, hosts_col, basis_col = st.columns(3)
+        with per_host_col:
+            per_host = url_widgets.number(_("GPUs per host"), key="plan_per_host", min_value=1, max_value=72,
+                                          value=8)
+        with hosts_col:
+            hosts = url_widgets.number(_("Hosts at most"), key="plan_hosts", min_value=1, max_value=64, value=1)
+        with basis_col:
+            basis = url_widgets.radio(_("Cost basis"), [b.value for b in CostBasis], key="plan_basis",
+                                      labels={CostBasis.CLOUD.value: _("cloud, by the hour"),
+                                              CostBasis.ON_PREMISES.value: _("own hardware")})
         prices: dict[str, float | None] = {}
         on_premises = None
         if basis == CostBasis.CLOUD.value:
             st.caption(_("0 = the knowledge base's example list price (whose and when is shown with the "
                          "result)."))
-            for gpu_id in chosen:
-                typed = url_widgets.number(_("{gpu}: US$ per GPU-hour").format(gpu=kb.gpus.get(gpu_id).name),
-                                           key=f"plan_price_{gpu_id}", min_value=0.0, max_value=10_000.0,
-                                           value=0.0)
+            price_cols = st.columns(2)
+            for index, gpu_id in enumerate(chosen):
+                with price_cols[index % 2]:
+                    typed = url_widgets.number(_("{gpu}: US$ per GPU-hour").format(gpu=kb.gpus.get(gpu_id).name),
+                                               key=f"plan_price_{gpu_id}", min_value=0.0, max_value=10_000.0,
+                                               value=0.0)
                 prices[gpu_id] = typed or None
         else:
-            purchase = url_widgets.number(_("Purchase price per GPU (US$)"), key="plan_buy", min_value=1.0,
-                                          max_value=10_000_000.0, value=30_000.0)
-            months = url_widgets.number(_("Amortisation (months)"), key="plan_months", min_value=1.0,
-                                        max_value=240.0, value=36.0)
-            tariff = url_widgets.number(_("Energy price (US$ per kWh)"), key="plan_kwh", min_value=0.001,
-                                        max_value=10.0, value=0.15)
-            pue = url_widgets.number(_("PUE"), key="plan_pue", min_value=1.0, max_value=5.0,
-                                     value=float(kb.prices.factor("pue").value))
+            buy_col, months_col = st.columns(2)
+            with buy_col:
+                purchase = url_widgets.number(_("Purchase price per GPU (US$)"), key="plan_buy", min_value=1.0,
+                                              max_value=10_000_000.0, value=30_000.0)
+            with months_col:
+                months = url_widgets.number(_("Amortisation (months)"), key="plan_months", min_value=1.0,
+                                            max_value=240.0, value=36.0)
+            tariff_col, pue_col = st.columns(2)
+            with tariff_col:
+                tariff = url_widgets.number(_("Energy price (US$ per kWh)"), key="plan_kwh", min_value=0.001,
+                                            max_value=10.0, value=0.15)
+            with pue_col:
+                pue = url_widgets.number(_("PUE"), key="plan_pue", min_value=1.0, max_value=5.0,
+                                         value=float(kb.prices.factor("pue").value))
             on_premises = {"purchase_usd_per_gpu": purchase, "amortisation_months": months,
                            "energy_usd_per_kwh": tariff, "pue": pue}
     if not chosen:

@@ -7,6 +7,12 @@ Checked on every page's typical shared link (tests/support/page_links.py):
   on the memory page;
 - no Markdown table runs past its column (a scrolling box around it is fine): the simulator's side-by-side table
   ran ~640 px past the page and hid goodput, the Operations endpoints ~550 px, the tool-call verdicts ~90 px;
+- no dataframe on screen scrolls sideways: the planner's winners, the speed page's accuracy table and the
+  formats page's bits-per-weight, member and file-type tables hid their figures past the right edge (the
+  detail that cannot fit sits in a collapsed expander, where it may scroll);
+- no code span (a flag, a setting, a command) that fits its line is broken over two: Chromium breaks after a
+  hyphen, and "--enable-auto-tool-" / "choice" or "meta-" / "llama/Llama-3.1-8B-Instruct" read as two words
+  (ui/markup.PAGE_STYLE lays each code span out as one box);
 - no text is drawn as LaTeX: Streamlit's Markdown reads the text between two "$" as math, and the planner's
   Spanish costs ("1,95 US$/h, 1.425,35 US$/mes") came out in italic math.
 """
@@ -33,12 +39,40 @@ OVERFLOWING_TABLES_JS = """
   return over > 1 ? [`${table.innerText.slice(0, 40).replace(/\\s+/g, ' ')}…: ${Math.round(over)} px over`] : [];
 })
 """
+#: Dataframes on screen (not in a collapsed expander) whose grid scrolls sideways, as "headers…: N px more".
+SIDEWAYS_DATAFRAMES_JS = """
+() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].filter(d => d.offsetParent).flatMap(frame => {
+  const scroller = frame.querySelector('.dvn-scroller');
+  if (!scroller || !scroller.clientWidth) return [];  // not drawn (a collapsed expander)
+  const hidden = scroller.scrollWidth - scroller.clientWidth;
+  const heads = [...frame.querySelectorAll('th, [role=columnheader]')].map(h => h.innerText.trim()).join(' | ');
+  return hidden > 1 ? [`${heads.slice(0, 60)}…: ${hidden} px more`] : [];
+})
+"""
+#: Code spans in Markdown (not code blocks) drawn over several lines although they fit their block, as text.
+BROKEN_CODE_SPANS_JS = """
+() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] :not(pre) > code')].filter(c => c.offsetParent)
+  .flatMap(code => {
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.bottom))).size;
+    if (lines < 2) return [];
+    const probe = document.createElement('span');  // the span's width on one line
+    probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre;font:' + getComputedStyle(code).font;
+    probe.textContent = code.textContent;
+    document.body.appendChild(probe);
+    const natural = probe.getBoundingClientRect().width;
+    probe.remove();
+    const room = code.parentElement.closest('p, li, td, th, div').getBoundingClientRect().width;
+    return natural + 12 < room ? [`${code.textContent.slice(0, 60)} (${lines} lines)`] : [];
+  })
+"""
 #: Elements KaTeX drew (Streamlit's Markdown math), with their text.
 MATH_JS = "() => [...document.querySelectorAll('.katex')].map(m => m.innerText.slice(0, 60))"
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_nothing_a_person_reads_is_cut_overflowing_or_drawn_as_math_at_1024_px(app_url, browser, lang):
+def test_nothing_a_person_reads_is_cut_overflowing_or_drawn_wrongly_at_1024_px(app_url, browser, lang):
     problems = {}
     for name in TYPICAL_LINKS:
         context = browser.new_context(viewport={"width": WIDTH_PX, "height": 1000})  # a fresh visit per link
@@ -49,6 +83,8 @@ def test_nothing_a_person_reads_is_cut_overflowing_or_drawn_as_math_at_1024_px(a
             found = page.evaluate(CUT_LABELS_JS)
             found += [f"table runs past its column: {t}" for t in page.evaluate(OVERFLOWING_TABLES_JS)]
             found += [f"drawn as LaTeX: {m}" for m in page.evaluate(MATH_JS)]
+            found += [f"dataframe scrolls sideways: {d}" for d in page.evaluate(SIDEWAYS_DATAFRAMES_JS)]
+            found += [f"code span broken over lines: {c}" for c in page.evaluate(BROKEN_CODE_SPANS_JS)]
             if found:
                 problems[name] = found
         finally:

@@ -25,7 +25,11 @@ def test_default_view_explains_ollama_and_gguf():
     assert not at.warning  # no link-fallback note without a URL value
     # the explanation of the three decisions and of Q4-vs-BF16 comparisons is on the page
     assert any("Why Q4 in one engine against BF16 in another" in t for t in text)
-    assert len(at.dataframe) == 2  # bits-per-weight table and GGUF file mixes (GGUF column has no member table)
+    # bits per weight, its derivations (folded) and GGUF file mixes (GGUF column has no member table)
+    assert len(at.dataframe) == 3
+    assert list(at.dataframe[0].value.columns) == ["scheme", "bits per weight", "applies to"]  # fits at 1024 px
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")  # the source is shown literally
+    assert "Measured on meta-llama/Llama-3.1-8B; source: ggml-org/llama.cpp:tools/quantize/README.md" in captions
 
 
 def test_selecting_vllm_and_gguf_explains_the_plugin():
@@ -47,9 +51,11 @@ def test_quantization_column_lists_its_schemes():
     assert not at.exception
     assert [s.value for s in at.selectbox] == ["mlx-lm", "awq", "any"]
     assert ":green-badge[native]" in _markdown(at)
-    members = at.dataframe[0].value
-    assert list(members["scheme"]) == ["AWQ 4-bit, group 128"]
-    assert list(members["bits per weight"]) == [4.15625]
+    # A Markdown table whose long cells wrap (as a dataframe it scrolled sideways at 1024 px), titled by name
+    text = _markdown(at)
+    assert "**What AWQ covers**" in text
+    members = next(t for t in text if "what one block or group holds" in t)
+    assert "| AWQ 4-bit, group 128 | 4.1562 |" in members, members
 
 
 def test_bad_url_values_fall_back_with_a_visible_note():

@@ -23,9 +23,12 @@ def test_a_shared_link_reproduces_the_plan_with_its_cost_and_commands():
     assert not at.error
     headline = at.success[0].value
     assert "Cheapest:" in headline and "/h" in headline and "3 requests/s" in headline
-    winners = at.dataframe[0].value
-    assert set(winners["engine"]) <= {"vLLM", "llama.cpp (llama-server)"} and len(winners) >= 1
-    assert (winners["US$ per hour"] > 0).all()
+    # Engines as columns, one row per figure (as one row per engine it scrolled sideways at 1024 px).
+    winners = next(m.value for m in at.markdown if "US\\$ per hour" in m.value)
+    header = winners.splitlines()[0]
+    assert ("| vLLM |" in header or "| llama.cpp (llama-server) |" in header), header
+    assert "| GPU |" in winners and "| weights | BF16 |" in winners  # names, not slugs (bf16)
+    assert "\\$" in winners and "$" not in winners.replace("\\$", "")  # not read as LaTeX
     code = at.code[0].value
     assert code.startswith(("vllm serve", "llama-server"))
     assert any("Why this configuration" in m.value or "Replicas:" in m.value for m in at.markdown)

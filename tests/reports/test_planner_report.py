@@ -4,7 +4,7 @@ import json
 
 from calculators.planner import HardwareOption, LoadSpec, PlannerSpec, plan_capacity
 from knowledge.loader import load_knowledge
-from reports.planner_report import planner_json, planner_markdown
+from reports.planner_report import concurrency_settings_line, planner_json, planner_markdown, winners_table
 
 KB = load_knowledge()
 ENGINES = {e.id: e.name for e in KB.engines}
@@ -36,3 +36,22 @@ def test_json_is_plain_data_with_the_best_configuration():
     with_probes = planner_json(RESULT, include_probes=True)
     assert with_probes["best"]["probes"]
 
+
+
+def test_winners_are_engines_as_columns_with_names_and_the_json_carries_names_next_to_slugs():
+    """Issue 19: as one row per engine the table scrolled sideways at 1024 px; weights showed slugs (bf16)."""
+    from reports.names import names_by_slug
+
+    names = names_by_slug(KB)
+    table = winners_table(RESULT, names, names, names)
+    assert list(table.columns) == ["vLLM"]  # mlx-lm is rejected on an H100
+    assert table.loc["GPU", "vLLM"] == "NVIDIA H100 SXM5 80 GB" and table.loc["weights", "vLLM"] == "BF16"
+    assert table.loc["concurrency", "vLLM"] == "16"
+    settings = concurrency_settings_line(RESULT, names)
+    assert settings == "Concurrency is each engine's own setting: `max_num_seqs` (vLLM)."
+    assert table.loc["US$ per hour", "vLLM"].startswith("$")
+    assert "users per instance" not in table.index  # an arrival rate was planned, not users
+    data = planner_json(RESULT, names=names)
+    assert data["best"]["shape"]["gpu_id"] == "h100-sxm-80gb"  # ids stay slugs
+    assert data["names"]["h100-sxm-80gb"] == "NVIDIA H100 SXM5 80 GB" and data["names"]["mlx-lm"] == "MLX LM"
+    assert "names" not in planner_json(RESULT)
