@@ -4,6 +4,7 @@ import streamlit as st
 
 from calculators.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, _, set_language, supported_language
 from ui import url_widgets
+from ui.markup import show_page_style
 
 st.set_page_config(page_title="servewise", page_icon=":material/dns:", layout="wide")
 url_widgets.keep_written_params()  # before any widget: a link write the browser may have missed is sent again
@@ -21,6 +22,8 @@ with st.sidebar:
         default=SUPPORTED_LANGUAGES[preferred], selection_mode="single",
     )
 set_language(lang or SUPPORTED_LANGUAGES[preferred])
+with st.sidebar:
+    show_page_style()  # code spans (flags, commands) never break at a hyphen
 
 pages = [
     st.Page("pages/home.py", title=_("Home"), icon=":material/home:", default=True),

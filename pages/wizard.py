@@ -21,7 +21,7 @@ WORDS = {
     "shared-api": N_("Shared internal API"), "public-multitenant": N_("Public multi-tenant service"),
     "batch": N_("Offline batch jobs"), "embeddings": N_("Embeddings / reranking"),
     "nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "apple": "Apple", "cpu": "CPU",
-    "linux": "Linux", "macos": "macOS", "windows": "Windows",
+    "linux": "Linux", "macos": "macOS", "windows": "Windows", "mlx": "MLX",
     "any": N_("any"), "unknown": N_("unknown"), "yes": N_("yes"), "no": N_("no"), "none": N_("none"),
     "short": N_("short"), "long": N_("long"), "steady": N_("steady"), "bursty": N_("bursty"),
     "localhost": "localhost", "internal": N_("internal network"), "internet": N_("internet"),

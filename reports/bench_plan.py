@@ -12,6 +12,7 @@ from calculators.operations.bench_plan import BenchPlan, Command, EngineSection
 from knowledge.sources import source_url
 from reports.engines_tables import kb_word
 from reports.numbers import compact, number, percent
+from reports.shell import continued_command
 
 
 def command_line(command: Command) -> str:
@@ -21,15 +22,7 @@ def command_line(command: Command) -> str:
 
 def command_block(command: Command) -> str:
     """A command over several lines: the program, then one `--flag value` pair per continued line."""
-    words = [shlex.quote(word) for word in command.argv]
-    head_length = command.program_length
-    groups = [" ".join(words[:head_length])]
-    for word, raw in zip(words[head_length:], command.argv[head_length:], strict=True):
-        if raw.startswith("-") or len(groups) == 1:
-            groups.append(word)
-        else:
-            groups[-1] += f" {word}"
-    return " \\\n  ".join(groups)
+    return continued_command(command.argv, head_length=command.program_length)
 
 
 def engine_script(section: EngineSection) -> str:

@@ -147,8 +147,9 @@ def _vllm_readout(p: VllmPlan) -> list[str]:
             tokens=number(p.kv_tokens), blocks=number(p.num_gpu_blocks), block=p.block_size),
         _("Maximum concurrency for {tokens} tokens per request: **{times}x**").format(
             tokens=number(p.max_model_len), times=number(p.max_concurrency, 2)),
-        f"max_num_seqs {p.max_num_seqs} · max_num_batched_tokens {number(p.max_num_batched_tokens)} · "
-        f"kv_cache_dtype {p.kv_cache_dtype} · TP {p.tensor_parallel_size} x PP {p.pipeline_parallel_size}",
+        # setting names as code spans, as everywhere a page names a flag or setting
+        f"`max_num_seqs` {p.max_num_seqs} · `max_num_batched_tokens` {number(p.max_num_batched_tokens)} · "
+        f"`kv_cache_dtype` {p.kv_cache_dtype} · TP {p.tensor_parallel_size} × PP {p.pipeline_parallel_size}",
     ]
     if p.mamba_state is not None or any(g.draft_layers for g in p.kv_cache_groups):
         lines += pool_steps_markdown(pool_steps(p))  # the state pages and drafter layers, step by step
@@ -159,13 +160,13 @@ def _vllm_readout(p: VllmPlan) -> list[str]:
 def _sglang_readout(p: SglangPlan) -> list[str]:
     auto = " " + _("(automatic)") if p.mem_fraction_static_is_auto else ""
     return [
-        f"mem_fraction_static: **{compact(p.mem_fraction_static, 3)}**{auto}",
-        f"max_total_num_tokens: **{number(p.max_total_num_tokens)}** · max_running_requests: "
-        f"**{number(p.max_running_requests)}** · context_len {number(p.context_len)}",
+        f"`mem_fraction_static`: **{compact(p.mem_fraction_static, 3)}**{auto}",
+        f"`max_total_num_tokens`: **{number(p.max_total_num_tokens)}** · `max_running_requests`: "
+        f"**{number(p.max_running_requests)}** · `context_len` {number(p.context_len)}",
         _("KV Cache is allocated. #tokens: {tokens}, K size: {k} GB, V size: {v} GB (SGLang's 'GB' divides by 2^30)"
           ).format(tokens=number(p.max_total_num_tokens), k=number(p.k_bytes / GIB, 2), v=number(p.v_bytes / GIB, 2)),
-        f"chunked_prefill_size {p.chunked_prefill_size} · cuda_graph_max_bs {p.cuda_graph_max_bs} · "
-        f"page_size {p.page_size}",
+        f"`chunked_prefill_size` {p.chunked_prefill_size} · `cuda_graph_max_bs` {p.cuda_graph_max_bs} · "
+        f"`page_size` {p.page_size}",
         *_sglang_mamba_lines(p),
     ]
 
@@ -204,8 +205,9 @@ def _mlx_lm_readout(p: MlxLmPlan) -> list[str]:
     return [
         _("Cache slots per layer and sequence: **{slots}** (grows in {step}-token steps)").format(
             slots=number(p.allocated_tokens), step=p.step_tokens),
-        _("{n} sequence(s) · KV {kv} · max_kv_size: {behaviour}").format(
-            n=p.n_sequences, kv=kv, behaviour=_(p.max_kv_size_behaviour)),
+        ngettext("{n} sequence · KV {kv} · `max_kv_size`: {behaviour}",
+                 "{n} sequences · KV {kv} · `max_kv_size`: {behaviour}", p.n_sequences).format(
+            n=number(p.n_sequences), kv=kv, behaviour=_(p.max_kv_size_behaviour)),
         _("GPU working set: {ws} ({basis})").format(ws=ws, basis=_(p.working_set_basis)),
         *_mlx_state_lines(p),
     ]
@@ -225,8 +227,8 @@ def _mlx_state_lines(p: MlxLmPlan) -> list[str]:
 
 @plan_readout.register
 def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
-    lines = [_("-c {ctx} over -np {seqs} slots: each slot holds **{slot} tokens** "
-               "(ctx-size / parallel, never ctx-size per slot)").format(
+    lines = [_("`-c` {ctx} over `-np` {seqs} slots: each slot holds **{slot} tokens** "
+               "(`ctx-size` / `parallel`, never `ctx-size` per slot)").format(
         ctx=number(p.n_ctx), seqs=p.n_seq, slot=number(p.n_ctx_slot))]
     for cache in p.caches:
         # llama.cpp's own start-up line, numbers as the reader writes them
@@ -235,7 +237,7 @@ def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
                      f"K ({cache.type_k}): {number(cache.k_bytes / MIB, 2)} MiB, V ({cache.type_v}): "
                      f"{number(cache.v_bytes / MIB, 2)} MiB`")
     streams = _("unified KV") if p.kv_unified else _("{n} KV streams").format(n=p.n_stream)
-    lines.append(_("-ngl {ngl} · flash attention {fa} · {streams}").format(
+    lines.append(_("`-ngl` {ngl} · flash attention {fa} · {streams}").format(
         ngl=p.n_gpu_layers, fa=p.flash_attn.value, streams=streams))
     return lines
 
@@ -243,7 +245,8 @@ def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
 @plan_readout.register
 def _ollama_readout(p: OllamaPlan) -> list[str]:
     return [
-        _("Effective llama-server -c: **{ctx}** = num_ctx {per_request} x OLLAMA_NUM_PARALLEL {parallel} (-np)").format(
+        _("Effective llama-server `-c`: **{ctx}** = `num_ctx` {per_request} × `OLLAMA_NUM_PARALLEL` {parallel} "
+          "(`-np`)").format(
             ctx=number(p.effective_ctx_size), per_request=number(p.per_request_context), parallel=p.effective_parallel),
         _("Ollama's own estimate: {predicted} against {available} available · {verdict} · {gpus}").format(
             predicted=_g(p.predicted_for_load_bytes), available=_g(p.available_bytes),

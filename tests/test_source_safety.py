@@ -60,7 +60,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ui/markup.py", "st.markdown"): "SVG from reports/svg_charts.py, which escapes every text it writes "
     "(tests/reports/test_svg_charts.py plants markup in each text field), and a scrolling <div> around a "
     "reports/tables.py Markdown table, whose cells stay Markdown, and one <style> from ui/uploads.uploader_style, "
-    "whose texts are escaped into CSS strings (tests/ui/test_uploads.py) and which holds no markup",
+    "whose texts are escaped into CSS strings (tests/ui/test_uploads.py) and which holds no markup, or the "
+    "constant PAGE_STYLE",
 }
 
 

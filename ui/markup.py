@@ -35,8 +35,23 @@ def show_wide_table(table_markdown: str, min_width_px: int | None = None) -> Non
 
 
 def show_style(style: str) -> None:
-    """Add one <style> element built by ui/uploads.uploader_style (its texts are escaped into CSS strings there)."""
+    """Add one <style> element: ui/uploads.uploader_style (its texts escaped into CSS strings there) or PAGE_STYLE."""
     body = style.removeprefix("<style").split(">", 1)[-1].removesuffix("</style>")
     if not style.startswith("<style") or not style.endswith("</style>") or "<" in body:
         raise ValueError("show_style draws one <style> element with no markup inside")
     st.markdown(style, unsafe_allow_html=True)
+
+
+#: The style every page gets (app.py). A code span in prose (a flag, a setting, a command) is laid out as one box: it
+#: moves to the next line whole instead of breaking at a hyphen ("--enable-auto-tool-" / "choice" read as two
+#: words and were retyped wrongly); one wider than its column still wraps inside (max-width), so nothing runs
+#: off the page. Code blocks (`pre > code`) are left as they are.
+PAGE_STYLE = (
+    '<style>[data-testid="stMarkdownContainer"] :not(pre) > code '
+    "{display: inline-block; max-width: 100%; vertical-align: bottom}</style>"
+)
+
+
+def show_page_style() -> None:
+    """Add PAGE_STYLE (a constant: no user text) to the page; app.py calls it once per run, in the sidebar."""
+    show_style(PAGE_STYLE)

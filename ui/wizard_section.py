@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 
 import streamlit as st
 
-from calculators.i18n import N_, _, current_language
+from calculators.i18n import N_, _, current_language, ngettext
 from calculators.launch.render import render_launch_command
 from calculators.units import GIB
 from calculators.wizard.fit_check import FitCheck
@@ -15,7 +14,8 @@ from calculators.wizard.plans import plans_for_top_choices
 from calculators.wizard.scoring import Recommendation
 from reports.memory_readouts import engine_readout
 from reports.names import name_of
-from reports.numbers import compact, number, signed
+from reports.numbers import compact, number, percent, signed
+from reports.shell import continued_command
 from reports.tables import markdown_table
 from reports.wizard import engine_names, fact_label, ranking_rows
 from reports.wizard_figures import concern_svg
@@ -101,8 +101,9 @@ def _render_fit_check(fit: FitCheck, kb) -> None:
     st.info(
         headline.format(model=fit.model, device=name_of(kb, fit.device)) + " " + _(
             "(derived, first-order): weights {weights} GiB at {scheme} + KV for one {tokens}-token sequence {kv} GiB "
-            "against {usable} GiB (90 % of {device} GiB). The memory page gives each engine's exact plan."
-        ).format(weights=number(fit.weights_bytes / GIB, 1), scheme=fit.weights_scheme,
+            "against {usable} GiB ({share} of {device} GiB). The memory page gives each engine's exact plan."
+        ).format(weights=number(fit.weights_bytes / GIB, 1), scheme=name_of(kb, fit.weights_scheme),
+                 share=percent(fit.usable_bytes / fit.device_bytes, 0),
                  tokens=number(fit.context_tokens), kv=number(fit.kv_bytes / GIB, 2),
                  usable=number(fit.usable_bytes / GIB, 1), device=number(fit.device_bytes / GIB, 1)),
         icon=":material/memory:",
@@ -135,10 +136,11 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
         return
     first = plans[0]
     st.caption(_(
-        "Workload read off your answers: {sequences} active sequence(s) x {tokens} retained tokens, weights as "
-        "{scheme}, 16-bit KV cache. An estimate from the memory model, not a measurement."
-    ).format(sequences=first.workload.sequences, tokens=number(first.workload.context_tokens),
-             scheme=first.weights_scheme))
+        "Workload read off your answers: {sequences} × {tokens} retained tokens, weights as {scheme}, 16-bit KV "
+        "cache. An estimate from the memory model, not a measurement."
+    ).format(sequences=ngettext("{n} active sequence", "{n} active sequences", first.workload.sequences).format(
+        n=number(first.workload.sequences)), tokens=number(first.workload.context_tokens),
+        scheme=name_of(kb, first.weights_scheme)))
     names = engine_names(kb)
     for plan in plans:
         row = plan.comparison
@@ -164,8 +166,8 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
                     else _("Users within the latency target: not estimated ({why}).").format(why=users.reason)
                 )
             command = render_launch_command(plan.engine, row.settings, plan.model_ref)
-            env = " ".join(f"{k}={shlex.quote(v)}" for k, v in command.env.items())
-            st.code((env + " " if env else "") + shlex.join(command.words), language="bash", wrap_lines=True)
+            # One flag per line, never wrapped: wrapped, "--context-length" broke after its "--" at 1024 px.
+            st.code(continued_command(command.words, command.env), language="bash")
     if not page_link("pages/memory.py", label=_("Open this model and machine on the memory page"),
                      icon=":material/memory:", query_params=first.memory_page_query):
         query = "&".join(f"{k}={v}" for k, v in first.memory_page_query.items())

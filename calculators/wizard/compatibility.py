@@ -65,7 +65,8 @@ def compatibility_rules(
     rules, caveats = [], []
     for engine_id, (verdict, flags) in chosen.items():
         effect = by_verdict[verdict]
-        fix = f": {' '.join(flags)}" if flags else ""
+        # each flag (with its value) a code span: as plain prose "--enable-auto-tool-choice" broke at its hyphens
+        fix = ": " + " ".join(f"`{flag}`" for flag in flags) if flags else ""
         rule_id = f"check-{what.replace(' ', '-')}-{engine_id}"
         # in the reader's language when built (the model by its name, not its slug); shown through _() as is
         text = sentence.format(model=model, explanation=_(effect.explanation)) + fix

@@ -26,7 +26,7 @@ def test_arithmetic_reproduces_the_brief_table():
 def test_llamacpp_readout_states_the_per_slot_context():
     rows = {r.engine: r for r in compare_engines(ComparisonInputs(BRIEF, H100, 16 * GIB), Workload(8192, 4))}
     lines = "\n".join(engine_readout(rows["llama-cpp"]))
-    assert "-c 32,768 over -np 4 slots: each slot holds **8,192 tokens**" in lines
+    assert "`-c` 32,768 over `-np` 4 slots: each slot holds **8,192 tokens**" in lines  # flags as code spans
     vllm = "\n".join(engine_readout(rows["vllm"]))
     assert "GPU KV cache size" in vllm and "Maximum concurrency for 8,192 tokens per request" in vllm
 

@@ -16,7 +16,8 @@ def test_tool_calling_scores_each_engine_by_its_verdict_and_names_the_flags():
     assert [c.points for c in mlx] == [-4]  # MLX LM infers no parser from Llama 3.1's template
     assert [c.points for c in verdicts["llama-cpp"].contributions if c.rule_id.startswith("check-")] == [1]
     vllm_caveats = [c.text for c in verdicts["vllm"].caveats if c.id == "check-tool-calls-vllm"]
-    assert vllm_caveats and vllm_caveats[0].endswith("--enable-auto-tool-choice --tool-call-parser llama3_json")
+    # each flag a code span, so a page never breaks it at a hyphen
+    assert vllm_caveats and vllm_caveats[0].endswith("`--enable-auto-tool-choice` `--tool-call-parser llama3_json`")
 
 
 def test_without_tool_calling_the_verdicts_do_not_count():
@@ -41,9 +42,9 @@ def test_the_caveat_names_the_model_and_reads_in_the_readers_language():
     answers = WizardAnswers(model_id="llama-3.1-8b", tool_calling=True)
     english = [c.text for c in _by_engine(recommend(answers, kb))["vllm"].caveats if c.id == "check-tool-calls-vllm"]
     assert english == ["Llama 3.1 8B, tool calls: tool calls parse once these launch flags are added: "
-                       "--enable-auto-tool-choice --tool-call-parser llama3_json"]
+                       "`--enable-auto-tool-choice` `--tool-call-parser llama3_json`"]
     with language("es"):
         spanish = [c.text for c in _by_engine(recommend(answers, kb))["vllm"].caveats if c.id.startswith("check-")]
     assert spanish == ["Llama 3.1 8B, llamadas a herramientas: las llamadas a herramientas se interpretan una vez "
-                       "añadidos estos flags de arranque: --enable-auto-tool-choice --tool-call-parser llama3_json"]
+                       "añadidos estos flags de arranque: `--enable-auto-tool-choice` `--tool-call-parser llama3_json`"]
     assert "llama-3.1-8b" not in english[0] + spanish[0]  # the name, never the slug
