@@ -116,11 +116,15 @@ def comparison_table(results: list[SimulationResult]) -> pd.DataFrame:
             _("peak running"): d.peak_active,
             _("binding limit"): _(BINDING_TEXT.get(d.binding.value, d.binding.value)),
         })
-    return pd.DataFrame(rows).round({
-        _("throughput (req/s)"): 3, _("output tokens/s"): 1, _("goodput (req/s)"): 3, _("TTFT p50 (s)"): 3,
-        _("TTFT p99 (s)"): 3,
-        _("ITL p50 (ms)"): 1, _("ITL p99 (ms)"): 1,
-    })
+    table = pd.DataFrame(rows).round({_("throughput (req/s)"): 3, _("output tokens/s"): 1, _("goodput (req/s)"): 3})
+    latencies = [_("TTFT p50 (s)"), _("TTFT p99 (s)"), _("ITL p50 (ms)"), _("ITL p99 (ms)")]
+    table[latencies] = table[latencies].map(_three_digits)  # "1,395.596 s" claimed a precision it does not have
+    return table
+
+
+def _three_digits(value: float | None) -> float | None:
+    """`value` rounded to three significant digits (606.1504 -> 606, 0.012345 -> 0.0123); None and NaN kept."""
+    return value if value is None or value != value else float(f"{value:.3g}")
 
 
 def engines_as_columns(comparison: pd.DataFrame) -> pd.DataFrame:
@@ -152,7 +156,7 @@ def distribution_table(results: list[SimulationResult]) -> pd.DataFrame:
     # estimate does not have, and the wider cells made the table scroll sideways at 1024 px in Spanish.
     table = pd.DataFrame(rows)
     seconds = [column for column in table.columns if column not in (_("engine"), _("latency"), _("requests"))]
-    table[seconds] = table[seconds].map(lambda value: float(f"{value:.3g}") if value == value else value)
+    table[seconds] = table[seconds].map(_three_digits)
     return table
 
 

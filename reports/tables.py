@@ -8,6 +8,7 @@ interactive dataframe, where sorting matters, sits lower on the page. No Streaml
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,24 @@ def literal_markdown(text: str) -> str:
     return "".join("\\" + char if char in MARKDOWN_SPECIALS else char for char in text)
 
 
+#: A command-line flag inside prose: `--name`, `--name=value` or `-x`, not inside a word ("non-streaming") nor a
+#: negative number ("-1").
+FLAG = re.compile(r"(?<![\w`-])--?[A-Za-z][\w.-]*(?:=[^\s,;)`|]+)?")
+
+
+def literal_with_flags(text: str) -> str:
+    """`text` shown exactly as written (see `literal_markdown`), with every flag in it a code span.
+
+    A page lays a code span out whole (ui/markup.PAGE_STYLE); as plain text Chromium broke flags after their
+    hyphens ("--enable-" / "auto-tool-choice", "--" / "chat-template-content-format") in narrow columns."""
+    parts, last = [], 0
+    for match in FLAG.finditer(text):
+        flag = match.group(0).rstrip(".")
+        parts += [literal_markdown(text[last:match.start()]), f"`{flag}`"]
+        last = match.start() + len(flag)
+    return "".join(parts) + literal_markdown(text[last:])
+
+
 def _cell(value: Any, literal: bool) -> str:
     """One cell: booleans as yes/blank, None and NaN blank, numbers in the reader's language, links as Markdown
     links, line breaks as <br>; pipes always escaped, and every other Markdown character too when `literal`."""
@@ -54,7 +73,7 @@ def _cell(value: Any, literal: bool) -> str:
         return _("yes") if value else ""
     if value is None or isinstance(value, int | float):
         return _number_cell(value)
-    text = literal_markdown(str(value)) if literal else str(value).replace("|", "\\|")
+    text = literal_with_flags(str(value)) if literal else str(value).replace("|", "\\|")
     return text.replace("\r\n", "<br>").replace("\n", "<br>")
 
 

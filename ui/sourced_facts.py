@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from calculators.i18n import _
-from reports.tables import literal_markdown, markdown_table, source_link
+from reports.tables import literal_markdown, literal_with_flags, markdown_table, source_link
 
 FACT_COLUMNS = 3  # engines per row of fact columns: wider columns keep flags and prose readable
 
@@ -49,7 +49,7 @@ def show_facts(frame: pd.DataFrame) -> None:
                 label = link.rstrip("/").rsplit("/", 1)[-1] if link else _("no source")
                 where = f"[{literal_markdown(label)}]({link})" if link.startswith("http") else literal_markdown(label)
                 version = short_version(row["Version read"])
-                what, value = literal_markdown(row["What"]), literal_markdown(row["Value"])
+                what, value = literal_markdown(row["What"]), literal_with_flags(row["Value"])
                 lines.append(f"- **{what}**: {value} :gray[— {where} · {version}]")
             column.markdown(f"#### {name}\n" + "\n".join(lines))
 

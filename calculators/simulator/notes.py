@@ -23,7 +23,7 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
     notes = [PlanNote(code="estimate", message=_("All figures are estimates from a roofline step time and the "
                       "engine's scheduling rules, not measurements."))]
     share = d.queued_time_s / s.duration_s if s.duration_s > 0 else 0.0
-    knob = d.max_running_knob
+    knob = f"`{d.max_running_knob}`"  # setting names as code spans: a page never breaks them at a hyphen
     if d.binding is Constraint.NONE:
         notes.append(PlanNote(code="no_binding_limit", message=(
             _("Requests rarely waited (queue non-empty {share} of the run): no configured limit bound; "
@@ -44,7 +44,8 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
             msg += " " + _("Raising {knob} admits more requests at once (each step gets longer as the batch "
                            "grows).").format(knob=knob)
         if spec.kv_layout is KvLayout.SLOTS and spec.kv_capacity_knob == "ctx_size":
-            msg += " " + _("With -c unchanged every slot's share of it shrinks (ctx_size / parallel): raise both.")
+            msg += " " + _("With `-c` unchanged every slot's share of it shrinks (`ctx_size` / `parallel`): "
+                           "raise both.")
         elif spec.kv_layout is KvLayout.SLOTS:
             msg += " " + _("Each extra slot reserves another {tokens} tokens of KV memory.").format(
                 tokens=number(spec.slot_context_tokens or 0))
@@ -59,13 +60,13 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
               peak_active=d.peak_active,
               max_running=d.max_running,
               knob=knob,
-              kv_capacity_knob=d.kv_capacity_knob))))
+              kv_capacity_knob=f"`{d.kv_capacity_knob}`"))))
     elif d.binding is Constraint.TOKEN_BUDGET:
         notes.append(PlanNote(code="binding_token_budget", message=(
             _("The step token budget ({step_token_budget_knob} = {step_token_budget}) held the queue: "
               "decodes and other prefills used it up. A larger budget admits prompts sooner but makes each "
               "step longer, which raises inter-token latency for running requests.").format(
-              step_token_budget_knob=d.step_token_budget_knob, step_token_budget=d.step_token_budget))))
+              step_token_budget_knob=f"`{d.step_token_budget_knob}`", step_token_budget=d.step_token_budget))))
     elif d.binding is Constraint.STATIC_BATCH:
         notes.append(PlanNote(code="binding_static_batch", message=(
             _("Static batching: arrivals wait until the whole previous batch has finished, even when most of "
@@ -74,7 +75,7 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
         notes.append(PlanNote(code="binding_prefill_slots", message=_(
             "Requests queued because {limit} prompts were already being processed ({knob}), "
             "{share} of queued time: raising it lets more prompts start together (each prompt pass gets "
-            "longer).").format(limit=spec.max_prefilling, knob=spec.max_prefilling_knob,
+            "longer).").format(limit=spec.max_prefilling, knob=f"`{spec.max_prefilling_knob}`",
                                share=percent(_blocked_share(d, Constraint.PREFILL_SLOTS)))))
     if d.kv_overflow_tokens > 0 and spec.kv_overflow_note is not None:
         code, message = spec.kv_overflow_note

@@ -30,7 +30,8 @@ def test_default_view_gives_verdicts_for_every_engine_and_the_ingestion_cost():
     # engines by their names, never their ids (the ids stay in the link)
     assert list(tools["Engine"]) == ["Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"]
     assert dict(zip(tools["Engine"], tools["Verdict"], strict=True))["vLLM"] == "needs flags"
-    assert "add: --enable-auto-tool-choice --tool-call-parser hermes" in set(tools["Flags to add or remove"])
+    # flags as code spans: drawn whole, never broken after a hyphen at 1024 px
+    assert "add: `--enable-auto-tool-choice` `--tool-call-parser` hermes" in set(tools["Flags to add or remove"])
     assert dict(zip(embeddings["Engine"], embeddings["Verdict"], strict=True))["MLX LM"] == "no embeddings endpoint"
     # engines that build their parser from the chat template say so in words, not by a made-up parser id
     parsers = dict(zip(tools["Engine"], tools["Parser"], strict=True))

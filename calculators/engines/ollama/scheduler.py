@@ -76,11 +76,11 @@ class OllamaPolicy(SchedulerPolicy):
             max_queue_knob="max_queue",
             max_queue_unenforced=None if self.max_queue_applies_to_slot_wait else self.max_queue,
             max_queue_scope_note=("ollama_max_queue_scope", _(
-                "Up to {peak} requests waited, more than OLLAMA_MAX_QUEUE={limit}, and none was refused: in the "
+                "Up to {peak} requests waited, more than `OLLAMA_MAX_QUEUE={limit}`, and none was refused: in the "
                 "Ollama source read (v0.33.0-rc2) the limit only bounds requests waiting for a model to load, not "
                 "for a slot. Raising it creates no replicas either.")),
             single_slot_note=PlanNote(code="ollama_single_slot", message=(
-                _("Ollama ran one request at a time (OLLAMA_NUM_PARALLEL={num_parallel}; its default is "
+                _("Ollama ran one request at a time (`OLLAMA_NUM_PARALLEL={num_parallel}`; its default is "
                   "{default}): every other request waited its turn.").format(
                   num_parallel=self.num_parallel, default=type(self).model_fields['num_parallel'].default))),
         )
