@@ -12,7 +12,13 @@ from knowledge.formats import CompatStatus, Quantization
 from knowledge.loader import load_knowledge
 from knowledge.sources import source_url
 from reports.engines_tables import item_name
-from reports.formats_figures import SHORT_LABELS, STATUS_WORDS, compatibility_grid_svg
+from reports.formats_figures import (
+    DESCRIBES_WORDS,
+    SCOPE_WORDS,
+    SHORT_LABELS,
+    STATUS_WORDS,
+    compatibility_grid_svg,
+)
 from reports.names import namer
 from reports.numbers import compact, number
 from reports.tables import columns_markdown, localized_frame
@@ -211,7 +217,7 @@ st.dataframe(
         {
             _("scheme"): [_(q.name) for q in formats.quantizations],
             _("bits per weight"): bits_per_weight,
-            _("applies to"): [_(q.scope.value) for q in formats.quantizations],
+            _("applies to"): [_(SCOPE_WORDS[q.scope]) for q in formats.quantizations],
         }
     )),
     hide_index=True,
@@ -223,7 +229,7 @@ with st.expander(_("How each figure is derived, and its source")):
                 _("scheme"): [_(q.name) for q in formats.quantizations],
                 _("bits per weight"): bits_per_weight,
                 _("derived from"): [derivation(q) for q in formats.quantizations],
-                _("describes"): [_(q.describes.value) for q in formats.quantizations],
+                _("describes"): [_(DESCRIBES_WORDS[q.describes]) for q in formats.quantizations],
                 _("source"): [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
                 "id": [q.id for q in formats.quantizations],
             }

@@ -78,7 +78,7 @@ def planner_view(spec_json: str, language: str) -> PlannerView:
         winners_markdown=frame_markdown(winners_table(result, names, gpus, schemes), index=True).replace("$", "\\$"),
         settings_line=concurrency_settings_line(result, names),
         rejections=rejections_table(result, names, gpus, schemes), pareto=pareto, latency=latency,
-        why_markdown=planner_markdown(result, names, gpus, sections=("why", "assumptions"), schemes=schemes),
+        why_markdown=planner_markdown(result, names, gpus, sections=("why",), schemes=schemes),
         full_markdown=planner_markdown(result, names, gpus, schemes=schemes),
         json_text=json.dumps(planner_json(result, names=schemes), indent=2, default=str),
         command=command, command_remarks=remarks, bench_markdown=bench_md, bench_error=bench_error,
@@ -132,6 +132,10 @@ if best is not None:
     # "$" escaped: Streamlit's Markdown reads the text between two dollar signs as LaTeX, and a Spanish cost line
     # ("1,95 US$/GPU-hora = 1,95 US$/h") came out as italic math. The downloadable Markdown keeps plain "$".
     st.markdown(view.why_markdown.replace("$", "\\$"))
+    # Folded: a dozen assumption lines (one speed basis per engine and hardware class) stood between the
+    # arithmetic and the command to verify it; the downloadable Markdown keeps them in full.
+    with st.expander(_("Assumptions ({count})").format(count=len(result.notes))):
+        st.markdown("\n".join(f"- {note}" for note in result.notes).replace("$", "\\$"))
     st.subheader(_("Verify it before buying"))
     st.code(view.command, language="bash")
     for remark in view.command_remarks:

@@ -108,9 +108,10 @@ with machine_col:
     catalog = load_knowledge().gpus
     gpu_ids = [gpu.id for gpu in catalog.all_gpus]
     gpu_id = url_widgets.selectbox(_("GPU (catalog)"), ["custom", *gpu_ids], key="sim_gpu",
-                                   labels=namer(load_knowledge(), {"custom": _("Custom (type bandwidth and TFLOPS)")}),
+                                   # the option's words, not its slug; short, so it is not cut at 1024 px in Spanish
+                                   labels=namer(load_knowledge(), {"custom": _("Typed figures")}),
                                    index=1 + gpu_ids.index(DEFAULT_GPU_ID),
-                                   help=_("'custom' lets you type bandwidth and TFLOPS."))
+                                   help=_("“Typed figures” lets you type the bandwidth and TFLOPS."))
     gpu = catalog.get(gpu_id) if gpu_id != "custom" else None
     bandwidth_gbs = gpu.memory_bandwidth_gb_per_s if gpu else "unknown"
     tflops = gpu.dense_bf16_tflops if gpu else "unknown"
@@ -129,7 +130,7 @@ with machine_col:
         _("Model"), model_choices, key="sim_model", index=model_choices.index(DEFAULT_MODEL_ID),
         labels=namer(load_knowledge(), {"typed": _("Typed figures")}),
         help=_("A catalog model takes its figures from the memory model (vLLM's KV capacity on the GPU above); "
-        "'typed' lets you type them."),
+        "“Typed figures” lets you type them."),
     )
     from_memory_model = None
     if model_id != "typed" and gpu is not None:

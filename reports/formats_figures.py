@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from calculators.i18n import N_, _
-from knowledge.formats import CompatStatus, FormatsSection, HardwareVerdict
+from knowledge.formats import CompatStatus, Describes, FormatsSection, HardwareVerdict, Scope
 from reports.svg_charts import GridCell, StatusGrid, status_grid_svg
 
 #: One colour per status, from most direct (green) to absent (grey); order fixes the colour scale.
@@ -37,6 +37,14 @@ STATUS_WORDS: dict[CompatStatus, str] = {
     CompatStatus.CONVERT_FIRST: N_("convert-first"),
     CompatStatus.NOT_SUPPORTED: N_("not-supported"),
     CompatStatus.UNKNOWN: N_("unknown"),
+}
+#: Which weights a scheme covers and what it describes, in words (the ids, "linear-layers", stay in the KB).
+SCOPE_WORDS: dict[Scope, str] = {
+    Scope.ALL: N_("all weights"), Scope.LINEAR_LAYERS: N_("linear layers"), Scope.MOE_EXPERTS: N_("MoE experts"),
+}
+DESCRIBES_WORDS: dict[Describes, str] = {
+    Describes.STORAGE: N_("storage only"), Describes.EXECUTION: N_("execution"),
+    Describes.STORAGE_AND_EXECUTION: N_("storage and execution"),
 }
 
 
