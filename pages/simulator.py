@@ -41,7 +41,7 @@ from ui.state_cache import per_input_state, state_key
 from ui.tables import pin_first_column
 
 #: The example machine: a 24 GB card an 8B BF16 model fits on.
-ARRIVAL_LABELS = {"poisson": N_("poisson"), "closed": N_("closed")}
+ARRIVAL_LABELS = {"poisson": N_("Poisson (open loop)"), "closed": N_("closed loop")}
 DEFAULT_GPU_ID = "rtx-4090-24gb"
 # The page opens on a catalog model, its figures from the memory model; typed figures are one choice away.
 DEFAULT_MODEL_ID = "llama-3.1-8b"
@@ -205,8 +205,8 @@ with workload_col:
     st.subheader(_("Workload"))
     arrival = url_widgets.segmented(_("Arrivals"), ["poisson", "closed"], key="sim_arrival", default="poisson",
                                     labels=lambda kind: _(ARRIVAL_LABELS[kind]),
-                                    help=_("poisson: open loop, independent users at a mean rate. closed: N clients "
-                                    "that wait for each answer (a slow server slows them down too)."))
+                                    help=_("Poisson: open loop, independent users at a mean rate. Closed loop: N "
+                                    "clients that wait for each answer (a slow server slows them down too)."))
     n_requests = url_widgets.number(_("Requests"), key="sim_n", min_value=0, max_value=MAX_PAGE_REQUESTS, value=1000,
                                     step=100)
     if arrival == "closed":

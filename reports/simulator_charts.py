@@ -19,9 +19,9 @@ from reports.chart_layout import TITLE_FONT_PX, align_titles, chart_layout, engi
 from reports.numbers import number, percent
 
 #: The binding limit as the table shows it: its name in English, words in other languages.
-BINDING_TEXT = {"none": N_("none"), "max_running": N_("max_running"), "kv_capacity": N_("kv_capacity"),
-                "token_budget": N_("token_budget"), "static_batch": N_("static_batch"),
-                "prefill_slots": N_("prefill_slots")}
+BINDING_TEXT = {"none": N_("none"), "max_running": N_("running places"), "kv_capacity": N_("KV capacity"),
+                "token_budget": N_("step token budget"), "static_batch": N_("static batching"),
+                "prefill_slots": N_("prefill places")}  # words, not the Constraint ids
 
 
 def _line(engine: str) -> dict:

@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass, field
 from html import escape
 
-from reports.numbers import number
+from reports.numbers import compact, number
 
 #: Drawing units of the SVG's viewBox; the SVG scales to its column's width (text scales with it). 600 units fit
 #: the ~560 px main column at 1024 px nearly 1:1, so an 11-unit tick label is still >= 10 px there (at 760 units it
@@ -60,11 +60,11 @@ class StackedBars:
     css_class: str = "sw-bars"
 
 
-def nice_step(top: float, ticks: int = 5) -> float:
-    """A round tick step (1, 2, 2.5 or 5 times a power of ten) giving about `ticks` ticks from 0 to `top`."""
+def nice_step(top: float, ticks: int = 5, multiples: tuple[float, ...] = (1, 2, 2.5, 5, 10)) -> float:
+    """A round tick step (one of `multiples` times a power of ten) giving about `ticks` ticks from 0 to `top`."""
     raw = max(top, 1e-9) / ticks
     power = 10 ** math.floor(math.log10(raw))
-    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    return next(m * power for m in multiples if m * power >= raw)
 
 
 def _escaped(text: str) -> str:
@@ -380,7 +380,8 @@ def diverging_bars_svg(chart: DivergingBars) -> str:
     low, high = min([*negative, 0.0]), max([*positive, 0.0])
     if high - low <= 0:
         high = 1.0
-    step = nice_step(high - low, 4)
+    # whole points: a 2.5 step drew -7.5 and -2.5 as "-8" and "-2", ticks that looked unevenly spaced
+    step = nice_step(high - low, 4, (1, 2, 5, 10))
     low, high = math.floor(low / step) * step, math.ceil(high / step) * step
     legend = _legend_rows([band.name for band in chart.bands], 8, width - right_pad)
     top = (26 if chart.title else 6) + LEGEND_ROW * len(legend) + 8
@@ -399,7 +400,7 @@ def diverging_bars_svg(chart: DivergingBars) -> str:
     while value <= high + 1e-9:
         x = x_of(value)
         parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="#e6e6e6"/>')
-        parts.append(_text(x, bottom + 16, ("+" if value > 0 else "") + number(value), 11))
+        parts.append(_text(x, bottom + 16, ("+" if value > 0 else "") + compact(value, 2), 11))
         value += step
     parts.append(_text((plot_left + plot_right) / 2, bottom + 36, chart.x_title, 12))
     for i, category in enumerate(chart.categories):

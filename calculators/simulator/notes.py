@@ -90,7 +90,7 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
         notes.append(PlanNote(code="decode_stalls", message=(
             _("Prefill batches ran on their own for {decode_stall_s} of the run while other sequences "
               "were waiting to decode: prefill-first scheduling shortens time to first token and lengthens "
-              "inter-token latency (SGLang's --enable-mixed-chunk puts both in one step).").format(
+              "inter-token latency (SGLang's `--enable-mixed-chunk` puts both in one step).").format(
               decode_stall_s=percent(d.decode_stall_s / s.duration_s)))))
     if spec.max_running == 1 and spec.single_slot_note is not None and share >= QUEUE_NEGLIGIBLE_SHARE:
         notes.append(spec.single_slot_note)

@@ -51,8 +51,8 @@ SIDEWAYS_DATAFRAMES_JS = """
 """
 #: Code spans in Markdown (not code blocks) drawn over several lines although they fit their block, as text.
 BROKEN_CODE_SPANS_JS = """
-() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] :not(pre) > code')].filter(c => c.offsetParent)
-  .flatMap(code => {
+() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] code:not(pre code)')]
+  .filter(c => c.offsetParent).flatMap(code => {
     const range = document.createRange();
     range.selectNodeContents(code);
     const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.bottom))).size;

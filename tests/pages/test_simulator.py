@@ -72,7 +72,7 @@ def test_shared_link_values_are_applied():
     comparison = comparison_table(at)
     assert list(comparison["engine"]) == ["vLLM", "static batching (baseline)"]
     assert comparison.loc[0, "peak running"] <= 2
-    assert comparison.loc[0, "binding limit"] == "max_running"
+    assert comparison.loc[0, "binding limit"] == "running places"  # words, not the Constraint id
 
 
 def test_bad_link_values_fall_back_with_notes():
