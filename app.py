@@ -3,7 +3,7 @@
 import streamlit as st
 
 from calculators.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, _, set_language, supported_language
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.markup import show_page_style
 
 st.set_page_config(page_title="servewise", page_icon=":material/dns:", layout="wide")
@@ -40,4 +40,6 @@ pages = [
         "pages/reconcile.py", title=_("Check against your engine"), icon=":material/fact_check:", url_path="check_log"
     ),
 ]
-st.navigation(pages).run()
+page = st.navigation(pages)
+deferred.start_visit(page.url_path)  # a page's first run in this session draws its main result first
+page.run()

@@ -22,7 +22,7 @@ from reports.compatibility import checks_json, embedding_checks_markdown, tool_c
 from reports.names import namer
 from reports.numbers import number, signed
 from reports.tables import frame_markdown
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.compatibility_view import (
     embedding_checks_table,
     ingestion_run,
@@ -50,7 +50,8 @@ st.markdown(_(
     "engine's embedding vectors match an index built with sentence-transformers? Then what ingestion on the "
     "chat engine costs conversations, in simulated numbers."
 ))
-url_notes = st.empty()  # filled after the sections: their bound widgets record a bad link value when drawn
+# Filled after the sections: their bound widgets record a bad link value when drawn.
+show_url_notes = url_widgets.url_notes_slot("cmp_")
 tools_tab, embed_tab, ingest_tab = st.tabs([_("Tool calls"), _("Embeddings"), _("Ingestion next to chat")])
 
 
@@ -105,6 +106,7 @@ def tool_calls_section() -> None:
             format=literal(str(table[call_format].iloc[0]))))
         table = table.drop(columns=call_format)
     st.markdown(frame_markdown(table, literal=True))
+    deferred.rest_follows(page_end=show_url_notes)
     show_tool_reasons(checks)
     left, right = st.columns(2)
     left.download_button(_("Markdown"), lambda: tool_checks_markdown(checks), file_name="tool-calls.md",
@@ -234,5 +236,4 @@ with embed_tab:
     embeddings_section()
 with ingest_tab:
     ingestion_section()
-with url_notes.container():
-    url_widgets.show_url_notes("cmp_")
+show_url_notes()

@@ -22,7 +22,7 @@ from reports.engines_tables import (
 )
 from reports.names import namer
 from reports.tables import frame_markdown
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.markup import show_wide_table
 
 TIERS = ("primary", "all")
@@ -53,7 +53,7 @@ st.markdown(_(
 ))
 
 # Notes about unusable values in a shared link go at the top, though the widgets are drawn below.
-url_notes = st.empty()
+show_url_notes = url_widgets.url_notes_slot()
 filters = st.container(border=True)
 with filters:
     left, right = st.columns(2)
@@ -105,6 +105,7 @@ else:
     # dataframe anywhere makes the browser fetch the grid's scripts before the wide-table box's).
     # It scrolls sideways when narrower windows cannot fit every engine's column (issue 21: no column hidden).
     show_wide_table(frame_markdown(comparison_table(shown).rename_axis(_("Attribute")), index=True, literal=True))
+    deferred.rest_follows(page_end=show_url_notes)
     with st.expander(_("Where each value comes from (source and version read)")):
         show_wide_table(frame_markdown(linked_sources(sources_table(shown)), literal=True))
 
@@ -134,5 +135,4 @@ st.subheader(_("Strengths and limits of {engine}").format(engine=chosen.name))
 st.caption(_("In our words; the numbers refer to the ideas in servewise's product brief."))
 st.markdown(points_markdown(chosen))
 
-with url_notes.container():
-    url_widgets.show_url_notes()
+show_url_notes()

@@ -27,7 +27,7 @@ from reports.operations_tables import (
     tool_calling_table,
 )
 from reports.tables import literal_markdown
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.downloads import in_reader_language
 from ui.markdown_text import literal
 from ui.sourced_facts import short_version, show_facts, show_table
@@ -46,7 +46,7 @@ st.markdown(
     "knowledge base into a checklist for going live and a benchmark plan to run on your own hardware. Every "
     "value links to the engine source it was read from, at the version read; nothing here is a measurement.")
 )
-url_notes = st.empty()
+show_url_notes = url_widgets.url_notes_slot()  # filled at the end: the widgets below can add notes
 selected = url_widgets.multiselect(
     _("Engines"), list(ENGINE_IDS), key="ops_engines", placeholder=_("pick engines"), labels=namer(kb),
     default=[e.id for e in sorted(ENGINES.values(), key=lambda e: e.operations_default or 0) if e.operations_default],
@@ -78,6 +78,7 @@ with api_tab:
             _("**yes** = always there; **with a flag** = only when a launch flag (or a model for that task) enables it")
         )
         show_table(endpoints_table(chosen))
+        deferred.rest_follows(page_end=show_url_notes)
         st.subheader(_("What differs in practice"))
         st.markdown(
             _("A compatible endpoint reduces client changes, but the prompt the model sees, the sampling it uses "
@@ -266,5 +267,4 @@ with bench_tab:
                               icon=":material/download:")  # fmt: skip
         st.caption(_("Share this plan: the page's URL carries every choice."))
 
-with url_notes.container():
-    url_widgets.show_url_notes()
+show_url_notes()

@@ -377,3 +377,18 @@ def show_url_notes(prefix: str = "", exclude_prefix: str | None = None) -> None:
     for key, message in st.session_state.get(_NOTES_KEY, {}).items():
         if key.startswith(prefix) and not (exclude_prefix and key.startswith(exclude_prefix)):
             st.warning(message, icon=":material/link_off:")
+
+
+def url_notes_slot(prefix: str = "") -> Callable[[], None]:
+    """A place here (at the top of a page) for the link's notes, and the function that fills it.
+
+    Call the function after the widgets below have been drawn (each records a bad link value as it is drawn);
+    calling it again replaces what it drew.
+    """
+    slot = st.empty()
+
+    def fill() -> None:
+        with slot.container():
+            show_url_notes(prefix)
+
+    return fill

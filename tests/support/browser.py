@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ui.deferred import NOTE_KEY
+
 APP_READY_TIMEOUT_MS = 30_000
+#: The note a page visit's first run leaves in place of the rest of the page (ui/deferred.py).
+REST_FOLLOWS_NOTE = f".st-key-{NOTE_KEY}"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -20,8 +24,14 @@ CHROMIUM_ARGS = [
 
 
 def wait_for_app(page, timeout_ms: int = APP_READY_TIMEOUT_MS) -> None:
-    """Wait until Streamlit is connected and has finished running the page script."""
+    """Wait until Streamlit is connected and has finished running the page script.
+
+    On a page visit's first run that includes the run the browser asks for the rest of the page with (ui/deferred.py):
+    its note is gone once that run has drawn the rest.
+    """
     page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]', timeout=timeout_ms)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+    page.wait_for_selector(REST_FOLLOWS_NOTE, state="detached", timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]',
                            state="detached", timeout=timeout_ms)  # fmt: skip
