@@ -31,7 +31,7 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from calculators.i18n import _
+from calculators.i18n import DEFAULT_LANGUAGE, _, current_language
 from ui.markdown_text import code_span
 
 _NOTES_KEY = "_url_value_notes"
@@ -320,6 +320,8 @@ def number(
     """A number input bound to the URL parameter `key`; non-numbers and out-of-range values get a note."""
     integer = all(isinstance(v, int) for v in (kwargs.get("value"), kwargs.get("step", 1)) if v is not None)
     _check_number(key, min_value, max_value, integer)
+    if not integer and current_language() != DEFAULT_LANGUAGE:
+        kwargs["help"] = decimal_point_help(kwargs.get("help"))
     if integer and _url_number_is_infinite(key):
         # Streamlit 1.67's whole-number input raises OverflowError on `?key=inf` (int(inf) while seeding
         # from the URL); its float input discards a non-finite value. Draw that one for this run.
@@ -332,6 +334,18 @@ def number(
     return st.number_input(
         label, key=key, min_value=min_value, max_value=max_value, bind="query-params", **kwargs
     )
+
+
+def decimal_point_help(help_text: str | None) -> str:
+    """A decimal input's help, then how to type its decimals, for a reader whose decimal mark is a comma.
+
+    Streamlit 1.67's number input is the browser's <input type="number"> with its value written with a point, and
+    Chromium drops a typed comma without a word (measured: '0,15' is read as 15, '7,5' as 75; also with a Spanish
+    browser locale), so the reader must know before typing. The input itself stays: it is bound to the link.
+    """
+    hint = _("Type decimals with a point (0.15): this box takes no comma, and the browser drops one without a "
+             "word (0,15 would be read as 15).")
+    return f"{help_text}\n\n{hint}" if help_text else hint
 
 
 def _url_number_is_infinite(key: str) -> bool:

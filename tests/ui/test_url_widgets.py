@@ -79,3 +79,29 @@ def test_a_labelled_widgets_own_default_follows_the_users_choice():
     assert list(at.multiselect(key="t_several").proto.default) == [1]  # MLX LM
     assert at.text[1].value == "named: vllm ['mlx-lm']"
     assert not at.exception
+
+
+def _decimal_inputs_app() -> None:
+    import streamlit as st
+
+    from calculators.i18n import set_language
+    from ui import url_widgets
+
+    set_language(st.query_params.get("lang", "en"))
+    url_widgets.number("Rate (requests/s)", key="d_rate", min_value=0.0, value=5.0)
+    url_widgets.number("Price", key="d_price", min_value=0.0, value=0.15, help="US$ per kWh")
+    url_widgets.number("Users", key="d_users", min_value=1, value=200)
+
+
+def test_a_spanish_decimal_input_says_how_to_type_decimals_and_a_whole_number_input_does_not():
+    """Chromium drops a comma typed into Streamlit's number input ('0,15' becomes 15): a reader whose decimal mark
+    is a comma is told on every decimal input, in the help (measured in Chromium, ui/url_widgets.decimal_point_help)."""
+    at = AppTest.from_function(_decimal_inputs_app)
+    at.query_params["lang"] = "es"
+    at.run()
+    rate, price, users = at.number_input
+    assert rate.help.startswith("Escribe los decimales con punto (0.15)") and "0,15 se leería como 15" in rate.help
+    assert price.help.startswith("US$ per kWh\n\nEscribe los decimales con punto")
+    assert not users.help
+    english = AppTest.from_function(_decimal_inputs_app).run()
+    assert not english.number_input[0].help and english.number_input[1].help == "US$ per kWh"
