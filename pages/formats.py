@@ -180,7 +180,7 @@ if members:
     }, literal=True))
 else:
     fmt = formats.file_format(column_id)
-    st.markdown(_("**{format} stores:**").format(format=fmt.name) + " " + _(fmt.stores))
+    st.markdown(_("**{format} stores:**").format(format=_(fmt.name)) + " " + _(fmt.stores))
     st.markdown(_("**It does not tell you:**") + " " + _(fmt.does_not_imply))
 
 

@@ -72,12 +72,12 @@ def compatibility_grid_svg(
             mark = _(SHORT_LABELS[status]) + ("*" if cell is not None and cell.hardware_dependent else "")
             note = verdict.note if verdict else cell.note if cell else N_("no cell in the knowledge base")
             row.append(GridCell(STATUS_COLOURS[status], mark,
-                                f"{engine.name} × {column.name}: {_(STATUS_WORDS[status])}\n{_(note)}"))
+                                f"{engine.name} × {_(column.name)}: {_(STATUS_WORDS[status])}\n{_(note)}"))
         cells.append(row)
     place = None
     if highlight is not None:
         rows, cols = [e.id for e in engines], [c.id for c in columns]
         if highlight[0] in rows and highlight[1] in cols:
             place = (rows.index(highlight[0]), cols.index(highlight[1]))
-    return status_grid_svg(StatusGrid([e.name for e in engines], [c.name for c in columns], cells, place,
+    return status_grid_svg(StatusGrid([e.name for e in engines], [_(c.name) for c in columns], cells, place,
                                       "sw-grid formats-matrix"))

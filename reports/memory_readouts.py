@@ -219,8 +219,10 @@ def _mlx_state_lines(p: MlxLmPlan) -> list[str]:
     if not per_sequence:
         return []
     layers = sum(1 for c in p.layer_caches if c.state_bytes)
-    return [_("Recurrent state (ArraysCache) of {layers} layers: {per_sequence} per sequence, fixed whatever the "
-              "context; {total} for {sequences} sequence(s)").format(
+    return [ngettext("Recurrent state (ArraysCache) of {layers} layers: {per_sequence} per sequence, fixed whatever "
+                     "the context; {total} for {sequences} sequence",
+                     "Recurrent state (ArraysCache) of {layers} layers: {per_sequence} per sequence, fixed whatever "
+                     "the context; {total} for {sequences} sequences", p.n_sequences).format(
         layers=layers, per_sequence=f"**{_g(per_sequence)}**", total=_g(per_sequence * p.n_sequences),
         sequences=p.n_sequences)]
 
@@ -231,11 +233,12 @@ def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
                "(`ctx-size` / `parallel`, never `ctx-size` per slot)").format(
         ctx=number(p.n_ctx), seqs=p.n_seq, slot=number(p.n_ctx_slot))]
     for cache in p.caches:
-        # llama.cpp's own start-up line, numbers as the reader writes them
-        lines.append(f"`llama_kv_cache ({cache.name}): size = {number(cache.total_bytes / MIB, 2)} MiB "
-                     f"({number(cache.cells)} cells, {cache.layers} layers, {cache.seqs} seqs), "
-                     f"K ({cache.type_k}): {number(cache.k_bytes / MIB, 2)} MiB, V ({cache.type_v}): "
-                     f"{number(cache.v_bytes / MIB, 2)} MiB`")
+        # llama.cpp's own start-up line in its own notation ('%.2f MiB', bare counts, English words), in any
+        # language: what the reader finds in their log and compares it with (the reconcile table does the same)
+        lines.append(f"`llama_kv_cache ({cache.name}): size = {cache.total_bytes / MIB:.2f} MiB "
+                     f"({cache.cells} cells, {cache.layers} layers, {cache.seqs} seqs), "
+                     f"K ({cache.type_k}): {cache.k_bytes / MIB:.2f} MiB, V ({cache.type_v}): "
+                     f"{cache.v_bytes / MIB:.2f} MiB`")
     streams = _("unified KV") if p.kv_unified else _("{n} KV streams").format(n=p.n_stream)
     lines.append(_("`-ngl` {ngl} · flash attention {fa} · {streams}").format(
         ngl=p.n_gpu_layers, fa=p.flash_attn.value, streams=streams))

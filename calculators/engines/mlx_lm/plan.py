@@ -33,7 +33,7 @@ from calculators.engines.mlx_lm.generate import generation_chunks, quantization_
 from calculators.engines.mlx_lm.models import ModelFile, model_file
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote, Result
 from calculators.model.architecture import LayerGeometry, LayerKind, ModelArchitecture
 from calculators.units import MIB
@@ -266,8 +266,9 @@ def plan_mlx_lm(
     if weights_bytes is not None:
         components.append(MemoryComponent(kind=ComponentKind.WEIGHTS, label=_("weights"), bytes=weights_bytes,
                                           exact=True, basis=_("as given")))
-    components.append(MemoryComponent(kind=ComponentKind.KV_CACHE, label=_("KV cache, {n_sequences} "
-        "sequence(s)").format(n_sequences=n_sequences),
+    components.append(MemoryComponent(kind=ComponentKind.KV_CACHE, label=ngettext(
+        "KV cache, {n_sequences} sequence", "KV cache, {n_sequences} sequences", n_sequences).format(
+        n_sequences=n_sequences),
                                       bytes=kv_bytes, exact=file.read,
                                       basis=_("mlx_lm/models/cache.py growth in 256-token steps")))
     if recurrent_bytes:

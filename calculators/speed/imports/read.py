@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import N_, _
 from calculators.speed.imports.guidellm import read_guidellm_json
 from calculators.speed.imports.run import ImportResult
 from calculators.speed.imports.serving import read_serving_console
@@ -16,7 +16,7 @@ from calculators.speed.imports.serving import read_serving_console
 #: printed alike by vllm bench serve and sglang.bench_serving.
 GENERIC_FORMATS = ("guidellm-json", "serving-console")
 
-SUPPORTED = (
+SUPPORTED = N_(
     "vllm bench serve --save-result JSON (or its console output), python -m sglang.bench_serving --output-file JSONL "
     "(or its console output), GuideLLM report JSON, llama-bench -o json / jsonl / the Markdown table, an Ollama API "
     "response with eval_count and eval_duration, mlx_lm.benchmark output, mlx_lm.generate --verbose output"
@@ -72,9 +72,9 @@ def detect_format(text: str) -> str:
             return reader.format_id
     if first is not None or stripped[0] in "[{":
         raise ServewiseInputError(_("JSON that servewise does not recognise; it reads: {supported}").format(
-                                    supported=SUPPORTED))
+                                    supported=_(SUPPORTED)))
     raise ServewiseInputError(_("text that servewise does not recognise; it reads: {supported}").format(
-                                supported=SUPPORTED))
+                                supported=_(SUPPORTED)))
 
 
 def read_benchmark(text: str, fmt: str | None = None) -> ImportResult:
