@@ -6,8 +6,11 @@ calculator writes formats its numbers with `number` / `compact` / `percent` here
 same functions), in the language of the current run (`calculators.i18n.current_language()`).
 """
 
+import decimal
+
 from babel import Locale
-from babel.numbers import format_decimal, format_percent
+from babel.numbers import format_decimal as _babel_format_decimal
+from babel.numbers import format_percent
 
 from calculators.i18n import current_language
 
@@ -19,6 +22,18 @@ TIB = 1 << 40
 KB = 1000
 MB = 1000**2
 GB = 1000**3
+
+
+#: Digits Babel may need to write any float with its decimals: an absurd value from a link (1.8e25 s) has 26
+#: integer digits, more than decimal's default context of 28 once the decimals are added (InvalidOperation).
+_FORMAT_PRECISION = 400
+
+
+def format_decimal(value: float, *, format: str, locale: str) -> str:
+    """Babel's format_decimal with a decimal context wide enough for any float's integer digits."""
+    with decimal.localcontext() as context:
+        context.prec = _FORMAT_PRECISION
+        return _babel_format_decimal(value, format=format, locale=locale)
 
 
 def number(value: float, decimals: int = 0) -> str:
@@ -42,7 +57,9 @@ def percent(fraction: float, decimals: int = 0) -> str:
     lang = current_language()
     digits = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
     pattern = Locale.parse(lang).percent_formats[None].pattern.replace("#,##0", digits, 1)
-    return format_percent(fraction, format=pattern, locale=lang)
+    with decimal.localcontext() as context:
+        context.prec = _FORMAT_PRECISION
+        return format_percent(fraction, format=pattern, locale=lang)
 
 
 def significant(value: float, digits: int = 3) -> str:
