@@ -26,7 +26,7 @@ from reports.planner_report import (
     winners_table,
 )
 from reports.tables import frame_markdown, localized_frame
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.markdown_text import literal
 from ui.planner_inputs import read_spec
 from ui.tables import pin_first_column
@@ -123,6 +123,9 @@ else:
 st.markdown(view.winners_markdown)
 if view.settings_line:
     st.caption(view.settings_line)
+# The rest (two charts, the arithmetic, the command and the rejections grid) follows once the answer is on screen:
+# the charts' and the grid's scripts delayed the answer on a shared link.
+deferred.rest_follows()
 
 left, right = st.columns(2)
 left.plotly_chart(view.pareto, width="stretch")

@@ -34,7 +34,7 @@ from reports.simulator_charts import (
 )
 from reports.speed_text import step_basis_lines
 from reports.tables import frame_markdown, localized_frame
-from ui import uploads, url_widgets
+from ui import deferred, uploads, url_widgets
 from ui.background import section_result, wait_for_section
 from ui.markdown_text import literal
 from ui.state_cache import per_input_state, state_key
@@ -358,6 +358,9 @@ if step_costs:
     st.markdown("\n".join(f"- {line}" for line in step_basis_lines(step_costs)))
 else:
     st.caption(_("Step times from the typed efficiencies (the same for every engine), not the fitted speed model."))
+# The distributions grid, the timelines and the sweep follow once the comparison is on screen (their scripts
+# delayed it on a shared link).
+deferred.rest_follows()
 
 st.subheader(_("Latency distributions"))
 st.dataframe(localized_frame(distributions), hide_index=True, width="stretch",

@@ -23,6 +23,8 @@ DEFERRED_PAGES = {
     "engines.py": '[data-testid="stSelectbox"]',  # the engine whose settings are listed, below the comparison
     "operations.py": '[data-testid="stExpander"]',  # the benchmark plan's expanders, in its last tab
     "compatibility.py": '[data-testid="stDownloadButton"]',  # the tool-call verdicts' downloads, under the table
+    "planner.py": '[data-testid="stDownloadButton"]',  # the plan's downloads, at the end of the page
+    "simulator.py": '[data-testid="stDownloadButton"]',  # the latency distributions' download, below the comparison
 }
 
 WATCH_JS = """
