@@ -8,7 +8,7 @@ from calculators.checks.embedding_memory import embedding_server_memory
 from calculators.engines import ENGINE_IDS, ENGINES, display_name
 from calculators.errors import ServewiseInputError
 from calculators.hardware.compat import HardwareChoice, format_verdict, scheme_column
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.launch.render import render_launch_command
 from calculators.memory.capacity import context_grid, most_sequences
 from calculators.memory.compare import (
@@ -375,7 +375,8 @@ st.header(_("Offload to host RAM (llama.cpp, Ollama)"))
 offloaded = []
 for row in rows:
     if row.plan is not None and getattr(row.plan, "devices", None) is not None:
-        st.markdown(_("**{engine}**: -ngl {ngl} of {layers} layers on the GPU(s)").format(
+        st.markdown(ngettext("**{engine}**: -ngl {ngl} of {layers} layers on the GPU",
+                             "**{engine}**: -ngl {ngl} of {layers} layers on the GPUs", machine.n_devices).format(
             engine=name(row.engine), ngl=row.plan.n_gpu_layers, layers=arch.n_layers + 1))
         st.markdown(markdown_table(offload_rows(row)))
         offloaded += [name(row.engine) for d in row.plan.devices if d.device == "host" and d.repeating_layers]
@@ -387,7 +388,8 @@ if offloaded:
     st.warning(_("{engines} keep layers in host RAM here.").format(engines=_(" and ").join(offloaded)) + " "
                + warning, icon=":material/speed:")
 else:
-    st.caption(_("Every layer stays on the GPU(s) here.") + " " + warning)
+    st.caption(ngettext("Every layer stays on the GPU here.", "Every layer stays on the GPUs here.", machine.n_devices)
+               + " " + warning)
 
 # ---- warnings ------------------------------------------------------------------------------------------------------
 st.header(_("Read before tuning"))

@@ -7,7 +7,7 @@ import streamlit as st
 
 from calculators.engines import ENGINE_IDS, ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.compare import model_weights
 from calculators.memory.kv import raw_kv_estimate
 from calculators.model.catalog import architecture_from_catalog
@@ -18,6 +18,7 @@ from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.predict import estimate_speed
 from knowledge import load_knowledge
 from reports.names import namer
+from reports.numbers import number
 from reports.speed_text import calibration_text, ledger_sections, speed_estimate_text
 from ui import url_widgets
 from ui.markdown_text import literal
@@ -123,7 +124,8 @@ if pasted.strip():
     else:
         st.markdown(calibration_text(result))
         if imported.skipped:
-            with st.expander(_("{n} line(s) not used").format(n=len(imported.skipped))):
+            with st.expander(ngettext("{n} line not used", "{n} lines not used", len(imported.skipped)).format(
+                n=number(len(imported.skipped)))):
                 st.table([{"line": s.line_no, "text": s.text, "reason": s.reason} for s in imported.skipped])
         if st.button(_("Use this calibration (the link will carry it)"), key="speed_use_cal"):
             url_widgets.write_params({CALIBRATION_PARAM: encode_profile(result.profile)})
