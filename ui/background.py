@@ -12,6 +12,7 @@ language of the reader who started it) for the `MAX_RESULTS` most recent states.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
 from collections import OrderedDict
@@ -52,12 +53,19 @@ def section_result(key: Hashable, compute: Callable[[], Any]) -> Future:
 
 def wait_for_section(job: Future, message: str) -> None:
     """In place of a section still computing: `message`, then a rerun of the page as soon as `job` is done."""
+    note_until(job.done, message, POLL_S)
 
-    @st.fragment(run_every=POLL_S)
+
+def note_until(ready: Callable[[], bool], message: str, every_s: float, key: str | None = None) -> None:
+    """`message` as a caption (in a container keyed `key`, if given) that the browser polls every `every_s` seconds:
+    the first poll at which `ready()` holds reruns the whole app."""
+
+    @st.fragment(run_every=every_s)
     def waiting() -> None:
-        if job.done():
+        if ready():
             st.rerun()
-        st.caption(message)
+        with st.container(key=key) if key else contextlib.nullcontext():
+            st.caption(message)
 
     waiting()
 

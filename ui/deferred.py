@@ -19,6 +19,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from calculators.i18n import _
+from ui.background import note_until
 
 #: Seconds between the browser receiving a visit's first run and asking for the rest (a timer in the browser).
 #: Not sooner: the result's own element scripts (a widget's or raw HTML's chunk) are still being fetched from this
@@ -55,15 +56,9 @@ def rest_follows(page_end: Callable[[], None] | None = None) -> None:
     if page_end is not None:
         page_end()
 
-    @st.fragment(run_every=FOLLOW_UP_S)
-    def follow_up() -> None:
-        # Drawn inline during the first run (the flag is still set); on the timer's first tick the flag has been
-        # cleared below, and the whole app is rerun, which draws the whole page.
-        if not is_first_run_of_visit():
-            st.rerun()
-        with st.container(key=NOTE_KEY):
-            st.caption(_("The rest of this page is on its way…"))
-
-    follow_up()
+    # Drawn inline during the first run (the flag is still set); on the timer's first tick the flag has been
+    # cleared below, and the whole app is rerun, which draws the whole page.
+    note_until(lambda: not is_first_run_of_visit(), _("The rest of this page is on its way…"), FOLLOW_UP_S,
+               key=NOTE_KEY)
     st.session_state[_FIRST_RUN_KEY] = False
     st.stop()
