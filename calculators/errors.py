@@ -2,7 +2,7 @@
 
 from pydantic_core import ErrorDetails
 
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, translated_word
 
 
 class ServewiseInputError(ValueError):
@@ -82,4 +82,4 @@ _JSON_TEXT = {
 
 def json_problem(msg: str) -> str:
     """The json module's `JSONDecodeError.msg` in the reader's language (unknown messages as they are)."""
-    return _(_JSON_TEXT[msg]) if msg in _JSON_TEXT else msg
+    return translated_word(_JSON_TEXT, msg)

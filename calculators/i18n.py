@@ -13,7 +13,7 @@ extractor (translate it with `_()` where it is shown), and `ngettext` for counte
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -114,3 +114,8 @@ def N_(message: str) -> str:  # the conventional gettext marker name
 
 
 _ = gettext
+
+
+def translated_word(words: Mapping[str, str], key: str) -> str:
+    """`words[key]` (a message marked with `N_`) in the current language; a key the table lacks is returned as is."""
+    return gettext(words[key]) if key in words else key

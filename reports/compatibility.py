@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from calculators.checks.embeddings import EmbeddingCheck
 from calculators.checks.tool_calls import ToolCallCheck
 from calculators.engines import display_name
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, translated_word
 
 #: Reason code -> sentence with {placeholders} filled from the reason's values (English source text).
 _TOOL_REASONS = {
@@ -131,7 +131,7 @@ def parser_text(parser: str | None) -> str | None:
     """A parser as a person reads it: an engine's own parser name verbatim, a template-built parser in words."""
     if parser is None:
         return None
-    return _(_TEMPLATE_PARSERS[parser]) if parser in _TEMPLATE_PARSERS else parser
+    return translated_word(_TEMPLATE_PARSERS, parser)
 
 
 def _cell(text: str) -> str:

@@ -11,7 +11,7 @@ from typing import get_args
 
 import pandas as pd
 
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, translated_word
 from knowledge.common import Sourced
 from knowledge.currency import EngineCurrency
 from knowledge.engines import (
@@ -66,7 +66,7 @@ KB_WORDS: dict[str, str] = {
 
 def kb_word(value: str) -> str:
     """An enumerated knowledge-base value in the reader's words (a value without a word is shown as it is)."""
-    return _(KB_WORDS[value]) if value in KB_WORDS else value
+    return translated_word(KB_WORDS, value)
 
 
 def kb_words(values: Iterable[str]) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
-from calculators.i18n import N_, _, ngettext
+from calculators.i18n import N_, _, ngettext, translated_word
 from calculators.planner.search import Candidate, PlannerResult
 from calculators.planner.spec import HOURS_PER_MONTH
 from reports.numbers import compact, dollars, number, percent, significant
@@ -89,7 +89,7 @@ def rejections_table(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
         _("engine"): _name(engines, r.engine), _("GPU"): _name(gpus, r.gpu_id) if r.gpu_id else "",
         _("GPUs per instance"): r.gpus_per_instance, _("weights"): _name(schemes or {}, r.weights) if r.weights else "",
         _("KV"): r.kv_cache_type or "",
-        _("concurrency"): r.concurrency, _("stage"): _(STAGE_WORDS[r.stage]) if r.stage in STAGE_WORDS else r.stage,
+        _("concurrency"): r.concurrency, _("stage"): translated_word(STAGE_WORDS, r.stage),
         _("reason"): r.reason,
     } for r in result.rejections])
 
@@ -160,7 +160,7 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
         lines.append(f"| {_name(engines, r.engine)} | {_name(gpus, r.gpu_id) if r.gpu_id else '—'} | "
                      f"{r.gpus_per_instance or '—'} | {_name(schemes or {}, r.weights) if r.weights else '—'} | "
                      f"{r.kv_cache_type or '—'} | "
-                     f"{r.concurrency or '—'} | {_(STAGE_WORDS[r.stage]) if r.stage in STAGE_WORDS else r.stage} | "
+                     f"{r.concurrency or '—'} | {translated_word(STAGE_WORDS, r.stage)} | "
                      f"{r.reason.replace('|', '/')} |")
     chosen = [line for name in sections for line in parts.get(name, [])]
     return "\n".join(chosen).strip("\n") + "\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from calculators.engines import display_name
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, translated_word
 from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Prediction, SpeedBasis, group_name
@@ -119,7 +119,7 @@ LEDGER_WORDS: dict[str, str] = {
 
 
 def _shown(word: str) -> str:
-    return _(LEDGER_WORDS[word]) if word in LEDGER_WORDS else word
+    return translated_word(LEDGER_WORDS, word)
 
 
 #: The accuracy table's error columns (their headers, translated where shown).

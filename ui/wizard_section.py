@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from calculators.i18n import N_, _, current_language, ngettext
+from calculators.i18n import N_, _, current_language, ngettext, translated_word
 from calculators.launch.render import render_launch_command
 from calculators.units import GIB
 from calculators.wizard.fit_check import FitCheck
@@ -85,7 +85,7 @@ def render_recommendation(result: Recommendation, kb, answer_words: Callable[[st
     st.subheader(_("What would change this answer"))
     if result.changes:
         st.markdown(markdown_table([
-            {_("answer"): _(ANSWER_NAMES[c.field]) if c.field in ANSWER_NAMES else c.field,
+            {_("answer"): translated_word(ANSWER_NAMES, c.field),
              _("now"): _answer_value(c.current, answer_words),
              _("if instead"): _answer_value(c.alternative, answer_words),
              _("first would be"): names[c.new_top]}

@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, translated_word
 from calculators.simulator.roofline import experts_touched_share
 
 #: Where a prediction's parameters come from.
@@ -174,7 +174,7 @@ HARDWARE_CLASS_NAMES: dict[str, str] = {
 
 def hardware_class_name(hardware_class: str) -> str:
     """A hardware class id in the reader's words (an unknown id is returned as it is)."""
-    return _(HARDWARE_CLASS_NAMES[hardware_class]) if hardware_class in HARDWARE_CLASS_NAMES else hardware_class
+    return translated_word(HARDWARE_CLASS_NAMES, hardware_class)
 
 
 def family_name(family: str) -> str:
