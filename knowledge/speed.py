@@ -75,6 +75,11 @@ class SpeedModelArtefact(Sourced):
     n_layers: int = Field(gt=0)
     attention_q_dim: int = Field(gt=0, description="query heads x head dim (attention FLOPs per context token)")
     kv_bytes_per_token: int = Field(gt=0, description="K+V bytes per token at the measured cache type")
+    weights_quantized: bool | None = Field(
+        default=None,
+        description="block-quantized weights (Q4_0, Q4_K...: llama.cpp's quantized mat-vec path) or 16-bit ones; "
+                    "None = not recorded (only the kernel-launch count of a graph-less step needs it)",
+    )
     note: str = ""
 
     @property
@@ -107,6 +112,13 @@ class SpeedPoint(Frozen):
     source: str = Field(min_length=3)
     via: str = Field(default="", description="where the value was read, when not on the original page")
     measured: str = Field(default="unknown", description="date or version of the measurement as published")
+    graph_replay: bool | None = Field(
+        default=None,
+        description="whether the measured build replays a captured GPU graph for each decode step (CUDA graphs); "
+                    "False: the host launches every kernel of every token (the file says which source dates the "
+                    "build); "
+                    "None: not established",
+    )
     note: str = ""
 
     @model_validator(mode="after")

@@ -133,6 +133,13 @@ class EngineSpeed:
     #: True when the engine's prompt (prefill) matmuls run at the FP16-accumulate tensor rate rather than the BF16
     #: FP32-accumulate one the catalog stores: the rate that differs on GeForce cards (speed/families.py)
     prefill_fp16_accumulate: bool = False
+    #: (n_layers, weights quantized, grouped-query attention) -> kernels the host launches for one decode token of a
+    #: build that replays no GPU graph (each costs host time the fit's `graphless_launch_s` prices); None = the
+    #: engine's measured steps are not modelled that way
+    graphless_launches_per_token: Callable[[int, bool, bool], int] | None = None
+    #: (engine version, backend, weights quantized or None) -> the fit family of a decode measurement whose weight
+    #: mat-vecs ran through a kernel path today's builds no longer take, or None for the usual family (None: no rule)
+    family_for_kernel_path: Callable[[str, str, bool | None], str | None] | None = None
 
 
 @dataclass(frozen=True)

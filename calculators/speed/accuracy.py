@@ -35,7 +35,7 @@ from calculators.speed.fit import (
     PREFILL_METRICS,
     FitTable,
     accelerator_of,
-    fit_line,
+    fit_rows,
     measured_seconds,
     observations,
     shape_of,
@@ -89,14 +89,9 @@ def single_stream_rows(data: SpeedMeasurementSet) -> list[LedgerRow]:
             group = [o for o in obs if (o.family, o.hardware_class) == key]
             if len(group) < MIN_POINTS:
                 continue
-            x = np.array([o.x_s for o in group])
-            y = np.array([o.y_s for o in group])
             for i, o in enumerate(group):
-                keep = np.arange(len(group)) != i
-                slope, intercept = fit_line(x[keep], y[keep])
-                metric, predicted = _rate(
-                    o.point.metric, slope * x[i] + intercept, o.point.prompt_tokens, o.point.batch
-                )
+                line = fit_rows(group[:i] + group[i + 1:])
+                metric, predicted = _rate(o.point.metric, line.seconds(o), o.point.prompt_tokens, o.point.batch)
                 rows.append(LedgerRow("single-stream (leave-one-out)", o.point.engine, o.hardware_class, metric,
                                       _measured_rate(o.point), predicted, o.point.source, o.point.id))
     return rows
@@ -109,7 +104,8 @@ def holdout_rows(holdout: SpeedMeasurementSet, table: FitTable) -> list[LedgerRo
         for o in observations(holdout, metrics):
             params, _unused = table.lookup(o.family, o.hardware_class)
             if o.point.metric in DECODE_METRICS:
-                seconds = o.x_s / params.memory_efficiency + params.decode_overhead_s
+                seconds = (o.x_s / params.memory_efficiency + params.decode_overhead_s
+                           + params.graphless_launch_s * o.launches)
             else:
                 seconds = o.x_s / params.compute_efficiency + params.prefill_overhead_s
             metric, predicted = _rate(o.point.metric, seconds, o.point.prompt_tokens, o.point.batch)

@@ -1,7 +1,8 @@
 """Least-squares fit of the speed model's efficiencies to the public measurements (knowledge/speed_measurements.yaml).
 
-Decode: seconds per token y = x / memory_efficiency + decode_overhead_s, where x is the bytes a step
-reads divided by peak bandwidth. Prefill: seconds y = f / compute_efficiency + prefill_overhead_s, where f
+Decode: seconds per token y = x / memory_efficiency + decode_overhead_s (+ graphless_launch_s x L for a build that
+replays no GPU graph, L the kernels its host launches per token), where x is the bytes a step reads divided by peak
+bandwidth. Prefill: seconds y = f / compute_efficiency + prefill_overhead_s, where f
 is the prefill's FLOPs divided by peak flop/s (only hardware whose flop/s are known). Both are fitted by
 weighted least squares on relative error (rows divided by y), per engine family and hardware class, with
 the efficiency capped at 1 and overheads at >= 0. Bands come from leave-one-out residuals of each group,
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calculators.i18n import _
-from calculators.speed.families import fp16_accumulate, speed_family
+from calculators.speed.families import decode_family, fp16_accumulate, graphless_launches, speed_family
 from calculators.speed.model import (
     APPLE_FLOPS_NOTE,
     Accelerator,
@@ -87,6 +88,20 @@ class Observation:
     family: str
     x_s: float  # bytes / peak bandwidth (decode) or FLOPs / peak flop/s (prefill)
     y_s: float  # measured seconds per token (decode) or per prefill
+    launches: float = 0.0  # kernels the host launches per decode token of a build without graph replay (else 0)
+
+
+def point_launches(point: SpeedPoint, model: SpeedModelArtefact) -> float:
+    """Host kernel launches per token of a decode point whose build replays no GPU graph (`graph_replay` False), else 0.
+
+    Grouped-query attention is read from the artefact: a 16-bit cache holding fewer K/V channels than the queries use.
+    """
+    if point.graph_replay is not False or point.metric not in DECODE_METRICS:
+        return 0.0
+    if model.weights_quantized is None:
+        raise ValueError(f"point {point.id}: graph-less step needs weights_quantized on model {model.id}")
+    grouped = model.kv_bytes_per_token < 2 * 2 * model.n_layers * model.attention_q_dim
+    return float(graphless_launches(point.engine, model.n_layers, model.weights_quantized, grouped))
 
 
 def measured_seconds(point: SpeedPoint) -> float:
@@ -116,8 +131,9 @@ def prefill_feature_s(model: ModelShape, hw: Accelerator, prompt_tokens: int, fp
     return flops / rate
 
 
-def observation_family(point: SpeedPoint) -> str:
-    """The fit family a point belongs to: decode by the engine version's family, prefill by the engine's family.
+def observation_family(point: SpeedPoint, model: SpeedModelArtefact | None = None) -> str:
+    """The fit family a point belongs to: decode by the engine version's (and its weight kernel path's) family,
+    prefill by the engine's family.
 
     An engine version that changed the per-step host work (vLLM's V1 engine core: "re-architects the scheduler,
     KV cache manager, worker, sampler, and API server" while it "retains ... the models, GPU kernels", vLLM V1
@@ -125,7 +141,8 @@ def observation_family(point: SpeedPoint) -> str:
     prefill, which the kernels bound, pools every version of the engine.
     """
     if point.metric in DECODE_METRICS:
-        return speed_family(point.engine, point.engine_version)
+        quantized = model.weights_quantized if model is not None else None
+        return decode_family(point.engine, point.engine_version, point.backend, quantized)
     return speed_family(point.engine)
 
 
@@ -138,7 +155,8 @@ def observations(data: SpeedMeasurementSet, metrics: tuple[str, ...]) -> list[Ob
         if point.metric not in metrics:
             continue
         hw = accelerator_of(hardware[point.hardware])
-        model = shape_of(models[point.model])
+        artefact = models[point.model]
+        model = shape_of(artefact)
         if point.metric in DECODE_METRICS:
             x = decode_feature_s(model, hw, point.context_tokens, point.batch)
         else:
@@ -146,7 +164,9 @@ def observations(data: SpeedMeasurementSet, metrics: tuple[str, ...]) -> list[Ob
             if feature is None:
                 continue
             x = feature
-        rows.append(Observation(point, hw.hardware_class, observation_family(point), x, measured_seconds(point)))
+        family = observation_family(point, artefact)
+        rows.append(Observation(point, hw.hardware_class, family, x, measured_seconds(point),
+                                point_launches(point, artefact)))
     return rows
 
 
@@ -167,6 +187,56 @@ def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(slope), float(intercept)
 
 
+@dataclass(frozen=True)
+class LineFit:
+    """A group's fitted line: seconds = slope x x_s + intercept + per_launch_s x launches."""
+
+    slope: float
+    intercept: float
+    per_launch_s: float = 0.0
+
+    def seconds(self, row: Observation) -> float:
+        """Predicted seconds of one fit row."""
+        return self.slope * row.x_s + self.intercept + self.per_launch_s * row.launches
+
+
+def _constrained_fit(x: np.ndarray, launches: np.ndarray, y: np.ndarray) -> LineFit:
+    """slope >= 1, intercept >= 0, per-launch seconds >= 0 minimising the relative error, by trying every active set
+    (three unknowns: eight small weighted least-squares solves)."""
+    weights = 1.0 / y
+    columns = (x * weights, weights, launches * weights)
+    best: tuple[float, LineFit] | None = None
+    for slope_at_bound in (False, True):
+        for intercept_zero in (False, True):
+            for launch_zero in (False, True):
+                fixed = np.asarray([1.0 if slope_at_bound else np.nan, 0.0 if intercept_zero else np.nan,
+                                    0.0 if launch_zero else np.nan])
+                free = [i for i in range(3) if np.isnan(fixed[i])]
+                target = np.ones_like(y) - sum((columns[i] * fixed[i] for i in range(3) if i not in free),
+                                               np.zeros_like(y))
+                coef = fixed.copy()
+                if free:
+                    design = np.column_stack([columns[i] for i in free])
+                    coef[free] = np.linalg.lstsq(design, target, rcond=None)[0]
+                if coef[0] < 1.0 - 1e-12 or coef[1] < -1e-15 or coef[2] < -1e-15:
+                    continue
+                loss = float(np.sum((sum(columns[i] * coef[i] for i in range(3)) - 1.0) ** 2))
+                if best is None or loss < best[0]:
+                    best = (loss, LineFit(float(coef[0]), max(0.0, float(coef[1])), max(0.0, float(coef[2]))))
+    assert best is not None  # slope 1 with both others 0 is always feasible
+    return best[1]
+
+
+def fit_rows(rows: list[Observation]) -> LineFit:
+    """The group's line: `fit_line` on (x, y), with a per-launch term only when some row launches without graphs."""
+    x = np.asarray([r.x_s for r in rows])
+    y = np.asarray([r.y_s for r in rows])
+    launches = np.asarray([r.launches for r in rows])
+    if not np.any(launches > 0):
+        return LineFit(*fit_line(x, y))
+    return _constrained_fit(x, launches, y)
+
+
 def band_from(residuals: list[float]) -> Band:
     """Band from relative residuals (measured rate / predicted rate - 1)."""
     if not residuals:
@@ -182,14 +252,10 @@ def band_from(residuals: list[float]) -> Band:
 
 def loo_residuals(rows: list[Observation]) -> list[float]:
     """Leave-one-out relative residuals of the rate (measured / predicted - 1) within one group."""
-    x = np.asarray([r.x_s for r in rows])
-    y = np.asarray([r.y_s for r in rows])
     residuals = []
-    for i in range(len(rows)):
-        keep = np.arange(len(rows)) != i
-        slope, intercept = fit_line(x[keep], y[keep])
-        predicted_s = slope * x[i] + intercept
-        residuals.append(predicted_s / y[i] - 1.0)  # rate ratio: (1/y) / (1/pred) - 1
+    for i, row in enumerate(rows):
+        line = fit_rows(rows[:i] + rows[i + 1:])
+        residuals.append(line.seconds(row) / row.y_s - 1.0)  # rate ratio: (1/y) / (1/pred) - 1
     return residuals
 
 
@@ -300,7 +366,8 @@ def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
 
     groups = {}
     for key, (rows, prow) in fitted_rows.items():
-        slope, overhead = fit_line(np.asarray([r.x_s for r in rows]), np.asarray([r.y_s for r in rows]))
+        line = fit_rows(rows)
+        slope, overhead = line.slope, line.intercept
         fitted = bool(prow)
         if fitted:
             p_slope, p_overhead = fit_line(np.asarray([r.x_s for r in prow]), np.asarray([r.y_s for r in prow]))
@@ -311,6 +378,7 @@ def _fit_groups(data: SpeedMeasurementSet) -> dict[tuple[str, str], GroupFit]:
         params = SpeedParams(
             memory_efficiency=1.0 / slope,
             decode_overhead_s=overhead,
+            graphless_launch_s=line.per_launch_s,
             compute_efficiency=compute_eff,
             prefill_overhead_s=p_overhead,
             fp16_accumulate=_group_fp16_accumulate(rows + prow),

@@ -2,7 +2,7 @@
 
 A decode step of `batch` sequences, each with `context_tokens` of KV already cached, costs
 
-    overhead_s + per_sequence_overhead_s x batch + max(memory_s, compute_s)
+    overhead_s + per_sequence_overhead_s x batch + launch_s x graph-less kernel launches + max(memory_s, compute_s)
     memory_s  = (weights read + batch x context x KV bytes per token) / (bandwidth x memory_efficiency)
     (a mixture-of-experts model reads its dense part and the routed experts the batch's tokens pick)
     compute_s = (2 x active params x batch + attention FLOPs) / (flops x compute_efficiency)
@@ -117,6 +117,12 @@ class SpeedParams(_Frozen):
         ge=0,
         description="host seconds per scheduled sequence per step (only a serving calibration fits it)",
     )
+    graphless_launch_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="host seconds per kernel launch of a decode step that replays no GPU graph (fitted where the "
+                    "measurements include builds without CUDA graphs; 0 elsewhere)",
+    )
     fp16_accumulate: bool = Field(
         default=False,
         description="the engine's matmuls accumulate in FP16 (llama.cpp's kernels): compute_efficiency is a share of "
@@ -224,9 +230,15 @@ def _check_batch(batch: int, context_tokens: float) -> None:
 
 
 def decode_step_seconds(
-    model: ModelShape, hw: Accelerator, params: SpeedParams, batch: int = 1, context_tokens: float = 0.0
+    model: ModelShape, hw: Accelerator, params: SpeedParams, batch: int = 1, context_tokens: float = 0.0,
+    graphless_launches: float = 0.0,
 ) -> float:
-    """Seconds one decode step of `batch` sequences takes, each with `context_tokens` already cached."""
+    """Seconds one decode step of `batch` sequences takes, each with `context_tokens` already cached.
+
+    `graphless_launches`: kernels the host launches for the step when the build replays no GPU graph (an engine's
+    `EngineSpeed.graphless_launches_per_token`); each adds `params.graphless_launch_s`. Today's builds replay graphs
+    for one-sequence decode on the cards that support them, so predictions for a team's own runs leave it at 0.
+    """
     _check_batch(batch, context_tokens)
     bytes_read = weights_read_for_tokens(model, batch) + batch * context_tokens * model.kv_bytes_per_token
     memory_s = bytes_read / (hw.memory_bandwidth_bytes_per_s * params.memory_efficiency)
@@ -237,7 +249,8 @@ def decode_step_seconds(
             2.0 * model.params_active * batch + 4.0 * model.n_layers * model.attention_q_dim * batch * context_tokens
         )
         compute_s = flops / (rate * params.compute_efficiency)
-    return params.decode_overhead_s + params.per_sequence_overhead_s * batch + max(memory_s, compute_s)
+    launches_s = params.graphless_launch_s * graphless_launches
+    return params.decode_overhead_s + params.per_sequence_overhead_s * batch + launches_s + max(memory_s, compute_s)
 
 
 def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, prompt_tokens: int) -> float | None:
