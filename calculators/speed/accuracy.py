@@ -37,6 +37,7 @@ from calculators.speed.fit import (
     accelerator_of,
     fit_rows,
     measured_seconds,
+    observation_seconds,
     observations,
     shape_of,
 )
@@ -103,12 +104,8 @@ def holdout_rows(holdout: SpeedMeasurementSet, table: FitTable) -> list[LedgerRo
     for metrics in (DECODE_METRICS, PREFILL_METRICS):
         for o in observations(holdout, metrics):
             params, _unused = table.lookup(o.family, o.hardware_class)
-            if o.point.metric in DECODE_METRICS:
-                seconds = (o.x_s / params.memory_efficiency + params.decode_overhead_s
-                           + params.graphless_launch_s * o.launches)
-            else:
-                seconds = o.x_s / params.compute_efficiency + params.prefill_overhead_s
-            metric, predicted = _rate(o.point.metric, seconds, o.point.prompt_tokens, o.point.batch)
+            metric, predicted = _rate(o.point.metric, observation_seconds(params, o), o.point.prompt_tokens,
+                                      o.point.batch)
             rows.append(LedgerRow("held-out #4167", o.point.engine, o.hardware_class, metric, _measured_rate(o.point),
                                   predicted, o.point.source, o.point.id))
     return rows

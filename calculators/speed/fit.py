@@ -170,6 +170,13 @@ def observations(data: SpeedMeasurementSet, metrics: tuple[str, ...]) -> list[Ob
     return rows
 
 
+def observation_seconds(params: SpeedParams, row: Observation) -> float:
+    """Seconds `params` predict for one fit row (a decode token or a whole prefill)."""
+    if row.point.metric in DECODE_METRICS:
+        return row.x_s / params.memory_efficiency + params.decode_overhead_s + params.graphless_launch_s * row.launches
+    return row.x_s / params.compute_efficiency + params.prefill_overhead_s
+
+
 def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(slope >= 1, intercept >= 0) minimising the relative error of slope * x + intercept against y."""
     weights = 1.0 / y
