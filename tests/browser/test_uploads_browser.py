@@ -50,6 +50,37 @@ def test_a_spanish_uploader_reads_spanish_with_the_real_limit(app_url, page, pat
     assert seen["limit"]["after"] == limit and seen["limit"]["afterSize"] == "14px"
 
 
+#: Holds a file over one uploader's box (the drag events react-dropzone listens to) and reads the note drawn then.
+DRAG_JS = """
+key => {
+  const zone = document.querySelector(`.st-key-${key} [data-testid="stFileUploaderDropzone"]`);
+  const data = new DataTransfer();
+  data.items.add(new File(["x"], "a.log", {type: "text/plain"}));
+  for (const kind of ["dragenter", "dragover"]) {
+    zone.dispatchEvent(new DragEvent(kind, {bubbles: true, cancelable: true, dataTransfer: data}));
+  }
+}
+"""
+DRAG_SEEN_JS = """
+key => {
+  const zone = document.querySelector(`.st-key-${key} [data-testid="stFileUploaderDropzone"]`);
+  const note = [...zone.querySelectorAll("span")].find(s => s.textContent.startsWith("Drag and drop"));
+  if (!note) return null;
+  const own = getComputedStyle(note), after = getComputedStyle(note, "::after");
+  return {text: note.textContent, size: own.fontSize, after: after.content, afterSize: after.fontSize};
+}
+"""
+
+
+@pytest.mark.parametrize(("lang", "after", "size"), [("es", '"Suelta el archivo aquí"', "0px"), ("en", "none", "14px")])
+def test_a_file_held_over_the_box_gets_a_note_in_the_readers_language(app_url, page, lang, after, size):
+    open_page(page, f"{app_url}/check_log?lang={lang}")
+    page.evaluate(DRAG_JS, "log_file")
+    seen = page.wait_for_function(DRAG_SEEN_JS, arg="log_file").json_value()  # drawn once React has re-rendered
+    assert seen["text"] == "Drag and drop a file here" and seen["size"] == size
+    assert seen["after"] == after and (lang == "en" or seen["afterSize"] == "14px")
+
+
 def test_an_english_uploader_keeps_streamlits_texts_and_its_place(app_url, page):
     open_page(page, f"{app_url}/check_log?lang=en")
     english = _seen(page, "log_file")

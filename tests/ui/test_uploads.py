@@ -40,6 +40,8 @@ def test_a_spanish_uploader_gets_its_own_texts_with_the_configured_limit():
     # .streamlit/config.toml: server.maxUploadSize = 2 (MB), the limit Streamlit enforces and prints
     assert '.st-key-csv [data-testid="stFileUploaderDropzoneInstructions"] span::after' in style
     assert 'content: "Hasta 2 MB por archivo • CSV"' in style and 'content: "Subir archivo"' in style
+    # the note Streamlit draws while a file is dragged over the box ("Drag and drop a file here")
+    assert 'content: "Suelta el archivo aquí"' in style
 
 
 def test_an_english_uploader_keeps_streamlits_texts():
@@ -48,11 +50,11 @@ def test_an_english_uploader_keeps_streamlits_texts():
 
 
 def test_the_style_cannot_be_broken_out_of():
-    style = uploader_style("k", 'a "quoted" \\ word', "</style><script>alert(1)</script>")
+    style = uploader_style("k", 'a "quoted" \\ word', "</style><script>alert(1)</script>", "</style>")
     assert style.count("</style>") == 1 and "<script" not in style
     assert 'content: "a \\"quoted\\" \\\\ word"' in style
     with pytest.raises(ValueError, match="names a CSS class"):
-        uploader_style("a b{", "x", "y")
+        uploader_style("a b{", "x", "y", "z")
 
 
 def test_only_a_style_reaches_the_page_as_html():
