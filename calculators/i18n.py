@@ -98,8 +98,9 @@ def gettext(message: str) -> str:
     return found if isinstance(found, str) else message
 
 
-def ngettext(singular: str, plural: str, count: int) -> str:
-    """The singular or plural phrase for `count`, in the current language, by its CLDR plural rule."""
+def ngettext(singular: str, plural: str, count: float) -> str:
+    """The singular or plural phrase for `count`, in the current language, by its CLDR plural rule (a fraction
+    such as 0.5 takes the plural, as CLDR says for English and Spanish)."""
     lang = current_language()
     found = catalog(lang).get((singular, plural))
     one = Locale.parse(lang).plural_form(abs(count)) == "one"

@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_model_source(memory)
     memory.add_argument("--gpu", metavar="CATALOG_ID", help=_("GPU from knowledge/gpus.yaml"))
-    memory.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the command's TP x PP)"))
+    memory.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the command's TP × PP)"))
     memory.add_argument("--cpu-memory-gib", type=float, metavar="GIB",
                         help=_("plan the engine's CPU build on a host with this much memory (vLLM) instead of a GPU"))
     memory.add_argument(
@@ -246,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan = commands.add_parser(
         "plan",
         help=_("cheapest configuration that meets a latency target, per engine, with its cost"),
-        description=_("Search engines x GPUs x parallelism x weights x KV type x concurrency for the cheapest "
+        description=_("Search engines × GPUs × parallelism × weights × KV type × concurrency for the cheapest "
         "configuration meeting the SLO in a YAML/JSON spec (fields: see docs/cli.md, 'Capacity planner spec')."),
         epilog=_examples(
             "python -m calculators plan --spec examples/plan.yaml",
@@ -337,7 +337,7 @@ def _add_speed_inputs(parser: argparse.ArgumentParser) -> None:
     """The `memory` verb's model, GPU and weight options, shared by `speed` and `calibrate`."""
     _add_model_source(parser)
     parser.add_argument("--gpu", metavar="CATALOG_ID", help=_("GPU from knowledge/gpus.yaml"))
-    parser.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the command's TP x PP)"))
+    parser.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the command's TP × PP)"))
     weights = parser.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="QUANT", help=_("quantization id for estimated weight bytes (e.g. bf16)"))
     weights.add_argument("--weights-bytes", type=int, metavar="N", help=_("exact weight bytes per model"))
@@ -517,7 +517,8 @@ def run_check(args: argparse.Namespace) -> int:
     engines = [e.strip() for e in args.engines.split(",")] if args.engines else list(ENGINE_IDS)
     unknown = [e for e in engines if e not in ENGINE_IDS]
     if unknown:
-        raise ServewiseInputError(_("unknown engine(s) {unknown}; choose from {engine_ids}").format(
+        raise ServewiseInputError(ngettext("unknown engine {unknown}; choose from {engine_ids}",
+                                           "unknown engines {unknown}; choose from {engine_ids}", len(unknown)).format(
                                     unknown=', '.join(unknown), engine_ids=', '.join(ENGINE_IDS)))
     launch = _launch_words(args)
     command = shlex.join(launch) if launch else ""

@@ -145,7 +145,7 @@ contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
 rows, capacities, curves = analyse(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
 bars_svg, capacity_svg = figures(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
 st.header(_("Every engine on this machine"))
-st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences x {tokens} tokens ({kv} KV "
+st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences × {tokens} tokens ({kv} KV "
              "cache). The black mark is the memory the engine can use on one device.").format(
     machine=machine_choice.label, sequences=number(workload.sequences), tokens=number(workload.context_tokens),
     kv=workload.kv_cache_type))
@@ -254,7 +254,7 @@ if arch.is_embedding_model:
         weights_metric, activations_metric, total_metric = st.columns(3)
         weights_metric.metric(_("Weights"), human_bytes(server.weights_bytes))
         activations_metric.metric(_("Activations, one batch"), human_bytes(server.activation_bytes),
-                                  help=_("{per} bytes per token x {tokens} tokens").format(
+                                  help=_("{per} bytes per token × {tokens} tokens").format(
                                       per=number(server.activation_bytes_per_token),
                                       tokens=number(server.batch_tokens)))
         total_metric.metric(_("Total (no KV cache)"), human_bytes(server.total_bytes))
@@ -357,7 +357,8 @@ if machine.n_devices > 1 and replicas_row is not None and replicas_row.plan is n
                                                                       tp_key: tp}})
         per_replica = most_sequences(per_tp, replicas_row.engine, workload, SEQUENCES_LIMIT) or 0
         options.append({
-            _("layout"): _("{replicas} replica(s) x TP {tp}").format(replicas=replicas, tp=tp),
+            _("layout"): ngettext("{replicas} replica × TP {tp}", "{replicas} replicas × TP {tp}", replicas).format(
+                replicas=number(replicas), tp=number(tp)),
             _("weights per GPU"): human_bytes(weights.bytes / tp) if weights.bytes else _("unknown"),
             _("sequences per replica ({engine})").format(engine=study_engine): per_replica,
             _("sequences in all"): per_replica * replicas,

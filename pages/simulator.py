@@ -160,7 +160,7 @@ with machine_col:
                                       help=_("For MoE models, the parameters used per token."))
         weights_gb = url_widgets.number(_("Weights (GB, 10^9 bytes)"), key="sim_weights", min_value=0.0, value=16.0)
         kv_kib = url_widgets.number(_("KV cache per token (KiB)"), key="sim_kv_kib", min_value=0.0, value=128.0,
-                                    help=_("128 KiB: 32 layers x 8 KV heads x 128 dims x 2 bytes x K and V."))
+                                    help=_("128 KiB: 32 layers × 8 KV heads × 128 dims × 2 bytes × K and V."))
         kv_tokens = url_widgets.number(_("KV capacity (tokens) for vLLM / SGLang / static"), key="sim_kv_tokens",
                                        min_value=0, value=32768, step=1024,
                                        help=_("What the engine reports as its KV cache size; pick a catalog model "
@@ -399,8 +399,8 @@ if workload.arrival == "closed":
 with st.expander(_("What the simulation assumes (and leaves out)"), icon=":material/info:"):
     st.markdown(
         _("- **Step time** is the larger of a memory bound (weights once per step plus the KV the batch reads, "
-        "over bandwidth x decode efficiency) and a compute bound (2 x active parameters FLOPs per token, over "
-        "TFLOPS x prefill efficiency). Attention FLOPs, kernel launch gaps and sampling are left out, so long "
+        "over bandwidth × decode efficiency) and a compute bound (2 × active parameters FLOPs per token, over "
+        "TFLOPS × prefill efficiency). Attention FLOPs, kernel launch gaps and sampling are left out, so long "
         "prompts and small models look faster than they are.\n"
         "- **Inter-token latency** is each request's mean gap after its first token (what vLLM's benchmark "
         "calls TPOT); single long stalls are averaged in.\n"

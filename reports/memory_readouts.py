@@ -62,9 +62,9 @@ def arithmetic_rows(arch: ModelArchitecture, bytes_per_element: float) -> list[d
         elif layer.kind is LayerKind.NONE:
             shape = _("nothing kept between tokens (MLP or expert block only)")
         else:
-            shape = _("2 x {heads} KV heads x {dim}").format(heads=layer.n_kv_heads, dim=layer.head_dim_k) \
+            shape = _("2 × {heads} KV heads × {dim}").format(heads=layer.n_kv_heads, dim=layer.head_dim_k) \
                 if layer.head_dim_k == layer.head_dim_v \
-                else f"{layer.n_kv_heads} x ({layer.head_dim_k} + {layer.head_dim_v})"
+                else f"{layer.n_kv_heads} × ({layer.head_dim_k} + {layer.head_dim_v})"
             if state_elements:  # attention and a recurrent mixer side by side (Falcon-H1)
                 shape += _(", plus a fixed state of {elements} elements per sequence").format(
                     elements=number(state_elements))
@@ -86,8 +86,10 @@ def arithmetic_markdown(arch: ModelArchitecture, workload: Workload) -> str:
     raw = raw_kv_estimate(arch, workload.context_tokens, workload.sequences, size)
     per_token = raw.bytes_per_token_unbounded_layers + raw.bytes_per_token_window_layers
     lines = [
-        _("Element size: **{size} bytes** ({cache_type} cache; the 2 in '2 x heads' is keys + values; "
-          "grouped-query attention stores KV heads, not query heads).").format(
+        ngettext("Element size: **{size} byte** ({cache_type} cache; the 2 in '2 × heads' is keys + values; "
+                 "grouped-query attention stores KV heads, not query heads).",
+                 "Element size: **{size} bytes** ({cache_type} cache; the 2 in '2 × heads' is keys + values; "
+                 "grouped-query attention stores KV heads, not query heads).", size).format(
             size=compact(size), cache_type=workload.kv_cache_type),
         "- " + _("Per token, all layers: **{bytes} bytes = {human}**").format(
             bytes=number(per_token), human=human_bytes(per_token))
@@ -112,7 +114,7 @@ def architecture_warnings(arch: ModelArchitecture) -> list[str]:
     out = []
     if arch.layers_of(LayerKind.MLA):
         out.append(_("Multi-head latent attention: each token stores one compressed latent and a rope key per "
-                     "layer, not K and V per head, so '2 x KV heads x head dim' does not apply."))
+                     "layer, not K and V per head, so '2 × KV heads × head dim' does not apply."))
     if arch.layers_of(LayerKind.SLIDING):
         out.append(_("Sliding-window layers keep at most their window; engines differ in whether they exploit that "
                      "(vLLM's hybrid manager, llama.cpp's SWA cache, SGLang's SWA pool) or keep full-size caches."))
@@ -176,15 +178,15 @@ def _sglang_mamba_lines(p: SglangPlan) -> list[str]:
     m = p.mamba
     if m is None:
         return []
-    conv = " x ".join(map(str, m.conv_shape))
-    ssm = " x ".join(map(str, m.ssm_shape))
+    conv = " × ".join(map(str, m.conv_shape))
+    ssm = " × ".join(map(str, m.ssm_shape))
     cap = _(": the state pool caps max_running_requests at {cap}").format(
         cap=number(m.max_mamba_cache_size // m.slots_per_request)) if m.caps_running_requests else ""
     lines = [
         # SGLang's own start-up line, as it prints it
         f"Mamba Cache is allocated. max_mamba_cache_size: **{m.max_mamba_cache_size:,}**, conv_state size: "
         f"{m.conv_state_bytes / GIB:.2f} GB, ssm_state size: {m.ssm_state_bytes / GIB:.2f} GB",
-        _("One slot: {layers} state layers x (conv {conv} {conv_dtype} + state {ssm} {ssm_dtype}) = **{bytes} "
+        _("One slot: {layers} state layers × (conv {conv} {conv_dtype} + state {ssm} {ssm_dtype}) = **{bytes} "
           "bytes**, whatever the context; sized by {sizing}; the pool holds one more slot").format(
             layers=m.layers, conv=conv, conv_dtype=m.conv_dtype, ssm=ssm, ssm_dtype=m.ssm_dtype,
             bytes=number(m.bytes_per_request), sizing=m.sizing),
@@ -331,7 +333,7 @@ def export_markdown(data: dict[str, Any]) -> str:
         "",
         "- " + _("Model: {model}").format(model=data["model"]),
         "- " + _("Machine: {machine}").format(machine=data["machine"]),
-        "- " + _("Workload: {sequences} sequences x {tokens} tokens, {cache_type} KV cache").format(
+        "- " + _("Workload: {sequences} sequences × {tokens} tokens, {cache_type} KV cache").format(
             sequences=w["sequences"], tokens=number(w["context_tokens_per_sequence"]), cache_type=w["kv_cache_type"]),
         "- " + _("Weights: {weights}").format(weights=human_bytes(weights) if weights else _("unknown")),
         "",

@@ -29,7 +29,7 @@ def pool_steps_markdown(steps: list[PoolStep]) -> list[str]:
                 per_token=_n(i["attention_bytes_per_token"]), state=_n(i["state_bytes"]), tokens=_n(step.result))
                 + (" " + _("(raised from {requested})").format(requested=_n(i["requested"])) if raised else ""))
         elif step.code == "padded_page":
-            lines.append(_("Page of every layer: {block} x {per_token} = **{bytes} bytes** (the state page padded "
+            lines.append(_("Page of every layer: {block} × {per_token} = **{bytes} bytes** (the state page padded "
                            "by {padding})").format(block=_n(i["block_size"]),
                                                      per_token=_n(i["attention_bytes_per_token"]),
                                                      bytes=_n(step.result),
@@ -42,7 +42,7 @@ def pool_steps_markdown(steps: list[PoolStep]) -> list[str]:
                 per_group=i["layers_per_group"], attention=i["attention_groups"], state=i["state_groups"],
                 groups=step.result, draft=draft))
         elif step.code == "bytes_per_block":
-            lines.append(_("Bytes per block: {layers} layers x {page} = **{bytes}**").format(
+            lines.append(_("Bytes per block: {layers} layers × {page} = **{bytes}**").format(
                 layers=i["layers_per_group"], page=_n(i["page_bytes"]), bytes=_n(step.result)))
         elif step.code == "num_blocks":
             lines.append(_("Blocks: {budget} // {per_block} = **{blocks}**").format(
@@ -56,7 +56,7 @@ def pool_steps_markdown(steps: list[PoolStep]) -> list[str]:
                 blocks=_n(i["num_blocks"]), per_request=_n(i["blocks_per_request"]),
                 concurrency=number(step.result, 2)))
         elif step.code == "kv_tokens":
-            lines.append(_("KV cache size: int({concurrency} x {tokens}) = **{kv_tokens} tokens**").format(
+            lines.append(_("KV cache size: int({concurrency} × {tokens}) = **{kv_tokens} tokens**").format(
                 concurrency=number(i["max_concurrency"], 4), tokens=_n(i["max_model_len"]),
                 kv_tokens=_n(step.result)))
         elif step.code == "state_share":

@@ -196,7 +196,7 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
                           memory_bandwidth_bytes_per_s=bw * 1e9 or None,
                           host_ram_bytes=host_bytes or (int(mem_gib * GIB) if unified else None),
                           unified_memory=unified)
-        return MachineChoice(machine, _("{n} x custom {gib} GiB").format(n=n_gpus, gib=compact(mem_gib, 3)), None,
+        return MachineChoice(machine, _("{n} × custom {gib} GiB").format(n=n_gpus, gib=compact(mem_gib, 3)), None,
             notes)
     gpu = kb.gpus.get(gpu_id)
     if gpu.unified_memory and n_gpus > 1:
@@ -211,7 +211,7 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
                        "from the closest observed Mac); raise it with `{command}`.").format(
                            usable=number(machine.device_memory_bytes / GIB, 1), total=number(gpu.memory_bytes / GIB),
                            command=kb.gpus.apple_working_set.raise_with))
-    return MachineChoice(machine, f"{n_gpus} x {gpu.name}", None, notes)
+    return MachineChoice(machine, f"{n_gpus} × {gpu.name}", None, notes)
 
 
 def read_workload() -> Workload | str:

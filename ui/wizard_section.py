@@ -151,8 +151,12 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
                 continue
             if row.plan.refusal:
                 st.error(_("Would refuse to start: {why}").format(why=row.plan.refusal), icon=":material/dangerous:")
-            st.markdown(_("This plan **holds** the whole workload on the GPU(s).") if row.holds
-                        else _("This plan **does not hold** the whole workload on the GPU(s)."))
+            if row.holds:
+                st.markdown(ngettext("This plan **holds** the whole workload on the GPU.",
+                                     "This plan **holds** the whole workload on the GPUs.", plan.gpus))
+            else:
+                st.markdown(ngettext("This plan **does not hold** the whole workload on the GPU.",
+                                     "This plan **does not hold** the whole workload on the GPUs.", plan.gpus))
             st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
             if plan.users is not None:
                 users = plan.users

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from calculators.errors import ConfigFieldMissing, ServewiseInputError, json_problem
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, ngettext
 from calculators.model.architecture import (
     LayerGeometry,
     LayerKind,
@@ -35,6 +35,7 @@ from calculators.model.config_fields import (
     text_config_of,
     with_hf_defaults,
 )
+from calculators.units import number
 
 #: Encoder-only families served as embedding models (no generation, no growing KV cache).
 _ENCODER_FAMILIES = ("bert", "xlm-roberta", "roberta")
@@ -467,8 +468,11 @@ def _mtp(cfg: Config) -> dict[str, Any]:
     if not layers:
         return {}
     return {"mtp_layers": layers, "notes": (
-        _("{layers} multi-token-prediction layer(s) ship with the model and are not counted as transformer "
-          "blocks: engines add them (and their KV) only when speculative decoding uses them").format(layers=layers),)}
+        ngettext("{layers} multi-token-prediction layer ships with the model and is not counted as a transformer "
+                 "block: engines add it (and its KV) only when speculative decoding uses it",
+                 "{layers} multi-token-prediction layers ship with the model and are not counted as transformer "
+                 "blocks: engines add them (and their KV) only when speculative decoding uses them", layers).format(
+                     layers=number(layers)),)}
 
 
 def _mamba_inner(cfg: Config, family: str, expand_key: str) -> int:

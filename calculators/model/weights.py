@@ -156,7 +156,7 @@ def estimate_weights(
             bits_per_weight=float(mix_bits),
             exact=False,
             scheme=mix.id,
-            basis=_("{params_total} parameters x {measured_bits_per_weight} bits ({name} as measured)").format(
+            basis=_("{params_total} parameters × {measured_bits_per_weight} bits ({name} as measured)").format(
                     params_total=number(params_total),
                     measured_bits_per_weight=compact(mix.measured_bits_per_weight, 4), name=mix.name),
             source=mix.source,
@@ -192,7 +192,7 @@ def estimate_weights(
         bits_per_weight=total * 8 / params_total,
         exact=False,
         scheme=quant.id,
-        basis=" + ".join(_("{params} x {bits} bits ({label})").format(params=number(p.params),
+        basis=" + ".join(_("{params} × {bits} bits ({label})").format(params=number(p.params),
             bits=compact(float(p.bits_per_weight), 4),
                                                                           label=p.label) for p in parts),
         source=quant.source,

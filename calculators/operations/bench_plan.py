@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.engines import ENGINES
 from calculators.errors import ServewiseInputError
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, ngettext
 from knowledge.engines import USABLE_STATUSES, BenchTool, Engine, engine_by_id
 
 Phase = Literal["cold-start", "warm", "warm-prefix"]
@@ -244,8 +244,9 @@ def _check_request(request: BenchPlanRequest, engines: tuple[Engine, ...], kb) -
     known = {engine.id for engine in engines}
     unknown = [engine_id for engine_id in request.engines if engine_id not in known]
     if unknown:
-        raise ServewiseInputError(_("Unknown engine id(s) {unknown}; choose from {known}.").format(
-                                    unknown=unknown, known=sorted(known)))
+        raise ServewiseInputError(ngettext("Unknown engine id {unknown}; choose from {known}.",
+                                           "Unknown engine ids {unknown}; choose from {known}.", len(unknown)).format(
+                                    unknown=", ".join(unknown), known=", ".join(sorted(known))))
     if kb.models.get(request.model_id) is None:
         example = kb.models.ids[0]
         raise ServewiseInputError(_("Unknown model {model_id!r}; pick a catalog id such as {example!r}.").format(

@@ -21,7 +21,7 @@ from calculators.engines.base import EngineAdapter
 from calculators.errors import ServewiseInputError
 from calculators.hardware.catalog import catalog_gpu, machine_for_gpu
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.compare import (
     ComparisonInputs,
     Workload,
@@ -296,7 +296,8 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
     engines = spec.engines or ENGINE_IDS
     unknown = [e for e in engines if e not in ENGINE_IDS]
     if unknown:
-        raise ServewiseInputError(_("unknown engine(s) {unknown}; use {engine_ids}").format(
+        raise ServewiseInputError(ngettext("unknown engine {unknown}; use {engine_ids}",
+                                           "unknown engines {unknown}; use {engine_ids}", len(unknown)).format(
                                     unknown=', '.join(unknown), engine_ids=', '.join(ENGINE_IDS)))
     load = spec.load.rate_per_s
     context, mean_output = _context_tokens(spec)
@@ -463,9 +464,12 @@ def _candidate(search: _Search, choice: _ShapeChoice, simulated: _Simulated) -> 
     if hosts > spec.max_hosts:
         return Candidate(**common, replicas=replicas, hosts=hosts, cost=cost, meets_load=False,
                          users_per_instance=users,
-                         reason=_("needs {replicas} instances ({total_gpus} GPUs on {hosts} hosts), more "
-                                  "than the {max_hosts} host(s) allowed").format(
-                                  replicas=replicas, total_gpus=total_gpus, hosts=hosts, max_hosts=spec.max_hosts))
+                         reason=ngettext("needs {replicas} instances ({total_gpus} GPUs on {hosts} hosts), more "
+                                         "than the {max_hosts} host allowed",
+                                         "needs {replicas} instances ({total_gpus} GPUs on {hosts} hosts), more "
+                                         "than the {max_hosts} hosts allowed", spec.max_hosts).format(
+                                  replicas=number(replicas), total_gpus=number(total_gpus), hosts=number(hosts),
+                                  max_hosts=number(spec.max_hosts)))
     return Candidate(**common, replicas=replicas, hosts=hosts, cost=cost, meets_load=True, users_per_instance=users)
 
 

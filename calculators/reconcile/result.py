@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.plan import Result
 from calculators.reconcile.log.figures import Expected, Figure, LineReport, LogNote
 
@@ -133,8 +133,9 @@ def judge(
         else:
             status, rule = RowStatus.EXPLAINED, Rule.ROUNDED_INPUT
             inputs = ", ".join(prediction.rounded_inputs)
-            explanation = _("matches within the range allowed by the rounded printed input(s) {inputs}").format(
-                inputs=inputs)
+            explanation = ngettext("matches within the range allowed by the rounded printed input {inputs}",
+                                   "matches within the range allowed by the rounded printed inputs {inputs}",
+                                   len(prediction.rounded_inputs)).format(inputs=inputs)
     else:
         match = next((alt for alt in alternatives if _overlap(alt.low, alt.high, printed_low, printed_high)), None)
         if match is not None:

@@ -56,7 +56,7 @@ def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_byt
             "memory_bandwidth_bytes_per_s": hw.memory_bandwidth_bytes_per_s * n,
             "flops_per_s": hw.flops_per_s * n if hw.flops_per_s else None,
             "fp16_acc_flops_per_s": hw.fp16_acc_flops_per_s * n if hw.fp16_acc_flops_per_s else None,
-            "label": f"{n} x {hw.label}",
+            "label": f"{n} × {hw.label}",
         })
         notes.append(_("{n} devices: bandwidth and flop/s summed, communication between them not modelled").format(n=n))
     if not weights_bytes:

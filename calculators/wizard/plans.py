@@ -31,6 +31,8 @@ class TopChoicePlan:
     weights_scheme: str
     model_ref: str
     memory_page_query: dict[str, str]
+    #: GPUs the plan spreads over (1 for a unified-memory machine)
+    gpus: int
     #: users one instance of this plan serves within the planner's default SLO (None: no plan to simulate)
     users: UsersReadout | None = None
 
@@ -73,5 +75,5 @@ def plans_for_top_choices(recommendation: Recommendation, kb, how_many: int = 2)
         if row.plan is not None and row.settings is not None and inputs.weights_bytes is not None:
             users = users_at_slo(arch, machine, engine, row.settings, row.plan, inputs.weights_bytes,
                                  workload.context_tokens)
-        plans.append(TopChoicePlan(engine, row, workload, scheme, model_ref, query, users))
+        plans.append(TopChoicePlan(engine, row, workload, scheme, model_ref, query, machine.n_devices, users))
     return plans

@@ -145,3 +145,43 @@ def test_the_number_spec_check_sees_each_kind_of_spec():
     for text in ("{n} rows", "{value!r} is not a number", "not allowed with argument %s", "{{literal}}",
                  '{"model_type": "llama", "num_hidden_layers": 32, ...}'):
         assert not _formats_its_own_number(text), text
+
+
+#: "slot(s)", "motor(es)", "la(s)": a plural guessed in brackets instead of the word for the real count (ngettext).
+#: "time (s)" (seconds, after a space) is a unit, not a plural.
+_BRACKET_PLURAL = re.compile(r"\w\((?:s|es|as|os)\)")
+#: "2 x heads": a product written with the letter x; people read "×" (code spans such as `-np 2` are left alone).
+_LETTER_TIMES = re.compile(r"(?<=\S) x (?=\S)")
+
+
+def _prose(text: str) -> str:
+    """`text` without its code spans (flags and commands keep their own spelling)."""
+    return re.sub(r"`[^`]*`", "", text)
+
+
+def _catalog_texts() -> list[str]:
+    texts = []
+    for message in extracted_messages():
+        texts += [t for t in (message.id if isinstance(message.id, tuple) else (message.id,)) if t]
+    for entry in spanish():
+        texts += [t for t in (entry.string if isinstance(entry.string, tuple) else (entry.string,)) if t]
+    return texts
+
+
+def test_counted_words_not_bracket_plurals():
+    """A count reads '1 slot' / '3 slots' in English and '1 capa' / '3 capas' in Spanish: ngettext with the count."""
+    offenders = sorted({t[:100] for t in _catalog_texts() if _BRACKET_PLURAL.search(_prose(t))})
+    assert not offenders, "bracket plurals (write ngettext(singular, plural, count)):\n" + "\n".join(offenders)
+
+
+def test_products_are_written_with_the_times_sign():
+    offenders = sorted({t[:100] for t in _catalog_texts() if _LETTER_TIMES.search(_prose(t))})
+    assert not offenders, "' x ' for a product (write ' × '):\n" + "\n".join(offenders)
+
+
+def test_the_typography_checks_see_what_they_look_for():
+    assert _BRACKET_PLURAL.search("{n} slot(s)") and _BRACKET_PLURAL.search("motor(es) desconocido(s)")
+    assert _BRACKET_PLURAL.search("en la(s) GPU")
+    assert not _BRACKET_PLURAL.search(_prose("TTFT p99 (s)")) and not _BRACKET_PLURAL.search("time (s), shared")
+    assert _LETTER_TIMES.search("2 x {heads} KV heads") and not _LETTER_TIMES.search("2 × {heads}")
+    assert not _LETTER_TIMES.search(_prose("run `a x b` here")) and not _LETTER_TIMES.search("x86 and 2x")

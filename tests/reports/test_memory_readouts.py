@@ -23,6 +23,18 @@ def test_arithmetic_reproduces_the_brief_table():
     assert "For 8 sequences: **32.00 GiB**" in text
 
 
+def test_the_element_size_is_a_counted_word_and_products_use_the_times_sign():
+    from calculators.i18n import language
+
+    assert "Element size: **1 byte** (8-bit cache; the 2 in '2 × heads'" in arithmetic_markdown(
+        BRIEF, Workload(1024, 1, "8-bit"))
+    assert "**2 bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "16-bit"))
+    assert "**0.5 bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "4-bit"))
+    with language("es"):
+        assert "Tamaño de elemento: **1 byte**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "8-bit"))
+        assert "**0,5 bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "4-bit"))
+
+
 def test_llamacpp_readout_states_the_per_slot_context():
     rows = {r.engine: r for r in compare_engines(ComparisonInputs(BRIEF, H100, 16 * GIB), Workload(8192, 4))}
     lines = "\n".join(engine_readout(rows["llama-cpp"]))

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.plan import (
     CacheAllocation,
     ComponentKind,
@@ -868,9 +868,11 @@ def _with_draft(
             bytes=max(plan.device_capacity_bytes - used, 0), exact=False,
             basis=_("device memory minus the components above (target and draft); compute buffers are not modelled")))
     notes = [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
-        _("-md {model}: the draft model's own context holds {cells} cells for {slots} slot(s) ({mib} MiB of {kv_type} "
-          "KV); its weights load beside the target's").format(
-            model=s.spec_draft_model, cells=number(dplan.n_ctx), slots=dplan.n_seq,
+        ngettext("-md {model}: the draft model's own context holds {cells} cells for {slots} slot ({mib} MiB of "
+                 "{kv_type} KV); its weights load beside the target's",
+                 "-md {model}: the draft model's own context holds {cells} cells for {slots} slots ({mib} MiB of "
+                 "{kv_type} KV); its weights load beside the target's", dplan.n_seq).format(
+            model=s.spec_draft_model, cells=number(dplan.n_ctx), slots=number(dplan.n_seq),
             mib=number(dplan.kv_cache_bytes / MIB, 2), kv_type=dplan.caches[0].type_k if dplan.caches else "-")
         + ("; " + _("--fit here does not count the draft (llama.cpp fits both together, common/fit.cpp)")
            if s.fit and machine is not None else "")))]

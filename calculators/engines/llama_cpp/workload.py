@@ -44,7 +44,7 @@ def slots_hold(plan: LlamaCppPlan, sequences: int, context_tokens: int, machine:
     """Why the slots cannot hold `sequences` x `context_tokens` (None when they can)."""
     n, ctx = sequences, context_tokens
     if plan.n_seq < n or plan.n_ctx_slot < ctx:
-        return _("{n_seq} slots of {n_ctx_slot} tokens each cannot hold {n} x {ctx}").format(
+        return _("{n_seq} slots of {n_ctx_slot} tokens each cannot hold {n} × {ctx}").format(
                  n_seq=plan.n_seq, n_ctx_slot=number(plan.n_ctx_slot), n=n, ctx=number(ctx))
     return None
 

@@ -13,7 +13,7 @@ import re
 
 from calculators.engines.mlx_lm.plan import MlxLmSettings, plan_mlx_lm
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.model.weights import estimate_weights
 from calculators.reconcile.log.figures import Figure
 from calculators.reconcile.result import Prediction, RowStatus, judge
@@ -84,10 +84,13 @@ def mlx_rows(run: EngineRun) -> Outcome:
         accounted = weights.bytes + plan.kv_cache_bytes + state
         used += [f for f in (prompt_fig, gen_fig, batch_fig) if f is not None]
         remainder = peak.value - accounted
-        basis = _("weights {weights} GB ({scheme}, {basis}) + KV cache {kv} GB for {prompt}+{generated} "
-                  "tokens x {n_seq} sequence(s)").format(
+        basis = ngettext("weights {weights} GB ({scheme}, {basis}) + KV cache {kv} GB for {prompt}+{generated} "
+                         "tokens × {n_seq} sequence",
+                         "weights {weights} GB ({scheme}, {basis}) + KV cache {kv} GB for {prompt}+{generated} "
+                         "tokens × {n_seq} sequences", n_seq).format(
                       weights=number(weights.bytes / GB, 3), scheme=weights.scheme, basis=weights.basis,
-                      kv=number(plan.kv_cache_bytes / GB, 3), prompt=prompt, generated=generated, n_seq=n_seq)
+                      kv=number(plan.kv_cache_bytes / GB, 3), prompt=number(prompt), generated=number(generated),
+                      n_seq=number(n_seq))
         if state:
             basis += " + " + _("recurrent state {state} GB").format(state=number(state / GB, 3))
         row = judge(peak, _("peak memory (weights + cache + working buffers)"),
@@ -95,7 +98,7 @@ def mlx_rows(run: EngineRun) -> Outcome:
         if row.status is RowStatus.UNEXPLAINED and remainder < 0:
             row = row.model_copy(update={"explanation": _(
                 "the printed peak is {below} GB below servewise's weights + cache: its weights estimate "
-                "(parameters x the scheme's bits) is too high for this checkpoint").format(
+                "(parameters × the scheme's bits) is too high for this checkpoint").format(
                     below=number(-remainder / GB, 3))})
         elif row.status is RowStatus.UNEXPLAINED:
             row = row.model_copy(update={"explanation": _(

@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from calculators.engines.vllm.distributed_utils import pipeline_stage_layer_counts
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.plan import CacheAllocation, ComponentKind, MemoryComponent, MemoryPlan, PlanNote
 from calculators.model.architecture import LayerKind, ModelArchitecture, RecurrentGeometry
 from calculators.units import GIB, MIB, number
@@ -340,9 +340,11 @@ def plan_sglang(
     if draft_layers and layers_for_pool:
         cell_size += int(cell_size * draft_layers / len(layers_for_pool))
         notes.append(PlanNote(code="sglang_draft_kv", message=(
-            _("{speculative_algorithm}: the drafter's {draft_layers} layer(s) keep KV for every token slot "
-              "too, so each token costs that much more and the pool holds fewer tokens").format(
-              speculative_algorithm=settings.speculative_algorithm, draft_layers=draft_layers))))
+            ngettext("{speculative_algorithm}: the drafter's {draft_layers} layer keeps KV for every token slot "
+                     "too, so each token costs that much more and the pool holds fewer tokens",
+                     "{speculative_algorithm}: the drafter's {draft_layers} layers keep KV for every token slot "
+                     "too, so each token costs that much more and the pool holds fewer tokens", draft_layers).format(
+              speculative_algorithm=settings.speculative_algorithm, draft_layers=number(draft_layers)))))
 
     # --- the budget ---
     if weights_bytes is None:
@@ -360,10 +362,13 @@ def plan_sglang(
     if state_layers:
         mamba_pool, rest_bytes = _mamba_pool(arch, state_layers, settings, rest_bytes)
         notes.append(PlanNote(code="sglang_mamba_pool", message=(
-            _("The recurrent state takes a pool of its own: {max_mamba_cache_size} + 1 slots of "
-              "{bytes_per_request} bytes ({sizing}); only what is left goes to the KV pool, and each "
-              "running request holds {slots_per_request} slot(s)").format(
-              max_mamba_cache_size=mamba_pool.max_mamba_cache_size,
+            ngettext("The recurrent state takes a pool of its own: {max_mamba_cache_size} + 1 slots of "
+                     "{bytes_per_request} bytes ({sizing}); only what is left goes to the KV pool, and each "
+                     "running request holds {slots_per_request} slot",
+                     "The recurrent state takes a pool of its own: {max_mamba_cache_size} + 1 slots of "
+                     "{bytes_per_request} bytes ({sizing}); only what is left goes to the KV pool, and each "
+                     "running request holds {slots_per_request} slots", mamba_pool.slots_per_request).format(
+              max_mamba_cache_size=number(mamba_pool.max_mamba_cache_size),
               bytes_per_request=number(mamba_pool.bytes_per_request),
               sizing=mamba_pool.sizing,
               slots_per_request=mamba_pool.slots_per_request))))
@@ -385,7 +390,7 @@ def plan_sglang(
         notes.append(
             PlanNote(
                 code="sglang_hybrid_swa",
-                message=_("Sliding-window layers get their own pool of swa_full_tokens_ratio ({ratio}) x "
+                message=_("Sliding-window layers get their own pool of swa_full_tokens_ratio ({ratio}) × "
                           "the full-attention tokens (HybridSWAPoolConfigurator); SGLang does this for the "
                           "architectures it marks hybrid-SWA (gpt-oss, ...; not Gemma 2/3).").format(ratio=ratio),
             )

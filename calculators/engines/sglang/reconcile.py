@@ -79,7 +79,7 @@ def _sglang_mamba_rows(run: EngineRun[SglangSettings], settings: SglangSettings,
         out.rows.append(judge(figure, _("{label} for {value} + 1 slots").format(
                                         label=_(label), value=int(slots.value)), point(
             getattr(plan.mamba, attribute), _("plan_sglang .mamba.{attribute} with the printed "
-                                              "max_mamba_cache_size ({layers} layers x conv {conv_shape} "
+                                              "max_mamba_cache_size ({layers} layers × conv {conv_shape} "
                                               "{conv_dtype}, state {ssm_shape} {ssm_dtype})").format(
                                               attribute=attribute,
                                               layers=plan.mamba.layers,

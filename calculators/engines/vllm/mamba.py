@@ -35,7 +35,7 @@ from calculators.engines.vllm.kv_cache_interface import KVCacheSpec, layer_spec
 from calculators.engines.vllm.platforms import VllmPlatform
 from calculators.errors import ServewiseInputError
 from calculators.hardware.machine import Machine
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.plan import PlanNote
 from calculators.model.architecture import LayerKind, ModelArchitecture, RecurrentGeometry
 from calculators.units import number
@@ -260,10 +260,13 @@ def mamba_layout(
                        mamba_blocks=mamba_blocks_per_request(mode, num_spec, checkpoints))
     notes.append(PlanNote(
         code="vllm_mamba_state_in_kv_pool",
-        message=_("Each recurrent layer keeps its state in pages of the shared KV block pool ({state} bytes padded "
-                  "to {page}); a request holds {blocks} such page(s) per state group (mamba_cache_mode '{mode}'), "
-                  "whatever its length.").format(state=number(state_bytes), page=number(page),
-                      blocks=spec.mamba_blocks, mode=mode),
+        message=ngettext("Each recurrent layer keeps its state in pages of the shared KV block pool ({state} bytes "
+                         "padded to {page}); a request holds {blocks} such page per state group (mamba_cache_mode "
+                         "'{mode}'), whatever its length.",
+                         "Each recurrent layer keeps its state in pages of the shared KV block pool ({state} bytes "
+                         "padded to {page}); a request holds {blocks} such pages per state group (mamba_cache_mode "
+                         "'{mode}'), whatever its length.", spec.mamba_blocks).format(
+                             state=number(state_bytes), page=number(page), blocks=number(spec.mamba_blocks), mode=mode),
     ))
     return MambaLayout(spec=spec, block_size=final_block, alignment=alignment, dtypes=dtypes, shapes=shapes,
                        mode=mode, requested_block_size=block_size, notes=tuple(notes))

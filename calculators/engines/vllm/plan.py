@@ -177,7 +177,7 @@ def plan_vllm(
         )
     world = tp * pp * settings.data_parallel_size
     if platform.name == "cuda" and world > machine.n_devices:
-        refusals.append(_("vLLM needs {world} GPUs (TP {tp} x PP {pp} x DP {data_parallel_size}); the "
+        refusals.append(_("vLLM needs {world} GPUs (TP {tp} × PP {pp} × DP {data_parallel_size}); the "
                           "machine has {n_devices}.").format(
                           world=world,
                           tp=tp,
@@ -308,7 +308,7 @@ def plan_vllm(
                 exact=True, basis=_("remainder of the integer division into blocks")))
         components.append(MemoryComponent(
             kind=ComponentKind.RESERVED, label=_("outside gpu_memory_utilization"), bytes=max(0, total - requested),
-            exact=True, basis=_("total x (1 - gpu_memory_utilization)")))
+            exact=True, basis=_("total × (1 - gpu_memory_utilization)")))
     used = sum(c.bytes for c in components)
     if used < total:
         components.append(MemoryComponent(kind=ComponentKind.FREE, label=_("free"), bytes=total - used, exact=False,

@@ -102,7 +102,7 @@ def vllm_rows(run: EngineRun[VllmSettings]) -> Outcome[VllmSettings]:
     if requested is not None and total is not None and "gpu_memory_utilization" in settings.model_fields_set:
         lo, hi = total.interval()
         used.append(requested)
-        out.rows.append(judge(requested, _("requested memory (total x gpu_memory_utilization)"), Prediction(
+        out.rows.append(judge(requested, _("requested memory (total × gpu_memory_utilization)"), Prediction(
             low=int(lo * util), high=int(hi * util), basis=_("plan_vllm requested_memory_bytes"),
             rounded_inputs=(_("total GPU memory {printed} {unit}").format(printed=total.printed,
                                                                            unit=total.printed_unit),))))
@@ -162,8 +162,8 @@ def _vllm_alternatives(name: str, plans: list, settings: VllmSettings, workers: 
         # vLLM before the group-aware rule (kv_cache_utils.py @ 001cabc1) and v0: blocks x block size
         values = [p.num_gpu_blocks * p.block_size // max(1, len(p.kv_cache_groups)) for p in plans]
         alternatives.append(Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
-                                        explanation=_("older vLLM printed blocks x block size (per KV-cache group) "
-                                        "rather than max concurrency x max_model_len")))
+                                        explanation=_("older vLLM printed blocks × block size (per KV-cache group) "
+                                        "rather than max concurrency × max_model_len")))
     if name == "max_concurrency":
         values = [p.num_gpu_blocks * p.block_size / p.max_model_len for p in plans]
         alternatives.append(Alternative(rule=Rule.VERSION, low=min(values), high=max(values),
@@ -215,11 +215,11 @@ def _vllm_hybrid_alternatives(name: str, run: EngineRun[VllmSettings], settings:
         values = [getattr(plan_vllm(run.arch, flipped.model_copy(update={"kv_cache_memory_bytes": max(1, b)}),
                                     machine, None), name) for b in budgets]
         out.append(Alternative(rule=Rule.MAMBA_CACHE_MODE, low=min(values), high=max(values), explanation=(
-            _("with mamba_cache_mode '{other}' a request holds {value} state page(s) per state group "
-              "instead: vLLM before prefix caching for hybrids (and runs with it {value_2}) gives this value").format(
-              other=other,
-              value='2 (+1 checkpoint)' if other == 'align' else '1',
-              value_2='on' if other == 'align' else 'off'))))
+            _("with mamba_cache_mode 'align' a request holds 2 state pages (+1 checkpoint) per state group "
+              "instead: vLLM before prefix caching for hybrids (and runs with it on) gives this value")
+            if other == "align" else
+            _("with mamba_cache_mode 'none' a request holds 1 state page per state group instead: vLLM before "
+              "prefix caching for hybrids (and runs with it off) gives this value"))))
     if getattr(settings, "speculative_config", None) is None and run.arch.layers_of(LayerKind.FULL, LayerKind.MLA):
         eagle = VllmSpeculativeConfig(method="eagle3", num_speculative_tokens=3)
         values = [getattr(plan_vllm(run.arch, settings.model_copy(update={"kv_cache_memory_bytes": max(1, b),
@@ -248,7 +248,7 @@ def _v011_hybrid_concurrency(plan: VllmPlan, printed_tokens: int) -> Alternative
     low_blocks = printed_tokens // plan.block_size * groups
     low, high = low_blocks / per_request, (low_blocks + groups - 1) / per_request
     return Alternative(rule=Rule.VERSION, low=low, high=high, explanation=(
-        _("vLLM v0.11 printed the tokens of one of its {groups} KV-cache groups (blocks // groups x block "
+        _("vLLM v0.11 printed the tokens of one of its {groups} KV-cache groups (blocks // groups × block "
           "size) but divided all {low_blocks}-{low_blocks_2} blocks by a request's {per_request} attention "
           "blocks + {state_groups} state pages (block size {block_size} from servewise's plan; TP and KV "
           "dtype are not in the log)").format(

@@ -12,9 +12,10 @@ from calculators.engines.vllm.cache_config import resolve_kv_dtype_bytes
 from calculators.engines.vllm.kv_cache_interface import KVCacheSpec, layer_spec
 from calculators.engines.vllm.platforms import VllmPlatform
 from calculators.engines.vllm.speculative import VllmSpeculativeConfig, drafter_layers
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.memory.plan import PlanNote
 from calculators.model.architecture import ModelArchitecture
+from calculators.units import number
 
 
 class VllmDraft(BaseModel):
@@ -63,16 +64,20 @@ def speculative_note(spec: VllmSpeculativeConfig, draft: VllmDraft | None, layer
     if spec.kind == "model_free":
         what = _("'{method}' proposes tokens without a model: no drafter weights or KV").format(method=spec.method)
     elif spec.kind == "mtp":
-        what = _("the model's {n} MTP layer(s) draft; their KV joins the pool (their weights come with the "
-                 "checkpoint)").format(n=layers)
+        what = ngettext("the model's {n} MTP layer drafts; its KV joins the pool (its weights come with the "
+                        "checkpoint)",
+                        "the model's {n} MTP layers draft; their KV joins the pool (their weights come with the "
+                        "checkpoint)", layers).format(n=number(layers))
     elif draft is None:
         what = _("the '{method}' drafter is taken to be one decoder layer shaped like the model's attention (its "
                  "config.json was not given); its KV joins the pool; its weights are not counted").format(
             method=spec.method)
     else:
-        what = _("the drafter's {n} attention layer(s) join the target's KV pool").format(n=layers)
-    extra = _("; each request reserves {n} lookahead slot(s) past its scheduled tokens").format(n=lookahead) \
-        if lookahead else ""
+        what = ngettext("the drafter's {n} attention layer joins the target's KV pool",
+                        "the drafter's {n} attention layers join the target's KV pool", layers).format(n=number(layers))
+    extra = ngettext("; each request reserves {n} lookahead slot past its scheduled tokens",
+                     "; each request reserves {n} lookahead slots past its scheduled tokens", lookahead).format(
+        n=number(lookahead)) if lookahead else ""
     return PlanNote(code="vllm_speculative", message=_(
         "Speculative decoding ({n} tokens per step): {what}{extra}. Mamba / linear-attention layers keep "
         "num_speculative_tokens more conv positions and state pages per request.").format(

@@ -32,8 +32,8 @@ def pool_steps(plan: VllmPlan) -> list[PoolStep]:
     attention = [g for g in groups if g.kind != "mamba"]
     if state is not None:
         steps.append(PoolStep(code="state_bytes", inputs={
-            "conv_shape": " x ".join(map(str, state.conv_shape)), "conv_dtype": state.conv_dtype,
-            "ssm_shape": " x ".join(map(str, state.ssm_shape)), "ssm_dtype": state.ssm_dtype,
+            "conv_shape": " × ".join(map(str, state.conv_shape)), "conv_dtype": state.conv_dtype,
+            "ssm_shape": " × ".join(map(str, state.ssm_shape)), "ssm_dtype": state.ssm_dtype,
         }, result=state.state_bytes_per_layer, unit="bytes per layer and sequence"))
         if attention:
             per_token = attention[0].page_bytes // attention[0].block_size

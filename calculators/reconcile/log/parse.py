@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from calculators.engines import display_name
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.reconcile.log.clean import LogLine, split_lines
 from calculators.reconcile.log.collect import Collector
 from calculators.reconcile.log.detect import detect, line_starts, marker_patterns, reader_of
 from calculators.reconcile.log.figures import Expected, ParsedLog
 from calculators.reconcile.log.lines import line_reports
+from calculators.units import number
 
 
 def parse_startup_log(text: str) -> ParsedLog:
@@ -39,12 +40,15 @@ def parse_startup_log(text: str) -> ParsedLog:
 
 
 def _unknown_message(n_lines: int) -> str:
-    return _(
-        "No start-up line of llama.cpp, Ollama, vLLM, SGLang or MLX LM was recognised in {n_lines} line(s). "
+    return ngettext(
+        "No start-up line of llama.cpp, Ollama, vLLM, SGLang or MLX LM was recognised in {n_lines} line. "
         "Paste the engine's own console output from its start-up, e.g. llama.cpp's 'llama_kv_cache: size = …' "
         "lines, Ollama's 'msg=offload' line, vLLM's 'GPU KV cache size: … tokens' or SGLang's "
-        "'KV Cache is allocated. #tokens: …'.").format(n_lines=n_lines
-    )
+        "'KV Cache is allocated. #tokens: …'.",
+        "No start-up line of llama.cpp, Ollama, vLLM, SGLang or MLX LM was recognised in {n_lines} lines. "
+        "Paste the engine's own console output from its start-up, e.g. llama.cpp's 'llama_kv_cache: size = …' "
+        "lines, Ollama's 'msg=offload' line, vLLM's 'GPU KV cache size: … tokens' or SGLang's "
+        "'KV Cache is allocated. #tokens: …'.", n_lines).format(n_lines=number(n_lines))
 
 
 def _missing(engine: str | None, out: Collector, geometry: dict[str, object]) -> list[Expected]:

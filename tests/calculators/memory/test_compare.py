@@ -79,11 +79,11 @@ def test_why_not_held_names_the_limit():
     inputs = ComparisonInputs(BRIEF, H100, 16 * GIB)
     row = compare_engine(inputs, "sglang", Workload(131_072, 64))
     assert not row.holds
-    assert "fewer than 64 x 131,072" in why_not_held("sglang", row.plan, Workload(131_072, 64), H100)
+    assert "fewer than 64 × 131,072" in why_not_held("sglang", row.plan, Workload(131_072, 64), H100)
     from calculators.i18n import language
 
     with language("es"):  # the reason in Spanish words and Spanish digits
-        assert "menos de 64 x 131.072" in why_not_held("sglang", row.plan, Workload(131_072, 64), H100)
+        assert "menos de 64 × 131.072" in why_not_held("sglang", row.plan, Workload(131_072, 64), H100)
     held = compare_engine(inputs, "vllm", Workload(8192, 2))
     assert held.holds and why_not_held("vllm", held.plan, Workload(8192, 2), H100) is None
 
