@@ -29,6 +29,7 @@ from ui.compatibility_view import (
     show_embedding_reasons,
     show_tool_reasons,
     tool_checks_table,
+    tool_choice_line,
 )
 from ui.markdown_text import literal
 from ui.uploads import file_uploader as uploaded_file
@@ -106,6 +107,7 @@ def tool_calls_section() -> None:
             format=literal(str(table[call_format].iloc[0]))))
         table = table.drop(columns=call_format)
     st.markdown(frame_markdown(table, literal=True))
+    st.caption(literal(tool_choice_line(checks)))
     deferred.rest_follows(page_end=show_url_notes)
     show_tool_reasons(checks)
     left, right = st.columns(2)

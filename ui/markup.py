@@ -45,11 +45,14 @@ def show_style(style: str) -> None:
 #: The style every page gets (app.py). A code span in prose (a flag, a setting, a command) is laid out as one box: it
 #: moves to the next line whole instead of breaking at a hyphen ("--enable-auto-tool-" / "choice" read as two
 #: words and were retyped wrongly); one wider than its column still wraps inside (max-width), so nothing runs
-#: off the page (in a table cell too: kept on one line, the tool-call verdicts ran 41 px past the page at
-#: 1024 px). Code blocks (`code` inside `pre`) are left as they are.
+#: off the page. In a table cell a code span never wraps: the column is made as wide as its widest flag (the
+#: tool-call verdicts showed "--enable-" / "auto-tool-" / "choice" in a column sized for its other words).
+#: Code blocks (`code` inside `pre`) are left as they are.
 PAGE_STYLE = (
     '<style>[data-testid="stMarkdownContainer"] code:not(pre code) '
-    "{display: inline-block; max-width: 100%; vertical-align: bottom}</style>"
+    "{display: inline-block; max-width: 100%; vertical-align: bottom}"
+    '[data-testid="stMarkdownContainer"] :is(td, th) code:not(pre code) {white-space: nowrap; max-width: none}'
+    "</style>"
 )
 
 

@@ -12,7 +12,10 @@ Checked on every page's typical shared link (tests/support/page_links.py):
   detail that cannot fit sits in a collapsed expander, where it may scroll);
 - no code span (a flag, a setting, a command) that fits its line is broken over two: Chromium breaks after a
   hyphen, and "--enable-auto-tool-" / "choice" or "meta-" / "llama/Llama-3.1-8B-Instruct" read as two words
-  (ui/markup.PAGE_STYLE lays each code span out as one box);
+  (ui/markup.PAGE_STYLE lays each code span out as one box), nor a word inside a longer span: a command is one
+  span per word (ui/command_text), since one span for the whole "journalctl -u ollama --no-pager ..." broke as
+  "--no-" / "pager" in the check page's narrow column (a log line quoted whole may wrap between its words), nor
+  a code span in a table cell (the tool-call verdicts showed "--enable-" / "auto-tool-" / "choice");
 - no text is drawn as LaTeX: Streamlit's Markdown reads the text between two "$" as math, and the planner's
   Spanish costs ("1,95 US$/h, 1.425,35 US$/mes") came out in italic math.
 """
@@ -49,7 +52,9 @@ SIDEWAYS_DATAFRAMES_JS = """
   return hidden > 1 ? [`${heads.slice(0, 60)}…: ${hidden} px more`] : [];
 })
 """
-#: Code spans in Markdown (not code blocks) drawn over several lines although they fit their block, as text.
+#: Code spans in Markdown (not code blocks) drawn over several lines although they fit their block, with a word
+#: split over two lines that would fit one (a command drawn as one span instead of one per word), or in a table
+#: cell (its column widens to the flag: ui/markup.PAGE_STYLE), as text.
 BROKEN_CODE_SPANS_JS = """
 () => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] code:not(pre code)')]
   .filter(c => c.offsetParent).flatMap(code => {
@@ -64,7 +69,17 @@ BROKEN_CODE_SPANS_JS = """
     const natural = probe.getBoundingClientRect().width;
     probe.remove();
     const room = code.parentElement.closest('p, li, td, th, div').getBoundingClientRect().width;
-    return natural + 12 < room ? [`${code.textContent.slice(0, 60)} (${lines} lines)`] : [];
+    // a word of the span (a flag, a path) split over two lines although it alone would fit the line
+    const splitWord = [...code.textContent.matchAll(/\\S+/g)].some(word => {
+      if (!code.firstChild || code.firstChild.nodeType !== Node.TEXT_NODE) return false;
+      const part = document.createRange();
+      part.setStart(code.firstChild, word.index);
+      part.setEnd(code.firstChild, word.index + word[0].length);
+      const rows = new Set([...part.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.bottom)));
+      return rows.size > 1 && word[0].length * 7.3 + 12 < room;  // 7.3 px: the widest code glyph at 12 px
+    });
+    const inCell = code.closest('td, th') !== null;
+    return natural + 12 < room || splitWord || inCell ? [`${code.textContent.slice(0, 60)} (${lines} lines)`] : [];
   })
 """
 #: Elements KaTeX drew (Streamlit's Markdown math), with their text.

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from calculators.engines import display_name
 from tests.support.paths import LOG_DIR
+from ui.command_text import command_markdown
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = str(REPO / "pages" / "memory.py")
@@ -40,7 +41,8 @@ def test_catalog_model_shows_every_engine_and_the_arithmetic():
     assert "GPU KV cache size" in text and "Maximum concurrency for 8,192 tokens per request" in text
     assert "max_total_num_tokens" in text
     assert "servewise plans MLX LM on Apple silicon only" in text  # not dropped: listed with its reason
-    assert "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --max-num-seqs 8" in text
+    # one code span per word (ui/command_text): it wraps between words, never inside a flag
+    assert command_markdown("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --max-num-seqs 8") in text
     # the side-by-side bars and the capacity curves: inline SVG, one bar per engine, each segment's GiB on hover
     bars = next(m.value for m in at.markdown if "memory-bars" in m.value)
     assert all(name in bars for name in ("Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"))

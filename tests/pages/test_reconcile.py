@@ -6,6 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from ui.command_text import command_markdown
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "reconcile.py")
 LOGS = ROOT / "tests" / "data" / "logs"
@@ -91,10 +93,10 @@ def test_mlx_and_ollama_logs_show_what_was_found_without_crashing():
 def test_capture_commands_sit_next_to_the_paste_box():
     at = _page()
     assert at.selectbox(key="log_capture_engine").value == "ollama"
-    assert any(m.value == "` journalctl -u ollama --no-pager --follow --pager-end `" for m in at.markdown)
+    assert any(m.value == command_markdown("journalctl -u ollama --no-pager --follow --pager-end") for m in at.markdown)
     at.selectbox(key="log_capture_engine").set_value("vllm")
     at.run(timeout=30)
-    assert any(m.value.startswith("` vllm serve ") for m in at.markdown)
+    assert any(m.value.startswith("` vllm ` ` serve ` ") for m in at.markdown)
 
 
 def test_ollama_estimate_with_a_catalog_model_compares_kv_and_the_layer_split():
