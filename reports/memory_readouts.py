@@ -241,8 +241,10 @@ def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
                      f"({cache.cells} cells, {cache.layers} layers, {cache.seqs} seqs), "
                      f"K ({cache.type_k}): {cache.k_bytes / MIB:.2f} MiB, V ({cache.type_v}): "
                      f"{cache.v_bytes / MIB:.2f} MiB`")
-    streams = _("unified KV") if p.kv_unified else _("{n} KV streams").format(n=p.n_stream)
-    lines.append(_("`-ngl` {ngl} · flash attention {fa} · {streams}").format(
+    streams = _("unified KV") if p.kv_unified else ngettext("{n} KV stream", "{n} KV streams", p.n_stream).format(
+        n=number(p.n_stream))
+    # the -fa value as llama.cpp spells it (on / off / auto), in a code span: the same word in every language
+    lines.append(_("`-ngl` {ngl} · `-fa {fa}` (flash attention) · {streams}").format(
         ngl=p.n_gpu_layers, fa=p.flash_attn.value, streams=streams))
     return lines
 

@@ -3,6 +3,7 @@ and the latency each engine's best configuration shows as the rate grows (estima
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import plotly.graph_objects as go
@@ -50,7 +51,12 @@ def latency_figure(result: PlannerResult, names: Mapping[str, str], colours: Map
             x=[p.rate_per_s for p in probes], y=[p.ttft_s for p in probes], mode="lines+markers",
             name=names.get(engine, engine), line={"color": colours.get(engine)},
         ))
-    figure.add_hline(y=result.spec.slo.ttft_s, line_dash="dot", annotation_text=_("target"))
+    target_s = result.spec.slo.ttft_s
+    figure.add_hline(y=target_s, line_dash="dot")
+    # Written by hand: on a log axis plotly 7.1 places add_hline's own annotation at y = 10**target (10 s over a 1 s
+    # line), and an annotation on a log axis takes the exponent as its y.
+    figure.add_annotation(text=_("target"), xref="x domain", x=1, yref="y", y=math.log10(target_s), showarrow=False,
+                          xanchor="right", yanchor="bottom")
     title = _("p{pct} time to first token against the rate per instance (estimate)").format(
         pct=compact(result.spec.slo.ttft_percentile, 2))
     figure.update_layout(**chart_layout(title=title, x_title=_("requests/s per instance"), y_title=_("seconds"),

@@ -41,13 +41,13 @@ def speed_estimate_text(est: SpeedEstimate) -> str:
     lines = [
         _("Decode, one sequence: {value}").format(value=_band(est.decode_tokens_per_s_batch1, "tokens/s")),
         _("Decode, {n} concurrent sequences: {value} in all, {per} each").format(
-            n=est.concurrency, value=_band(est.decode_tokens_per_s_at_concurrency, "tokens/s"),
+            n=number(est.concurrency), value=_band(est.decode_tokens_per_s_at_concurrency, "tokens/s"),
             per=_band(est.per_sequence_tokens_per_s_at_concurrency, "tokens/s")),
     ]
     if est.prefill_tokens_per_s is not None and est.ttft_s is not None:
         lines.append(_("Prefill: {value}").format(value=_band(est.prefill_tokens_per_s, "tokens/s", digits=0)))
         lines.append(_("Time to first token for {n} prompt tokens (idle server): {value}").format(
-            n=est.prompt_tokens, value=_band(est.ttft_s, "ms", 1000.0, 0)))
+            n=number(est.prompt_tokens), value=_band(est.ttft_s, "ms", 1000.0, 0)))
     else:
         lines.append(
             _(

@@ -200,3 +200,15 @@ def test_the_time_series_are_stacked_panels_on_one_time_axis_each_with_its_title
         assert axis.title.text and all(len(line) <= max(10, TIMELINE_PANEL_PX // 7)
                                        for line in axis.title.text.split("<br>"))
     assert sum(bool(trace.showlegend) for trace in figure.data) == len(figure.data) // 3  # one entry per engine
+
+
+def test_the_latency_target_is_labelled_on_its_line():
+    """The TTFT axis is logarithmic: the 'target' note sits at log10(target), on the dotted line (it was drawn at
+    10 s over a 1 s line, by add_hline's own annotation)."""
+    import math
+
+    (figure,) = CASES["latency_figure"][0]()
+    (line,) = [shape for shape in figure.layout.shapes if shape.y0 == shape.y1]
+    (note,) = [a for a in figure.layout.annotations if a.text == "target"]
+    assert figure.layout.yaxis.type == "log" and line.y0 == 1.0
+    assert note.yref == "y" and note.y == math.log10(line.y0) and note.yanchor == "bottom"
