@@ -11,6 +11,7 @@ from calculators.i18n import _, ngettext
 from calculators.memory.compare import model_weights
 from calculators.memory.kv import raw_kv_estimate
 from calculators.model.catalog import architecture_from_catalog
+from calculators.simulator.engines import policy_for_gpu
 from calculators.speed.calibrate import calibrate
 from calculators.speed.calibration import decode_profile, encode_profile
 from calculators.speed.imports.read import read_benchmark
@@ -118,7 +119,8 @@ if pasted.strip():
     try:
         imported = read_benchmark(pasted)
         result = calibrate(list(imported.runs), shape, hw, engine, kv_capacity_tokens=kv_tokens or None,
-                           label=f"{arch.name} {scheme}, {kb.gpus.get(gpu_id).name}", max_evals=40)
+                           label=f"{arch.name} {scheme}, {kb.gpus.get(gpu_id).name}", max_evals=40,
+                           policy=policy_for_gpu(engine, kb.gpus.get(gpu_id).memory_bytes))
     except ServewiseInputError as exc:
         st.error(literal(str(exc)), icon=":material/error:")
     else:

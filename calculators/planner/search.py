@@ -38,6 +38,7 @@ from calculators.planner.cost import CostBreakdown, cost_of, on_premises_usd_per
 from calculators.planner.rate_search import RatePoint, RateSearch, search_max_rate, throughput_upper_bound_per_s
 from calculators.planner.spec import CostBasis, HardwareOption, PlannerSpec
 from calculators.planner.weights_options import engine_accepts
+from calculators.simulator.policy import SchedulerSpec
 from calculators.simulator.roofline import StepCostModel
 from calculators.speed.inputs import hardware_class_of_machine, model_shape
 from calculators.speed.model import Accelerator, group_name
@@ -271,6 +272,7 @@ class _Search:
     candidates: list[Candidate] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     best_by_engine: dict[str, Candidate] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -345,12 +347,28 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
                 for kv_type in spec.kv_cache_types:
                     simulations += _search_shape(search, _ShapeChoice(
                         engine_adapter, option, gpu, machine_one, weights, weights_bytes, kv_type, price))
+    notes += search.notes
     best = min(search.best_by_engine.values(), key=_cost_key, default=None)
     return PlannerResult(
         spec=spec, model_name=arch.name, load_rate_per_s=load, context_tokens=context, mean_output_tokens=mean_output,
         candidates=tuple(search.candidates), rejections=tuple(search.rejections),
         best_by_engine=search.best_by_engine, best=best, n_simulations=simulations, notes=tuple(notes),
     )
+
+
+def _note_graph_cap(search: _Search, engine: EngineAdapter, gpu_name: str, scheduler: SchedulerSpec,
+                    cost_model: StepCostModel) -> None:
+    """Say once per engine and GPU when decode batches above the engine's CUDA-graph cap are simulated eagerly."""
+    cap = scheduler.graph_max_batch
+    if cap is None or scheduler.max_running <= cap:
+        return
+    floor_ms = scheduler.eager_host_s_per_layer * cost_model.n_layers * 1000
+    note = _("{engine} on {gpu}: decode batches above {knob} = {cap} run without a CUDA graph; the simulation gives "
+             "each such step at least {floor} ms (the host's launch time of an eager forward pass).").format(
+                 engine=engine.display_name, gpu=gpu_name, knob=f"`{scheduler.graph_max_batch_knob}`",
+                 cap=number(cap), floor=compact(floor_ms, 1))
+    if note not in search.notes:
+        search.notes.append(note)
 
 
 def _cost_key(candidate: Candidate) -> tuple[float, float]:
@@ -397,6 +415,7 @@ def _search_shape(search: _Search, choice: _ShapeChoice) -> int:
             assert engine_adapter.policy_from_plan is not None
             policy, kv_tokens = engine_adapter.policy_from_plan(comparison.settings, plan)
             scheduler = policy.scheduler_spec(kv_tokens)
+            _note_graph_cap(search, engine_adapter, gpu.name, scheduler, cost_model)
             if scheduler.kv_capacity_tokens < context:
                 rejections.append(Rejection(engine, "memory", _("the KV cache holds {kv_capacity_tokens} "
                     "tokens, less than one {context}-token request").format(

@@ -172,6 +172,10 @@ class _Run:
         self.late_first: list[int] = []
         self.late_end: list[int] = []
         self.host_seqs = 0
+        # SchedulerSpec.graph_max_batch: decode steps of a larger batch run eagerly, at least the host's launch time
+        self.graph_cap = spec.graph_max_batch
+        self.eager_floor_s = spec.eager_host_s_per_layer * cost.n_layers * cost.eager_host_scale
+        self.eager_steps = 0
 
     # ---- KV bookkeeping -------------------------------------------------------------------
     def kv_used(self) -> float:
@@ -644,6 +648,9 @@ class _Run:
                 self.host_seqs = n_seqs
             else:
                 dt = step_seconds(rates, tokens, kv_read, n_seqs, pairs)
+            if not chunks and self.runs_eager(n_dec):
+                self.eager_steps += 1
+                dt = max(dt, self.eager_floor_s)
             late = self.take_late()
             if self.n_dec and not n_dec:
                 self.decode_stall_s += dt  # a prefill batch ran alone while sequences were decoding
@@ -671,7 +678,9 @@ class _Run:
         late = self.take_late()
         if late[0] or late[1]:
             k = 1  # what the last step returned is seen when this one ends: step once
-        dt = decode_span_seconds(rates, k, n_dec, kv_read_first)
+        dt = self.decode_seconds(k, n_dec, kv_read_first)
+        if self.runs_eager(n_dec):
+            self.eager_steps += k
         if self.late_outputs:  # the span's first step does the host work of the step before it
             dt += rates[4] * (self.host_seqs - n_dec)
             self.host_seqs = n_dec
@@ -684,16 +693,43 @@ class _Run:
         self.drain_if_idle()
         self.record()
 
+    def runs_eager(self, n_dec: int) -> bool:
+        """True when a decode step of `n_dec` sequences is above the engine's CUDA-graph batch cap."""
+        return self.graph_cap is not None and n_dec > self.graph_cap
+
+    def decode_seconds(self, steps: int, n_dec: int, kv_read_first: float) -> float:
+        """Seconds for `steps` pure-decode steps of `n_dec` sequences (KV read growing by n_dec a step): the roofline,
+        and above the CUDA-graph cap each step at least the host's eager launch time (`eager_floor_s`)."""
+        rates = self.rates
+        floor = self.eager_floor_s
+        if not self.runs_eager(n_dec) or floor <= 0.0 or steps <= 0:
+            return decode_span_seconds(rates, steps, n_dec, kv_read_first)
+
+        def step(j: int) -> float:
+            return step_seconds(rates, n_dec, kv_read_first + n_dec * j, n_dec)
+
+        if step(steps - 1) <= floor:
+            return steps * floor
+        if step(0) >= floor:
+            return decode_span_seconds(rates, steps, n_dec, kv_read_first)
+        lo, hi = 0, steps - 1  # the first step whose roofline reaches the floor (steps grow with their KV read)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if step(mid) >= floor:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo * floor + decode_span_seconds(rates, steps - lo, n_dec, kv_read_first + n_dec * lo)
+
     def steps_to_next_arrival(self, k: int, n_dec: int, kv_read_first: float) -> int:
         """`k`, or fewer pure-decode steps: the fewest whose end reaches the next arrival."""
         if self.arrivals:
-            rates = self.rates
             t_next = self.arrivals[0][0]
-            if self.now + decode_span_seconds(rates, k, n_dec, kv_read_first) > t_next:
+            if self.now + self.decode_seconds(k, n_dec, kv_read_first) > t_next:
                 lo, hi = 1, k  # smallest k whose end reaches the next arrival
                 while lo < hi:
                     mid = (lo + hi) // 2
-                    if self.now + decode_span_seconds(rates, mid, n_dec, kv_read_first) >= t_next:
+                    if self.now + self.decode_seconds(mid, n_dec, kv_read_first) >= t_next:
                         hi = mid
                     else:
                         lo = mid + 1
@@ -949,6 +985,9 @@ class _Run:
             n_preemptions=self.n_preempt,
             n_steps=self.n_steps,
             decode_stall_s=self.decode_stall_s,
+            decode_steps=self.decode_steps,
+            eager_decode_steps=self.eager_steps,
+            eager_step_floor_s=self.eager_floor_s if self.graph_cap is not None else 0.0,
             kv_overflow_tokens=max(0.0, self.peak_kv - spec.kv_capacity_tokens)
             if spec.admission is Admission.UNCHECKED else 0.0,
         )

@@ -24,3 +24,13 @@ def default_policy(engine: str) -> SchedulerPolicy:
                                     engine=engine, simulated_engines=', '.join(SIMULATED_ENGINES))) from None
 
 
+def policy_for_gpu(engine: str, gpu_memory_bytes: int | None) -> SchedulerPolicy:
+    """The policy an engine runs with on one GPU of `gpu_memory_bytes` when no knob is changed: the default, with
+    every knob the engine sizes by GPU memory set by its rule (`SimulatorKnob.default_for_gpu`; none when unknown)."""
+    policy = default_policy(engine)
+    adapter = ENGINES.get(engine)
+    if adapter is None or gpu_memory_bytes is None:
+        return policy
+    by_gpu = {knob.field: knob.default_for_gpu(gpu_memory_bytes) for knob in adapter.simulator_knobs
+              if knob.default_for_gpu is not None}
+    return policy.model_copy(update=by_gpu) if by_gpu else policy

@@ -92,6 +92,20 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
               "were waiting to decode: prefill-first scheduling shortens time to first token and lengthens "
               "inter-token latency (SGLang's `--enable-mixed-chunk` puts both in one step).").format(
               decode_stall_s=percent(d.decode_stall_s / s.duration_s)))))
+    if d.eager_decode_steps and spec.graph_max_batch is not None:
+        msg = ngettext(
+            "{eager} of {steps} decode step ran without a CUDA graph: its batch was above {knob} = {cap}, so the "
+            "host launched every kernel of the forward pass.",
+            "{eager} of {steps} decode steps ran without a CUDA graph: their batch was above {knob} = {cap}, so the "
+            "host launched every kernel of the forward pass.", d.decode_steps).format(
+                eager=number(d.eager_decode_steps), steps=number(d.decode_steps),
+                knob=f"`{spec.graph_max_batch_knob}`", cap=number(spec.graph_max_batch))
+        if d.eager_step_floor_s > 0:
+            msg += " " + _("Such a step takes at least {floor} ms here (the host's launch time), and a slower step "
+                           "keeps more requests running, so a run that crosses the cap tends to stay above it. A "
+                           "larger cap keeps bigger batches on graphs at the cost of some GPU memory.").format(
+                               floor=compact(d.eager_step_floor_s * 1000, 1))
+        notes.append(PlanNote(code="eager_decode_steps", message=msg))
     if spec.max_running == 1 and spec.single_slot_note is not None and share >= QUEUE_NEGLIGIBLE_SHARE:
         notes.append(spec.single_slot_note)
     peak_queued = max(result.timeseries.queued, default=0)

@@ -103,6 +103,17 @@ class SchedulerSpec(BaseModel):
         "next step runs on the device: each step spends the host time per sequence of the previous step's sequences, "
         "and a step's first tokens and finishes reach the client when the next step ends",
     )
+    graph_max_batch: int | None = Field(
+        default=None, ge=0, description="decode batches of more sequences than this run without a CUDA graph (eagerly: "
+        "the host launches every kernel of the forward pass); None: every decode step replays a graph, or the engine "
+        "has no graph to fall back from",
+    )
+    graph_max_batch_knob: str | None = None
+    eager_host_s_per_layer: float = Field(
+        default=0.0, ge=0, description="host seconds to launch one layer's kernels in an eager forward pass: an eager "
+        "decode step takes at least this times the model's layers (a kernel runs only once it is launched), and the "
+        "GPU's own time when that is longer",
+    )
     kv_overflow_note: tuple[str, str] | None = Field(
         default=None, description="(code, message with {capacity} and {peak}) when the KV held outgrew the capacity "
         "(engines that do not check memory before admitting)",
@@ -118,6 +129,9 @@ class SchedulerSpec(BaseModel):
                                          or self.prefix_reuse is not PrefixReuse.NONE):
             raise ValueError(f"{self.engine}: decode-then-prefill steps are modelled without a memory check at "
                              "admission and without prefix reuse")
+        if self.decode_then_prefill and self.graph_max_batch is not None:
+            raise ValueError(f"{self.engine}: a CUDA-graph batch cap is modelled on the prefill-or-decode step loop "
+                             "only")
         return self
 
 

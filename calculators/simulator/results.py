@@ -161,6 +161,9 @@ class Diagnostics:
     n_steps: int
     decode_stall_s: float  # time prefill batches ran alone while other sequences waited to decode
     kv_overflow_tokens: float = 0.0  # most KV tokens held beyond the capacity (engines that admit unchecked)
+    decode_steps: int = 0  # steps that decoded (alone or with prefill chunks)
+    eager_decode_steps: int = 0  # decode-only steps above the CUDA-graph batch cap (SchedulerSpec.graph_max_batch)
+    eager_step_floor_s: float = 0.0  # the host's launch time of one eager forward pass (0: not modelled)
 
 
 @dataclass(frozen=True, slots=True)

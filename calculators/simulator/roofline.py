@@ -71,6 +71,13 @@ class StepCostModel(BaseModel):
     per_sequence_overhead_s: float = Field(
         default=0.0, ge=0, description="host time per scheduled sequence per step (scheduler, sampler, detokenizer)"
     )
+    eager_host_scale: float = Field(
+        default=1.0, gt=0, description="factor on the engine's eager launch time per layer (a calibration's)"
+    )
+    n_layers: int = Field(
+        default=0, ge=0, description="transformer layers one forward pass runs (0: unknown; an engine's eager "
+        "decode step then has no host launch floor, SchedulerSpec.eager_host_s_per_layer)"
+    )
 
     @property
     def rates(self) -> Rates:

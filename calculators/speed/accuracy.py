@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calculators.simulator.engines import default_policy
+from calculators.simulator.engines import policy_for_gpu
 from calculators.simulator.policy import PrefixReuse
 from calculators.simulator.workload import ArrivalProcess, RequestSet, WorkloadSpec, draw_requests
 from calculators.speed.calibrate import (
@@ -250,8 +250,11 @@ def sweep_accelerator(data: SpeedMeasurementSet, sweep: SpeedSweep, ratios: dict
 FLOPS_FROM_CLASS_NOTE = "flop/s estimated as bandwidth x the median FLOP per byte of its class's published cards"
 
 
-def _policy(sweep: SpeedSweep):
-    base = default_policy(sweep.engine)
+def sweep_policy(data: SpeedMeasurementSet, sweep: SpeedSweep, catalog_memory_bytes: dict[str, int]):
+    """The scheduler the sweep's engine ran with: what it picks on the run's GPU (knobs sized by GPU memory, such as
+    SGLang's chunked prefill and CUDA-graph batch cap), then the settings the sweep records."""
+    hw = data.hardware_by_id()[sweep.hardware]
+    base = policy_for_gpu(sweep.engine, hw.memory_bytes or catalog_memory_bytes.get(hw.id))
     known = {k: v for k, v in sweep.policy.items() if k in type(base).model_fields}
     return base.model_copy(update=known)
 
@@ -269,7 +272,7 @@ def sweep_rows(
     for sweep in sweeps if sweeps is not None else list(data.sweeps):
         hw = sweep_accelerator(data, sweep, ratios)
         model = shape_of(models[sweep.model])
-        policy = _policy(sweep)
+        policy = sweep_policy(data, sweep, catalog_memory_bytes)
         capacity = sweep_kv_capacity_tokens(data, sweep, catalog_memory_bytes)
         params, _unused = table.lookup(speed_family(sweep.engine, sweep.engine_version), hw.hardware_class)
         caches_prompts = policy.scheduler_spec(capacity).prefix_reuse is PrefixReuse.SHARED

@@ -36,7 +36,7 @@ from calculators.speed.fit import band_from, decode_feature_s, fit_line, prefill
 from calculators.speed.imports.run import ImportedRun
 from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams, tensor_flops_per_s
 from calculators.speed.predict import speed_params, step_cost_model
-from calculators.units import compact
+from calculators.units import compact, number
 
 #: Requests simulated per load level (more costs time, the medians barely move past this).
 MAX_SIMULATED_REQUESTS = 200
@@ -136,12 +136,18 @@ def _pooled_median(values: list[float | None], counts: tuple[int, ...]) -> float
     return float(np.percentile(pooled, 50)) if pooled.size else None
 
 
-def _scaled(base: SpeedParams, u: np.ndarray) -> SpeedParams:
-    """`base` with its decode-step costs times e^u[0], its prefill costs times e^u[1] and, when u has a third
-    entry, its per-sequence host overhead replaced by e^u[2] - 1e-5 s (efficiencies stay at most 1)."""
-    decode, prefill = math.exp(u[0]), math.exp(u[1])
-    per_sequence = base.per_sequence_overhead_s * decode if len(u) < 3 else max(0.0, math.exp(u[2]) - 1e-5)
+def _scaled(base: SpeedParams, u: np.ndarray, axes: tuple[str, ...] | None = None) -> SpeedParams:
+    """`base` with each entry of u applied to its axis: "decode" multiplies the decode-step costs by e^u, "prefill"
+    the prefill costs, "per_sequence" replaces the per-sequence host overhead by e^u - 1e-5 s, "eager" multiplies the
+    eager launch time (efficiencies stay at most 1). Without `axes`: decode, prefill and, for a third entry,
+    per_sequence."""
+    axes = axes if axes is not None else ("decode", "prefill", "per_sequence")[: len(u)]
+    values = dict(zip(axes, (float(x) for x in u), strict=True))
+    decode, prefill = math.exp(values.get("decode", 0.0)), math.exp(values.get("prefill", 0.0))
+    per_sequence = (base.per_sequence_overhead_s * decode if "per_sequence" not in values
+                    else max(0.0, math.exp(values["per_sequence"]) - 1e-5))
     return base.model_copy(update={
+        "eager_host_scale": base.eager_host_scale * math.exp(values.get("eager", 0.0)),
         "memory_efficiency": min(1.0, base.memory_efficiency / decode),
         "decode_overhead_s": base.decode_overhead_s * decode,
         "per_sequence_overhead_s": per_sequence,
@@ -191,21 +197,62 @@ def nelder_mead(f, x0: np.ndarray, max_evals: int = 80, steps: np.ndarray | None
     return simplex[int(np.argmin(values))]
 
 
+def measured_running(obs: ServingObservation) -> float | None:
+    """Requests a measured level kept decoding on average, by Little's law from its own medians: arrivals per second
+    x each request's decode time ((mean output - 1) x ITL) open loop; closed loop, clients x that time / (that time
+    + TTFT + think time). Queued requests are not in the decode batch, so TTFT counts only as time out of it. Medians
+    stand in for means and an overloaded level finishes fewer requests than arrive: an estimate. None without an ITL
+    or requests."""
+    if not obs.itl_s or obs.requests is None or not obs.requests.output_tokens:
+        return None
+    outputs = obs.requests.output_tokens
+    decoding_s = max(0.0, sum(outputs) / len(outputs) - 1.0) * obs.itl_s
+    workload = obs.workload
+    if workload.arrival is ArrivalProcess.CLOSED:
+        cycle_s = decoding_s + (obs.ttft_s or 0.0) + workload.think_time_s
+        return workload.n_clients * decoding_s / cycle_s if cycle_s > 0 else 0.0
+    return workload.rate_per_s * decoding_s
+
+
+def above_graph_cap(
+    observations: list[ServingObservation], policy, kv_capacity_tokens: int
+) -> list[ServingObservation]:
+    """The levels whose measured running batch (`measured_running`) was above the engine's CUDA-graph batch cap, so
+    their ITL measures eager decode steps (none when the engine has no cap)."""
+    cap = policy.scheduler_spec(kv_capacity_tokens).graph_max_batch if policy is not None else None
+    if cap is None:
+        return []
+    return [o for o in observations if (running := measured_running(o)) is not None and running > cap]
+
+
 def fit_serving(
     observations: list[ServingObservation], model: ModelShape, hw: Accelerator, start: SpeedParams, policy,
     kv_capacity_tokens: int, max_evals: int = 80, per_sequence_prior_s: float = PER_SEQUENCE_PRIOR_S,
 ) -> SpeedParams:
     """Parameters whose simulated medians best match `observations` (squared log error): a decode and a prefill
-    scale of `serving_start(start, ...)`, plus the per-sequence host overhead (s) when two or more levels are given."""
+    scale of `serving_start(start, ...)`, plus the per-sequence host overhead (s) when two or more levels are given.
+    One level whose running batch was above the engine's CUDA-graph cap (`above_graph_cap`) measured eager steps,
+    not the graph-replayed ones lighter levels run: its decode number fits the eager launch time instead of the
+    decode scale; with two or more levels and one of them above the cap, the eager launch time is fitted as well."""
     obs = [
         o if o.requests is not None else dataclasses.replace(o, requests=draw_requests(o.workload))
         for o in observations
     ]
     base = serving_start(start, policy, per_sequence_prior_s)
-    u0 = np.zeros(2) if len(obs) < 2 else np.array([0.0, 0.0, math.log(base.per_sequence_overhead_s + 1e-5)])
+    eager_levels = above_graph_cap(obs, policy, kv_capacity_tokens)
+    if len(obs) < 2:
+        axes: tuple[str, ...] = ("eager" if eager_levels else "decode", "prefill")
+    else:
+        axes = ("decode", "prefill", "per_sequence") + (("eager",) if eager_levels else ())
+    # an eager step is max(GPU step, launch time): below the GPU step the launch time changes nothing, so its search
+    # starts where an eager level's ITL says it is (that ITL, when longer than the sourced launch time)
+    floor_s = policy.scheduler_spec(kv_capacity_tokens).eager_host_s_per_layer * model.n_layers if eager_levels else 0
+    eager_start = math.log(max(1.0, max(o.itl_s or 0.0 for o in eager_levels) / floor_s)) if floor_s > 0 else 0.0
+    u0 = np.array([math.log(base.per_sequence_overhead_s + 1e-5) if axis == "per_sequence"
+                   else eager_start if axis == "eager" else 0.0 for axis in axes])
 
     def loss(u: np.ndarray) -> float:
-        params = _scaled(base, u)
+        params = _scaled(base, u, axes)
         total = 0.0
         for o in obs:
             ttft, itl = simulate_medians(o, model, hw, params, policy, kv_capacity_tokens)
@@ -215,8 +262,8 @@ def fit_serving(
         return total
 
     # scales start at 1 and move by a factor of two; a per-sequence overhead's first step spans two decades
-    steps = np.array([0.7, 0.7, 4.0])[: len(u0)]
-    return _scaled(base, nelder_mead(loss, u0, max_evals=max_evals, steps=steps))
+    steps = np.array([4.0 if axis == "per_sequence" else 0.7 for axis in axes])
+    return _scaled(base, nelder_mead(loss, u0, max_evals=max_evals, steps=steps), axes)
 
 
 def _run_label(number_in_file: int, run: ImportedRun) -> str:
@@ -286,6 +333,18 @@ def calibrate(
         if kv_capacity_tokens is None:
             notes.append(_("no start-up log: the KV cache was taken as unlimited while fitting the serving runs"))
         params = fit_serving(serving, model, hw, params, pol, capacity, max_evals=max_evals)
+        drawn = [o if o.requests is not None else dataclasses.replace(o, requests=draw_requests(o.workload))
+                 for o in serving]
+        assert pol is not None  # serving runs always get a policy (the engine's default when none is given)
+        spec = pol.scheduler_spec(capacity)
+        for o in above_graph_cap(drawn, pol, capacity):
+            notes.append(_("{run}: about {running} requests were decoding at once (Little's law on its own medians), "
+                           "above {knob} = {cap}, so its decode steps ran without CUDA graphs; the calibration fitted "
+                           "the host's eager launch time from it ({scale} times servewise's sourced figure) rather "
+                           "than the GPU's decode step.").format(
+                               run=o.label, running=number(round(measured_running(o) or 0)),
+                               knob=f"`{spec.graph_max_batch_knob}`", cap=number(spec.graph_max_batch or 0),
+                               scale=compact(params.eager_host_scale, 2)))
     comparisons: list[Comparison] = []
     decode_res: list[float] = []
     prefill_res: list[float] = []
@@ -322,6 +381,7 @@ def calibrate(
         memory_efficiency=params.memory_efficiency, decode_overhead_s=params.decode_overhead_s,
         compute_efficiency=params.compute_efficiency, prefill_overhead_s=params.prefill_overhead_s,
         per_sequence_overhead_s=params.per_sequence_overhead_s,
+        eager_host_scale=params.eager_host_scale,
         decode_band=band_from(decode_res) if decode_res else start.decode_band,
         prefill_band=band_from(prefill_res) if prefill_res else start.prefill_band,
         kv_capacity_tokens=kv_capacity_tokens, n_measurements=n,

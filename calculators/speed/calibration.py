@@ -36,6 +36,7 @@ class CalibrationProfile(BaseModel):
     compute_efficiency: float = Field(gt=0, le=1)
     prefill_overhead_s: float = Field(ge=0, le=60)
     per_sequence_overhead_s: float = Field(default=0.0, ge=0, le=1)
+    eager_host_scale: float = Field(default=1.0, gt=0, le=1000, description="factor on the engine's eager launch time")
     decode_band: Band
     prefill_band: Band | None = None
     kv_capacity_tokens: int | None = Field(default=None, gt=0, description="from the start-up log, when given")
@@ -49,6 +50,7 @@ class CalibrationProfile(BaseModel):
             compute_efficiency=self.compute_efficiency,
             prefill_overhead_s=self.prefill_overhead_s,
             per_sequence_overhead_s=self.per_sequence_overhead_s,
+            eager_host_scale=self.eager_host_scale,
             decode_band=self.decode_band,
             prefill_band=self.prefill_band,
         )

@@ -8,6 +8,7 @@ from calculators.engines import adapter
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.memory.command import MemoryCommandResult
+from calculators.simulator.policy import SchedulerPolicy
 from calculators.speed.calibrate import CalibrationResult, calibrate
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.imports.read import read_benchmark
@@ -29,6 +30,8 @@ class SpeedInputs:
     hardware: Accelerator
     concurrency: int
     notes: tuple[str, ...]
+    #: the scheduler the plan runs with (its limits, SGLang's CUDA-graph cap), for a serving calibration
+    policy: SchedulerPolicy | None = None
 
 
 def speed_inputs(result: MemoryCommandResult, kb) -> SpeedInputs:
@@ -63,7 +66,8 @@ def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_byt
         raise ServewiseInputError(_("the weight bytes are unknown; give --weights or --weights-bytes"))
     shape = model_shape(arch, weights_bytes, plan.kv_bytes_per_token * max(1, n))
     concurrency = engine.speed.concurrency(settings, plan, machine)
-    return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes))
+    policy = engine.policy_from_plan(settings, plan)[0] if engine.policy_from_plan is not None else None
+    return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes), policy)
 
 
 def plan_speed(engine_id: str, settings, plan, machine, arch, weights_bytes: float | None, kb, prompt_tokens: int,
@@ -116,4 +120,5 @@ def calibrate_from_texts(inputs: SpeedInputs, bench_texts: list[str], log_text: 
     if log_text and kv_tokens is None:
         raise ServewiseInputError(_("the start-up log states no KV capacity in tokens "
                                   "(vLLM 'GPU KV cache size' or SGLang #tokens)"))
-    return calibrate(runs, inputs.model, inputs.hardware, inputs.engine, kv_capacity_tokens=kv_tokens, label=label)
+    return calibrate(runs, inputs.model, inputs.hardware, inputs.engine, kv_capacity_tokens=kv_tokens, label=label,
+                     policy=inputs.policy)

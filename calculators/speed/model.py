@@ -123,6 +123,13 @@ class SpeedParams(_Frozen):
         description="host seconds per kernel launch of a decode step that replays no GPU graph (fitted where the "
                     "measurements include builds without CUDA graphs; 0 elsewhere)",
     )
+    eager_host_scale: float = Field(
+        default=1.0,
+        gt=0,
+        description="factor on the engine's host time to launch an eager forward pass (SchedulerSpec."
+                    "eager_host_s_per_layer, a sourced figure): 1 unless a serving calibration measured a level whose "
+                    "decode batches ran above the engine's CUDA-graph cap",
+    )
     fp16_accumulate: bool = Field(
         default=False,
         description="the engine's matmuls accumulate in FP16 (llama.cpp's kernels): compute_efficiency is a share of "

@@ -154,6 +154,8 @@ def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> 
         compute_efficiency=params.compute_efficiency,
         step_overhead_s=params.decode_overhead_s,
         request_overhead_s=max(0.0, params.prefill_overhead_s - params.decode_overhead_s),
+        n_layers=model.n_layers,
+        eager_host_scale=params.eager_host_scale,
     )
 
 

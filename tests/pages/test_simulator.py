@@ -216,3 +216,15 @@ def test_the_sweep_runs_off_the_script_thread_once_per_state_and_language(monkey
     page_in_language(PAGE, "es", {**SMALL, **state}).run()
     finish_sweeps()
     assert len(threads) == 3
+
+
+def test_sglang_on_a_40_gb_card_caps_graphs_at_32_and_says_when_decode_steps_ran_eagerly():
+    # SGLang's rule (plan.py auto_chunk_and_graph_sizes, 35-60 GiB at tp 1): cuda_graph_max_bs 32; 30 requests/s of
+    # the page's default lengths keep far more than 32 requests decoding
+    at = run_page({"sim_gpu": "a100-sxm-40gb", "sim_engines": ["sglang"], "sim_rate": "30"}, sweep=False)
+    assert at.number_input(key="sim_sglang_graph_bs").value == 32
+    text = " ".join(m.value for m in at.markdown)
+    assert "ran without a CUDA graph" in text and "`cuda_graph_max_bs` = 32" in text
+    at = run_page({"sim_gpu": "a100-sxm-40gb", "sim_engines": ["sglang"], "sim_rate": "30",
+                   "sim_sglang_graph_bs": "4096"}, sweep=False)
+    assert "ran without a CUDA graph" not in " ".join(m.value for m in at.markdown)

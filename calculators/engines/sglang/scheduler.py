@@ -19,6 +19,16 @@ from calculators.simulator.policy import (
 )
 from calculators.units import MIB, number
 
+#: Host seconds to launch one layer of an eager decode forward pass. sgl-project/sglang#1401 (2024-09-12, SGLang
+#: v0.3.1.post1, `bench_latency` on a GPU the PR does not name) measured Meta-Llama-3-8B's batch-1 decode step at
+#: 7.35 ms with CUDA graphs and 8.23 ms with `--disable-cuda-graph` (flashinfer, the backend 0.5.6 picks on an A100:
+#: server_args.py). A replayed graph costs the host one launch, so its step is the GPU's time; kernels launched one
+#: by one overlap the GPU until the host falls behind, so an eager step is the larger of the GPU's time and the
+#: host's launch time, and 8.23 ms above 7.35 ms is the host's: 8.23 ms over the model's 32 layers (the embedding,
+#: final norm, LM head and sampler launches counted in). Llama and Qwen2 layers launch the same kernels in 0.5.6
+#: (models/llama.py, models/qwen2.py: norm, qkv, rope, attention, o_proj, add-norm, gate_up, act, down).
+EAGER_HOST_S_PER_LAYER = 8.23e-3 / 32
+
 
 class SglangPolicy(SchedulerPolicy):
     """SGLang scheduler knobs.
@@ -47,6 +57,13 @@ class SglangPolicy(SchedulerPolicy):
     enable_mixed_chunk: bool = Field(default=False, description="run prefill chunks together with decodes")
     context_length: int | None = Field(default=None, gt=0)
     init_new_token_ratio: float = Field(default=0.7, ge=0, le=1)
+    cuda_graph_max_bs: int | None = Field(
+        default=None,
+        gt=0,
+        description="decode batches up to this size replay a CUDA graph, larger ones run eagerly "
+        "(model_executor/cuda_graph_runner.py can_run); unset, SGLang picks it by GPU memory and tp "
+        "(plan.py auto_chunk_and_graph_sizes); None here: GPU unknown, no cap simulated",
+    )
 
     def scheduler_spec(self, kv_capacity_tokens: int | None = None) -> SchedulerSpec:
         """Rules for SGLang; `kv_capacity_tokens` is max_total_tokens as the memory model gives it."""
@@ -68,6 +85,9 @@ class SglangPolicy(SchedulerPolicy):
             output_reserve_ratio=self.init_new_token_ratio,
             preempt_on_kv_exhaustion=True,
             prefix_reuse=PrefixReuse.NONE if self.disable_radix_cache else PrefixReuse.SHARED,
+            graph_max_batch=self.cuda_graph_max_bs,
+            graph_max_batch_knob="cuda_graph_max_bs",
+            eager_host_s_per_layer=EAGER_HOST_S_PER_LAYER,
         )
 
 
@@ -86,6 +106,19 @@ def _chunk_help() -> str:
     return _("Unset, SGLang picks it by GPU memory: {tiers}.").format(tiers=tiers)
 
 
+def _graph_cap_on_gpu(gpu_memory_bytes: int) -> int:
+    """cuda_graph_max_bs SGLang picks with it unset on one GPU of this size (tp 1)."""
+    return auto_chunk_and_graph_sizes(gpu_memory_bytes / MIB, 1)[1]
+
+
+def _graph_cap_help() -> str:
+    """The graph-cap knob's help, quoting what SGLang picks on each GPU size (reader's language)."""
+    tiers = ", ".join(_("{batch} on {gib} GiB").format(batch=number(auto_chunk_and_graph_sizes(gib * 1024, 1)[1]),
+                                                       gib=gib) for gib in _HELP_GPU_GIB)
+    return _("Largest decode batch that runs on a CUDA graph; larger batches run eagerly, each step at least the "
+             "host's time to launch every kernel. Unset, SGLang picks it by GPU memory: {tiers}.").format(tiers=tiers)
+
+
 def _mixed_chunk_help() -> str:
     """The mixed-chunk switch's help with its default (reader's language)."""
     default = _("on") if SglangPolicy.model_fields["enable_mixed_chunk"].default else _("off")
@@ -101,6 +134,8 @@ SIMULATOR_KNOBS = (
     SimulatorKnob("disable_radix_cache", N_("Radix prefix cache"), "sim_sglang_radix", invert=True),
     SimulatorKnob("enable_mixed_chunk", "--enable-mixed-chunk", "sim_sglang_mixed",
                   help=_mixed_chunk_help),
+    SimulatorKnob("cuda_graph_max_bs", "--cuda-graph-max-bs", "sim_sglang_graph_bs", default_for_gpu=_graph_cap_on_gpu,
+                  help=_graph_cap_help),
 )
 
 
@@ -109,6 +144,6 @@ def policy_from_plan(settings, plan) -> tuple[SglangPolicy, int]:
     policy = SglangPolicy(
         max_running_requests=plan.max_running_requests, chunked_prefill_size=plan.chunked_prefill_size,
         page_size=plan.page_size, disable_radix_cache=bool(settings.disable_radix_cache),
-        context_length=plan.context_len,
+        context_length=plan.context_len, cuda_graph_max_bs=plan.cuda_graph_max_bs,
     )
     return policy, plan.max_total_num_tokens

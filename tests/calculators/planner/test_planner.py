@@ -234,3 +234,13 @@ def test_an_rtx_3090_is_planned_from_its_sourced_bf16_rate_instead_of_refused():
     best = result.best
     assert best is not None and best.meets_load and best.cost.usd_per_gpu_hour == 0.22
     assert best.at_max_rate is not None and best.at_max_rate.ttft_s <= 4.0
+
+
+def test_sglang_candidates_above_its_cuda_graph_cap_are_named_in_the_assumptions():
+    # SGLang's rule for an L4 (24 GB, tp 1): cuda_graph_max_bs 48 (plan.py auto_chunk_and_graph_sizes); a candidate
+    # allowed 64 running requests decodes its larger batches eagerly, at least 32 x 0.257 ms (sglang#1401) a step
+    result = plan_capacity(spec(engines=("sglang",), hardware=(L4,), concurrency_options=(8, 64)), KB)
+    notes = [note for note in result.notes if "CUDA graph" in note]
+    assert len(notes) == 1 and "`cuda_graph_max_bs` = 48" in notes[0] and "8.2 ms" in notes[0]
+    lighter = plan_capacity(spec(engines=("sglang",), hardware=(L4,), concurrency_options=(8,)), KB)
+    assert not [note for note in lighter.notes if "CUDA graph" in note]

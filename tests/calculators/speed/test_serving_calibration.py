@@ -61,7 +61,7 @@ def test_suite_d_runs_sent_100_requests_and_v0_runs_use_vllm_073_defaults():
         if sweep.engine_version.startswith("vLLM 0.7.3"):
             # AsyncLLMEngine gets no max_num_seqs from the runner: vllm 0.7.3 EngineArgs defaults
             assert sweep.policy["max_num_seqs"] == 256 and sweep.policy["enable_prefix_caching"] is False
-            assert accuracy._policy(sweep).host_work_per_sequence_in_step
+            assert accuracy.sweep_policy(DATA, sweep, {}).host_work_per_sequence_in_step
 
 
 def test_a_sweep_accelerator_without_published_flops_gets_a_labelled_class_estimate():
@@ -126,7 +126,7 @@ def test_a_v0_small_model_sweep_fitted_on_one_level_predicts_the_others_ttft():
     from knowledge.loader import load_knowledge
 
     sweep = _sweep("a100-sxm4-40gbx1-suite-f-nvidia-vllm")
-    assert accuracy._policy(sweep).scheduler_spec(10**6).outputs_returned_next_step
+    assert accuracy.sweep_policy(DATA, sweep, {}).scheduler_spec(10**6).outputs_returned_next_step
     memory = {g.id: g.memory_bytes for g in load_knowledge().gpus.all_gpus}
     rows = accuracy.sweep_rows(DATA, default_fit(), memory, sweeps=[sweep], uncalibrated=False,
                                per_sequence_prior_s=PER_SEQUENCE_PRIOR_S)
@@ -167,7 +167,8 @@ def test_cached_passes_bring_a_v1_level_from_twice_the_measurement_to_within_a_f
     ratios = accuracy.flops_per_byte_by_class(DATA)
     hw = accuracy.sweep_accelerator(DATA, sweep, ratios)
     params, _unused = default_fit().lookup(speed_family(sweep.engine, sweep.engine_version), hw.hardware_class)
-    policy, capacity = accuracy._policy(sweep), accuracy.sweep_kv_capacity_tokens(DATA, sweep, memory)
+    policy = accuracy.sweep_policy(DATA, sweep, memory)
+    capacity = accuracy.sweep_kv_capacity_tokens(DATA, sweep, memory)
     model = shape_of(DATA.models_by_id()[sweep.model])
     cached, _itl = simulate_medians(accuracy.level_observation(sweep, 2, True), model, hw, params, policy, capacity)
     single, _itl = simulate_medians(accuracy.level_observation(sweep, 2, False), model, hw, params, policy, capacity)
