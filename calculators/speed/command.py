@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from calculators.engines import adapter
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
@@ -66,8 +68,19 @@ def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_byt
         raise ServewiseInputError(_("the weight bytes are unknown; give --weights or --weights-bytes"))
     shape = model_shape(arch, weights_bytes, plan.kv_bytes_per_token * max(1, n))
     concurrency = engine.speed.concurrency(settings, plan, machine)
-    policy = engine.policy_from_plan(settings, plan)[0] if engine.policy_from_plan is not None else None
-    return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes), policy)
+    return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes),
+                       _plan_policy(engine, settings, plan))
+
+
+def _plan_policy(engine, settings, plan) -> SchedulerPolicy | None:
+    """The scheduler the plan runs with, or None when the engine has no scheduler model or the plan could not run
+    (no running place, no KV pool: its policy does not validate)."""
+    if engine.policy_from_plan is None:
+        return None
+    try:
+        return engine.policy_from_plan(settings, plan)[0]
+    except (ValidationError, ServewiseInputError):
+        return None
 
 
 def plan_speed(engine_id: str, settings, plan, machine, arch, weights_bytes: float | None, kb, prompt_tokens: int,
