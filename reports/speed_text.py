@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from calculators.engines import display_name
-from calculators.i18n import N_, _, translated_word
+from calculators.i18n import N_, _, ngettext, translated_word
 from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Prediction, SpeedBasis, group_name
@@ -40,7 +40,8 @@ def speed_estimate_text(est: SpeedEstimate) -> str:
     """The `speed` verb's human-readable answer."""
     lines = [
         _("Decode, one sequence: {value}").format(value=_band(est.decode_tokens_per_s_batch1, "tokens/s")),
-        _("Decode, {n} concurrent sequences: {value} in all, {per} each").format(
+        ngettext("Decode, {n} concurrent sequence: {value} in all, {per} each",
+                 "Decode, {n} concurrent sequences: {value} in all, {per} each", est.concurrency).format(
             n=number(est.concurrency), value=_band(est.decode_tokens_per_s_at_concurrency, "tokens/s"),
             per=_band(est.per_sequence_tokens_per_s_at_concurrency, "tokens/s")),
     ]

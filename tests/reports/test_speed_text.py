@@ -18,3 +18,13 @@ def test_the_memory_pages_speed_line_writes_the_readers_digits():
     assert "2,048-token prompt" in english and re.search(r"\d\.\d tokens/s", english)
     assert "prompt de 2.048 tokens" in spanish and re.search(r"\d,\d tokens/s", spanish)
     assert not re.search(r"\d\.\d tokens/s", spanish)  # no English decimal point left in the Spanish line
+
+
+def test_the_speed_answer_counts_its_sequences_and_writes_its_prompt_in_the_readers_digits():
+    from reports.speed_text import speed_estimate_text
+
+    one = speed_estimate_text(estimate_speed(MODEL, HW, "vllm", concurrency=1, prompt_tokens=2048))
+    assert "Decode, 1 concurrent sequence:" in one and "for 2,048 prompt tokens" in one
+    with language("es"):
+        many = speed_estimate_text(estimate_speed(MODEL, HW, "vllm", concurrency=16, prompt_tokens=2048))
+    assert "Decodificación, 16 secuencias concurrentes:" in many and "2.048 tokens de prompt" in many
