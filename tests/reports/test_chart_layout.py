@@ -212,3 +212,10 @@ def test_the_latency_target_is_labelled_on_its_line():
     (note,) = [a for a in figure.layout.annotations if a.text == "target"]
     assert figure.layout.yaxis.type == "log" and line.y0 == 1.0
     assert note.yref == "y" and note.y == math.log10(line.y0) and note.yanchor == "bottom"
+
+
+def test_the_cost_chart_hover_speaks_the_readers_language():
+    (english,) = CASES["pareto_figure"][0]()
+    assert "requests/s · $%{y:.2f}/h" in english.data[0].hovertemplate
+    (spanish,) = _built("pareto_figure", "es")
+    assert "peticiones/s · %{y:.2f} US$/h" in spanish.data[0].hovertemplate and spanish.layout.separators == ",."
