@@ -6,10 +6,17 @@ link they were sent) and stops the clock when the result a user came for is on s
 lists is opened in its typical state (bench/typical_states.py: the link and its main-result element); a page
 without one ends the run with a non-zero exit. Prints the median of each and their ratio against the target
 (<= 1.5x the bare page). `python -m bench.bench_shared_link [page.py ...]` measures only the pages named.
+
+Paired A/B: `python -m bench.bench_shared_link --against DIR [--rounds N] [page.py ...]` serves this checkout (A)
+and the checkout at DIR (B, say /work/main), each with ui.serve, next to the same bare page, and opens every link on
+A and on B in the same rounds (which of the two goes first alternates by round). It prints each page's median ratio
+to the bare page on A and on B, and the median of the per-round A/B ratios: the figure to judge a change by on a
+shared machine, since a slow spell hits both sides of it alike.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import statistics
 import sys
@@ -18,7 +25,7 @@ import time
 from pathlib import Path
 
 from bench.served_app import REPO, chromium, served
-from bench.typical_states import TYPICAL_STATES, link, missing_pages
+from bench.typical_states import TYPICAL_STATES, TypicalState, link, missing_pages
 from tests.support.page_discovery import app_pages
 
 TARGET_RATIO = 1.5
@@ -65,14 +72,91 @@ def _quartiles_ms(values: list[float]) -> str:
     return f"{q1 * 1000:.0f}-{q3 * 1000:.0f} ms"
 
 
+def _typical_states_of(checkout: Path) -> dict[str, TypicalState]:
+    """The typical states another checkout's bench/typical_states.py defines (its main results may differ)."""
+    spec = importlib.util.spec_from_file_location("typical_states_against", checkout / "bench" / "typical_states.py")
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(checkout / "bench" / "typical_states.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its own module up while it is defined
+    spec.loader.exec_module(module)
+    return module.TYPICAL_STATES
+
+
+def _paired(browser, links, b_states: dict[str, TypicalState], app_urls: tuple[str, str], bare_url: str,
+            rounds: int) -> None:
+    """Open every link on A and on B and the bare page in `rounds` interleaved rounds; print ratios and A/B.
+
+    Each side waits for its own main result (B's from B's bench/typical_states.py), at the same link.
+    """
+    bare: list[float] = []
+    samples: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in links}
+    load_start = os.getloadavg()[0]
+    for round_index in range(rounds):
+        bare.append(time_to_visible(browser, bare_url, '[data-testid="stMarkdown"]', "hello"))
+        for name, path, state in links:
+            sides = (0, 1) if round_index % 2 == 0 else (1, 0)  # A first in even rounds, B first in odd ones
+            for side in sides:
+                result = state if side == 0 else b_states[name]
+                samples[name][side].append(
+                    time_to_visible(browser, app_urls[side] + path, result.main_result, result.main_text))
+    bare_s = statistics.median(bare)
+    print(f"shared link -> main result, paired: A = this checkout, B = --against; {rounds} interleaved rounds; "
+          f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+    print(f"  {'bare one-line page':<18} {bare_s * 1000:7.0f} ms   ({_quartiles_ms(bare)})")
+    for name, _path, _state in links:
+        a, b = samples[name]
+        per_round = statistics.median(x / y for x, y in zip(a, b, strict=True))
+        print(f"  {name:<18} A {statistics.median(a) / bare_s:4.2f}x ({_quartiles_ms(a)})   "
+              f"B {statistics.median(b) / bare_s:4.2f}x ({_quartiles_ms(b)})   per-round A/B median {per_round:4.2f}")
+
+
 def main(argv: list[str]) -> int:
     """Print the median time to the main result for each page's shared link, the bare page's, and their ratios."""
     missing = missing_pages()
     if missing:
         print(f"no typical state in bench/typical_states.py for: {', '.join(missing)}", file=sys.stderr)
         return 1
+    against: Path | None = None
+    rounds = SAMPLES
+    names: list[str] = []
+    arguments = iter(argv)
+    for argument in arguments:
+        if argument in ("--against", "--rounds"):
+            value = next(arguments, None)
+            if value is None:
+                print(f"{argument} needs a value", file=sys.stderr)
+                return 2
+            if argument == "--against":
+                against = Path(value)
+                if not (against / "app.py").is_file():
+                    print(f"--against {value}: no app.py there", file=sys.stderr)
+                    return 2
+            elif not value.isdigit() or int(value) < 1:
+                print(f"--rounds {value}: give a whole number of rounds, 1 or more", file=sys.stderr)
+                return 2
+            else:
+                rounds = int(value)
+        else:
+            names.append(argument)
     links = [(page.name, link(page.name, TYPICAL_STATES[page.name]), TYPICAL_STATES[page.name])
-             for page in app_pages() if not argv or page.name in argv]
+             for page in app_pages() if not names or page.name in names]
+    if against is not None:
+        with tempfile.TemporaryDirectory() as bare_dir, chromium() as browser:
+            (Path(bare_dir) / "bare.py").write_text(BARE_PAGE)
+            python = sys.executable
+            with served([python, "-m", "ui.serve"], REPO) as (a_url, _, _), served(
+                [python, "-m", "ui.serve"], against
+            ) as (b_url, _, _), served([python, "-m", "streamlit", "run", "bare.py"], Path(bare_dir)) as (
+                bare_url, _, _
+            ):
+                b_states = _typical_states_of(against)
+                time_to_visible(browser, bare_url, '[data-testid="stMarkdown"]', "hello")  # warm-up, as below
+                for name, path, state in links:
+                    for url, result in ((a_url, state), (b_url, b_states[name])):
+                        time_to_visible(browser, url + path, result.main_result, result.main_text)
+                _paired(browser, links, b_states, (a_url, b_url), bare_url, rounds)
+        return 0
     with tempfile.TemporaryDirectory() as bare_dir, chromium() as browser:
         (Path(bare_dir) / "bare.py").write_text(BARE_PAGE)
         python = sys.executable
@@ -87,12 +171,12 @@ def main(argv: list[str]) -> int:
             # ratio alike (timing all bare samples first let load drift between them and the pages).
             bare: list[float] = []
             samples: dict[str, list[float]] = {name: [] for name, _, _ in links}
-            for _round in range(SAMPLES):
+            for _round in range(rounds):
                 bare.append(time_to_visible(browser, bare_url, '[data-testid="stMarkdown"]', "hello"))
                 for name, path, state in links:
                     samples[name].append(time_to_visible(browser, app_url + path, state.main_result, state.main_text))
             bare_s = statistics.median(bare)
-            print(f"shared link -> main result visible (headless Chromium, fresh context, median of {SAMPLES} "
+            print(f"shared link -> main result visible (headless Chromium, fresh context, median of {rounds} "
                   f"interleaved rounds; quartiles in brackets); load average {os.getloadavg()[0]:.1f}")
             print(f"  {'bare one-line page':<18} {bare_s * 1000:7.0f} ms   ({_quartiles_ms(bare)})")
             over = []
