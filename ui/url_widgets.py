@@ -24,8 +24,10 @@ sent back with our write on top.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import streamlit as st
@@ -42,6 +44,68 @@ _SYNCED_KEY = "_url_synced_values"
 _WRITTEN_KEY = "_url_written_params"
 
 Labels = Mapping[Any, str] | Callable[[Any], str]
+
+#: True inside `values_only()` (per script thread: each session's run has its own context).
+_VALUES_ONLY: ContextVar[bool] = ContextVar("servewise_url_widgets_values_only", default=False)
+
+
+@contextlib.contextmanager
+def values_only() -> Iterator[None]:
+    """Inside this block the widgets of this module draw nothing and return the value they are about to have.
+
+    For a page that draws its result before the inputs above it, so that a shared link's result is the first thing
+    the browser receives and paints (bench/bench_shared_link.py): the page reads its inputs once in this block,
+    draws the result from those values, then draws the inputs for real into a container placed above and draws the
+    result again if they returned anything else. A value is the widget's own this session, else the link's when
+    the widget would take it (the same checks), else the default. `tabs` gives placeholders; the code inside calls
+    nothing but these widgets (anything else would be drawn).
+    """
+    token = _VALUES_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _VALUES_ONLY.reset(token)
+
+
+def _choice_default(options: Sequence[Any], multiple: bool, default_kwarg: str, kwargs: Mapping[str, Any]) -> Any:
+    """The value a choice widget starts with when neither the session nor the link gives one."""
+    if multiple:
+        return list(kwargs.get("default") or ())
+    if default_kwarg == "index":
+        index = kwargs.get("index", 0)
+        return None if index is None or not options else options[index]
+    return kwargs.get("default")
+
+
+def _peek_choice(options: Sequence[Any], key: str, multiple: bool, default_kwarg: str, kwargs: Mapping[str, Any],
+                 labelled: bool) -> Any:
+    """The value a choice widget is about to return (values_only): a new link's valid value, the session's, the default.
+
+    A labelled widget takes the link's value when it differs from what this session last read or wrote
+    (`_synced_choice`); one bound by Streamlit takes it when the session has no value of its own yet.
+    """
+    by_text = {str(option): option for option in options}
+    raw = _raw_url_values(key)
+    synced: dict[str, list[str] | None] = st.session_state.get(_SYNCED_KEY, {})
+    new_link = raw is not None and (raw != synced.get(key) if labelled else key not in st.session_state)
+    if raw is not None and new_link:
+        valid = [by_text[value] for value in raw if value in by_text]
+        if multiple and (valid or raw == [""]):
+            return valid
+        if not multiple and len(raw) == 1 and raw[0] in by_text:
+            return by_text[raw[0]]
+    if key in st.session_state:
+        return st.session_state[key]
+    return _choice_default(options, multiple, default_kwarg, kwargs)
+
+
+def _peek_plain(key: str, default: Any, from_url: Callable[[str], Any]) -> Any:
+    """The session's value for `key`, else the link's (`from_url` of its text; None: not taken), else `default`."""
+    if key in st.session_state:
+        return st.session_state[key]
+    raw = _raw_url_values(key)
+    taken = from_url(raw[-1]) if raw is not None and len(raw) == 1 else None
+    return default if taken is None else taken
 
 
 def _remember(key: str, message: str) -> None:
@@ -92,34 +156,58 @@ def _check_choices(key: str, options: Sequence[Any], multiple: bool) -> None:
 _JS_MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def _check_number(key: str, min_value: float | None, max_value: float | None, integer: bool) -> None:
+def _url_number(key: str, min_value: float | None, max_value: float | None, integer: bool) -> tuple[float | None, str]:
+    """The link's value for `key` as the bound number input takes it (None: absent or refused), and why not."""
     if integer:
         min_value = -_JS_MAX_SAFE_INTEGER if min_value is None else min_value
         max_value = _JS_MAX_SAFE_INTEGER if max_value is None else max_value
     raw = _raw_url_values(key)
     if raw is None:
-        return
+        return None, ""
     if len(raw) > 1:
-        _remember(key, _repeated(key, len(raw)))
-        return
+        return None, _repeated(key, len(raw))
     text = raw[-1]
     try:
         number = float(text)
     except ValueError:
-        _remember(key, _("The link set `{key}` to {shown}, which is not a number; using the default instead.")
-                  .format(key=key, shown=_shown(text)))
-        return
+        return None, _("The link set `{key}` to {shown}, which is not a number; using the default instead.").format(
+            key=key, shown=_shown(text))
     if not math.isfinite(number) or (integer and not number.is_integer()):
         message = (_("The link set `{key}` to {shown}, which is not a whole number; using the default instead.")
                    if integer else
                    _("The link set `{key}` to {shown}, which is not a finite number; using the default instead."))
-        _remember(key, message.format(key=key, shown=_shown(text)))
-    elif (min_value is not None and number < min_value) or (max_value is not None and number > max_value):
-        _remember(
-            key,
-            _("The link set `{key}` to {shown}, outside the allowed range {low}–{high}; using the default instead.")
-            .format(key=key, shown=_shown(text), low=min_value, high=max_value),
-        )
+        return None, message.format(key=key, shown=_shown(text))
+    if (min_value is not None and number < min_value) or (max_value is not None and number > max_value):
+        return None, _(
+            "The link set `{key}` to {shown}, outside the allowed range {low}–{high}; using the default instead."
+        ).format(key=key, shown=_shown(text), low=min_value, high=max_value)
+    return (int(number) if integer else number), ""
+
+
+def _check_number(key: str, min_value: float | None, max_value: float | None, integer: bool) -> None:
+    _value, note = _url_number(key, min_value, max_value, integer)
+    if note:
+        _remember(key, note)
+
+
+def _is_integer_input(kwargs: Mapping[str, Any]) -> bool:
+    """Whether a number input with these arguments is a whole-number one (Streamlit decides it from value and step)."""
+    return all(isinstance(v, int) for v in (kwargs.get("value"), kwargs.get("step", 1)) if v is not None)
+
+
+def peek_number(
+    *, key: str, min_value: float | None = None, max_value: float | None = None, **kwargs: Any
+) -> Any:
+    """The value `number(key=key, ...)` (same arguments but the label) is about to return, without drawing anything.
+
+    For a page that draws its result before the inputs above it (the result's message reaches the browser first):
+    the widget's value this session if it has one, else the link's value when the widget would take it, else the
+    default. The page draws the input afterwards and redraws its result if the two differ.
+    """
+    if key in st.session_state:
+        return st.session_state[key]
+    from_url, _note = _url_number(key, min_value, max_value, _is_integer_input(kwargs))
+    return kwargs.get("value") if from_url is None else from_url
 
 
 def _current_page() -> str:
@@ -212,13 +300,7 @@ def _synced_choice(
         elif not multiple and len(raw) == 1 and raw[0] in by_text:
             st.session_state[key] = by_text[raw[0]]
             seeded = True
-    if multiple:
-        default = list(kwargs.get("default") or ())
-    elif default_kwarg == "index":
-        index = kwargs.get("index", 0)
-        default = None if index is None or not options else options[index]
-    else:
-        default = kwargs.get("default")
+    default = _choice_default(options, multiple, default_kwarg, kwargs)
     if seeded:
         # Streamlit warns when a widget gets both a default and a value set through Session State in the same run.
         kwargs = {name: value for name, value in kwargs.items() if name != default_kwarg}
@@ -253,6 +335,8 @@ def selectbox(label: str, options: Sequence[Any], *, key: str, labels: Labels | 
 
     `labels` (option -> text a person reads) shows names while the URL keeps the option values.
     """
+    if _VALUES_ONLY.get():
+        return _peek_choice(options, key, False, "index", kwargs, labels is not None)
     _check_choices(key, options, multiple=False)
     if labels is not None:
         return _synced_choice(st.selectbox, label, options, key, labels, False, "index", kwargs)
@@ -261,6 +345,8 @@ def selectbox(label: str, options: Sequence[Any], *, key: str, labels: Labels | 
 
 def radio(label: str, options: Sequence[Any], *, key: str, labels: Labels | None = None, **kwargs: Any) -> Any:
     """Radio buttons bound to the URL parameter `key` by option value; a bad URL value gets a note."""
+    if _VALUES_ONLY.get():
+        return _peek_choice(options, key, False, "index", kwargs, labels is not None)
     _check_choices(key, options, multiple=False)
     if labels is not None:
         return _synced_choice(st.radio, label, options, key, labels, False, "index", kwargs)
@@ -270,6 +356,8 @@ def radio(label: str, options: Sequence[Any], *, key: str, labels: Labels | None
 def segmented(label: str, options: Sequence[Any], *, key: str, labels: Labels | None = None, **kwargs: Any) -> Any:
     """A segmented control bound to the URL parameter `key` by option value; a bad URL value gets a note."""
     multiple = kwargs.get("selection_mode") == "multi"
+    if _VALUES_ONLY.get():
+        return _peek_choice(options, key, multiple, "default", kwargs, labels is not None)
     _check_choices(key, options, multiple=multiple)
     if labels is not None:
         return _synced_choice(st.segmented_control, label, options, key, labels, multiple, "default", kwargs)
@@ -280,6 +368,8 @@ def multiselect(
     label: str, options: Sequence[Any], *, key: str, labels: Labels | None = None, **kwargs: Any
 ) -> list[Any]:
     """A multiselect bound to the URL parameter `key` by option values; values not among the options get a note."""
+    if _VALUES_ONLY.get():
+        return _peek_choice(options, key, True, "default", kwargs, labels is not None)
     _check_choices(key, options, multiple=True)
     if labels is not None:
         return _synced_choice(st.multiselect, label, options, key, labels, True, "default", kwargs)
@@ -291,8 +381,11 @@ def tabs(labels: Sequence[str], *, key: str) -> Sequence[Any]:
 
     Streamlit's `bind="query-params"` on tabs writes the tab's *label* into the URL, so a link made in one language
     would lose the tab in another. Here the tabs are seeded from the URL's number (a label carried by an older link
-    is read by its leading number) and the chosen tab writes its number back.
+    is read by its leading number) and the chosen tab writes its number back. Under `values_only` it draws nothing
+    and gives one empty context per tab.
     """
+    if _VALUES_ONLY.get():
+        return [contextlib.nullcontext() for _label in labels]
     raw = st.query_params.get(key)
     digits = "".join(char for char in (raw or "").split("·")[0] if char.isdigit())
     index = int(digits) - 1 if digits else 0
@@ -318,7 +411,9 @@ def number(
     **kwargs: Any,
 ) -> Any:
     """A number input bound to the URL parameter `key`; non-numbers and out-of-range values get a note."""
-    integer = all(isinstance(v, int) for v in (kwargs.get("value"), kwargs.get("step", 1)) if v is not None)
+    if _VALUES_ONLY.get():
+        return peek_number(key=key, min_value=min_value, max_value=max_value, **kwargs)
+    integer = _is_integer_input(kwargs)
     _check_number(key, min_value, max_value, integer)
     if not integer and current_language() != DEFAULT_LANGUAGE:
         kwargs["help"] = decimal_point_help(kwargs.get("help"))
@@ -356,14 +451,21 @@ def _url_number_is_infinite(key: str) -> bool:
         return False
 
 
+_TOGGLE_WORDS = {"true": True, "false": False}
+
+
 def toggle(label: str, *, key: str, **kwargs: Any) -> bool:
     """A toggle bound to the URL parameter `key`; values other than true/false get a note."""
+    if _VALUES_ONLY.get():
+        return _peek_plain(key, kwargs.get("value", False), lambda text: _TOGGLE_WORDS.get(text.lower()))
     _check_choices(key, ["true", "false", "True", "False"], multiple=False)
     return st.toggle(label, key=key, bind="query-params", **kwargs)
 
 
 def text(label: str, *, key: str, max_chars: int = 200, **kwargs: Any) -> str:
     """A single-line text input bound to the URL parameter `key` (over-long values get a note)."""
+    if _VALUES_ONLY.get():
+        return _peek_plain(key, kwargs.get("value", ""), lambda text: text if len(text) <= max_chars else None)
     raw = _raw_url_values(key)
     if raw is not None and len(raw) > 1:
         _remember(key, _repeated(key, len(raw)))
@@ -375,6 +477,8 @@ def text(label: str, *, key: str, max_chars: int = 200, **kwargs: Any) -> str:
 
 def text_area(label: str, *, key: str, max_chars: int = 20_000, **kwargs: Any) -> str:
     """A multi-line text area bound to the URL parameter `key` (over-long values get a note)."""
+    if _VALUES_ONLY.get():
+        return _peek_plain(key, kwargs.get("value", ""), lambda text: text if len(text) <= max_chars else None)
     raw = _raw_url_values(key)
     if raw is not None and len(raw[-1]) > max_chars:
         _remember(key, _("The link's `{key}` is longer than {max_chars} characters; it was not used.")

@@ -5,6 +5,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).parent / "apps" / "url_widgets_app.py")
+PEEKED_RIGHT = "looked-at values were the widgets' own: True"
 
 
 def test_good_link_values_are_applied_without_notes():
@@ -14,6 +15,7 @@ def test_good_link_values_are_applied_without_notes():
     assert not at.exception
     assert not at.warning
     assert at.text[0].value == "values: b 5 True ['q']"
+    assert at.text[2].value == PEEKED_RIGHT
 
 
 def test_bad_link_values_fall_back_with_notes_that_survive_reruns():
@@ -22,6 +24,7 @@ def test_bad_link_values_fall_back_with_notes_that_survive_reruns():
     at.run()
     assert not at.exception
     assert at.text[0].value.startswith("values: a 3 False")
+    assert at.text[2].value == PEEKED_RIGHT
     messages = " ".join(w.value for w in at.warning)
     for key in ("t_choice", "t_count", "t_flag", "t_picked"):
         assert key in messages
@@ -46,8 +49,10 @@ def test_a_labelled_widget_reads_slugs_from_the_link_and_shows_names():
     assert at.text[1].value == "named: mlx-lm ['vllm', 'h100-sxm-80gb']"
     named = at.selectbox(key="t_named")
     assert named.options == ["NVIDIA H100 SXM5 80 GB", "MLX LM", "vLLM"]
+    assert at.text[2].value == PEEKED_RIGHT
     named.set_value("vllm").run()
     assert at.text[1].value.startswith("named: vllm")
+    assert at.text[2].value == PEEKED_RIGHT
     assert at.query_params["t_named"] == "vllm"
 
 
@@ -105,3 +110,16 @@ def test_a_spanish_decimal_input_says_how_to_type_decimals_and_a_whole_number_in
     assert not users.help
     english = AppTest.from_function(_decimal_inputs_app).run()
     assert not english.number_input[0].help and english.number_input[1].help == "US$ per kWh"
+
+
+def test_values_looked_at_before_drawing_follow_a_change_the_user_made():
+    """url_widgets.values_only (pages drawing their result before their inputs) reads what the widgets will return."""
+    at = AppTest.from_file(APP)
+    at.query_params.update({"t_count": "5", "t_named": "mlx-lm"})
+    at.run()
+    assert at.text[2].value == PEEKED_RIGHT
+    at.number_input(key="t_count").set_value(7).run()
+    at.toggle(key="t_flag").set_value(True).run()
+    at.multiselect(key="t_picked").set_value(["p"]).run()
+    assert at.text[0].value == "values: a 7 True ['p']"
+    assert at.text[2].value == PEEKED_RIGHT
