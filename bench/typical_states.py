@@ -38,9 +38,10 @@ MARKDOWN_TABLE = '[data-testid="stMarkdown"] table'  # also inside ui/markup.sho
 MEMORY_BARS = '[data-testid="stMarkdown"] svg.memory-bars rect'
 
 TYPICAL_STATES: dict[str, TypicalState] = {
+    # The request-state figures are a Markdown table (pages/home.py), no longer four st.metric.
     "home.py": TypicalState(
         {"home_connections": "40", "home_active": "4"},
-        '[data-testid="stMetric"]:has-text("Waiting in the queue") [data-testid="stMetricValue"]', "36",
+        '[data-testid="stMarkdown"] table:has-text("Waiting in the queue") td', "36",
     ),
     # The comparison is a Markdown table (reports/tables.py), no longer a dataframe.
     "engines.py": TypicalState({"engines_backend": "metal", "engines_knobs": "vllm"}, MARKDOWN_TABLE, "Version read"),

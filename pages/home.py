@@ -6,11 +6,11 @@ import streamlit as st
 
 from calculators.i18n import N_, _
 from calculators.memory.kv import raw_kv_estimate, uniform_gqa_architecture
-from calculators.simulator.request_states import request_states
+from calculators.simulator.request_states import RequestStates, request_states
 from calculators.units import GIB
 from reports.numbers import number
 from reports.svg_charts import Edge, Node, flow_diagram_svg
-from reports.tables import columns_markdown
+from reports.tables import columns_markdown, markdown_table
 from ui import url_widgets
 from ui.links import page_link
 from ui.markup import show_svg
@@ -21,6 +21,9 @@ EXAMPLE_MODEL = uniform_gqa_architecture(n_layers=32, n_kv_heads=8, head_dim=128
 EXAMPLE_TOKENS = 8_192
 MAX_CONNECTIONS = 1_000
 MAX_ACTIVE = 256
+# The two inputs' arguments, shared by the widget and by the look at its value taken before it is drawn (below).
+CONNECTIONS_INPUT = {"key": "home_connections", "min_value": 0, "max_value": MAX_CONNECTIONS, "value": 100, "step": 1}
+ACTIVE_INPUT = {"key": "home_active", "min_value": 1, "max_value": MAX_ACTIVE, "value": 8, "step": 1}
 
 # One line per tool page: (page file, link label, Material icon, what it answers), in the sidebar's order and
 # under the sidebar's names (tests/pages/test_home.py checks both). Pages app.py does not register are skipped.
@@ -45,100 +48,112 @@ TOOLS = [
      N_("Paste a start-up log: servewise's numbers next to your engine's.")),
 ]  # fmt: skip
 
-st.title("servewise")
-st.markdown(
-    _("Getting a model to answer once says little about serving it. servewise helps a team **choose an "
-    "inference engine and size it**: Ollama, llama.cpp's llama-server, vLLM, SGLang or MLX LM. "
-    "The choice is one of architecture (how memory and compute time are shared out), not a speed ranking."))
-st.warning(
-    _("Every figure servewise shows is an **estimate** from published specifications and arithmetic, "
-    "never a measurement. Benchmark your own workload before committing."),
-    icon=":material/calculate:",
-)
 
-st.header(_("What it answers"))
-st.markdown(
-    _("- **Which engine fits how the model will be used?** A shared API with latency targets points to "
-    "vLLM or SGLang; local development and mixed hardware favour Ollama or llama.cpp; on Apple "
-    "silicon, MLX LM is a first-class path.\n"
-    "- **Does it fit, and for how many conversations at once?** Weights, KV cache per active sequence, "
-    "and what each engine reserves on top.\n"
-    "- **What do the settings really control?** `gpu_memory_utilization` and `mem_fraction_static` are "
-    "different fractions; llama-server splits `--ctx-size` across its `--parallel` slots.\n"
-    "- **Which file format and quantization does each engine accept?** Format, precision and "
-    "compatibility are separate decisions."))
+def show_request_states(connections: int, max_active: int) -> RequestStates:
+    """The four request-state figures for `connections` open connections and `max_active` admitted sequences.
 
-st.header(_("Four layers, four decisions"))
-st.markdown(
-    _("A chat service is a stack. Each layer can change without the others: a team can keep the chat "
-    "interface people like and swap the engine behind it, or put an API gateway in front without "
-    "changing how much memory the model needs."))
-# Inline SVG (reports/svg_charts.py), not st.graphviz_chart: no diagram library to load before the page reads.
-show_svg(flow_diagram_svg([
-    # Two boxes a row (a U: across, down, back): four across would shrink the text to ~7 px at 1024 px.
-    Node("ui", _("Chat UI\\n(Open WebUI, an IDE plug-in, your app)"), "#eef3fb", 0, 0),
-    Node("http", _("HTTP server / API gateway\\n(OpenAI-compatible endpoint, auth, routing)"), "#eef3fb", 1, 0),
-    Node("engine", _("Inference engine\\n(scheduler, KV cache, batching)"), "#dceafc", 1, 1),
-    Node("weights", _("Model weights\\n(one copy per replica)"), "#eef3fb", 0, 1),
-], [Edge("ui", "http"), Edge("http", "engine"), Edge("engine", "weights")], "sw-flow home-layers"))
-st.markdown(columns_markdown(
-    {
-        _("Layer"): [_("Chat UI"), _("HTTP server / gateway"), _("Inference engine"), _("Weights")],
-        _("Decides"): [
-            _("What users see; how conversations are stored"),
-            _("Who may call, limits, which worker gets a request"),
-            _("How many sequences run together, how KV memory is shared, queue order"),
-            _("Quality, and the fixed part of the memory bill"),
-        ],
-        _("Can change without touching"): [
-            _("the engine and the model"),
-            _("the model's memory needs"),
-            _("the UI, if the API stays compatible"),
-            _("the UI and the gateway"),
-        ],
-    }
-))
+    One Markdown table, not four st.metric: a shared link's figures are then drawn with the page's first render
+    (the Markdown element's script is loaded by every page), where each metric waited for its own element script,
+    fetched only once the page had rendered everything above it (bench/bench_shared_link.py, docs/performance.md).
+    In one row the four labels wrap instead of being cut at 1024 px ("Waiting in the q…" in four metric columns).
+    """
+    states = request_states(connections, max_active)
+    st.markdown(markdown_table([
+        {_("Open connections"): f"**{number(states.open_connections)}**",
+         _("Waiting in the queue"): f"**{number(states.queued_requests)}**",
+         _("Active sequences"): f"**{number(states.active_sequences)}**",
+         _("Copies of the weights"): f"**{number(states.weight_copies)}**"},
+        {_("Open connections"): "", _("Waiting in the queue"): _("No KV cache held yet."),
+         _("Active sequences"): _("Each holds its own KV cache."), _("Copies of the weights"): ""},
+    ]))
+    return states
 
-st.header(_("Connections, queued requests, active sequences"))
-st.markdown(
-    _("These are three different numbers. A server can hold many open HTTP connections while the engine "
-    "admits only a few requests into its batch; the rest wait in a queue and hold no KV cache yet. "
-    "Each **active sequence** holds its own KV cache, and all of them read the **same single copy of the "
-    "weights**: 100 concurrent requests do not load the model 100 times."))
-left, right = st.columns(2)
-with left:
-    connections = url_widgets.number(
-        _("Open connections (one request each)"),
-        min_value=0,
-        max_value=MAX_CONNECTIONS,
-        value=100,
-        step=1,
-        key="home_connections",
-    )
-with right:
-    max_active = url_widgets.number(
-        _("Sequences the engine admits at once"),
-        min_value=1,
-        max_value=MAX_ACTIVE,
-        value=8,
-        step=1,
-        key="home_active",
-        help="vLLM max_num_seqs, llama-server --parallel, OLLAMA_NUM_PARALLEL, SGLang max_running_requests.",
+
+# A shared link's figures reach the browser before the page's text and inputs: those are drawn into `above` after
+# the figures, from the values the inputs are about to return (the browser paints the first message it gets first;
+# bench/bench_shared_link.py). Where an input then returns something else, the figures are drawn again.
+above = st.container()
+figures = st.empty()
+peeked = (int(url_widgets.peek_number(**CONNECTIONS_INPUT)), int(url_widgets.peek_number(**ACTIVE_INPUT)))
+with figures.container():
+    states = show_request_states(*peeked)
+with above:
+    st.title("servewise")
+    st.markdown(
+        _("Getting a model to answer once says little about serving it. servewise helps a team **choose an "
+        "inference engine and size it**: Ollama, llama.cpp's llama-server, vLLM, SGLang or MLX LM. "
+        "The choice is one of architecture (how memory and compute time are shared out), not a speed ranking."))
+    st.warning(
+        _("Every figure servewise shows is an **estimate** from published specifications and arithmetic, "
+        "never a measurement. Benchmark your own workload before committing."),
+        icon=":material/calculate:",
     )
 
-url_widgets.show_url_notes()
-states = request_states(int(connections), int(max_active))
+    st.header(_("What it answers"))
+    st.markdown(
+        _("- **Which engine fits how the model will be used?** A shared API with latency targets points to "
+        "vLLM or SGLang; local development and mixed hardware favour Ollama or llama.cpp; on Apple "
+        "silicon, MLX LM is a first-class path.\n"
+        "- **Does it fit, and for how many conversations at once?** Weights, KV cache per active sequence, "
+        "and what each engine reserves on top.\n"
+        "- **What do the settings really control?** `gpu_memory_utilization` and `mem_fraction_static` are "
+        "different fractions; llama-server splits `--ctx-size` across its `--parallel` slots.\n"
+        "- **Which file format and quantization does each engine accept?** Format, precision and "
+        "compatibility are separate decisions."))
+
+    st.header(_("Four layers, four decisions"))
+    st.markdown(
+        _("A chat service is a stack. Each layer can change without the others: a team can keep the chat "
+        "interface people like and swap the engine behind it, or put an API gateway in front without "
+        "changing how much memory the model needs."))
+    # Inline SVG (reports/svg_charts.py), not st.graphviz_chart: no diagram library to load before the page reads.
+    show_svg(flow_diagram_svg([
+        # Two boxes a row (a U: across, down, back): four across would shrink the text to ~7 px at 1024 px.
+        Node("ui", _("Chat UI\\n(Open WebUI, an IDE plug-in, your app)"), "#eef3fb", 0, 0),
+        Node("http", _("HTTP server / API gateway\\n(OpenAI-compatible endpoint, auth, routing)"), "#eef3fb", 1, 0),
+        Node("engine", _("Inference engine\\n(scheduler, KV cache, batching)"), "#dceafc", 1, 1),
+        Node("weights", _("Model weights\\n(one copy per replica)"), "#eef3fb", 0, 1),
+    ], [Edge("ui", "http"), Edge("http", "engine"), Edge("engine", "weights")], "sw-flow home-layers"))
+    st.markdown(columns_markdown(
+        {
+            _("Layer"): [_("Chat UI"), _("HTTP server / gateway"), _("Inference engine"), _("Weights")],
+            _("Decides"): [
+                _("What users see; how conversations are stored"),
+                _("Who may call, limits, which worker gets a request"),
+                _("How many sequences run together, how KV memory is shared, queue order"),
+                _("Quality, and the fixed part of the memory bill"),
+            ],
+            _("Can change without touching"): [
+                _("the engine and the model"),
+                _("the model's memory needs"),
+                _("the UI, if the API stays compatible"),
+                _("the UI and the gateway"),
+            ],
+        }
+    ))
+
+    st.header(_("Connections, queued requests, active sequences"))
+    st.markdown(
+        _("These are three different numbers. A server can hold many open HTTP connections while the engine "
+        "admits only a few requests into its batch; the rest wait in a queue and hold no KV cache yet. "
+        "Each **active sequence** holds its own KV cache, and all of them read the **same single copy of the "
+        "weights**: 100 concurrent requests do not load the model 100 times."))
+    left, right = st.columns(2)
+    with left:
+        connections = url_widgets.number(_("Open connections (one request each)"), **CONNECTIONS_INPUT)
+    with right:
+        max_active = url_widgets.number(
+            _("Sequences the engine admits at once"), **ACTIVE_INPUT,
+            help="vLLM max_num_seqs, llama-server --parallel, OLLAMA_NUM_PARALLEL, SGLang max_running_requests.",
+        )
+
+    url_widgets.show_url_notes()
+if (int(connections), int(max_active)) != peeked:
+    with figures.container():
+        states = show_request_states(int(connections), int(max_active))
 kv = raw_kv_estimate(
     EXAMPLE_MODEL, tokens_per_sequence=EXAMPLE_TOKENS, n_sequences=states.active_sequences, bytes_per_element=2
 )
-# Two rows of two: in four equal columns at 1024 px "Waiting in the queue" was cut to "Waiting in the q…", and a
-# wrapping row left "Copies of the weights" alone on a second line far below.
-top_left, top_right = st.columns(2)
-top_left.metric(_("Open connections"), number(states.open_connections))
-top_right.metric(_("Waiting in the queue"), number(states.queued_requests), help=_("No KV cache held yet."))
-bottom_left, bottom_right = st.columns(2)
-bottom_left.metric(_("Active sequences"), number(states.active_sequences), help=_("Each holds its own KV cache."))
-bottom_right.metric(_("Copies of the weights"), states.weight_copies)
 active = number(states.active_sequences)
 conn_label = _("{n} open connections").format(n=number(states.open_connections))
 queue_label = _("{n} queued\\n(no KV cache yet)").format(n=number(states.queued_requests))

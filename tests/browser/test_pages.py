@@ -19,8 +19,9 @@ def _expect():
 
 
 def _queued_metric(page):
-    metric = page.locator('[data-testid="stMetric"]').filter(has_text="Waiting in the queue")
-    return metric.locator('[data-testid="stMetricValue"]')
+    """The 'Waiting in the queue' figure: the second cell of the first row of the request-states table."""
+    table = page.locator('[data-testid="stMarkdown"] table').filter(has_text="Waiting in the queue")
+    return table.locator("tbody tr").first.locator("td").nth(1)
 
 
 def test_sidebar_lists_every_registered_page(app_url, page):
