@@ -46,19 +46,24 @@ def _answer_value(value: object, words: Callable[[str], str] | None) -> str:
     return str(value)
 
 
-def render_recommendation(result: Recommendation, kb, answer_words: Callable[[str], str] | None = None) -> None:
-    """The ranking table, then one expander per engine with its points, cited facts and caveats.
-
-    `answer_words` gives an answer value's words (the page's labels); without it values show as they are.
-    """
-    names = engine_names(kb)
+def render_first_candidate(result: Recommendation, kb) -> None:
+    """The answer in one line: the first candidate and its score, or that no engine meets the hard constraints."""
     top = result.top
     if top is None:
         st.error(_("No engine meets the hard constraints of these answers; see the exclusions below."))
     else:
-        first = _("First candidate: **{engine}** (score {score})").format(engine=names[top.engine],
+        first = _("First candidate: **{engine}** (score {score})").format(engine=engine_names(kb)[top.engine],
             score=signed(top.score))
         st.success(first, icon=":material/recommend:")
+
+
+def render_recommendation(result: Recommendation, kb, answer_words: Callable[[str], str] | None = None) -> None:
+    """The ranking table, then one expander per engine with its points, cited facts and caveats.
+
+    Drawn under `render_first_candidate`. `answer_words` gives an answer value's words (the page's labels); without
+    it values show as they are.
+    """
+    names = engine_names(kb)
     # The chart is inline SVG: it appears without the browser loading plotly's script first (a shared link opens
     # in a fresh browser). The ranking is a Markdown table: as a dataframe half the page wide at 1024 px, its score
     # column was out of sight (the grid scrolled sideways); as Markdown a long engine name wraps instead.
