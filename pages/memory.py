@@ -42,7 +42,7 @@ from reports.names import namer
 from reports.numbers import compact, number, significant
 from reports.speed_text import speed_readout_line
 from reports.tables import markdown_table
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.command_text import show_command
 from ui.links import page_link
 from ui.markdown_text import code_span, literal
@@ -196,6 +196,9 @@ if machine.n_devices > 1:
     st.caption(_("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not "
                  "fit one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in "
                  "their settings. The bars show the busiest GPU."))
+
+# A shared link's first run ends here, with the bars and their table; the rest of the page follows (ui/deferred.py).
+deferred.rest_follows()
 
 # ---- the brief's arithmetic -------------------------------------------------------------------------------------
 st.header(_("The arithmetic, step by step"))

@@ -9,7 +9,7 @@ from calculators.wizard.scoring import Recommendation, recommend
 from knowledge import load_knowledge
 from reports.names import namer
 from reports.wizard import recommendation_markdown_for
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.markdown_text import literal
 from ui.wizard_section import render_first_candidate, render_recommendation, render_top_choice_plans
 
@@ -208,6 +208,7 @@ if result is not peeked or isinstance(result, str):
     show_first_candidate(first_candidate, result)
 if isinstance(result, str):
     st.stop()
+deferred.rest_follows()  # a shared link's first run ends with the first candidate; the rest follows
 render_recommendation(result, kb, answer_words=word)
 render_top_choice_plans(result, kb)
 st.download_button(

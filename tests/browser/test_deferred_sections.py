@@ -25,6 +25,8 @@ DEFERRED_PAGES = {
     "compatibility.py": '[data-testid="stDownloadButton"]',  # the tool-call verdicts' downloads, under the table
     "planner.py": '[data-testid="stDownloadButton"]',  # the plan's downloads, at the end of the page
     "simulator.py": '[data-testid="stDownloadButton"]',  # the latency distributions' download, below the comparison
+    "memory.py": '[data-testid="stDownloadButton"]',  # the plan's downloads, below the bars and their table
+    "wizard.py": '[data-testid="stDownloadButton"]',  # the recommendation's download, below the first candidate
 }
 
 WATCH_JS = """
