@@ -39,8 +39,8 @@ from reports.memory_readouts import (
     speculation_rows,
 )
 from reports.names import namer
-from reports.numbers import compact, number, significant
-from reports.speed_text import speed_readout_line
+from reports.numbers import compact, number
+from reports.speed_text import speed_readout_line, users_readout_line
 from reports.tables import markdown_table
 from ui import deferred, url_widgets
 from ui.command_text import show_command
@@ -270,7 +270,15 @@ if arch.is_embedding_model:
 
 # ---- users at a latency target ---------------------------------------------------------------------------------
 st.header(_("How many users at a latency target"))
-readouts = users_readouts(inputs, workload)
+# A shared link's calibration (from the Speed page) sets the step times of the users readout and the speed below.
+calibration = None
+if st.query_params.get("speed_cal"):
+    try:
+        calibration = decode_profile(st.query_params["speed_cal"])
+    except ServewiseInputError as exc:
+        st.warning(literal(_("The link's speed calibration was not used: {reason}").format(reason=exc)),
+                   icon=":material/link_off:")
+readouts = users_readouts(inputs, workload, calibration)
 if readouts:
     first = readouts[0]
     st.caption(_(
@@ -282,12 +290,7 @@ if readouts:
         think=compact(first.think_time_s, 3),
              ttft_pct=compact(first.slo.ttft_percentile, 2), ttft=compact(first.slo.ttft_s, 3),
              itl_pct=compact(first.slo.itl_percentile, 2), itl=compact(first.slo.itl_s * 1000, 3)))
-    st.markdown("\n".join(
-        f"- **{ENGINES[r.engine].display_name}**: " + (
-            _("about **{users} users** ({rate} requests/s)").format(users=number(r.users),
-                                                                    rate=significant(r.rate_per_s))
-            if r.users is not None else _("not estimated: {reason}").format(reason=r.reason))
-        for r in readouts))
+    st.markdown("\n".join(f"- {users_readout_line(ENGINES[r.engine].display_name, r)}" for r in readouts))
     planner_query = {key: value for key, value in (("plan_model", catalog_id_for_repo(kb, model.model_ref)),
                                                    ("plan_gpus", machine.gpu_id)) if value}
     page_link("pages/planner.py", label=_("Plan the cheapest configuration for a load in the capacity planner"),
@@ -295,13 +298,6 @@ if readouts:
 
 # ---- speed ----------------------------------------------------------------------------------------------------
 st.header(_("Speed"))
-calibration = None
-if st.query_params.get("speed_cal"):
-    try:
-        calibration = decode_profile(st.query_params["speed_cal"])
-    except ServewiseInputError as exc:
-        st.warning(_("The link's speed calibration was not used: {reason}").format(reason=exc),
-                   icon=":material/link_off:")
 speeds = speed_readouts(inputs, workload, calibration)
 if speeds:
     st.caption(_(

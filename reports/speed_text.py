@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from calculators.engines import display_name
 from calculators.i18n import N_, _, ngettext, translated_word
+from calculators.planner.readout import UsersReadout
 from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
-from calculators.speed.model import HARDWARE_CLASS_NAMES, Prediction, SpeedBasis, group_name
+from calculators.speed.model import HARDWARE_CLASS_NAMES, Band, Prediction, SpeedBasis, group_name
 from calculators.speed.predict import SpeedEstimate
-from reports.numbers import number, percent, signed_percent
+from reports.numbers import number, percent, signed_percent, significant
 from reports.tables import markdown_table
 
 
@@ -57,12 +58,20 @@ def speed_estimate_text(est: SpeedEstimate) -> str:
             )
         )
     lines.append(basis_line(est.basis))
-    lines.append(
-        _(
-            "Bands are the 10th-90th percentile of the fit's leave-one-out errors; "
-            "confirm with the Operations page's benchmark plan."
+    if est.basis.kind == "calibration":
+        lines.append(
+            _(
+                "Bands are the 10th-90th percentile of the calibration's errors on the run it was fitted on, "
+                "which are smaller than its error at other loads; confirm with the Operations page's benchmark plan."
+            )
         )
-    )
+    else:
+        lines.append(
+            _(
+                "Bands are the 10th-90th percentile of the fit's leave-one-out errors; "
+                "confirm with the Operations page's benchmark plan."
+            )
+        )
     return "\n".join(lines)
 
 
@@ -85,7 +94,8 @@ def calibration_text(result: CalibrationResult) -> str:
     for c in result.comparisons:
         scale, unit = (1000.0, "ms") if c.unit == "s" else (1.0, c.unit)
         lines.append(
-            f"| {c.label} | {c.metric} | {number(c.measured * scale, 2)} {unit} | {number(c.predicted * scale, 2)} "
+            f"| {c.label} | {_shown(c.metric)} | {number(c.measured * scale, 2)} {unit} | "
+            f"{number(c.predicted * scale, 2)} "
             f"{unit} | {'+' if c.error >= 0 else ''}{percent(c.error, 1)} |"
         )
     lines += [
@@ -112,6 +122,8 @@ LEDGER_WORDS: dict[str, str] = {
     "prefill_tokens_per_s": N_("prefill tokens/s"),
     "itl_p50_s": N_("median inter-token latency"),
     "ttft_p50_s": N_("median time to first token"),
+    "itl_p50": N_("median inter-token latency"),  # a calibration's comparisons (calculators/speed/calibrate.py)
+    "ttft_p50": N_("median time to first token"),
     "single-stream (leave-one-out)": N_("single stream (leave-one-out)"),
     "held-out #4167": N_("held out: llama.cpp #4167"),
     "serving uncalibrated": N_("serving, uncalibrated"),
@@ -165,25 +177,47 @@ def ledger_sections(summaries: list[Summary]) -> list[tuple[str, str]]:
     return tables
 
 
+def band_source(basis: SpeedBasis, band: Band) -> str:
+    """Where a band's errors come from and how many there are: the default fit's leave-one-out errors, or the
+    errors a calibration left on the team's own run (in-sample: the run it was fitted on)."""
+    n = band.n_points
+    if basis.kind == "calibration":
+        return ngettext("errors on your own run, {n} measurement", "errors on your own run, {n} measurements",
+                        n).format(n=number(n))
+    return ngettext("leave-one-out, {n} measurement", "leave-one-out, {n} measurements", n).format(n=number(n))
+
+
+def decode_band_text(basis: SpeedBasis, band: Band) -> str:
+    """'Decode step band -18 % to +12 % (leave-one-out, 54 measurements)' in the reader's words."""
+    return _("Decode step band {low} to {high} ({source})").format(
+        low=signed_percent(band.low), high=signed_percent(band.high), source=band_source(basis, band))
+
+
 def step_basis_lines(step_costs) -> list[str]:
     """One line per simulated engine: where its step times come from and how far the fit's errors spread."""
-    lines = []
-    for item in step_costs:
-        band = item.params.decode_band
-        lines.append(
-            _(
-                "{engine}: {basis} Decode step band {low} to {high} (leave-one-out, {n} measurements); "
-                "request handling ({ms} ms) is added to each simulated TTFT."
-            ).format(
-                engine=display_name(item.engine),
-                basis=basis_line(item.basis),
-                low=signed_percent(band.low),
-                high=signed_percent(band.high),
-                n=band.n_points,
-                ms=number(item.cost.request_overhead_s * 1000),
-            )
+    return [
+        _("{engine}: {basis} {band}; request handling ({ms} ms) is added to each simulated TTFT.").format(
+            engine=display_name(item.engine),
+            basis=basis_line(item.basis),
+            band=decode_band_text(item.basis, item.params.decode_band),
+            ms=number(item.cost.request_overhead_s * 1000),
         )
-    return lines
+        for item in step_costs
+    ]
+
+
+def users_readout_line(engine_name: str, readout: UsersReadout) -> str:
+    """One Markdown bullet for the 'how many users' readout: the users (or why not), then the speed basis the
+    simulated step times used and its decode band, so the figure says how far to trust it."""
+    if readout.users is not None:
+        text = f"**{engine_name}**: " + _("about **{users} users** ({rate} requests/s)").format(
+            users=number(readout.users), rate=significant(readout.rate_per_s))
+    else:
+        text = _("**{engine}**: not estimated: {reason}").format(engine=engine_name, reason=readout.reason)
+    if readout.basis is None or readout.decode_band is None:
+        return text + ". " + _("Step times from the roofline's stated default efficiencies (this engine has no "
+                               "speed model), with no error band.")
+    return f"{text}. {basis_line(readout.basis)} {decode_band_text(readout.basis, readout.decode_band)}."
 
 
 def speed_readout_line(engine_name: str, estimate: SpeedEstimate | str) -> str:

@@ -46,15 +46,17 @@ def figures(inputs: ComparisonInputs, workload, sequences_limit: int, contexts: 
 
 
 @per_input_state(max_entries=64, hash_funcs={ComparisonInputs: _inputs_key})
-def users_readouts(inputs: ComparisonInputs, workload) -> list[UsersReadout]:
+def users_readouts(inputs: ComparisonInputs, workload,
+                   calibration: CalibrationProfile | None = None) -> list[UsersReadout]:
     """Users one instance of each engine's plan serves within the planner's default SLO (a few hundred
-    simulated requests per engine, so memoised per input state like `analyse`)."""
+    simulated requests per engine, so memoised per input state like `analyse`); a calibration replaces the
+    default fit for its own engine and hardware class."""
     readouts = []
     for row in analyse_rows(inputs, workload):
         if row.plan is None or row.settings is None or inputs.weights_bytes is None:
             continue
         readouts.append(users_at_slo(inputs.arch, inputs.machine, row.engine, row.settings, row.plan,
-                                     inputs.weights_bytes, workload.context_tokens))
+                                     inputs.weights_bytes, workload.context_tokens, calibration=calibration))
     return readouts
 
 

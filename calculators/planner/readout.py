@@ -2,7 +2,9 @@
 
 The memory page and the wizard show it next to each engine's memory plan: the same simulation and SLO
 test the capacity planner uses, for the plan already on screen, turned into users by Little's law
-(users = sustained rate x (think time + mean time to answer)).
+(users = sustained rate x (think time + mean time to answer)). Its step times come from the speed model (the
+default fit, or a team's calibration for that engine and hardware class), and the readout carries that basis
+and the fit's decode band so a page can say how far to trust it.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from calculators.i18n import _
 from calculators.memory.plan import MemoryPlan
 from calculators.model.architecture import ModelArchitecture
 from calculators.planner.rate_search import search_max_rate
-from calculators.planner.search import instance_step_cost
+from calculators.planner.search import instance_speed_params, instance_step_cost
 from calculators.planner.spec import SloSpec
 from calculators.simulator.workload import LengthDistribution, LengthKind
+from calculators.speed.calibration import CalibrationProfile
+from calculators.speed.model import Band, SpeedBasis
 
 #: Assumed pause between a user's requests when a page has no think time to offer (seconds).
 DEFAULT_THINK_TIME_S = 30.0
@@ -40,6 +44,11 @@ class UsersReadout:
     think_time_s: float
     slo: SloSpec
     reason: str | None = None
+    #: where the simulated step times come from (None: an engine without a speed model, roofline defaults)
+    basis: SpeedBasis | None = None
+    #: the basis's decode band (relative error of decode rates: the fit's leave-one-out errors, or the residuals
+    #: a calibration left on the team's own run)
+    decode_band: Band | None = None
 
 
 def readout_lengths(context_tokens: int) -> tuple[int, int]:
@@ -50,20 +59,25 @@ def readout_lengths(context_tokens: int) -> tuple[int, int]:
 
 def users_at_slo(arch: ModelArchitecture, machine: Machine, engine_id: str, settings: BaseModel, plan: MemoryPlan,
                  weights_bytes: int, context_tokens: int, slo: SloSpec | None = None,
-                 think_time_s: float = DEFAULT_THINK_TIME_S, n_requests: int = 200, seed: int = 0) -> UsersReadout:
-    """Users (people pausing `think_time_s` between requests) one instance serves within `slo`."""
+                 think_time_s: float = DEFAULT_THINK_TIME_S, n_requests: int = 200, seed: int = 0,
+                 calibration: CalibrationProfile | None = None) -> UsersReadout:
+    """Users (people pausing `think_time_s` between requests) one instance serves within `slo`, with the speed
+    basis its step times used (`calibration` replaces the default fit for its own engine and hardware class)."""
     slo = slo or SloSpec()
     prompt, output = readout_lengths(context_tokens)
+    engine = adapter(engine_id)
     common: dict[str, Any] = {"engine": engine_id, "prompt_tokens": prompt, "output_tokens": output,
                               "think_time_s": think_time_s, "slo": slo}
-    engine = adapter(engine_id)
+    if engine.speed is not None:
+        params, basis = instance_speed_params(machine, engine, calibration)
+        common.update(basis=basis, decode_band=params.decode_band)
     if engine.policy_from_plan is None:
         return UsersReadout(**common, users=None, rate_per_s=0.0,
                             reason=_("servewise has no scheduler model for this engine's server yet"))
     if plan.refusal is not None:
         return UsersReadout(**common, users=None, rate_per_s=0.0, reason=_("the engine would not start"))
     gpus = engine.devices_from_settings(settings) if engine.multi_gpu_split == "tensor" else machine.n_devices
-    cost = instance_step_cost(machine, engine, gpus, weights_bytes, arch)
+    cost = instance_step_cost(machine, engine, gpus, weights_bytes, arch, calibration)
     if isinstance(cost, str):
         return UsersReadout(**common, users=None, rate_per_s=0.0, reason=cost)
     policy, kv_tokens = engine.policy_from_plan(settings, plan)

@@ -40,6 +40,7 @@ from calculators.planner.spec import CostBasis, HardwareOption, PlannerSpec
 from calculators.planner.weights_options import engine_accepts
 from calculators.simulator.policy import SchedulerSpec
 from calculators.simulator.roofline import StepCostModel
+from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.inputs import hardware_class_of_machine, model_shape
 from calculators.speed.model import Accelerator, group_name
 from calculators.speed.predict import speed_params, step_cost_model, unfitted_params
@@ -162,9 +163,11 @@ def _gpu_counts(engine: EngineAdapter, arch, option: HardwareOption, machine_one
 
 
 def instance_step_cost(
-    machine: Machine, engine: EngineAdapter, gpus: int, weights_bytes: int, arch
+    machine: Machine, engine: EngineAdapter, gpus: int, weights_bytes: int, arch,
+    calibration: CalibrationProfile | None = None,
 ) -> StepCostModel | str:
-    """The roofline step-time model of one instance on `gpus` GPUs, or why the catalog cannot give one."""
+    """The roofline step-time model of one instance on `gpus` GPUs, or why the catalog cannot give one (a
+    calibration for this engine on this machine's hardware class replaces the default fit)."""
     if machine.memory_bandwidth_bytes_per_s is None or machine.dense_bf16_flops_per_s is None:
         return _("the catalog lacks this GPU's memory bandwidth or dense BF16 throughput")
     parallel = gpus if engine.multi_gpu_split == "tensor" else 1
@@ -181,7 +184,7 @@ def instance_step_cost(
     if engine.speed is None:  # an engine without a speed model: the roofline's stated default efficiencies
         cost = step_cost_model(shape, accelerator, unfitted_params())
     else:
-        params, _basis = instance_speed_params(machine, engine)
+        params, _basis = instance_speed_params(machine, engine, calibration)
         cost = step_cost_model(shape, accelerator, params)
     link = link_bytes_per_s_per_direction(machine.gpu_id) if parallel > 1 else None
     if link is None:
@@ -238,14 +241,17 @@ def _speed_basis_notes(engine: EngineAdapter, spec: PlannerSpec, kb) -> list[str
     return [note.strip() for note in seen.values()]
 
 
-def instance_speed_params(machine: Machine, engine: EngineAdapter):
-    """The speed model's fitted parameters and basis for an engine on this machine's hardware class."""
+def instance_speed_params(machine: Machine, engine: EngineAdapter, calibration: CalibrationProfile | None = None):
+    """The speed model's parameters and basis for an engine on this machine's hardware class: the calibration
+    when it was fitted for this engine and class, else the default fit."""
     gpu = None
     if machine.gpu_id is not None:
         from knowledge.loader import load_knowledge
 
         gpu = load_knowledge().gpus.get(machine.gpu_id)
-    return speed_params(engine.id, hardware_class_of_machine(machine, gpu))
+    hardware_class = hardware_class_of_machine(machine, gpu)
+    usable = calibration if calibration is not None and calibration.applies_to(engine.id, hardware_class) else None
+    return speed_params(engine.id, hardware_class, usable)
 
 
 def _context_tokens(spec: PlannerSpec) -> tuple[int, float]:

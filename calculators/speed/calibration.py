@@ -42,6 +42,10 @@ class CalibrationProfile(BaseModel):
     kv_capacity_tokens: int | None = Field(default=None, gt=0, description="from the start-up log, when given")
     n_measurements: int = Field(ge=1, description="measured values the fit used")
 
+    def applies_to(self, engine: str, hardware_class: str) -> bool:
+        """Whether this profile was fitted for `engine` on `hardware_class` (a profile fits one of each)."""
+        return (self.engine, self.hardware_class) == (engine, hardware_class)
+
     def params(self) -> SpeedParams:
         """The profile as speed-model parameters."""
         return SpeedParams(

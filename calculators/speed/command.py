@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from calculators.engines import adapter
+from calculators.engines import adapter, display_name
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.memory.command import MemoryCommandResult
@@ -16,7 +16,7 @@ from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.imports.read import read_benchmark
 from calculators.speed.imports.run import ImportedRun
 from calculators.speed.inputs import accelerator_of_gpu, model_shape
-from calculators.speed.model import Accelerator, ModelShape
+from calculators.speed.model import Accelerator, ModelShape, hardware_class_name
 from calculators.speed.predict import SpeedEstimate, estimate_speed
 
 #: Figures of a start-up log that state the KV pool in tokens (the shared log vocabulary).
@@ -91,21 +91,20 @@ def plan_speed(engine_id: str, settings, plan, machine, arch, weights_bytes: flo
         inputs = plan_speed_inputs(engine_id, settings, plan, machine, arch, weights_bytes, kb)
     except ServewiseInputError as exc:
         return str(exc)
-    usable = calibration if calibration is not None and (
-        (calibration.engine, calibration.hardware_class) == (engine_id, inputs.hardware.hardware_class)) else None
+    usable = calibration if calibration is not None and calibration.applies_to(
+        engine_id, inputs.hardware.hardware_class) else None
     return speed_estimate(inputs, prompt_tokens, usable)
 
 
 def speed_estimate(inputs: SpeedInputs, prompt_tokens: int, calibration: CalibrationProfile | None) -> SpeedEstimate:
     """The `speed` verb's answer; a calibration for another engine or class is refused, not silently ignored."""
-    if calibration is not None and (calibration.engine != inputs.engine
-                                    or calibration.hardware_class != inputs.hardware.hardware_class):
+    if calibration is not None and not calibration.applies_to(inputs.engine, inputs.hardware.hardware_class):
         raise ServewiseInputError(
             _("the calibration is for {engine} on {hardware_class}, not {engine_2} on {hardware_class_2}").format(
-              engine=calibration.engine,
-              hardware_class=calibration.hardware_class,
-              engine_2=inputs.engine,
-              hardware_class_2=inputs.hardware.hardware_class)
+              engine=display_name(calibration.engine),
+              hardware_class=hardware_class_name(calibration.hardware_class),
+              engine_2=display_name(inputs.engine),
+              hardware_class_2=hardware_class_name(inputs.hardware.hardware_class))
         )
     return estimate_speed(inputs.model, inputs.hardware, inputs.engine, concurrency=inputs.concurrency,
                           prompt_tokens=prompt_tokens, calibration=calibration)

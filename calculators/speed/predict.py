@@ -176,9 +176,7 @@ def engine_step_costs(
     """Step costs per engine from the speed model (a calibration applies to its own engine and class only)."""
     out = []
     for engine in engines:
-        matches = calibration is not None and (
-            (calibration.engine, calibration.hardware_class) == (engine, hw.hardware_class))
-        usable = calibration if matches else None
+        usable = calibration if calibration is not None and calibration.applies_to(engine, hw.hardware_class) else None
         params, basis = speed_params(engine, hw.hardware_class, usable)
         if note := flops_note(hw, params):
             basis = basis.model_copy(update={"flops_note": note})

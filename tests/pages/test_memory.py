@@ -303,6 +303,13 @@ def test_speed_section_uses_the_links_calibration_for_its_engine_and_warns_on_a_
     at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", speed_cal=encode_profile(profile))
     assert not at.exception
     assert "Speed basis: your calibration" in _text(at)
+    # the users readout runs on the same calibration and says so, with its band; other engines keep the default fit
+    users = next(m.value for m in at.markdown if "users**" in m.value)
+    vllm_line = next(line for line in users.splitlines() if line.startswith("- **vLLM**"))
+    assert "Speed basis: your calibration (test)" in vllm_line, vllm_line
+    assert "Decode step band -5% to +5% (errors on your own run, 3 measurements)" in vllm_line, vllm_line
+    sglang_line = next(line for line in users.splitlines() if line.startswith("- **SGLang**"))
+    assert "Speed basis: default fit" in sglang_line and "leave-one-out" in sglang_line, sglang_line
     at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", speed_cal="not-a-profile!")
     assert not at.exception
     assert any("speed calibration was not used" in w.value for w in at.warning)

@@ -244,3 +244,38 @@ def test_sglang_candidates_above_its_cuda_graph_cap_are_named_in_the_assumptions
     assert len(notes) == 1 and "`cuda_graph_max_bs` = 48" in notes[0] and "8.2 ms" in notes[0]
     lighter = plan_capacity(spec(engines=("sglang",), hardware=(L4,), concurrency_options=(8,)), KB)
     assert not [note for note in lighter.notes if "CUDA graph" in note]
+
+
+def test_users_readout_runs_on_a_links_calibration_for_its_own_engine_and_says_which_basis():
+    """A calibration for vLLM on HBM sets vLLM's step times there (half the memory efficiency: fewer users) and the
+    readout carries it as its basis with the calibration's band; SGLang on the same card keeps the default fit."""
+    from calculators.engines import adapter
+    from calculators.hardware.catalog import machine_for_gpu_id
+    from calculators.memory.compare import ComparisonInputs, Workload, compare_engine, model_weights
+    from calculators.model.catalog import architecture_from_catalog
+    from calculators.planner.readout import users_at_slo
+    from calculators.planner.search import instance_speed_params
+    from calculators.speed.calibration import CalibrationProfile
+    from calculators.speed.model import Band
+
+    arch = architecture_from_catalog("llama-3.1-8b", KB)
+    machine = machine_for_gpu_id(KB, "h100-sxm-80gb")
+    weights = model_weights(KB.formats, arch, "bf16").bytes
+    row = compare_engine(ComparisonInputs(arch, machine, weights), "vllm", Workload(4096, 8))
+    default = users_at_slo(arch, machine, "vllm", row.settings, row.plan, weights, 4096)
+    fitted, _basis = instance_speed_params(machine, adapter("vllm"))
+    band = Band(low=-0.04, high=0.03, median_abs=0.02, n_points=4)
+    slower = CalibrationProfile(
+        engine="vllm", hardware_class="datacenter-hbm", label="our H100",
+        memory_efficiency=fitted.memory_efficiency / 2,
+        decode_overhead_s=fitted.decode_overhead_s * 2, compute_efficiency=fitted.compute_efficiency,
+        prefill_overhead_s=fitted.prefill_overhead_s, decode_band=band, n_measurements=4)
+    calibrated = users_at_slo(arch, machine, "vllm", row.settings, row.plan, weights, 4096, calibration=slower)
+    assert default.basis is not None and default.basis.kind == "default-fit"
+    assert default.decode_band == fitted.decode_band
+    assert calibrated.basis is not None and calibrated.basis.kind == "calibration"
+    assert calibrated.decode_band == band
+    assert default.users and calibrated.users and calibrated.users < default.users
+    sglang = compare_engine(ComparisonInputs(arch, machine, weights), "sglang", Workload(4096, 8))
+    other = users_at_slo(arch, machine, "sglang", sglang.settings, sglang.plan, weights, 4096, calibration=slower)
+    assert other.basis is not None and other.basis.kind == "default-fit"
