@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from calculators.engines import ENGINE_IDS, ENGINES
+from calculators.engines import ENGINE_IDS, ENGINES, display_name
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _, ngettext
 from calculators.memory.compare import model_weights
@@ -16,6 +16,7 @@ from calculators.speed.calibrate import calibrate
 from calculators.speed.calibration import decode_profile, encode_profile
 from calculators.speed.imports.read import read_benchmark
 from calculators.speed.inputs import accelerator_of_gpu, model_shape
+from calculators.speed.model import hardware_class_name
 from calculators.speed.predict import estimate_speed
 from knowledge import load_knowledge
 from reports.names import namer
@@ -88,7 +89,7 @@ try:
     )
     if calibration and usable is None:
         st.info(_("The loaded calibration is for {engine} on {cls}; the default fit is used here.").format(
-            engine=calibration.engine, cls=calibration.hardware_class))
+            engine=display_name(calibration.engine), cls=hardware_class_name(calibration.hardware_class)))
     estimate = estimate_speed(
         shape, hw, engine, concurrency=concurrency, prompt_tokens=prompt_tokens, calibration=usable
     )
@@ -128,7 +129,8 @@ if pasted.strip():
         if imported.skipped:
             with st.expander(ngettext("{n} line not used", "{n} lines not used", len(imported.skipped)).format(
                 n=number(len(imported.skipped)))):
-                st.table([{"line": s.line_no, "text": s.text, "reason": s.reason} for s in imported.skipped])
+                st.table([{_("line"): s.line_no, _("text"): s.text, _("reason"): s.reason}
+                          for s in imported.skipped])
         if st.button(_("Use this calibration (the link will carry it)"), key="speed_use_cal"):
             url_widgets.write_params({CALIBRATION_PARAM: encode_profile(result.profile)})
             st.rerun()

@@ -276,6 +276,11 @@ def _run_label(number_in_file: int, run: ImportedRun) -> str:
     return _("run {n} ({tool}, concurrency {load})").format(n=number_in_file, tool=run.tool, load=compact(run.load))
 
 
+def _line_label(run: ImportedRun) -> str:
+    """How the reader names a single-stream run: its tool and the pasted line it starts on."""
+    return _("{tool}, line {n}").format(tool=run.tool, n=number(run.line_no))
+
+
 def calibrate(
     runs: list[ImportedRun],
     model: ModelShape,
@@ -309,21 +314,26 @@ def calibrate(
         )
     ]
     params = start
+    fitted_parameters = 0  # how many numbers the fit chose (a band from as many measured values is zero by design)
     if decode:
         x = np.array([d[1] for d in decode]); y = np.array([d[2] for d in decode])  # noqa: E702
         if len(decode) >= 2 and np.ptp(x) > 0:
             slope, overhead = fit_line(x, y)
+            fitted_parameters += 2
         else:  # one size measured: keep the default overhead, fit the efficiency
             overhead = min(start.decode_overhead_s, 0.5 * float(np.min(y)))
             slope = max(1.0, float(np.mean((y - overhead) / x)))
+            fitted_parameters += 1
         params = params.model_copy(update={"memory_efficiency": 1.0 / slope, "decode_overhead_s": overhead})
     if prefill:
         x = np.array([p[1] for p in prefill]); y = np.array([p[2] for p in prefill])  # noqa: E702
         if len(prefill) >= 2 and np.ptp(x) > 0:
             slope, overhead = fit_line(x, y)
+            fitted_parameters += 2
         else:
             overhead = min(start.prefill_overhead_s, 0.5 * float(np.min(y)))
             slope = max(1.0, float(np.mean((y - overhead) / x)))
+            fitted_parameters += 1
         params = params.model_copy(update={"compute_efficiency": 1.0 / slope, "prefill_overhead_s": overhead})
     elif any(r.prefill_tokens_per_s for r in runs) and tensor_flops_per_s(hw, start.fp16_accumulate) is None:
         notes.append(_("prefill rates were given but the accelerator's flop/s are unknown: prefill not calibrated"))
@@ -337,7 +347,10 @@ def calibrate(
                  for o in serving]
         assert pol is not None  # serving runs always get a policy (the engine's default when none is given)
         spec = pol.scheduler_spec(capacity)
-        for o in above_graph_cap(drawn, pol, capacity):
+        eager_levels = above_graph_cap(drawn, pol, capacity)
+        # fit_serving's axes: decode (or eager) and prefill; from two levels the per-sequence overhead, and eager
+        fitted_parameters += 2 if len(serving) < 2 else 3 + (1 if eager_levels else 0)
+        for o in eager_levels:
             notes.append(_("{run}: about {running} requests were decoding at once (Little's law on its own medians), "
                            "above {knob} = {cap}, so its decode steps ran without CUDA graphs; the calibration fitted "
                            "the host's eager launch time from it ({scale} times servewise's sourced figure) rather "
@@ -353,7 +366,7 @@ def calibrate(
         assert decode_rate is not None  # `decode` keeps only runs with a decode rate
         predicted = 1.0 / (feature_s / params.memory_efficiency + params.decode_overhead_s)
         comparisons.append(
-            _compare(f"{r.tool} line {r.line_no}", "decode_tokens_per_s", "tokens/s", decode_rate, predicted)
+            _compare(_line_label(r), "decode_tokens_per_s", "tokens/s", decode_rate, predicted)
         )
         decode_res.append(decode_rate / predicted - 1)
     for r, prompt_feature_s, _y in prefill:
@@ -361,7 +374,7 @@ def calibrate(
         assert prefill_rate is not None and prompt_feature_s is not None and r.prompt_tokens  # `prefill`'s filters
         predicted = r.prompt_tokens / (prompt_feature_s / params.compute_efficiency + params.prefill_overhead_s)
         comparisons.append(
-            _compare(f"{r.tool} line {r.line_no}", "prefill_tokens_per_s", "tokens/s", prefill_rate, predicted)
+            _compare(_line_label(r), "prefill_tokens_per_s", "tokens/s", prefill_rate, predicted)
         )
         prefill_res.append(prefill_rate / predicted - 1)
     for o in serving:
@@ -376,6 +389,13 @@ def calibrate(
     n = len(comparisons)
     if n == 0:
         raise ServewiseInputError(_("none of the imported runs has a rate or latency servewise can calibrate on"))
+    at_limit = _limit_notes(params, memory_fitted=bool(decode or serving), compute_fitted=bool(prefill or serving))
+    notes += at_limit
+    if n <= fitted_parameters and not at_limit:  # (a fit stopped at a limit misses, and says so above)
+        notes.append(_(
+            "the fit has as many free parameters as measured values ({n}), so its errors on them are near zero by "
+            "construction and its band says nothing about other loads: import two or more load levels or sizes"
+        ).format(n=number(n)))
     profile = CalibrationProfile(
         engine=engine, hardware_class=hw.hardware_class, label=label[:120],
         memory_efficiency=params.memory_efficiency, decode_overhead_s=params.decode_overhead_s,
@@ -387,6 +407,28 @@ def calibrate(
         kv_capacity_tokens=kv_capacity_tokens, n_measurements=n,
     )
     return CalibrationResult(profile=profile, comparisons=tuple(comparisons), notes=tuple(notes))
+
+
+#: An efficiency this close to 1 is at its cap: the fit wanted the accelerator to go faster than its peak.
+_AT_CAP = 1.0 - 1e-9
+
+
+def _limit_notes(params: SpeedParams, *, memory_fitted: bool, compute_fitted: bool) -> list[str]:
+    """Notes for an efficiency the fit pushed to its cap of 1 (the accelerator's peak bandwidth or flop/s): the
+    measured run is at least as fast as this model can go on this accelerator, which real engines never reach, so
+    the benchmark most likely ran another model, quantization, GPU or GPU count than the one given."""
+    notes = []
+    if memory_fitted and params.memory_efficiency >= _AT_CAP:
+        notes.append(_(
+            "the measured decode is at least as fast as this model can go at the accelerator's peak memory bandwidth "
+            "(the fitted memory efficiency stopped at its cap of 1): check that the model, quantization, GPU and GPU "
+            "count are those of the benchmarked run"))
+    if compute_fitted and params.compute_efficiency >= _AT_CAP:
+        notes.append(_(
+            "the measured prefill is at least as fast as this model can go at the accelerator's peak flop/s (the "
+            "fitted compute efficiency stopped at its cap of 1): check that the model, quantization, GPU and GPU "
+            "count are those of the benchmarked run"))
+    return notes
 
 
 def _compare(label: str, metric: str, unit: str, measured: float, predicted: float) -> Comparison:

@@ -42,7 +42,9 @@ def test_pasted_run_calibrates_and_the_link_carries_the_profile():
     at = run_page({"speed_engine": "llama-cpp", "speed_gpu": "rtx-4090-24gb"})
     at.text_area(key="speed_bench_text").input((DATA / "llama_bench_readme.json").read_text()).run()
     assert not at.exception
-    assert "| decode_tokens_per_s |" in text(at)
+    # predicted vs measured, its metrics in words (the ids stay in the CLI's JSON)
+    assert "| decode tokens/s |" in text(at) and "| llama-bench, line 1 |" in text(at)
+    assert "decode_tokens_per_s" not in text(at)
     at.button(key="speed_use_cal").click().run()
     profile = decode_profile(
         at.query_params["speed_cal"][0]
@@ -56,3 +58,17 @@ def test_pasted_run_calibrates_and_the_link_carries_the_profile():
 def test_a_broken_calibration_link_is_explained_not_fatal():
     at = run_page({"speed_cal": "not-a-profile"})
     assert any("calibration was not used" in w.value for w in at.warning)
+
+
+def test_a_calibration_for_another_engine_is_named_in_words_and_the_default_fit_used():
+    from calculators.speed.calibration import CalibrationProfile, encode_profile
+    from calculators.speed.model import Band
+
+    profile = CalibrationProfile(engine="vllm", hardware_class="datacenter-hbm", label="test", memory_efficiency=0.5,
+                                 decode_overhead_s=0.004, compute_efficiency=0.5, prefill_overhead_s=0.02,
+                                 decode_band=Band(low=-0.05, high=0.05, median_abs=0.03, n_points=3), n_measurements=3)
+    at = run_page({"speed_engine": "llama-cpp", "speed_cal": encode_profile(profile)})
+    assert not at.exception
+    notes = [i.value for i in at.info]
+    assert any("is for vLLM on data-centre GPUs (HBM); the default fit is used here" in n for n in notes), notes
+    assert not any("datacenter-hbm" in n for n in notes)

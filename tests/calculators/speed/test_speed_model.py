@@ -145,6 +145,29 @@ def test_calibrate_on_llama_bench_reproduces_the_run():
     decode = [c for c in result.comparisons if c.metric == "decode_tokens_per_s"]
     assert len(decode) == 1 and abs(decode[0].error) < 0.01
     assert any("flop/s are unknown" in n for n in result.notes)
+    # one decode rate fits one efficiency: its zero error is by construction, and the notes say so
+    assert any("as many free parameters as measured values (1)" in n for n in result.notes)
+    assert not any("peak memory bandwidth" in n for n in result.notes)
+
+
+def test_a_run_faster_than_the_accelerators_peak_is_named_not_silently_fitted():
+    """The same llama-bench run (Qwen2.5 7B Q4_K_M on an RTX 4080, 716.8 GB/s) told it ran BF16 weights (15.2 GB): at
+    its measured decode rate that would read more than the card's peak bandwidth, so the fitted efficiency stops at 1
+    and the calibration misses; the notes say the run is faster than the given model can go on this accelerator."""
+    runs = list(read_benchmark((DATA / "llama_bench_readme.json").read_text()).runs)
+    bf16 = ModelShape(weights_read_bytes=15.2e9, params_active=7615616512, n_layers=28, attention_q_dim=3584,
+                      kv_bytes_per_token=57344)
+    hw = Accelerator(hardware_class="consumer-gddr", memory_bandwidth_bytes_per_s=716.8e9, flops_per_s=None)
+    result = calibrate(runs, bf16, hw, "llama-cpp")
+    assert result.profile.memory_efficiency == 1.0
+    decode = next(c for c in result.comparisons if c.metric == "decode_tokens_per_s")
+    assert decode.error < -0.3  # the calibration cannot follow the run, and
+    assert any("at least as fast as this model can go at the accelerator's peak memory bandwidth" in n
+               for n in result.notes), result.notes
+    assert not any("near zero by construction" in n for n in result.notes)  # (its errors are not near zero)
+    with language("es"):
+        spanish = calibrate(runs, bf16, hw, "llama-cpp").notes
+    assert not any("peak memory bandwidth" in n for n in spanish)
 
 
 def test_calibrate_serving_recovers_a_known_model():
