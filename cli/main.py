@@ -615,7 +615,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     texts = [_read_text(path, _("a benchmark output")) for path in args.bench]
     log = _read_text(args.log, _("a start-up log")) if args.log else None
     label = f"{result.model.arch.name}, {inputs.hardware.label}"
-    calibrated = calibrate_from_texts(inputs, texts, log, args.format, label)
+    calibrated = calibrate_from_texts(inputs, texts, log, args.format, label, sources=list(args.bench))
     profile_json = calibrated.profile.model_dump_json(indent=2)
     if args.output:
         try:

@@ -110,6 +110,12 @@ def calibration_text(result: CalibrationResult) -> str:
         ),
     ]
     lines += list(result.notes)
+    if result.skipped:
+        lines.append(ngettext("{n} line not used", "{n} lines not used", len(result.skipped)).format(
+            n=number(len(result.skipped))) + ":")
+        lines += [f"- {line.source + ': ' if line.source else ''}"
+                  + _("line {n} ({reason}): {text}").format(n=number(line.line_no), reason=line.reason, text=line.text)
+                  for line in result.skipped]
     return "\n".join(lines)
 
 

@@ -33,7 +33,7 @@ from calculators.simulator.workload import (
 )
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.fit import band_from, decode_feature_s, fit_line, prefill_feature_s
-from calculators.speed.imports.run import ImportedRun
+from calculators.speed.imports.run import ImportedRun, SkippedLine
 from calculators.speed.model import Accelerator, Band, ModelShape, SpeedParams, tensor_flops_per_s
 from calculators.speed.predict import speed_params, step_cost_model
 from calculators.units import compact, number
@@ -87,6 +87,8 @@ class CalibrationResult(BaseModel):
     profile: CalibrationProfile
     comparisons: tuple[Comparison, ...]
     notes: tuple[str, ...] = ()
+    #: lines of the benchmark outputs no reader used, verbatim with the reason (nothing pasted is lost)
+    skipped: tuple[SkippedLine, ...] = ()
 
 
 def serving_observation(run: ImportedRun, label: str) -> ServingObservation | None:

@@ -123,14 +123,20 @@ def kv_tokens_from_log(text: str) -> int | None:
 
 
 def calibrate_from_texts(inputs: SpeedInputs, bench_texts: list[str], log_text: str | None, fmt: str | None,
-                         label: str) -> CalibrationResult:
-    """Read every benchmark text, take the KV capacity from the log when given, and calibrate."""
+                         label: str, sources: list[str] | None = None) -> CalibrationResult:
+    """Read every benchmark text, take the KV capacity from the log when given, and calibrate; the lines no
+    reader used come back in the result, each with its source (`sources[i]` names text i) when several were read."""
     runs: list[ImportedRun] = []
-    for text in bench_texts:
-        runs.extend(read_benchmark(text, fmt).runs)
+    skipped = []
+    for i, text in enumerate(bench_texts):
+        imported = read_benchmark(text, fmt)
+        runs.extend(imported.runs)
+        source = sources[i] if sources and len(bench_texts) > 1 else ""
+        skipped += [line.model_copy(update={"source": source}) for line in imported.skipped]
     kv_tokens = kv_tokens_from_log(log_text) if log_text else None
     if log_text and kv_tokens is None:
         raise ServewiseInputError(_("the start-up log states no KV capacity in tokens "
                                   "(vLLM 'GPU KV cache size' or SGLang #tokens)"))
-    return calibrate(runs, inputs.model, inputs.hardware, inputs.engine, kv_capacity_tokens=kv_tokens, label=label,
-                     policy=inputs.policy)
+    result = calibrate(runs, inputs.model, inputs.hardware, inputs.engine, kv_capacity_tokens=kv_tokens, label=label,
+                       policy=inputs.policy)
+    return result.model_copy(update={"skipped": tuple(skipped)})

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from calculators.errors import ServewiseInputError
 from calculators.i18n import N_, _
 from calculators.speed.imports.guidellm import read_guidellm_json
-from calculators.speed.imports.run import ImportResult
+from calculators.speed.imports.run import ImportResult, load_json
 from calculators.speed.imports.serving import read_serving_console
 
 #: Formats no single engine owns: GuideLLM talks to any OpenAI-compatible server; the console block is
@@ -70,6 +70,8 @@ def detect_format(text: str) -> str:
     for reader in sorted(candidates, key=lambda r: 0 if r.format_id.endswith("jsonl") else 1):
         if reader.sniff(stripped, first):
             return reader.format_id
+    if first is None and stripped[0] in "[{":  # starts as JSON but neither it nor its first line parses
+        load_json(stripped, _("the benchmark output (was it cut short?)"))
     if first is not None or stripped[0] in "[{":
         raise ServewiseInputError(_("JSON that servewise does not recognise; it reads: {supported}").format(
                                     supported=_(SUPPORTED)))

@@ -31,6 +31,7 @@ class SkippedLine(BaseModel):
     line_no: int = Field(ge=1)
     text: str
     reason: str
+    source: str = Field(default="", description="the file it came from, when several were read")
 
 
 class ImportedRun(BaseModel):

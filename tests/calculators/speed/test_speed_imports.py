@@ -163,3 +163,36 @@ def test_detect_each_format():
         "mlx_lm_generate_pr1122.txt": "mlx-lm-generate",
     }
     assert {name: detect_format(text(name)) for name in names} == names
+
+
+@pytest.mark.parametrize("cut", [400, 900])
+def test_a_json_output_cut_short_says_where_not_format_unknown(cut):
+    """A save-result JSON pasted half (a terminal's scroll-back, a cut link) is named as broken JSON with the place
+    it breaks, not as a format servewise does not read."""
+    text = (DATA / "vllm_save_result_qwen25vl3b.json").read_text()[:cut]
+    with pytest.raises(ServewiseInputError) as info:
+        read_benchmark(text)
+    assert "cut short" in str(info.value) and "line 1, column" in str(info.value)
+    assert "does not recognise" not in str(info.value)
+
+
+def test_calibrating_on_several_files_keeps_every_unused_line_with_its_file():
+    """Nothing pasted is lost on the CLI either: lines no reader used come back in the result, with their file."""
+    from calculators.i18n import language
+    from calculators.speed.command import SpeedInputs, calibrate_from_texts
+    from calculators.speed.model import Accelerator, ModelShape
+    from reports.speed_text import calibration_text
+
+    good = (DATA / "sglang_issue12389.jsonl").read_text().strip()
+    mixed = f'{good}\n{{"broken": \ngarbage line\n'
+    inputs = SpeedInputs("sglang", ModelShape(weights_read_bytes=2e9, params_active=1e9, n_layers=16,
+                                              attention_q_dim=2048, kv_bytes_per_token=32768),
+                         Accelerator(hardware_class="datacenter-hbm", memory_bandwidth_bytes_per_s=3.35e12,
+                                     flops_per_s=989e12), 16, ())
+    result = calibrate_from_texts(inputs, [mixed, good], None, None, "x", sources=["a.jsonl", "b.jsonl"])
+    assert [(s.source, s.line_no, s.text) for s in result.skipped] == [
+        ("a.jsonl", 2, '{"broken": '), ("a.jsonl", 3, "garbage line")]
+    text = calibration_text(result)
+    assert "2 lines not used:" in text and "- a.jsonl: line 3 (" in text and "): garbage line" in text
+    with language("es"):
+        assert "- a.jsonl: línea 3 (" in calibration_text(result)
