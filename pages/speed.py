@@ -120,7 +120,7 @@ if pasted.strip():
     try:
         imported = read_benchmark(pasted)
         result = calibrate(list(imported.runs), shape, hw, engine, kv_capacity_tokens=kv_tokens or None,
-                           label=f"{arch.name} {scheme}, {kb.gpus.get(gpu_id).name}", max_evals=40,
+                           label=f"{arch.name} {namer(kb)(scheme)}, {kb.gpus.get(gpu_id).name}", max_evals=40,
                            policy=policy_for_gpu(engine, kb.gpus.get(gpu_id).memory_bytes))
     except ServewiseInputError as exc:
         st.error(literal(str(exc)), icon=":material/error:")

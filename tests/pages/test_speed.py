@@ -52,6 +52,8 @@ def test_pasted_run_calibrates_and_the_link_carries_the_profile():
         else at.query_params["speed_cal"]
     )
     assert profile.engine == "llama-cpp"
+    # the profile's label (shown wherever the calibration is used) names the weights, not their id
+    assert profile.label == "Llama 3.1 8B BF16, NVIDIA GeForce RTX 4090", profile.label
     assert "Speed basis: your calibration" in text(at)
 
 
