@@ -31,6 +31,7 @@ from ui.compatibility_view import (
     tool_checks_table,
     tool_choice_line,
 )
+from ui.downloads import in_reader_language
 from ui.markdown_text import literal
 from ui.uploads import file_uploader as uploaded_file
 
@@ -111,7 +112,7 @@ def tool_calls_section() -> None:
     deferred.rest_follows(page_end=show_url_notes)
     show_tool_reasons(checks)
     left, right = st.columns(2)
-    left.download_button(_("Markdown"), lambda: tool_checks_markdown(checks), file_name="tool-calls.md",
+    left.download_button(_("Markdown"), in_reader_language(tool_checks_markdown, checks), file_name="tool-calls.md",
                          key="cmp_tool_md", on_click="ignore")
     right.download_button(_("JSON"), lambda: checks_json(checks), file_name="tool-calls.json", key="cmp_tool_json",
                           on_click="ignore")
@@ -172,8 +173,8 @@ def embeddings_section() -> None:
     st.markdown(frame_markdown(embedding_checks_table(checks), literal=True))
     show_embedding_reasons(checks)
     left, right = st.columns(2)
-    left.download_button(_("Markdown"), lambda: embedding_checks_markdown(checks), file_name="embeddings.md",
-                         key="cmp_emb_md", on_click="ignore")
+    left.download_button(_("Markdown"), in_reader_language(embedding_checks_markdown, checks),
+                         file_name="embeddings.md", key="cmp_emb_md", on_click="ignore")
     right.download_button(_("JSON"), lambda: checks_json(checks), file_name="embeddings.json", key="cmp_emb_json",
                           on_click="ignore")
 

@@ -44,6 +44,7 @@ from reports.speed_text import speed_readout_line, users_readout_line
 from reports.tables import markdown_table
 from ui import deferred, url_widgets
 from ui.command_text import show_command
+from ui.downloads import in_reader_language
 from ui.links import page_link
 from ui.markdown_text import code_span, literal
 from ui.markup import show_svg
@@ -406,8 +407,9 @@ st.markdown(_(
 # ---- export --------------------------------------------------------------------------------------------------------
 data = export_data(arch.name, machine_choice.label, workload, weights.bytes, rows, capacities, commands)
 left, right = st.columns(2)
-# Built when downloaded, not on every rerun.
-left.download_button(_("Download the plan (Markdown)"), lambda: export_markdown(data), "servewise-memory-plan.md",
+# Built when downloaded, not on every rerun: in the reader's language (Streamlit calls it in a later request).
+left.download_button(_("Download the plan (Markdown)"), in_reader_language(export_markdown, data),
+                     "servewise-memory-plan.md",
                      mime="text/markdown", icon=":material/description:", on_click="ignore")
 right.download_button(_("Download the plan (JSON)"), lambda: export_json(data), "servewise-memory-plan.json",
                       mime="application/json", icon=":material/data_object:", on_click="ignore")

@@ -9,6 +9,7 @@ from collections import Counter
 from functools import singledispatch
 from typing import Any
 
+from calculators.engines import display_name
 from calculators.engines.llama_cpp.plan import LlamaCppPlan
 from calculators.engines.mlx_lm.plan import MlxLmPlan
 from calculators.engines.ollama.plan import OllamaPlan
@@ -323,7 +324,7 @@ def export_json(data: dict[str, Any]) -> str:
 
 
 def export_markdown(data: dict[str, Any]) -> str:
-    """The export as a Markdown report (GiB = 2^30 bytes)."""
+    """The export as a Markdown report (GiB = 2^30 bytes): engines by name (the JSON keeps their ids)."""
     w = data["workload"]
     weights = data["model_weights_bytes"]
     header = (_("engine"), _("holds the workload"), _("weights / GPU"), _("KV cache / GPU"), _("longest context"),
@@ -345,20 +346,20 @@ def export_markdown(data: dict[str, Any]) -> str:
     for e in data["engines"]:
         plan = e["plan"]
         if plan is None:
-            lines.append(f"| {e['engine']} | " + _("n/a: {why}").format(why=e["not_applicable"] or e["error"])
-                         + " | | | | |")
+            why = e["not_applicable"] or e["error"]
+            lines.append(f"| {display_name(e['engine'])} | " + _("n/a: {why}").format(why=why) + " | | | | |")
             continue
         # per GPU as the bars show it: the busiest device's components
         weights_gpu = sum(c["bytes"] for c in plan["components"] if c["kind"] == "weights")
         kv_gpu = sum(c["bytes"] for c in plan["components"] if c["kind"] in ("kv_cache", "recurrent_state"))
         holds = _("yes") if e["holds_workload"] else _("no")
-        lines.append(f"| {e['engine']} | {holds} | {human_bytes(weights_gpu)} | "
+        lines.append(f"| {display_name(e['engine'])} | {holds} | {human_bytes(weights_gpu)} | "
                      f"{human_bytes(kv_gpu)} | {_count(e['max_context_tokens_for_sequences'])} | "
                      f"{_count(e['max_sequences_at_context'])} |")
     lines.append("")
     for e in data["engines"]:
         if e["launch_command"]:
-            lines += [f"## {e['engine']}", "", "```sh", e["launch_command"], "```", ""]
+            lines += [f"## {display_name(e['engine'])}", "", "```sh", e["launch_command"], "```", ""]
             if e["plan"] and e["plan"]["refusal"]:
                 lines += [_("Refuses to start: {refusal}").format(refusal=e["plan"]["refusal"]), ""]
             for note in (e["plan"] or {}).get("notes", []):

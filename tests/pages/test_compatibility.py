@@ -90,3 +90,28 @@ def test_the_model_source_reads_as_words_and_the_link_keeps_its_id():
     assert any(w.label.startswith("Chat template") for w in at.text_area)
     control.set_value("catalog").run()
     assert "cmp_tool_src" not in at.query_params  # the default stays out of the link; never a label in it
+
+
+def test_the_markdown_downloads_are_written_in_the_readers_language(monkeypatch):
+    """Streamlit renders a download's callable after the page's run, outside its language: both Markdown exports now
+    carry the reader's language with them (the Spanish page's came out in English)."""
+    import ui.downloads as downloads
+    from tests.support.page_runs import page_in_language
+
+    callbacks = {}
+    real = downloads.in_reader_language
+
+    def recording(render, *args):
+        callbacks[render.__name__] = real(render, *args)
+        return callbacks[render.__name__]
+
+    monkeypatch.setattr(downloads, "in_reader_language", recording)
+    at = page_in_language(PAGE, "es", {
+        "cmp_tool_model": "llama-3.1-8b", "cmp_tool_engines": ["vllm"],
+        "cmp_tool_cmd": "vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-auto-tool-choice "
+                        "--tool-call-parser llama3_json",
+        "cmp_emb_model": "bge-m3", "cmp_emb_engines": ["llama-cpp"],
+        "cmp_emb_cmd": "llama-server -m bge-m3.gguf --embeddings -ub 8192 -b 8192"}).run()
+    assert not at.exception
+    assert callbacks["tool_checks_markdown"]().startswith("| motor | veredicto |")
+    assert callbacks["embedding_checks_markdown"]().startswith("| motor |")

@@ -334,3 +334,25 @@ def test_each_input_state_is_planned_once_per_language(monkeypatch):
     assert len(calls) == 2
     assert not page_in_language(PAGE, "es", state).run().exception
     assert len(calls) == 3
+
+
+def test_the_markdown_export_is_written_in_the_readers_language_with_engine_names(monkeypatch):
+    """Streamlit renders a download's callable in a later request, outside the page's run and its language: the
+    Spanish page's Markdown export came out in English. The callback now carries the reader's language."""
+    import ui.downloads as downloads
+    from tests.support.page_runs import page_in_language
+
+    callbacks = {}
+    real = downloads.in_reader_language
+
+    def recording(render, *args):
+        callbacks[render.__name__] = real(render, *args)
+        return callbacks[render.__name__]
+
+    monkeypatch.setattr(downloads, "in_reader_language", recording)
+    at = page_in_language(PAGE, "es", {"mem_model": "llama-3.1-8b", "mem_gpu": "h100-sxm-80gb"}).run()
+    assert not at.exception
+    markdown = callbacks["export_markdown"]()  # called after the run, as Streamlit does when the button is pressed
+    assert markdown.startswith("# Plan de memoria y capacidad de servewise"), markdown[:200]
+    assert "| vLLM | sí |" in markdown and "## llama.cpp (llama-server)" in markdown
+    assert "| vllm |" not in markdown and "## llama-cpp" not in markdown

@@ -55,4 +55,5 @@ def test_exports_carry_every_engine_including_the_ones_that_cannot_run():
     assert engines["mlx-lm"]["not_applicable"] and engines["mlx-lm"]["plan"] is None
     assert engines["vllm"]["plan"]["engine"] == "vllm" and engines["vllm"]["launch_command"] == "vllm serve x"
     markdown = export_markdown(data)
-    assert "| vllm | yes |" in markdown and "```sh\nvllm serve x\n```" in markdown
+    assert "| vLLM | yes |" in markdown and "```sh\nvllm serve x\n```" in markdown
+    assert "| MLX LM | n/a: " in markdown and "## vLLM" in markdown  # names for people; the JSON keeps the ids
