@@ -62,7 +62,7 @@ def speed_estimate_text(est: SpeedEstimate) -> str:
         lines.append(
             _(
                 "Bands are the 10th-90th percentile of the calibration's errors on the run it was fitted on, "
-                "which are smaller than its error at other loads; confirm with the Operations page's benchmark plan."
+                "usually smaller than its error at other loads; confirm with the Operations page's benchmark plan."
             )
         )
     else:
