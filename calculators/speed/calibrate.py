@@ -361,6 +361,7 @@ def calibrate(
                                knob=f"`{spec.graph_max_batch_knob}`", cap=number(spec.graph_max_batch or 0),
                                scale=compact(params.eager_host_scale, 2)))
     comparisons: list[Comparison] = []
+    unfinished: list[str] = []  # serving runs whose simulated requests never finished on this launch
     decode_res: list[float] = []
     prefill_res: list[float] = []
     for r, feature_s, _y in decode:
@@ -388,9 +389,14 @@ def calibrate(
         if o.itl_s and itl:
             comparisons.append(_compare(o.label, "itl_p50", "s", o.itl_s, itl))
             decode_res.append(o.itl_s / itl - 1)
+        if (o.ttft_s and not ttft) or (o.itl_s and not itl):
+            unfinished.append(_unfinished_note(o))
     n = len(comparisons)
+    if n == 0 and unfinished:
+        raise ServewiseInputError(unfinished[0])
     if n == 0:
         raise ServewiseInputError(_("none of the imported runs has a rate or latency servewise can calibrate on"))
+    notes += unfinished
     at_limit = _limit_notes(params, memory_fitted=bool(decode or serving), compute_fitted=bool(prefill or serving))
     notes += at_limit
     if n <= fitted_parameters and not at_limit:  # (a fit stopped at a limit misses, and says so above)
@@ -431,6 +437,13 @@ def _limit_notes(params: SpeedParams, *, memory_fitted: bool, compute_fitted: bo
             "fitted compute efficiency stopped at its cap of 1): check that the model, quantization, GPU and GPU "
             "count are those of the benchmarked run"))
     return notes
+
+
+def _unfinished_note(o: ServingObservation) -> str:
+    """Why a serving run has no prediction: its simulated requests never finished on the launch given."""
+    return _("{run}: no simulated request of {prompt} prompt + {output} output tokens finished on this launch (longer "
+             "than its context length or its KV cache?): give the launch's context length or its start-up log").format(
+        run=o.label, prompt=number(o.workload.prompt.value), output=number(o.workload.output.value))
 
 
 def _compare(label: str, metric: str, unit: str, measured: float, predicted: float) -> Comparison:

@@ -187,3 +187,17 @@ def test_calibrate_serving_recovers_a_known_model():
     # measurements only, whose 0.77 bandwidth efficiency lies further from this truth's 0.4 than the old start
     result = calibrate([measured], model, hw, "vllm", kv_capacity_tokens=10**6, max_evals=80)
     assert all(abs(c.error) < 0.05 for c in result.comparisons)
+
+
+def test_a_serving_run_whose_requests_cannot_fit_the_launch_says_so():
+    """A run of 300 + 60-token requests on a launch whose KV cache holds 100 tokens: no simulated request finishes,
+    so there is nothing to compare; the error says why (it said 'none of the imported runs has a rate or latency')."""
+    model = ModelShape(
+        weights_read_bytes=2e9, params_active=1e9, n_layers=16, attention_q_dim=2048, kv_bytes_per_token=32768
+    )
+    hw = Accelerator(hardware_class="datacenter-hbm", memory_bandwidth_bytes_per_s=2e12, flops_per_s=300e12)
+    run = ImportedRun(tool="vllm-bench-serve", load_kind="rate", load=4.0, n_requests=20, prompt_tokens=300,
+                      output_tokens=60, ttft_ms_p50=30.0, itl_ms_p50=5.0)
+    with pytest.raises(ServewiseInputError) as info:
+        calibrate([run], model, hw, "vllm", kv_capacity_tokens=100, max_evals=10)
+    assert "no simulated request of 300 prompt + 60 output tokens finished" in str(info.value)
