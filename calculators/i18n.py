@@ -103,10 +103,22 @@ def ngettext(singular: str, plural: str, count: float) -> str:
     such as 0.5 takes the plural, as CLDR says for English and Spanish)."""
     lang = current_language()
     found = catalog(lang).get((singular, plural))
-    one = Locale.parse(lang).plural_form(abs(count)) == "one"
-    if isinstance(found, tuple) and len(found) >= 2:
-        return found[0] if one else found[1]
-    return singular if one else plural
+    index = plural_index(lang, count)
+    if isinstance(found, tuple) and found:
+        return found[min(index, len(found) - 1)]
+    return singular if index == 0 else plural
+
+
+#: CLDR plural categories in the order gettext numbers a catalog's msgstr forms: babel.plural.to_gettext writes a
+#: language's Plural-Forms with its rule's categories in this order and "other" last (Spanish: one 0, many 1, other 2).
+PLURAL_CATEGORY_ORDER: tuple[str, ...] = ("zero", "one", "two", "few", "many")
+
+
+def plural_index(lang: str, count: float) -> int:
+    """Which msgstr form of `lang`'s catalog a phrase counting `count` takes (0 = the singular), by its CLDR rule."""
+    rule = Locale.parse(lang).plural_form
+    categories = [tag for tag in PLURAL_CATEGORY_ORDER if tag in rule.tags] + ["other"]
+    return categories.index(rule(abs(count)))
 
 
 def N_(message: str) -> str:  # the conventional gettext marker name

@@ -10,7 +10,7 @@ CATALOG = r'''
 msgid ""
 msgstr ""
 "Language: es\n"
-"Plural-Forms: nplurals=2; plural=(n != 1);\n"
+"Plural-Forms: nplurals=3; plural=(n == 1 ? 0 : n != 0 && n % 1000000 == 0 ? 1 : 2);\n"
 
 msgid "Memory per GPU"
 msgstr "Memoria por GPU"
@@ -25,7 +25,8 @@ msgstr ""
 msgid "{count} sequence"
 msgid_plural "{count} sequences"
 msgstr[0] "{count} secuencia"
-msgstr[1] "{count} secuencias"
+msgstr[1] "{count} de secuencias"
+msgstr[2] "{count} secuencias"
 '''
 
 
@@ -55,6 +56,9 @@ def test_spanish_reads_the_catalog_and_falls_back_to_english(spanish_catalog):
 
 @pytest.mark.parametrize(("lang", "count", "expected"), [
     ("es", 1, "{count} secuencia"), ("es", 0, "{count} secuencias"), ("es", 2, "{count} secuencias"),
+    # CLDR's 'many' for Spanish (a whole million: "un millón de secuencias") is the catalog's second form, not 'other'
+    ("es", 1_000_000, "{count} de secuencias"), ("es", 2_000_000, "{count} de secuencias"),
+    ("es", 0.5, "{count} secuencias"), ("es", 1_000_001, "{count} secuencias"),
     ("en", 1, "{count} sequence"), ("en", 2, "{count} sequences"),
 ])
 def test_plural_forms_follow_the_language(spanish_catalog, lang, count, expected):
