@@ -56,9 +56,10 @@ def test_bad_link_values_fall_back_with_a_note(app_url, page):
 
 
 def test_launch_commands_copy_whole_and_leave_the_syntax_highlighter_unloaded(app_url, browser):
-    """Each engine's launch command is Markdown inline code: a triple-click selects exactly the command and
-    Ctrl+C copies it. st.code would load Streamlit's syntax-highlighter script (~1.5 MB), whose parsing delayed
-    the bars at the top of a shared link (issue 19, bench/bench_shared_link.py), so the page must not fetch it."""
+    """Each engine's launch command is Markdown inline code (a span per word): a triple-click selects exactly the
+    command and Ctrl+C copies it. st.code would load Streamlit's syntax-highlighter script (~1.5 MB), whose parsing
+    delayed the bars at the top of a shared link (issue 19, bench/bench_shared_link.py), so the page must not fetch it.
+    """
     expect = _expect()
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
@@ -68,8 +69,9 @@ def test_launch_commands_copy_whole_and_leave_the_syntax_highlighter_unloaded(ap
     try:
         open_page(page, f"{app_url}/memory?{SHARED}")
         page.get_by_role("tab", name="vLLM", exact=True).click()
-        command = page.locator('[data-testid="stTabPanel"] [data-testid="stMarkdown"] code').filter(
-            has_text="vllm serve").first
+        # One code span per word (ui/command_text.command_markdown), all in one paragraph: the paragraph is the command.
+        command = page.locator('[data-testid="stTabPanel"] [data-testid="stMarkdown"] p').filter(
+            has=page.locator("code", has_text="vllm")).filter(has_text="--max-model-len").first
         expect(command).to_be_visible()
         shown = command.inner_text()
         assert shown.startswith("vllm serve ") and "--max-model-len 32768" in shown
