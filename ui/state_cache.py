@@ -13,6 +13,11 @@ keyed by the inputs alone would hand one reader's language to the next; `per_inp
 `st.cache_resource`: every session shares the one object, which is faster for large results that are
 never mutated (simulation runs, plotly figures). Arguments whose names start with `_` are not hashed
 (Streamlit's rule), e.g. the knowledge base, which is loaded once per process.
+
+`drawn_per_input_state(state, draw)` does the same for *elements*: building some elements costs more than the
+computation behind them (a plotly chart is deep-copied and serialised, a styled dataframe formatted cell by cell
+and converted to Arrow on every run), so the elements `draw()` makes are recorded once per state and language and
+replayed on later runs (Streamlit's cached-element replay) without being built again.
 """
 
 from __future__ import annotations
@@ -71,6 +76,25 @@ def per_input_state(
         return call  # type: ignore[return-value]
 
     return decorate
+
+
+def drawn_per_input_state(state: str, draw: Callable[[], None]) -> None:
+    """Draw the elements `draw()` makes, or replay them when this `state` was drawn before in the reader's language.
+
+    `state` must determine everything `draw` shows (the caller's inputs, e.g. a `state_key` of them, and the section
+    it names); `draw` must make no widget (a widget's value would be replayed, not read). Shared by every session,
+    as the results it draws are (at most `_MAX_DRAWN` states).
+    """
+    _replayed(current_language(), state, _draw=draw)
+
+
+_MAX_DRAWN = 64
+
+
+@st.cache_resource(max_entries=_MAX_DRAWN, show_spinner=False)
+def _replayed(language: str, state: str, _draw: Callable[[], None]) -> None:
+    del language, state  # the key: what `_draw` shows is determined by them
+    _draw()
 
 
 def state_key(*values: Any) -> str:

@@ -55,6 +55,55 @@ def test_two_decorated_functions_with_the_same_arguments_keep_their_own_results(
     assert _other("a", 1) == "other"
 
 
+#: What the test script's draw function made, run by run (filled from inside the AppTest script).
+draws: list[str] = []
+
+
+def _drawing_script() -> None:
+    import streamlit as st
+
+    from calculators.i18n import _, set_language
+    from tests.ui.test_state_cache import draws
+    from ui.state_cache import drawn_per_input_state
+
+    set_language(st.session_state.get("lang", "en"))
+    state = st.session_state.get("state", "a")
+
+    def draw() -> None:
+        draws.append(state)
+        left, right = st.columns(2)
+        left.markdown(_("Tool calls"))
+        right.caption(f"state {state}")
+
+    with st.container():
+        drawn_per_input_state(f"test {state}", draw)
+    st.caption("after")
+
+
+def test_drawn_elements_are_replayed_per_state_and_language():
+    from streamlit.testing.v1 import AppTest
+
+    from ui.state_cache import _replayed
+
+    _replayed.clear()
+    draws.clear()
+    at = AppTest.from_function(_drawing_script)
+    at.run()
+    shown = ([m.value for m in at.markdown], [c.value for c in at.caption])
+    assert shown == (["Tool calls"], ["state a", "after"])
+    at.run()
+    assert ([m.value for m in at.markdown], [c.value for c in at.caption]) == shown
+    assert draws == ["a"]  # the second run replayed the recorded elements
+    at.session_state["state"] = "b"
+    at.run()
+    assert [c.value for c in at.caption] == ["state b", "after"]
+    at.session_state["lang"] = "es"
+    at.run()
+    assert [m.value for m in at.markdown] == ["Llamadas a herramientas"]
+    assert draws == ["a", "b", "b"]
+    _replayed.clear()
+
+
 def test_functions_of_the_same_name_in_different_files_do_not_share_a_cache(tmp_path):
     namespaces = []
     for number in (1, 2):
