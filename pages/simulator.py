@@ -37,7 +37,7 @@ from reports.tables import frame_markdown, localized_frame
 from ui import deferred, uploads, url_widgets
 from ui.background import section_result, wait_for_section
 from ui.markdown_text import literal
-from ui.state_cache import per_input_state, state_key
+from ui.state_cache import drawn_per_input_state, per_input_state, state_key
 from ui.tables import pin_first_column
 
 #: The example machine: a 24 GB card an 8B BF16 model fits on.
@@ -72,6 +72,12 @@ def run_open_twins(workload: WorkloadSpec, policies: tuple, costs: tuple[StepCos
     twins = [simulate(open_loop_twin(workload, c), p, cost, kv_tokens, slo)
              for c, p, cost in zip(closed, policies, costs, strict=True)]
     return loop_comparison_table(closed, twins)
+
+
+@per_input_state(max_entries=16, copy=False)
+def model_inputs(model_id: str, gpu_id: str):
+    """The memory model's figures for `model_id` on one `gpu_id` (vLLM's plan); the same on every rerun."""
+    return simulator_inputs(load_knowledge(), model_id, gpu_id)
 
 
 # Kept per state by ui/background.py, which runs it off the script thread.
@@ -135,7 +141,7 @@ with machine_col:
     from_memory_model = None
     if model_id != "typed" and gpu is not None:
         try:
-            from_memory_model = simulator_inputs(load_knowledge(), model_id, gpu_id)
+            from_memory_model = model_inputs(model_id, gpu_id)
         except ServewiseInputError as exc:
             st.error(literal(str(exc)), icon=":material/error:")
         if from_memory_model is not None and from_memory_model.kv_capacity_tokens == 0:
@@ -348,7 +354,10 @@ if workload.length_pairs:
     st.caption(_("Lengths sampled from {rows} CSV rows.").format(rows=number(len(workload.length_pairs))))
 # A Markdown table: read, not sorted, and on screen without the browser loading the dataframe grid first (the
 # latency distributions below stay a dataframe). Engines as columns: one row per engine did not fit the page.
-st.markdown(frame_markdown(engines_as_columns(comparison), index=True, literal=True))
+# The elements below depend on the run's inputs only: built once per state and language, replayed on later runs.
+run_state = state_key(workload, built, costs, kv_tokens, slo)
+drawn_per_input_state(f"simulator comparison {run_state}", lambda: st.markdown(
+    frame_markdown(engines_as_columns(comparison), index=True, literal=True)))
 st.caption(
     _("Goodput counts finished requests with TTFT ≤ {ttft} s and mean inter-token latency ≤ {itl} ms, per second "
       "of the run. Step times are roofline estimates.").format(
@@ -363,8 +372,8 @@ else:
 deferred.rest_follows()
 
 st.subheader(_("Latency distributions"))
-st.dataframe(localized_frame(distributions), hide_index=True, width="stretch",
-             column_config=pin_first_column(distributions))
+drawn_per_input_state(f"simulator distributions {run_state}", lambda: st.dataframe(
+    localized_frame(distributions), hide_index=True, width="stretch", column_config=pin_first_column(distributions)))
 st.download_button(
     _("Download every simulated request (CSV)"),
     data=lambda: records_csv(results),
@@ -376,7 +385,8 @@ st.download_button(
 )
 
 st.subheader(_("Queue, running sequences and KV over time"))
-st.plotly_chart(timeline, width="stretch", key="sim_chart_timeline")
+drawn_per_input_state(f"simulator timeline {run_state}",
+                      lambda: st.plotly_chart(timeline, width="stretch", key="sim_chart_timeline"))
 st.caption(_("Each point is the maximum over its slice of the run, so short peaks stay visible."))
 
 st.subheader(_("What the knobs did"))
@@ -425,8 +435,8 @@ else:
     sweep_workload = workload.model_copy(update={"n_requests": min(workload.n_requests, SWEEP_REQUESTS)})
     # A dozen simulations: computed off the script thread, so the tables above are final and every widget answers
     # at once; the charts replace the note when the sweep is done (ui/background.py).
-    sweep = section_result(state_key(sweep_workload, built, costs, kv_tokens, slo, rates),
-                           lambda: run_sweep(sweep_workload, built, costs, kv_tokens, slo, rates))
+    sweep_state = state_key(sweep_workload, built, costs, kv_tokens, slo, rates)
+    sweep = section_result(sweep_state, lambda: run_sweep(sweep_workload, built, costs, kv_tokens, slo, rates))
     if not sweep.done():
         wait_for_section(sweep, _("Sweeping arrival rates…"))
         st.stop()
@@ -435,9 +445,12 @@ else:
     except ServewiseInputError as exc:
         st.error(_("Cannot sweep: {why}").format(why=literal(str(exc))), icon=":material/error:")
     else:
-        left, right = st.columns(2)
-        left.plotly_chart(goodput_fig, width="stretch", key="sim_chart_sweep_goodput")
-        right.plotly_chart(ttft_fig, width="stretch", key="sim_chart_sweep_ttft")
+        def draw_sweep() -> None:
+            left, right = st.columns(2)
+            left.plotly_chart(goodput_fig, width="stretch", key="sim_chart_sweep_goodput")
+            right.plotly_chart(ttft_fig, width="stretch", key="sim_chart_sweep_ttft")
+
+        drawn_per_input_state(f"simulator sweep {sweep_state}", draw_sweep)
         st.caption(
             _("Open-loop Poisson arrivals at {rates} requests/s, {requests} requests per point, same lengths as "
               "above. Goodput flattening while p99 TTFT climbs marks where the engine saturates.").format(
