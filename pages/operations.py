@@ -10,6 +10,7 @@ from calculators.errors import ServewiseInputError
 from calculators.i18n import N_, _, current_language
 from calculators.operations.bench_plan import WORKLOADS, BenchPlanRequest, build_bench_plan, parse_number_list
 from knowledge import load_knowledge
+from knowledge.engines import Engine
 from knowledge.sources import source_url
 from reports.bench_plan import engine_script, plan_json, plan_markdown, plan_yaml
 from reports.engines_tables import kb_word
@@ -31,6 +32,7 @@ from ui import deferred, url_widgets
 from ui.downloads import in_reader_language
 from ui.markdown_text import literal
 from ui.sourced_facts import short_version, show_facts, show_table
+from ui.state_cache import drawn_per_input_state, per_input_state, state_key
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "ar", "hi", "zh", "ja", "ko")
 WHAT, WHY = N_("What"), N_("Why")
@@ -52,7 +54,9 @@ selected = url_widgets.multiselect(
     default=[e.id for e in sorted(ENGINES.values(), key=lambda e: e.operations_default or 0) if e.operations_default],
 )
 chosen = [engines_by_id[engine_id] for engine_id in selected]
-
+#: What the engine sections below show depends on the engines picked only (and the reader's language): they are
+#: built once per choice and replayed on later runs (ui/state_cache.py).
+engines_state = "operations " + ",".join(selected)
 
 
 def language_name(code: str) -> str:
@@ -67,6 +71,117 @@ def engines_picked() -> bool:
     return bool(chosen)
 
 
+def show_api_sections(chosen: list[Engine]) -> None:
+    """The API tab below the endpoints: practice, tool calling and embeddings facts per engine."""
+    st.subheader(_("What differs in practice"))
+    st.markdown(
+        _("A compatible endpoint reduces client changes, but the prompt the model sees, the sampling it uses "
+        "and when it stops can differ. Set `max_tokens`, `temperature` and stop sequences explicitly in every "
+        "request, and compare a streamed answer chunk by chunk with your client before switching.")
+    )
+    show_facts(practice_table(chosen))
+    st.subheader(_("Tool calling and structured output"))
+    st.markdown(
+        _("Tool calls work only when **model, chat template, parser and client** agree: the model must be "
+        "trained for the format, the template must render the tools, the engine's parser must read the "
+        "model's output, and the client must send `tools` and handle `tool_calls`. Valid JSON is not a "
+        "correct action.")
+    )
+    show_facts(tool_calling_table(chosen))
+    st.subheader(_("Embeddings and reranking"))
+    st.markdown(
+        _("An embedding service must reproduce the vectors already in your index: same model, **same pooling, "
+        "same normalisation, same output dimension**. Otherwise similarity scores are meaningless. Generation "
+        "speed says nothing of retrieval quality, and a separate embeddings service keeps ingestion from "
+        "interrupting chats.")
+    )
+    show_facts(embeddings_table(chosen))
+
+
+def show_metrics_sections(chosen: list[Engine]) -> None:
+    """The metrics tab: engine metrics, what the application measures, cancellation."""
+    st.subheader(_("Engine metrics"))
+    st.caption(_("The Prometheus metric name for each figure worth a latency target; `— lacks it`: not exported."))
+    show_table(metrics_table(chosen))
+    for engine in chosen:
+        missing = lacking_metrics(engine)
+        if missing:
+            st.warning(_("**{engine}** lacks: {metrics}. Measure these in the client or gateway.").format(
+                engine=engine.name, metrics=", ".join(missing)), icon=":material/visibility_off:")  # fmt: skip
+    st.subheader(_("What the application must measure itself"))
+    st.markdown(_("Engine metrics start when a request reaches the engine and end when it leaves. They never see:"))
+    st.markdown("\n".join(f"- **{_(name)}**: {_(what)}" for name, what in APP_MEASURES))
+    st.subheader(_("Cancellation: does a closed connection stop the work?"))
+    st.markdown(
+        _("A client that gives up (a timeout, a closed tab, a gateway cancelling requests that have not started "
+        "answering) should free the engine's slot and KV cache. If it does not, abandoned requests keep "
+        "consuming capacity.")
+    )
+    show_facts(lifecycle_table(chosen))
+
+
+def show_security_sections(chosen: list[Engine]) -> None:
+    """The security tab's facts per engine and the hardening steps they call for."""
+    show_facts(security_table(chosen))
+    st.subheader(_("Steps these defaults call for"))
+    st.markdown(
+        _("In front of every engine: a reverse proxy with TLS and authentication that allow-lists only the "
+        "routes clients need, per-client rate and token limits, request logs kept as your policy says, and "
+        "a network policy so that only the proxy reaches the engine's port.")
+    )
+    source_word = _("source")
+    for engine in chosen:
+        steps = hardening_steps(engine)
+        lines = [
+            f"- {literal_markdown(text)} "
+            f"[{source_word}]({source_url(fact.source, fact.verified.version) or fact.source})"
+            f" ({short_version(fact.verified.version)})"
+            for text, fact in steps
+        ]
+        none_extra = "- " + _("No extra step beyond the common ones.")
+        st.markdown(f"**{engine.name}**\n\n" + ("\n".join(lines) or none_extra))
+
+
+@per_input_state(max_entries=16, copy=False)
+def bench_plan(request: BenchPlanRequest):
+    """The benchmark plan for `request` (the same on every rerun of the same choices and language)."""
+    return build_bench_plan(request, load_knowledge())
+
+
+def show_plan(plan) -> None:
+    """The plan's phases, what to record and each engine's commands (no widgets: replayed per plan)."""
+    st.subheader(_("Phases"))
+    st.markdown("\n".join(f"- **{phase}**: {plan.phase_purpose[phase]}" for phase in plan.phases))
+    for note in plan.notes:
+        st.caption(note)
+    st.subheader(_("Record with every result"))
+    rows = (f"| {literal_markdown(r.item)} | {literal_markdown(r.why)} |" for r in plan.record)
+    st.markdown(f"| {_(WHAT)} | {_(WHY)} |\n|---|---|\n" + "\n".join(rows))
+    st.subheader(_("Commands per engine"))
+    st.caption(_("{runs} runs per engine, identical parameters for every engine.").format(runs=len(plan.runs)))
+    generic_client = _("generic OpenAI-compatible client")
+    for section in plan.engines:
+        with st.expander(f"{section.name} · {section.load_tool or generic_client}",
+                         expanded=len(plan.engines) == 1):  # fmt: skip
+            for warning in section.warnings:
+                st.warning(warning, icon=":material/warning:")
+            if section.tool_call_setup:
+                st.markdown(section.tool_call_setup)
+            if section.metrics_to_scrape:
+                st.markdown(_("Scrape during each run: ") + ", ".join(f"`{m}`" for m in section.metrics_to_scrape))
+            tool_notes = ([section.load_tool_note] if section.load_tool_note else []) + list(section.other_tools)
+            for note in tool_notes:
+                url = source_url(note.source, note.version) or note.source
+                why = literal_markdown(note.why)
+                source_word = _("source")
+                kind = kb_word(note.kind)
+                st.markdown(f"**{note.tool}** ({kind}): {why} [{source_word}]({url}) ({note.version})")
+            if section.generic_recipe:
+                st.markdown("**" + _("Generic recipe") + "**\n\n" + "\n".join(
+                    f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip
+            st.code(engine_script(section), language="bash", height=CODE_HEIGHT_PX)
+
+
 api_tab, metrics_tab, security_tab, bench_tab = st.tabs(
     [_("API compatibility"), _("Metrics and lifecycle"), _("Security"), _("Benchmark plan")]
 )
@@ -77,52 +192,13 @@ with api_tab:
         st.caption(
             _("**yes** = always there; **with a flag** = only when a launch flag (or a model for that task) enables it")
         )
-        show_table(endpoints_table(chosen))
+        drawn_per_input_state(f"{engines_state} endpoints", lambda: show_table(endpoints_table(chosen)))
         deferred.rest_follows(page_end=show_url_notes)
-        st.subheader(_("What differs in practice"))
-        st.markdown(
-            _("A compatible endpoint reduces client changes, but the prompt the model sees, the sampling it uses "
-            "and when it stops can differ. Set `max_tokens`, `temperature` and stop sequences explicitly in every "
-            "request, and compare a streamed answer chunk by chunk with your client before switching.")
-        )
-        show_facts(practice_table(chosen))
-        st.subheader(_("Tool calling and structured output"))
-        st.markdown(
-            _("Tool calls work only when **model, chat template, parser and client** agree: the model must be "
-            "trained for the format, the template must render the tools, the engine's parser must read the "
-            "model's output, and the client must send `tools` and handle `tool_calls`. Valid JSON is not a "
-            "correct action.")
-        )
-        show_facts(tool_calling_table(chosen))
-        st.subheader(_("Embeddings and reranking"))
-        st.markdown(
-            _("An embedding service must reproduce the vectors already in your index: same model, **same pooling, "
-            "same normalisation, same output dimension**. Otherwise similarity scores are meaningless. Generation "
-            "speed says nothing of retrieval quality, and a separate embeddings service keeps ingestion from "
-            "interrupting chats.")
-        )
-        show_facts(embeddings_table(chosen))
+        drawn_per_input_state(f"{engines_state} api", lambda: show_api_sections(chosen))
 
 with metrics_tab:
     if engines_picked():
-        st.subheader(_("Engine metrics"))
-        st.caption(_("The Prometheus metric name for each figure worth a latency target; `— lacks it`: not exported."))
-        show_table(metrics_table(chosen))
-        for engine in chosen:
-            missing = lacking_metrics(engine)
-            if missing:
-                st.warning(_("**{engine}** lacks: {metrics}. Measure these in the client or gateway.").format(
-                    engine=engine.name, metrics=", ".join(missing)), icon=":material/visibility_off:")  # fmt: skip
-        st.subheader(_("What the application must measure itself"))
-        st.markdown(_("Engine metrics start when a request reaches the engine and end when it leaves. They never see:"))
-        st.markdown("\n".join(f"- **{_(name)}**: {_(what)}" for name, what in APP_MEASURES))
-        st.subheader(_("Cancellation: does a closed connection stop the work?"))
-        st.markdown(
-            _("A client that gives up (a timeout, a closed tab, a gateway cancelling requests that have not started "
-            "answering) should free the engine's slot and KV cache. If it does not, abandoned requests keep "
-            "consuming capacity.")
-        )
-        show_facts(lifecycle_table(chosen))
+        drawn_per_input_state(f"{engines_state} metrics", lambda: show_metrics_sections(chosen))
 
 with security_tab:
     st.info(
@@ -132,24 +208,7 @@ with security_tab:
         icon=":material/shield:",
     )
     if engines_picked():
-        show_facts(security_table(chosen))
-        st.subheader(_("Steps these defaults call for"))
-        st.markdown(
-            _("In front of every engine: a reverse proxy with TLS and authentication that allow-lists only the "
-            "routes clients need, per-client rate and token limits, request logs kept as your policy says, and "
-            "a network policy so that only the proxy reaches the engine's port.")
-        )
-        source_word = _("source")
-        for engine in chosen:
-            steps = hardening_steps(engine)
-            lines = [
-                f"- {literal_markdown(text)} "
-                f"[{source_word}]({source_url(fact.source, fact.verified.version) or fact.source})"
-                f" ({short_version(fact.verified.version)})"
-                for text, fact in steps
-            ]
-            none_extra = "- " + _("No extra step beyond the common ones.")
-            st.markdown(f"**{engine.name}**\n\n" + ("\n".join(lines) or none_extra))
+        drawn_per_input_state(f"{engines_state} security", lambda: show_security_sections(chosen))
 
 with bench_tab:
     st.markdown(
@@ -219,42 +278,13 @@ with bench_tab:
             short_output_tokens=int(short_out),
             long_output_tokens=int(long_out),
         )
-        plan = build_bench_plan(request, kb)
+        plan = bench_plan(request)
     except ServewiseInputError as exc:
         st.error(_("No plan yet: {reason}").format(reason=literal(str(exc))), icon=":material/error:")
         plan = None
 
     if plan is not None:
-        st.subheader(_("Phases"))
-        st.markdown("\n".join(f"- **{phase}**: {plan.phase_purpose[phase]}" for phase in plan.phases))
-        for note in plan.notes:
-            st.caption(note)
-        st.subheader(_("Record with every result"))
-        rows = (f"| {literal_markdown(r.item)} | {literal_markdown(r.why)} |" for r in plan.record)
-        st.markdown(f"| {_(WHAT)} | {_(WHY)} |\n|---|---|\n" + "\n".join(rows))
-        st.subheader(_("Commands per engine"))
-        st.caption(_("{runs} runs per engine, identical parameters for every engine.").format(runs=len(plan.runs)))
-        generic_client = _("generic OpenAI-compatible client")
-        for section in plan.engines:
-            with st.expander(f"{section.name} · {section.load_tool or generic_client}",
-                             expanded=len(plan.engines) == 1):  # fmt: skip
-                for warning in section.warnings:
-                    st.warning(warning, icon=":material/warning:")
-                if section.tool_call_setup:
-                    st.markdown(section.tool_call_setup)
-                if section.metrics_to_scrape:
-                    st.markdown(_("Scrape during each run: ") + ", ".join(f"`{m}`" for m in section.metrics_to_scrape))
-                tool_notes = ([section.load_tool_note] if section.load_tool_note else []) + list(section.other_tools)
-                for note in tool_notes:
-                    url = source_url(note.source, note.version) or note.source
-                    why = literal_markdown(note.why)
-                    source_word = _("source")
-                    kind = kb_word(note.kind)
-                    st.markdown(f"**{note.tool}** ({kind}): {why} [{source_word}]({url}) ({note.version})")
-                if section.generic_recipe:
-                    st.markdown("**" + _("Generic recipe") + "**\n\n" + "\n".join(
-                        f"{i}. {step}" for i, step in enumerate(section.generic_recipe, start=1)))  # fmt: skip
-                st.code(engine_script(section), language="bash", height=CODE_HEIGHT_PX)
+        drawn_per_input_state(f"operations plan {state_key(request)}", lambda: show_plan(plan))
         left, middle, right = st.columns(3)
         left.download_button(_("Download plan (Markdown)"), in_reader_language(plan_markdown, plan),
                              file_name="servewise-bench-plan.md", mime="text/markdown",
