@@ -25,6 +25,7 @@ from reports.tables import columns_markdown, localized_frame
 from ui import url_widgets
 from ui.markdown_text import literal
 from ui.markup import show_svg
+from ui.state_cache import drawn_per_input_state
 
 kb = load_knowledge()
 formats = kb.formats
@@ -98,90 +99,99 @@ with right:
     )
 url_widgets.show_url_notes()
 
-choice = HardwareChoice(gpu_id=None if hardware_id == ANY_HARDWARE else hardware_id)
-gpu_name = namer(kb)(choice.gpu_id or "")  # what the captions below call the chosen GPU
-verdicts = matrix_on_hardware(kb, choice)
-show_svg(compatibility_grid_svg(formats, highlight=(engine_id, column_id), verdicts=verdicts))
-if choice.gpu_id is not None:
-    st.caption(_("Statuses read for {gpu}; cells marked * depend on the hardware.").format(gpu=gpu_name))
-st.caption(" · ".join(f"**{_(SHORT_LABELS[status])}**: {_(meaning)}"
-                      for status, (_colour, meaning) in STATUS_BADGE.items()))
 
-cell = formats.cell(engine_id, column_id)
-engine = formats.engine(engine_id)
-column = formats.column(column_id)
-st.markdown(f"#### {engine.name} × {_(column.name)}")
-if cell is None:
-    st.info(_("The knowledge base has no entry for this pair."))
-else:
-    verdict = format_verdict(kb, engine_id, column_id, choice)
-    colour, meaning = STATUS_BADGE[verdict.status]
-    st.badge(_(STATUS_WORDS[verdict.status]), color=colour)
-    st.caption(
-        _(meaning) if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=_(meaning), gpu=gpu_name)
-    )
-    if verdict.refused_by == "compute-capability":
-        st.warning(
-            _("Needs compute capability {need} or newer; {gpu} has {have}.").format(
-                need=verdict.required_compute_capability, gpu=gpu_name, have=verdict.actual_compute_capability
-            ),
-            icon=":material/block:",
-        )
-    elif verdict.refused_by == "gpu-arch":
-        st.warning(
-            _("Only on {archs}; not on {gpu}.").format(archs=", ".join(verdict.required_gpu_archs), gpu=gpu_name),
-            icon=":material/block:",
-        )
-    elif verdict.path is not None and verdict.path.kernel:
-        st.caption(_("Path on this hardware: {kernel}").format(kernel=verdict.path.kernel))
-    st.write(_(cell.note))
-    if cell.hardware:
-        paths = pd.DataFrame(
-            {
-                _("backend"): [item_name(p.backend) for p in cell.hardware],
-                _("status"): [_(STATUS_WORDS[p.status]) for p in cell.hardware],
-                _("min compute capability"): [
-                    "" if p.min_compute_capability is None else f"{p.min_compute_capability:g}"
-                    for p in cell.hardware
-                ],
-                _("GPU archs"): [", ".join(p.gpu_archs) for p in cell.hardware],
-                _("path"): [p.kernel or "" for p in cell.hardware],
-                _("note"): [_(p.note) if p.note else "" for p in cell.hardware],
-            }
-        )
-        # Columns blank in every row are left out: with all six the Spanish table scrolled sideways at 1024 px.
-        st.dataframe(paths.loc[:, (paths != "").any()], hide_index=True)
-        st.caption(_("Backends not listed: {status}.").format(status=_(STATUS_WORDS[cell.other_backends])))
-    layout = []
-    if cell.bit_widths:
-        layout.append(_("bit widths {widths}").format(widths=", ".join(compact(b, 3) for b in cell.bit_widths)))
-    if cell.group_sizes:
-        sizes = ", ".join(_("per channel") if g == -1 else str(g) for g in cell.group_sizes)
-        layout.append(_("group sizes {sizes}").format(sizes=sizes))
-    if layout:
-        st.markdown(_("Accepted layouts: {layouts}").format(layouts="; ".join(layout)))
-    if cell.how_to_enable:
-        st.markdown(_("How to enable: `{how}`").format(how=cell.how_to_enable))
-    url = source_url(cell.source, cell.verified.version)
-    source_text = f"[{cell.source}]({url})" if url else cell.source
-    st.markdown(_("Source: {source} — read at {version} on {date}").format(
-        source=source_text, version=cell.verified.version, date=f"{cell.verified.date:%Y-%m-%d}"))
+def show_cell(engine_id: str, column_id: str, hardware_id: str) -> None:
+    """The matrix on the chosen hardware and the chosen cell's verdict, source and what its column covers."""
+    choice = HardwareChoice(gpu_id=None if hardware_id == ANY_HARDWARE else hardware_id)
+    gpu_name = namer(kb)(choice.gpu_id or "")  # what the captions below call the chosen GPU
+    verdicts = matrix_on_hardware(kb, choice)
+    show_svg(compatibility_grid_svg(formats, highlight=(engine_id, column_id), verdicts=verdicts))
+    if choice.gpu_id is not None:
+        st.caption(_("Statuses read for {gpu}; cells marked * depend on the hardware.").format(gpu=gpu_name))
+    st.caption(" · ".join(f"**{_(SHORT_LABELS[status])}**: {_(meaning)}"
+                          for status, (_colour, meaning) in STATUS_BADGE.items()))
 
-members = formats.members(column_id)
-if members:
-    st.markdown(_("**What {column} covers**").format(column=namer(kb)(column_id)))
-    # A Markdown table: its long cells wrap (as a dataframe the block layout ran off the side at 1024 px).
-    st.markdown(columns_markdown({
-        _("scheme"): [_(q.name) for q in members],
-        _("bits per weight"): [
-            float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in members
-        ],
-        _("what one block or group holds"): [_(q.layout_note) if q.layout_note else "" for q in members],
-    }, literal=True))
-else:
-    fmt = formats.file_format(column_id)
-    st.markdown(_("**{format} stores:**").format(format=_(fmt.name)) + " " + _(fmt.stores))
-    st.markdown(_("**It does not tell you:**") + " " + _(fmt.does_not_imply))
+    cell = formats.cell(engine_id, column_id)
+    engine = formats.engine(engine_id)
+    column = formats.column(column_id)
+    st.markdown(f"#### {engine.name} × {_(column.name)}")
+    if cell is None:
+        st.info(_("The knowledge base has no entry for this pair."))
+    else:
+        verdict = format_verdict(kb, engine_id, column_id, choice)
+        colour, meaning = STATUS_BADGE[verdict.status]
+        st.badge(_(STATUS_WORDS[verdict.status]), color=colour)
+        st.caption(
+            _(meaning) if choice.gpu_id is None else _("{meaning} (on {gpu})").format(meaning=_(meaning), gpu=gpu_name)
+        )
+        if verdict.refused_by == "compute-capability":
+            st.warning(
+                _("Needs compute capability {need} or newer; {gpu} has {have}.").format(
+                    need=verdict.required_compute_capability, gpu=gpu_name, have=verdict.actual_compute_capability
+                ),
+                icon=":material/block:",
+            )
+        elif verdict.refused_by == "gpu-arch":
+            st.warning(
+                _("Only on {archs}; not on {gpu}.").format(archs=", ".join(verdict.required_gpu_archs), gpu=gpu_name),
+                icon=":material/block:",
+            )
+        elif verdict.path is not None and verdict.path.kernel:
+            st.caption(_("Path on this hardware: {kernel}").format(kernel=verdict.path.kernel))
+        st.write(_(cell.note))
+        if cell.hardware:
+            paths = pd.DataFrame(
+                {
+                    _("backend"): [item_name(p.backend) for p in cell.hardware],
+                    _("status"): [_(STATUS_WORDS[p.status]) for p in cell.hardware],
+                    _("min compute capability"): [
+                        "" if p.min_compute_capability is None else f"{p.min_compute_capability:g}"
+                        for p in cell.hardware
+                    ],
+                    _("GPU archs"): [", ".join(p.gpu_archs) for p in cell.hardware],
+                    _("path"): [p.kernel or "" for p in cell.hardware],
+                    _("note"): [_(p.note) if p.note else "" for p in cell.hardware],
+                }
+            )
+            # Columns blank in every row are left out: with all six the Spanish table scrolled sideways at 1024 px.
+            st.dataframe(paths.loc[:, (paths != "").any()], hide_index=True)
+            st.caption(_("Backends not listed: {status}.").format(status=_(STATUS_WORDS[cell.other_backends])))
+        layout = []
+        if cell.bit_widths:
+            layout.append(_("bit widths {widths}").format(widths=", ".join(compact(b, 3) for b in cell.bit_widths)))
+        if cell.group_sizes:
+            sizes = ", ".join(_("per channel") if g == -1 else str(g) for g in cell.group_sizes)
+            layout.append(_("group sizes {sizes}").format(sizes=sizes))
+        if layout:
+            st.markdown(_("Accepted layouts: {layouts}").format(layouts="; ".join(layout)))
+        if cell.how_to_enable:
+            st.markdown(_("How to enable: `{how}`").format(how=cell.how_to_enable))
+        url = source_url(cell.source, cell.verified.version)
+        source_text = f"[{cell.source}]({url})" if url else cell.source
+        st.markdown(_("Source: {source} — read at {version} on {date}").format(
+            source=source_text, version=cell.verified.version, date=f"{cell.verified.date:%Y-%m-%d}"))
+
+    members = formats.members(column_id)
+    if members:
+        st.markdown(_("**What {column} covers**").format(column=namer(kb)(column_id)))
+        # A Markdown table: its long cells wrap (as a dataframe the block layout ran off the side at 1024 px).
+        st.markdown(columns_markdown({
+            _("scheme"): [_(q.name) for q in members],
+            _("bits per weight"): [
+                float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in members
+            ],
+            _("what one block or group holds"): [_(q.layout_note) if q.layout_note else "" for q in members],
+        }, literal=True))
+    else:
+        fmt = formats.file_format(column_id)
+        st.markdown(_("**{format} stores:**").format(format=_(fmt.name)) + " " + _(fmt.stores))
+        st.markdown(_("**It does not tell you:**") + " " + _(fmt.does_not_imply))
+
+
+# Below the widgets everything depends on the three choices (and the reader's language) only: built once per
+# choice and replayed on later runs (ui/state_cache.py); the tables at the end depend on the knowledge base only.
+drawn_per_input_state(f"formats cell {engine_id} {column_id} {hardware_id}",
+                      lambda: show_cell(engine_id, column_id, hardware_id))
 
 
 def derivation(quant: Quantization) -> str:
@@ -202,59 +212,64 @@ def derivation(quant: Quantization) -> str:
         bits=compact(layout.weight_bits, 3), extra=compact(extra, 3), group=layout.group_size)
 
 
-st.subheader(_("Bits per weight"))
-st.write(
-    _("Per tensor, as each scheme defines it. Scales, zero points and biases count: Q8_0 is 8.5 bits, not 8. "
-    "Schemes marked *linear layers* keep embeddings and lm_head in 16-bit, so a whole model lands higher.")
-)
-# Three narrow columns fit at 1024 px; how each figure is derived and its source are one click away (all seven
-# columns scrolled sideways, with the bits per weight out of sight behind the slug column).
-bits_per_weight = [
-    float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in formats.quantizations
-]
-st.dataframe(
-    localized_frame(pd.DataFrame(
-        {
-            _("scheme"): [_(q.name) for q in formats.quantizations],
-            _("bits per weight"): bits_per_weight,
-            _("applies to"): [_(SCOPE_WORDS[q.scope]) for q in formats.quantizations],
-        }
-    )),
-    hide_index=True,
-)
-with st.expander(_("How each figure is derived, and its source")):
+def show_scheme_tables() -> None:
+    """Bits per weight of every scheme, how each is derived, and the measured GGUF file types."""
+    st.subheader(_("Bits per weight"))
+    st.write(
+        _("Per tensor, as each scheme defines it. Scales, zero points and biases count: Q8_0 is 8.5 bits, not 8. "
+        "Schemes marked *linear layers* keep embeddings and lm_head in 16-bit, so a whole model lands higher.")
+    )
+    # Three narrow columns fit at 1024 px; how each figure is derived and its source are one click away (all seven
+    # columns scrolled sideways, with the bits per weight out of sight behind the slug column).
+    bits_per_weight = [
+        float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in formats.quantizations
+    ]
     st.dataframe(
         localized_frame(pd.DataFrame(
             {
                 _("scheme"): [_(q.name) for q in formats.quantizations],
                 _("bits per weight"): bits_per_weight,
-                _("derived from"): [derivation(q) for q in formats.quantizations],
-                _("describes"): [_(DESCRIBES_WORDS[q.describes]) for q in formats.quantizations],
-                _("source"): [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
-                "id": [q.id for q in formats.quantizations],
+                _("applies to"): [_(SCOPE_WORDS[q.scope]) for q in formats.quantizations],
             }
         )),
         hide_index=True,
-        column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
     )
+    with st.expander(_("How each figure is derived, and its source")):
+        st.dataframe(
+            localized_frame(pd.DataFrame(
+                {
+                    _("scheme"): [_(q.name) for q in formats.quantizations],
+                    _("bits per weight"): bits_per_weight,
+                    _("derived from"): [derivation(q) for q in formats.quantizations],
+                    _("describes"): [_(DESCRIBES_WORDS[q.describes]) for q in formats.quantizations],
+                    _("source"): [source_url(q.source, q.verified.version) or q.source for q in formats.quantizations],
+                    "id": [q.id for q in formats.quantizations],
+                }
+            )),
+            hide_index=True,
+            column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
+        )
 
-st.markdown(_("**GGUF file types are recipes, not one type**"))
-st.write(
-    _("llama-quantize gives some tensors a larger type and keeps norms in F32, so a Q4_K_M file averages more "
-    "than Q4_K's 4.5 bits. Only measurements exist, and they depend on the model.")
-)
-st.dataframe(
-    localized_frame(pd.DataFrame(
-        {
-            _("file type"): [m.name for m in formats.file_mixes],
-            _("measured bits per weight"): [m.measured_bits_per_weight for m in formats.file_mixes],
-            _("main tensor type"): [m.main_type for m in formats.file_mixes],
-        }
-    )),
-    hide_index=True,
-)
-# Where and on what each was measured, once (one value for every row, as two more columns it scrolled sideways).
-measured_on = sorted({_(m.measured_on) for m in formats.file_mixes})
-sources = sorted({f"{m.source} @ {m.verified.version}" for m in formats.file_mixes})
-st.caption(_("Measured on {models}; source: {sources}.").format(models=", ".join(measured_on),
-                                                                 sources=literal("; ".join(sources))))
+    st.markdown(_("**GGUF file types are recipes, not one type**"))
+    st.write(
+        _("llama-quantize gives some tensors a larger type and keeps norms in F32, so a Q4_K_M file averages more "
+        "than Q4_K's 4.5 bits. Only measurements exist, and they depend on the model.")
+    )
+    st.dataframe(
+        localized_frame(pd.DataFrame(
+            {
+                _("file type"): [m.name for m in formats.file_mixes],
+                _("measured bits per weight"): [m.measured_bits_per_weight for m in formats.file_mixes],
+                _("main tensor type"): [m.main_type for m in formats.file_mixes],
+            }
+        )),
+        hide_index=True,
+    )
+    # Where and on what each was measured, once (one value for every row, as two more columns it scrolled sideways).
+    measured_on = sorted({_(m.measured_on) for m in formats.file_mixes})
+    sources = sorted({f"{m.source} @ {m.verified.version}" for m in formats.file_mixes})
+    st.caption(_("Measured on {models}; source: {sources}.").format(models=", ".join(measured_on),
+                                                                     sources=literal("; ".join(sources))))
+
+
+drawn_per_input_state("formats scheme tables", show_scheme_tables)

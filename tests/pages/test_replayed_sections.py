@@ -11,7 +11,7 @@ from tests.support.paths import REPO_ROOT
 from ui import background, state_cache
 
 #: Pages that replay sections, each in its typical shared state (bench/typical_states.py).
-REPLAYING_PAGES = ("simulator.py", "operations.py")
+REPLAYING_PAGES = ("simulator.py", "operations.py", "formats.py")
 
 
 #: Fields that differ from run to run whatever is replayed: a download button's lazily built file is registered anew.
