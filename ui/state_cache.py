@@ -33,6 +33,7 @@ import streamlit as st
 from calculators.i18n import current_language
 
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 
 #: One cache per decorated function: a page's script runs again on every rerun and redefines its functions, and
@@ -78,23 +79,24 @@ def per_input_state(
     return decorate
 
 
-def drawn_per_input_state(state: str, draw: Callable[[], None]) -> None:
-    """Draw the elements `draw()` makes, or replay them when this `state` was drawn before in the reader's language.
+def drawn_per_input_state(state: str, draw: Callable[[], R]) -> R:
+    """Draw the elements `draw()` makes, or replay them when this `state` was drawn before in the reader's language;
+    `draw()`'s result either way (kept with the elements: never mutate it).
 
     `state` must determine everything `draw` shows (the caller's inputs, e.g. a `state_key` of them, and the section
     it names); `draw` must make no widget (a widget's value would be replayed, not read). Shared by every session,
     as the results it draws are (at most `_MAX_DRAWN` states).
     """
-    _replayed(current_language(), state, _draw=draw)
+    return _replayed(current_language(), state, _draw=draw)
 
 
 _MAX_DRAWN = 64
 
 
 @st.cache_resource(max_entries=_MAX_DRAWN, show_spinner=False)
-def _replayed(language: str, state: str, _draw: Callable[[], None]) -> None:
+def _replayed(language: str, state: str, _draw: Callable[[], R]) -> R:
     del language, state  # the key: what `_draw` shows is determined by them
-    _draw()
+    return _draw()
 
 
 def state_key(*values: Any) -> str:

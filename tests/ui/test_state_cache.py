@@ -69,15 +69,16 @@ def _drawing_script() -> None:
     set_language(st.session_state.get("lang", "en"))
     state = st.session_state.get("state", "a")
 
-    def draw() -> None:
+    def draw() -> str:
         draws.append(state)
         left, right = st.columns(2)
         left.markdown(_("Tool calls"))
         right.caption(f"state {state}")
+        return f"returned {state}"
 
     with st.container():
-        drawn_per_input_state(f"test {state}", draw)
-    st.caption("after")
+        returned = drawn_per_input_state(f"test {state}", draw)
+    st.caption(returned)  # drawn live: the result comes back on a replay too
 
 
 def test_drawn_elements_are_replayed_per_state_and_language():
@@ -90,13 +91,13 @@ def test_drawn_elements_are_replayed_per_state_and_language():
     at = AppTest.from_function(_drawing_script)
     at.run()
     shown = ([m.value for m in at.markdown], [c.value for c in at.caption])
-    assert shown == (["Tool calls"], ["state a", "after"])
+    assert shown == (["Tool calls"], ["state a", "returned a"])
     at.run()
     assert ([m.value for m in at.markdown], [c.value for c in at.caption]) == shown
     assert draws == ["a"]  # the second run replayed the recorded elements
     at.session_state["state"] = "b"
     at.run()
-    assert [c.value for c in at.caption] == ["state b", "after"]
+    assert [c.value for c in at.caption] == ["state b", "returned b"]
     at.session_state["lang"] = "es"
     at.run()
     assert [m.value for m in at.markdown] == ["Llamadas a herramientas"]
