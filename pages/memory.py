@@ -6,7 +6,6 @@ import streamlit as st
 
 from calculators.checks.embedding_memory import embedding_server_memory
 from calculators.engines import ENGINE_IDS, ENGINES, display_name
-from calculators.errors import ServewiseInputError
 from calculators.hardware.compat import HardwareChoice, format_verdict, scheme_column
 from calculators.i18n import _, ngettext
 from calculators.launch.render import render_launch_command
@@ -21,7 +20,6 @@ from calculators.memory.compare import (
 )
 from calculators.memory.plan import ComponentKind
 from calculators.model.catalog import catalog_id_for_repo
-from calculators.speed.calibration import decode_profile
 from knowledge.loader import load_knowledge
 from reports.formats_figures import STATUS_WORDS
 from reports.memory_readouts import (
@@ -59,6 +57,7 @@ from ui.memory_inputs import (
     read_workload,
 )
 from ui.reconcile_section import render_reconcile_section
+from ui.speed_link import CALIBRATION_PARAM, link_calibration
 
 CURVE_POINTS = 6
 CURVE_SEQUENCES_LIMIT = 256
@@ -272,13 +271,7 @@ if arch.is_embedding_model:
 # ---- users at a latency target ---------------------------------------------------------------------------------
 st.header(_("How many users at a latency target"))
 # A shared link's calibration (from the Speed page) sets the step times of the users readout and the speed below.
-calibration = None
-if st.query_params.get("speed_cal"):
-    try:
-        calibration = decode_profile(st.query_params["speed_cal"])
-    except ServewiseInputError as exc:
-        st.warning(literal(_("The link's speed calibration was not used: {reason}").format(reason=exc)),
-                   icon=":material/link_off:")
+calibration = link_calibration()
 readouts = users_readouts(inputs, workload, calibration)
 if readouts:
     first = readouts[0]
@@ -310,7 +303,8 @@ if speeds:
     st.markdown("\n".join(f"- {speed_readout_line(ENGINES[engine].display_name, estimate)}"
                            for engine, estimate in speeds))
     page_link("pages/speed.py", label=_("Speed estimate and calibration"), icon=":material/speed:",
-              query_params={"speed_cal": st.query_params["speed_cal"]} if calibration is not None else None)
+              query_params={CALIBRATION_PARAM: st.query_params[CALIBRATION_PARAM]} if calibration is not None
+              else None)
 
 # ---- each engine in its own words --------------------------------------------------------------------------------
 st.header(_("Each engine in its own words"))

@@ -15,7 +15,6 @@ from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_M
 from calculators.simulator.run import simulate
 from calculators.simulator.sweep import sweep_arrival_rates
 from calculators.simulator.workload import LengthDistribution, WorkloadSpec, draw_requests, parse_length_pairs_csv
-from calculators.speed.calibration import decode_profile
 from calculators.speed.inputs import hardware_class_of
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Accelerator, ModelShape, hardware_class_name
 from calculators.speed.predict import engine_step_costs, step_cost_model, unfitted_params
@@ -37,6 +36,7 @@ from reports.tables import frame_markdown, localized_frame
 from ui import deferred, uploads, url_widgets
 from ui.background import section_result, wait_for_section
 from ui.markdown_text import literal
+from ui.speed_link import link_calibration
 from ui.state_cache import drawn_per_input_state, per_input_state, state_key
 from ui.tables import pin_first_column
 
@@ -333,13 +333,7 @@ try:
                                                                         unfitted_params(memory_eff, compute_eff))
         costs = tuple(typed for _ in built)
     else:
-        calibration = None
-        if st.query_params.get("speed_cal"):
-            try:
-                calibration = decode_profile(st.query_params["speed_cal"])
-            except ServewiseInputError as exc:
-                st.warning(literal(_("The link's speed calibration was not used: {reason}").format(reason=exc)),
-                           icon=":material/link_off:")
+        calibration = link_calibration()
         step_costs = engine_step_costs(tuple(p.engine for p in built), shape, accelerator, calibration)
         costs = tuple(c.cost for c in step_costs)
     results, comparison, distributions, timeline = run_engines(

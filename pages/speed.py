@@ -13,7 +13,7 @@ from calculators.memory.kv import raw_kv_estimate
 from calculators.model.catalog import architecture_from_catalog
 from calculators.simulator.engines import policy_for_gpu
 from calculators.speed.calibrate import calibrate
-from calculators.speed.calibration import decode_profile, encode_profile
+from calculators.speed.calibration import encode_profile
 from calculators.speed.imports.read import read_benchmark
 from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.model import hardware_class_name
@@ -24,10 +24,10 @@ from reports.numbers import number
 from reports.speed_text import calibration_text, ledger_sections, speed_estimate_text
 from ui import url_widgets
 from ui.markdown_text import literal
+from ui.speed_link import CALIBRATION_PARAM, link_calibration
 
 LEDGER_FILE = Path(__file__).resolve().parents[1] / "bench" / "results" / "speed_accuracy.json"
 #: URL parameter that carries a calibration profile in a shared link.
-CALIBRATION_PARAM = "speed_cal"
 
 kb = load_knowledge()
 st.title(_("Speed & calibration"))
@@ -65,16 +65,7 @@ with right:
 
 url_widgets.show_url_notes("speed_")
 
-calibration = None
-encoded = st.query_params.get(CALIBRATION_PARAM)
-if encoded:
-    try:
-        calibration = decode_profile(encoded)
-    except ServewiseInputError as exc:
-        st.warning(
-            literal(_("The shared link's calibration was not used: {reason}").format(reason=exc)),
-            icon=":material/link_off:",
-        )
+calibration = link_calibration()
 
 try:
     arch = architecture_from_catalog(model_id, kb)
