@@ -15,17 +15,26 @@ def _params(url: str) -> dict[str, list[str]]:
     return parse_qs(urlparse(url).query)
 
 
+def _wait_for_param(page, key: str, timeout_ms: int = 30_000) -> None:
+    """Wait until the URL carries query parameter `key` (a choice reaches the link; times out if it never does)."""
+    page.wait_for_function("key => new URLSearchParams(location.search).has(key)", arg=key, timeout=timeout_ms)
+
+
 def test_a_chosen_name_writes_the_slug_into_the_link(app_url, page):
     from playwright.sync_api import expect
 
     open_page(page, f"{app_url}/memory")
     page.get_by_label("GPU or Apple silicon").first.click()
     page.get_by_role("option", name="NVIDIA A100 SXM4 80 GB", exact=True).click()
+    # The rerun a choice starts can begin after wait_for_app has seen the previous run finished (seen under load in
+    # make test): wait for the link to change, then check what it says.
+    _wait_for_param(page, "mem_gpu")
     wait_for_app(page)
     assert _params(page.url).get("mem_gpu") == ["a100-sxm-80gb"], page.url
     assert "NVIDIA" not in page.url and "SXM4" not in page.url
     page.get_by_label("Catalog model").first.click()
     page.get_by_role("option", name="Llama 3.1 70B", exact=True).click()
+    _wait_for_param(page, "mem_model")
     wait_for_app(page)
     assert _params(page.url).get("mem_model") == ["llama-3.1-70b"], page.url
     # the link restores the names from the slugs
