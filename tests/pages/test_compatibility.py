@@ -95,17 +95,9 @@ def test_the_model_source_reads_as_words_and_the_link_keeps_its_id():
 def test_the_markdown_downloads_are_written_in_the_readers_language(monkeypatch):
     """Streamlit renders a download's callable after the page's run, outside its language: both Markdown exports now
     carry the reader's language with them (the Spanish page's came out in English)."""
-    import ui.downloads as downloads
-    from tests.support.page_runs import page_in_language
+    from tests.support.page_runs import page_in_language, record_download_callbacks
 
-    callbacks = {}
-    real = downloads.in_reader_language
-
-    def recording(render, *args):
-        callbacks[render.__name__] = real(render, *args)
-        return callbacks[render.__name__]
-
-    monkeypatch.setattr(downloads, "in_reader_language", recording)
+    callbacks = record_download_callbacks(monkeypatch)
     at = page_in_language(PAGE, "es", {
         "cmp_tool_model": "llama-3.1-8b", "cmp_tool_engines": ["vllm"],
         "cmp_tool_cmd": "vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-auto-tool-choice "

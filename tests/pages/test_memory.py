@@ -339,17 +339,9 @@ def test_each_input_state_is_planned_once_per_language(monkeypatch):
 def test_the_markdown_export_is_written_in_the_readers_language_with_engine_names(monkeypatch):
     """Streamlit renders a download's callable in a later request, outside the page's run and its language: the
     Spanish page's Markdown export came out in English. The callback now carries the reader's language."""
-    import ui.downloads as downloads
-    from tests.support.page_runs import page_in_language
+    from tests.support.page_runs import page_in_language, record_download_callbacks
 
-    callbacks = {}
-    real = downloads.in_reader_language
-
-    def recording(render, *args):
-        callbacks[render.__name__] = real(render, *args)
-        return callbacks[render.__name__]
-
-    monkeypatch.setattr(downloads, "in_reader_language", recording)
+    callbacks = record_download_callbacks(monkeypatch)
     at = page_in_language(PAGE, "es", {"mem_model": "llama-3.1-8b", "mem_gpu": "h100-sxm-80gb"}).run()
     assert not at.exception
     markdown = callbacks["export_markdown"]()  # called after the run, as Streamlit does when the button is pressed
