@@ -7,13 +7,11 @@ same functions), in the language of the current run (`calculators.i18n.current_l
 """
 
 import decimal
-import functools
 
-from babel import Locale
 from babel.numbers import format_decimal as _babel_format_decimal
 from babel.numbers import format_percent
 
-from calculators.i18n import current_language
+from calculators.i18n import babel_locale, current_language
 
 KIB = 1 << 10
 MIB = 1 << 20
@@ -30,17 +28,12 @@ GB = 1000**3
 _FORMAT_PRECISION = 400
 
 
-@functools.lru_cache(maxsize=8)
-def _locale(code: str) -> Locale:
-    """Babel's Locale for `code`, parsed once per process (parsing it on every number took 2/3 of the formatting)."""
-    return Locale.parse(code)
-
 
 def format_decimal(value: float, *, format: str, locale: str) -> str:
     """Babel's format_decimal with a decimal context wide enough for any float's integer digits."""
     with decimal.localcontext() as context:
         context.prec = _FORMAT_PRECISION
-        return _babel_format_decimal(value, format=format, locale=_locale(locale))
+        return _babel_format_decimal(value, format=format, locale=babel_locale(locale))
 
 
 def number(value: float, decimals: int = 0) -> str:
@@ -63,10 +56,10 @@ def percent(fraction: float, decimals: int = 0) -> str:
     """
     lang = current_language()
     digits = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
-    pattern = _locale(lang).percent_formats[None].pattern.replace("#,##0", digits, 1)
+    pattern = babel_locale(lang).percent_formats[None].pattern.replace("#,##0", digits, 1)
     with decimal.localcontext() as context:
         context.prec = _FORMAT_PRECISION
-        return format_percent(fraction, format=pattern, locale=_locale(lang))
+        return format_percent(fraction, format=pattern, locale=babel_locale(lang))
 
 
 def significant(value: float, digits: int = 3) -> str:

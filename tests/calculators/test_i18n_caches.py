@@ -20,7 +20,7 @@ from tests.support.paths import REPO_ROOT
 LANGUAGE_FREE_CACHES: dict[str, str] = {
     "calculators/i18n.py:catalog": "keyed by the language itself: one catalog per language",
     "calculators/speed/fit.py:default_fit": "numbers only (fitted parameters per group); bases are built per lookup",
-    "calculators/units.py:_locale": "keyed by the language itself: Babel's number rules for it, no text",
+    "calculators/i18n.py:babel_locale": "keyed by the language itself: Babel's number and plural rules for it, no text",
 }
 
 
