@@ -34,7 +34,8 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from calculators.i18n import DEFAULT_LANGUAGE, _, current_language
-from ui.markdown_text import code_span
+from reports.numbers import compact
+from ui.markdown_text import code_span, literal
 
 _NOTES_KEY = "_url_value_notes"
 #: Per session: the URL value(s) each labelled widget last read or wrote, to tell a new link from our own write.
@@ -130,13 +131,25 @@ def _raw_url_values(key: str) -> list[str] | None:
     return st.query_params.get_all(key)
 
 
-def _repeated(key: str, times: int) -> str:
-    return _("The link gave `{key}` {times} times; only one value is allowed, so the default is used.").format(
-        key=key, times=times
+def _named(key: str, label: str) -> str:
+    """How a note names the input a link value was for: the label the reader sees on the page, then the link's
+    parameter as a code span (the part of the link to edit): **Number of GPUs** (`mem_gpus`)."""
+    label = " ".join(label.split())
+    return f"**{literal(label)}** ({code_span(key)})" if label else code_span(key)
+
+
+def _repeated(key: str, times: int, label: str = "") -> str:
+    return _("The link gave {what} {times} times; only one value is allowed, so the default is used.").format(
+        what=_named(key, label), times=times
     )
 
 
-def _check_choices(key: str, options: Sequence[Any], multiple: bool) -> None:
+def _bound(value: float) -> str:
+    """A range bound as the reader's language writes numbers (3,600 / 3.600; 0.001 / 0,001)."""
+    return compact(value, 6)
+
+
+def _check_choices(key: str, options: Sequence[Any], multiple: bool, label: str = "") -> None:
     raw = _raw_url_values(key)
     if raw is None:
         return
@@ -145,10 +158,10 @@ def _check_choices(key: str, options: Sequence[Any], multiple: bool) -> None:
     bad = [value for value in values if value not in allowed and value != ""]
     if bad:
         shown = ", ".join(_shown(value) for value in bad[:3])
-        _remember(key, _("The link set `{key}` to {shown}, which is not one of the choices; using the default instead.")
-                  .format(key=key, shown=shown))
+        _remember(key, _("The link set {what} to {shown}, which is not one of the choices; using the default instead.")
+                  .format(what=_named(key, label), shown=shown))
     elif not multiple and len(raw) > 1:
-        _remember(key, _repeated(key, len(raw)))
+        _remember(key, _repeated(key, len(raw), label))
 
 
 #: Streamlit's own bounds for a whole-number input without min/max (JavaScript's safe integers): beyond them it
@@ -156,8 +169,10 @@ def _check_choices(key: str, options: Sequence[Any], multiple: bool) -> None:
 _JS_MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def _url_number(key: str, min_value: float | None, max_value: float | None, integer: bool) -> tuple[float | None, str]:
-    """The link's value for `key` as the bound number input takes it (None: absent or refused), and why not."""
+def _url_number(key: str, min_value: float | None, max_value: float | None, integer: bool,
+                label: str = "") -> tuple[float | None, str]:
+    """The link's value for `key` as the bound number input takes it (None: absent or refused), and why not (the
+    note names the input by `label`)."""
     if integer:
         min_value = -_JS_MAX_SAFE_INTEGER if min_value is None else min_value
         max_value = _JS_MAX_SAFE_INTEGER if max_value is None else max_value
@@ -165,27 +180,36 @@ def _url_number(key: str, min_value: float | None, max_value: float | None, inte
     if raw is None:
         return None, ""
     if len(raw) > 1:
-        return None, _repeated(key, len(raw))
+        return None, _repeated(key, len(raw), label)
     text = raw[-1]
+    what = _named(key, label)
     try:
         number = float(text)
     except ValueError:
-        return None, _("The link set `{key}` to {shown}, which is not a number; using the default instead.").format(
-            key=key, shown=_shown(text))
+        return None, _("The link set {what} to {shown}, which is not a number; using the default instead.").format(
+            what=what, shown=_shown(text))
     if not math.isfinite(number) or (integer and not number.is_integer()):
-        message = (_("The link set `{key}` to {shown}, which is not a whole number; using the default instead.")
+        message = (_("The link set {what} to {shown}, which is not a whole number; using the default instead.")
                    if integer else
-                   _("The link set `{key}` to {shown}, which is not a finite number; using the default instead."))
-        return None, message.format(key=key, shown=_shown(text))
-    if (min_value is not None and number < min_value) or (max_value is not None and number > max_value):
+                   _("The link set {what} to {shown}, which is not a finite number; using the default instead."))
+        return None, message.format(what=what, shown=_shown(text))
+    too_low = min_value is not None and number < min_value
+    too_high = max_value is not None and number > max_value
+    if (too_low or too_high) and min_value is not None and max_value is not None:
         return None, _(
-            "The link set `{key}` to {shown}, outside the allowed range {low}–{high}; using the default instead."
-        ).format(key=key, shown=_shown(text), low=min_value, high=max_value)
+            "The link set {what} to {shown}, outside the allowed range {low}–{high}; using the default instead."
+        ).format(what=what, shown=_shown(text), low=_bound(min_value), high=_bound(max_value))
+    if too_low and min_value is not None:  # an input with a floor only (a rate of at least 0)
+        return None, _("The link set {what} to {shown}, below the smallest allowed value, {low}; using the default "
+                       "instead.").format(what=what, shown=_shown(text), low=_bound(min_value))
+    if too_high and max_value is not None:
+        return None, _("The link set {what} to {shown}, above the largest allowed value, {high}; using the default "
+                       "instead.").format(what=what, shown=_shown(text), high=_bound(max_value))
     return (int(number) if integer else number), ""
 
 
-def _check_number(key: str, min_value: float | None, max_value: float | None, integer: bool) -> None:
-    _value, note = _url_number(key, min_value, max_value, integer)
+def _check_number(key: str, min_value: float | None, max_value: float | None, integer: bool, label: str = "") -> None:
+    _value, note = _url_number(key, min_value, max_value, integer, label)
     if note:
         _remember(key, note)
 
@@ -337,7 +361,7 @@ def selectbox(label: str, options: Sequence[Any], *, key: str, labels: Labels | 
     """
     if _VALUES_ONLY.get():
         return _peek_choice(options, key, False, "index", kwargs, labels is not None)
-    _check_choices(key, options, multiple=False)
+    _check_choices(key, options, multiple=False, label=label)
     if labels is not None:
         return _synced_choice(st.selectbox, label, options, key, labels, False, "index", kwargs)
     return st.selectbox(label, options, key=key, bind="query-params", **kwargs)
@@ -347,7 +371,7 @@ def radio(label: str, options: Sequence[Any], *, key: str, labels: Labels | None
     """Radio buttons bound to the URL parameter `key` by option value; a bad URL value gets a note."""
     if _VALUES_ONLY.get():
         return _peek_choice(options, key, False, "index", kwargs, labels is not None)
-    _check_choices(key, options, multiple=False)
+    _check_choices(key, options, multiple=False, label=label)
     if labels is not None:
         return _synced_choice(st.radio, label, options, key, labels, False, "index", kwargs)
     return st.radio(label, options, key=key, bind="query-params", **kwargs)
@@ -358,7 +382,7 @@ def segmented(label: str, options: Sequence[Any], *, key: str, labels: Labels | 
     multiple = kwargs.get("selection_mode") == "multi"
     if _VALUES_ONLY.get():
         return _peek_choice(options, key, multiple, "default", kwargs, labels is not None)
-    _check_choices(key, options, multiple=multiple)
+    _check_choices(key, options, multiple=multiple, label=label)
     if labels is not None:
         return _synced_choice(st.segmented_control, label, options, key, labels, multiple, "default", kwargs)
     return st.segmented_control(label, options, key=key, bind="query-params", **kwargs)
@@ -370,7 +394,7 @@ def multiselect(
     """A multiselect bound to the URL parameter `key` by option values; values not among the options get a note."""
     if _VALUES_ONLY.get():
         return _peek_choice(options, key, True, "default", kwargs, labels is not None)
-    _check_choices(key, options, multiple=True)
+    _check_choices(key, options, multiple=True, label=label)
     if labels is not None:
         return _synced_choice(st.multiselect, label, options, key, labels, True, "default", kwargs)
     return st.multiselect(label, options, key=key, bind="query-params", **kwargs)
@@ -414,7 +438,7 @@ def number(
     if _VALUES_ONLY.get():
         return peek_number(key=key, min_value=min_value, max_value=max_value, **kwargs)
     integer = _is_integer_input(kwargs)
-    _check_number(key, min_value, max_value, integer)
+    _check_number(key, min_value, max_value, integer, label)
     if not integer and current_language() != DEFAULT_LANGUAGE:
         kwargs["help"] = decimal_point_help(kwargs.get("help"))
     if integer and _url_number_is_infinite(key):
@@ -458,7 +482,7 @@ def toggle(label: str, *, key: str, **kwargs: Any) -> bool:
     """A toggle bound to the URL parameter `key`; values other than true/false get a note."""
     if _VALUES_ONLY.get():
         return _peek_plain(key, kwargs.get("value", False), lambda text: _TOGGLE_WORDS.get(text.lower()))
-    _check_choices(key, ["true", "false", "True", "False"], multiple=False)
+    _check_choices(key, ["true", "false", "True", "False"], multiple=False, label=label)
     return st.toggle(label, key=key, bind="query-params", **kwargs)
 
 
@@ -468,10 +492,10 @@ def text(label: str, *, key: str, max_chars: int = 200, **kwargs: Any) -> str:
         return _peek_plain(key, kwargs.get("value", ""), lambda text: text if len(text) <= max_chars else None)
     raw = _raw_url_values(key)
     if raw is not None and len(raw) > 1:
-        _remember(key, _repeated(key, len(raw)))
+        _remember(key, _repeated(key, len(raw), label))
     elif raw is not None and len(raw[-1]) > max_chars:
-        _remember(key, _("The link's `{key}` is longer than {max_chars} characters; it was not used.")
-                  .format(key=key, max_chars=max_chars))
+        _remember(key, _("The link's value for {what} is longer than {max_chars} characters; it was not used.")
+                  .format(what=_named(key, label), max_chars=compact(max_chars)))
     return st.text_input(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
 
 
@@ -481,8 +505,8 @@ def text_area(label: str, *, key: str, max_chars: int = 20_000, **kwargs: Any) -
         return _peek_plain(key, kwargs.get("value", ""), lambda text: text if len(text) <= max_chars else None)
     raw = _raw_url_values(key)
     if raw is not None and len(raw[-1]) > max_chars:
-        _remember(key, _("The link's `{key}` is longer than {max_chars} characters; it was not used.")
-                  .format(key=key, max_chars=max_chars))
+        _remember(key, _("The link's value for {what} is longer than {max_chars} characters; it was not used.")
+                  .format(what=_named(key, label), max_chars=compact(max_chars)))
     return st.text_area(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
 
 

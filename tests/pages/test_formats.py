@@ -67,8 +67,8 @@ def test_bad_url_values_fall_back_with_a_visible_note():
     assert [s.value for s in at.selectbox] == ["ollama", "gguf", "any"]
     notes = [w.value for w in at.warning]
     # The link's value is quoted inside a code span (ui/url_widgets.py: shown literally, never as Markdown).
-    assert any("`formats_engine` to ` 'vllmm' `" in n and "default" in n for n in notes)
-    assert any("`formats_format` to ` 'Q4_K_M' `" in n and "default" in n for n in notes)
+    assert any("**Engine** (` formats_engine `) to ` 'vllmm' `" in n and "default" in n for n in notes)
+    assert any("(` formats_format `) to ` 'Q4_K_M' `" in n and "default" in n for n in notes)
     at.run(timeout=30)  # the note stays after the widget has dropped the bad value from the URL
     assert len(at.warning) == 2
 

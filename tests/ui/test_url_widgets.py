@@ -123,3 +123,40 @@ def test_values_looked_at_before_drawing_follow_a_change_the_user_made():
     at.multiselect(key="t_picked").set_value(["p"]).run()
     assert at.text[0].value == "values: a 7 True ['p']"
     assert at.text[2].value == PEEKED_RIGHT
+
+
+def _notes_app() -> None:
+    import streamlit as st
+
+    from calculators.i18n import set_language
+    from ui import url_widgets
+
+    set_language(st.query_params.get("lang", "en"))
+    url_widgets.number("Number of GPUs", key="n_gpus", min_value=1, max_value=64, value=1)
+    url_widgets.number("Arrival rate (requests/s)", key="n_rate", min_value=0.0, value=1.0)
+    url_widgets.number("TTFT bound (s)", key="n_ttft", min_value=0.001, max_value=3600.0, value=1.0)
+    url_widgets.selectbox("GPU", ["a100", "h100"], key="n_gpu")
+    url_widgets.show_url_notes()
+
+
+def _notes(lang: str, params: dict[str, str]) -> list[str]:
+    at = AppTest.from_function(_notes_app)
+    at.query_params.update({"lang": lang, **params})
+    at.run()
+    assert not at.exception
+    return [warning.value for warning in at.warning]
+
+
+def test_a_note_names_the_input_as_the_page_shows_it_and_writes_its_bounds_as_numbers():
+    """A new user read "The link set mem_gpus to '-3', outside the allowed range 1–64" and "sim_rate ... range
+    0.0–None" (issue 19 review): the note now names the input by its label, keeps the parameter to edit, writes
+    bounds in the reader's language and says "smallest allowed value" for an input with a floor only."""
+    gpus, rate, ttft, gpu = _notes("en", {"n_gpus": "-3", "n_rate": "-1", "n_ttft": "9999", "n_gpu": "b200"})
+    assert gpus.startswith("The link set **Number of GPUs** (` n_gpus `) to ") and "range 1–64;" in gpus
+    assert "None" not in rate and "below the smallest allowed value, 0;" in rate
+    assert "range 0.001–3,600;" in ttft
+    assert gpu.startswith("The link set **GPU** (` n_gpu `) to ") and "not one of the choices" in gpu
+    spanish = _notes("es", {"n_gpus": "-3", "n_rate": "-1", "n_ttft": "9999"})
+    assert spanish[0].startswith("El enlace pone **Number of GPUs** (` n_gpus `) a ")
+    assert "por debajo del mínimo permitido, 0;" in spanish[1] and "None" not in spanish[1]
+    assert "rango permitido 0,001–3.600;" in spanish[2]
