@@ -4,6 +4,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.support.page_runs import page_in_language
+
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "operations.py")
 
 
@@ -46,6 +48,16 @@ def test_bad_link_value_gets_a_note_and_bad_rates_an_error():
     notes = " ".join(w.value for w in at.warning)
     assert "ops_engines" in notes and "triton" in notes
     assert any("positive" in e.value and "arrival rate" in e.value for e in at.error)
+
+
+def test_bad_rates_are_explained_in_the_readers_language():
+    """The Spanish error said "escribe cada arrival rate como un número" (issue 19 review): the list's name was
+    passed to the check in English."""
+    for query, spanish in (({"ops_rates": "abc"}, "escribe cada tasa de llegadas como un número"),
+                           ({"ops_clients": "x"}, "escribe cada límite de clientes como un número")):
+        at = page_in_language(PAGE, "es", query).run()
+        errors = " ".join(e.value for e in at.error)
+        assert spanish in errors and "arrival rate" not in errors and "client cap" not in errors, errors
 
 
 def test_no_engine_selected_explains_instead_of_failing():
