@@ -12,9 +12,14 @@ import shlex
 from dataclasses import dataclass, field
 
 from calculators.errors import LaunchCommandError
-from calculators.i18n import _
+from calculators.i18n import N_, _
 
 ENV_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
+#: shlex's reasons (Python's own English, CPython Lib/shlex.py) in our words, so a reader in any language gets one.
+SHLEX_REASONS = {
+    "No closing quotation": N_("a quotation mark is opened and never closed"),
+    "No escaped character": N_("it ends with a backslash that escapes nothing"),
+}
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,8 @@ def split_command(command: str) -> tuple[dict[str, str], list[str]]:
     try:
         tokens = shlex.split(text, comments=True)
     except ValueError as exc:
-        raise LaunchCommandError(_("the launch command cannot be split into words: {exc}").format(exc=exc)) from exc
+        reason = _(SHLEX_REASONS[str(exc)]) if str(exc) in SHLEX_REASONS else str(exc)
+        raise LaunchCommandError(_("the launch command cannot be split into words: {exc}").format(exc=reason)) from exc
     env: dict[str, str] = {}
     while tokens and (tokens[0] in ("env", "sudo", "exec") or ENV_ASSIGNMENT.match(tokens[0])):
         word = tokens.pop(0)

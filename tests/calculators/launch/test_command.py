@@ -98,3 +98,22 @@ def test_line_continuations_and_comments():
 def test_bad_commands_get_a_clear_message(command, message):
     with pytest.raises(LaunchCommandError, match=message):
         parse_launch_command(command, SYNTAXES)
+
+
+@pytest.mark.parametrize(
+    ("command", "english", "spanish"),
+    [
+        ("vllm serve m --chat-template '{{ x", "quotation mark is opened and never closed",
+         "unas comillas se abren y nunca se cierran"),
+        ("llama-server -m model.gguf \\", "ends with a backslash", "termina con una barra invertida"),
+    ],
+)
+def test_unsplittable_commands_are_explained_in_the_readers_language(command, english, spanish):
+    """The Spanish page showed Python's own 'No closing quotation' (issue 19 review): shlex's reasons are ours now."""
+    from calculators.i18n import language
+
+    with pytest.raises(LaunchCommandError, match=english):
+        parse_launch_command(command, SYNTAXES)
+    with language("es"), pytest.raises(LaunchCommandError, match=spanish) as caught:
+        parse_launch_command(command, SYNTAXES)
+    assert "No closing" not in str(caught.value) and "No escaped" not in str(caught.value)
