@@ -140,6 +140,12 @@ def _metric_text(value: str) -> str:
     return kb_word(value) if value in ("none", "unknown") else value
 
 
+def _exported_metric_text(value: str) -> str:
+    """A metric's name as the engine exports it, or that it exports none: "not exported" (a bare "none" took the
+    masculine "ninguno" in Spanish next to the feminine "métrica")."""
+    return _("not exported") if value == "none" else _metric_text(value)
+
+
 def _endpoints(engine: Engine) -> str:
     api = engine.http_api
     if api is None:
@@ -227,10 +233,16 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         N_("Metrics endpoint"),
         _optional(lambda e: e.metrics, lambda m: f"{_metric_text(m.endpoint)} ({_(m.enabled_by)})"),
     ),
-    Attribute("ttft", N_("TTFT metric"), _optional(lambda e: e.metrics, lambda m: _metric_text(m.time_to_first_token))),
-    Attribute("queue", N_("Queue-time metric"), _optional(lambda e: e.metrics, lambda m: _metric_text(m.queue_time))),
     Attribute(
-        "kv_usage", N_("KV-usage metric"), _optional(lambda e: e.metrics, lambda m: _metric_text(m.kv_cache_usage))
+        "ttft", N_("TTFT metric"),
+        _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.time_to_first_token)),
+    ),
+    Attribute(
+        "queue", N_("Queue-time metric"), _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.queue_time))
+    ),
+    Attribute(
+        "kv_usage", N_("KV-usage metric"),
+        _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.kv_cache_usage)),
     ),
     Attribute(
         "auth",

@@ -152,3 +152,16 @@ def test_format_filter_reads_the_matrix_on_the_selected_backend():
     assert "SGLang" not in comparison_columns(at) and "vLLM" in comparison_columns(at)
     # without a backend the headline status counts: SGLang serves GPTQ on CUDA
     assert "SGLang" in comparison_columns(run_page(engines_format="gptq"))
+
+
+def test_a_metric_an_engine_does_not_export_reads_as_such_in_both_languages():
+    """The Spanish comparison read "Métrica de TTFT: ninguno" (a masculine "none" next to a feminine noun; issue 19
+    review): a metric an engine lacks now reads "not exported" / "no se exporta"."""
+    from calculators.i18n import _, language
+
+    ollama = [engine for engine in load_knowledge().engines if engine.id == "ollama"]
+    for lang, expected in (("en", "not exported"), ("es", "no se exporta")):
+        with language(lang):
+            table = comparison_table(ollama)
+            for label in ("TTFT metric", "Queue-time metric", "KV-usage metric"):
+                assert table.loc[_(label)].iloc[0] == expected, (lang, label)
