@@ -158,10 +158,10 @@ def _show_lines(result: Reconciliation) -> None:
 
 def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = True) -> Reconciliation | None:
     """Draw the section; returns the reconciliation shown (None when there was nothing to compare)."""
-    if heading:
+    if heading:  # a page of its own (the check page) says this in its introduction: it is not repeated there
         st.subheader(_("Check against your engine"))
-    st.caption(_("Paste a start-up log: servewise runs its memory model on the same model and settings and puts "
-                 "its numbers next to the ones your engine printed."))
+        st.caption(_("Paste a start-up log: servewise runs its memory model on the same model and settings and puts "
+                     "its numbers next to the ones your engine printed."))
     paste, help_column = st.columns([3, 2])
     with paste:
         text = _log_text(key_prefix)

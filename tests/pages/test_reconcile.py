@@ -31,6 +31,15 @@ def test_empty_page_asks_for_a_log():
     assert not at.dataframe
 
 
+def test_the_page_says_what_it_does_once():
+    """The check page's introduction was followed by the memory page's caption for the same section, saying it
+    again in other words (issue 19 review); the memory page keeps its heading and caption."""
+    at = _page()
+    assert not [c.value for c in at.caption if c.value.startswith("Paste a start-up log: servewise runs")]
+    memory = AppTest.from_file(str(ROOT / "pages" / "memory.py"), default_timeout=120).run()
+    assert any(c.value.startswith("Paste a start-up log: servewise runs") for c in memory.caption)
+
+
 def test_llamacpp_log_with_its_own_geometry_is_exact():
     # llama.cpp master of 2025-08 on 8 Ascend NPUs, gpt-oss-20b (tests/data/logs/SOURCES.md): every cache figure
     at = _paste(_page(), (LOGS / "llamacpp-2025-08-gptoss-20b-8x-cann-swa.log").read_text())
