@@ -48,12 +48,13 @@ def read_answers() -> dict[str, object]:
             index=2,
             labels=word,
             captions=[
-                _("one person, now and then"),
-                _("developers switching models"),
-                _("an internal API with latency targets"),
-                _("a public, multi-tenant service"),
-                _("offline batch jobs"),
-                _("embeddings / reranking for RAG"),
+                # what each answer implies, not its label again in lower case
+                _("one person, now and then: the model loads when asked and idles the rest of the time"),
+                _("developers trying models on their own machines, switching often"),
+                _("many users of one model, with latency targets"),
+                _("outside users over the internet: isolation, authentication, rate limits, steady latency"),
+                _("throughput over latency: nobody waits on any one answer"),
+                _("vectors for search or RAG, not generated text"),
             ],
         )
     with hardware_tab:

@@ -57,3 +57,24 @@ def test_top_choices_get_memory_plans_launch_commands_and_a_memory_page_link():
 def test_without_model_and_gpu_the_plan_section_says_what_to_pick():
     at = run_page()
     assert any("Pick a catalog model and a GPU" in c.value for c in at.caption)
+
+
+def test_each_use_case_caption_adds_to_its_name_in_both_languages():
+    """The use-case answers read "Offline batch jobs / offline batch jobs" and "Public multi-tenant service / a
+    public, multi-tenant service" (issue 19 review): a caption must say something its answer's name does not."""
+    import re
+
+    from tests.support.page_runs import page_in_language
+
+    def words(text: str) -> set[str]:
+        return set(re.findall(r"\w+", text.lower())) - {"a", "an", "the", "un", "una", "el", "la", "for", "para"}
+
+    for lang in ("en", "es"):
+        at = page_in_language(PAGE, lang).run()
+        assert not at.exception
+        use = at.radio(key="wiz_use")
+        captions = list(use.proto.captions)
+        assert len(captions) == len(use.options) == 6
+        for name, caption in zip(use.options, captions, strict=True):
+            assert not words(caption) <= words(name) | {"rag", "jobs", "service"}, (lang, name, caption)
+            assert len(words(caption) - words(name)) >= 3, (lang, name, caption)
