@@ -112,10 +112,10 @@ def tool_calls_section() -> None:
     deferred.rest_follows(page_end=show_url_notes)
     show_tool_reasons(checks)
     left, right = st.columns(2)
-    left.download_button(_("Markdown"), in_reader_language(tool_checks_markdown, checks), file_name="tool-calls.md",
-                         key="cmp_tool_md", on_click="ignore")
-    right.download_button(_("JSON"), lambda: checks_json(checks), file_name="tool-calls.json", key="cmp_tool_json",
-                          on_click="ignore")
+    left.download_button(_("Download the verdicts (Markdown)"), in_reader_language(tool_checks_markdown, checks),
+                         file_name="tool-calls.md", key="cmp_tool_md", on_click="ignore", icon=":material/description:")
+    right.download_button(_("Download the verdicts (JSON)"), lambda: checks_json(checks), file_name="tool-calls.json",
+                          key="cmp_tool_json", on_click="ignore", icon=":material/data_object:")
 
 def embeddings_section() -> None:
     """Pooling, normalisation and dimension on each chosen engine next to the sentence-transformers reference."""
@@ -173,10 +173,10 @@ def embeddings_section() -> None:
     st.markdown(frame_markdown(embedding_checks_table(checks), literal=True))
     show_embedding_reasons(checks)
     left, right = st.columns(2)
-    left.download_button(_("Markdown"), in_reader_language(embedding_checks_markdown, checks),
-                         file_name="embeddings.md", key="cmp_emb_md", on_click="ignore")
-    right.download_button(_("JSON"), lambda: checks_json(checks), file_name="embeddings.json", key="cmp_emb_json",
-                          on_click="ignore")
+    left.download_button(_("Download the verdicts (Markdown)"), in_reader_language(embedding_checks_markdown, checks),
+                         file_name="embeddings.md", key="cmp_emb_md", on_click="ignore", icon=":material/description:")
+    right.download_button(_("Download the verdicts (JSON)"), lambda: checks_json(checks), file_name="embeddings.json",
+                          key="cmp_emb_json", on_click="ignore", icon=":material/data_object:")
 
 def ingestion_section() -> None:
     """Chat latency with ingestion bursts on the engine versus on a separate server."""

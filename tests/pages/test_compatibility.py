@@ -107,3 +107,16 @@ def test_the_markdown_downloads_are_written_in_the_readers_language(monkeypatch)
     assert not at.exception
     assert callbacks["tool_checks_markdown"]().startswith("| motor | veredicto |")
     assert callbacks["embedding_checks_markdown"]().startswith("| motor |")
+
+
+def test_each_download_button_says_what_it_downloads():
+    """The tool-call and embedding sections offered two buttons reading only "Markdown" and "JSON" (issue 19
+    review), where every other page says "Download the plan (Markdown)"."""
+    from tests.support.page_runs import page_in_language
+
+    for lang, label in (("en", "Download the verdicts ({})"), ("es", "Descargar los veredictos ({})")):
+        at = page_in_language(PAGE, lang, {"cmp_emb_model": "bge-m3", "cmp_emb_engines": ["llama-cpp"]}).run()
+        assert not at.exception
+        labels = [button.proto.label for button in at.get("download_button")]
+        # two per section (tool calls, embeddings)
+        assert sorted(labels) == sorted(label.format(kind) for kind in ("Markdown", "JSON") * 2), labels
