@@ -54,3 +54,14 @@ def test_verdicts_and_reasons_read_in_spanish() -> None:
         assert tool_reason_text("parser-missing", {"flag": "--tool-call-parser", "parser": "hermes"}) == (
             "No se ha elegido parser de llamadas; añade --tool-call-parser hermes."
         )
+
+
+def test_the_spanish_tool_call_verdict_says_the_calls_will_not_be_interpreted():
+    """'will not parse' read "no se analizará" ("will not be analysed") on the Spanish page (issue 19 review); the
+    page says elsewhere that tool calls "se interpretan" once a parser reads them, and the verdict uses that verb."""
+    from calculators.i18n import language
+    from reports.compatibility import verdict_label
+
+    with language("es"):
+        assert verdict_label("will-not-parse") == "no se interpretarán"
+        assert "analiz" not in verdict_label("will-not-parse")
