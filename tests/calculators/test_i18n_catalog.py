@@ -185,3 +185,15 @@ def test_the_typography_checks_see_what_they_look_for():
     assert not _BRACKET_PLURAL.search(_prose("TTFT p99 (s)")) and not _BRACKET_PLURAL.search("time (s), shared")
     assert _LETTER_TIMES.search("2 x {heads} KV heads") and not _LETTER_TIMES.search("2 × {heads}")
     assert not _LETTER_TIMES.search(_prose("run `a x b` here")) and not _LETTER_TIMES.search("x86 and 2x")
+
+
+def test_offload_is_never_translated_as_download():
+    """The Spanish memory page read "RAM del host para descarga" next to "Descargar el plan" (issue 19 review):
+    "descarga" is a download. Offloading layers (to the GPU or to host RAM) is written as where the layers go."""
+    offenders = []
+    for message in spanish():
+        english = message.id if isinstance(message.id, str) else (message.id or ("",))[0]
+        strings = message.string if isinstance(message.string, tuple) else (message.string or "",)
+        if english and "offload" in english.lower() and "download" not in english.lower():
+            offenders += [english[:80] for text in strings if "descarg" in text.lower()]
+    assert not offenders, "'offload' written as a download ('descarga'):\n" + "\n".join(offenders)
