@@ -58,6 +58,7 @@ from ui.memory_inputs import (
 )
 from ui.reconcile_section import render_reconcile_section
 from ui.speed_link import CALIBRATION_PARAM, link_calibration
+from ui.state_cache import drawn_per_input_state, state_key
 
 CURVE_POINTS = 6
 CURVE_SEQUENCES_LIMIT = 256
@@ -141,94 +142,114 @@ if weights.bytes is None:
 
 # ---- every engine side by side ----------------------------------------------------------------------------------
 inputs = ComparisonInputs(arch, machine, weights.bytes, overrides, draft.draft if draft is not None else None)
-contexts = context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS)
-rows, capacities, curves = analyse(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
-bars_svg, capacity_svg = figures(inputs, workload, SEQUENCES_LIMIT, tuple(contexts), CURVE_SEQUENCES_LIMIT)
-st.header(_("Every engine on this machine"))
-st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences × {tokens} tokens ({kv} KV "
-             "cache). The black mark is the memory the engine can use on one device.").format(
-    machine=machine_choice.label, sequences=number(workload.sequences), tokens=number(workload.context_tokens),
-    kv=workload.kv_cache_type))
-# Inline SVG (reports/svg_charts.py), not plotly: the first picture of a shared link appears without the browser
-# fetching and compiling plotly's 4.7 MB script first. Hovering a bar segment shows its value.
-show_svg(bars_svg)
-summary = []
-why_not: list[tuple[str, str]] = []  # (engine, reason): under the table, a paragraph-long cell made rows ~500 px tall
-for row in rows:
-    plan = row.plan
-    per_gpu = {kind: sum(c.bytes for c in plan.components if c.kind in kinds) if plan else 0
-               for kind, kinds in (("weights", (ComponentKind.WEIGHTS,)),
-                                   ("kv", (ComponentKind.KV_CACHE, ComponentKind.RECURRENT_STATE)))}
-    summary.append({
-        _("engine"): name(row.engine),
-        _("holds the workload"): (_("refuses to start") if plan.refusal else (_("yes") if row.holds else _("no")))
-        if plan else "—",
-        _("weights / GPU"): human_bytes(per_gpu["weights"]) if plan else "—",
-        _("KV cache / GPU"): human_bytes(per_gpu["kv"]) if plan else "—",
-    })
-    why_not.append((name(row.engine), row.not_applicable or row.error
-                    or (why_not_held(row.engine, plan, workload, machine) if plan else "") or ""))
-column = scheme_column(kb.formats, weights.scheme) if weights.scheme else None
-if column is not None:
-    # The formats matrix read for this GPU, the same answer the Formats page and the wizard give.
-    choice = HardwareChoice(gpu_id=machine.gpu_id)
-    matrix_column = kb.formats.column(column)
-    column_name = _(matrix_column.name) if matrix_column is not None else column  # BF16/FP16/FP32, not 'float'
-    for row, entry in zip(rows, summary, strict=True):
-        verdict = format_verdict(kb, row.engine, column, choice)
-        entry[_("loads {column} here").format(column=column_name)] = _(STATUS_WORDS[verdict.status])
-    for engine_id in ENGINE_IDS:
-        verdict = format_verdict(kb, engine_id, column, choice)
-        if verdict.status == "not-supported" and verdict.refused_by is not None:
-            st.warning(
-                _("{engine} cannot load {column} weights on {gpu}: {note} (source: {source} at {version})").format(
-                    engine=display_name(engine_id),
-                    column=column_name, gpu=name(machine.gpu_id), note=verdict.note, source=verdict.source,
-                    version=verdict.verified.version,
-                ),
-                icon=":material/block:",
-            )
-st.markdown(markdown_table(summary))
-reasons = [f"- {engine}: {reason}" for engine, reason in why_not if reason]  # Markdown, as the cell was
-if reasons:
-    st.markdown(_("Why not:") + "\n\n" + "\n".join(reasons))
-if machine.n_devices > 1:
-    st.caption(_("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not "
-                 "fit one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in "
-                 "their settings. The bars show the busiest GPU."))
+contexts = tuple(context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS))
+# Below the inputs, every section is determined by this state and the reader's language, except the embedding
+# server's inputs, the downloads and the log check (widgets, drawn live): each is drawn once per state and replayed
+# on later runs (ui/state_cache.py), as the plans behind them are computed once per state (ui/memory_compute.py).
+page_state = state_key(inputs.arch, inputs.machine, inputs.weights_bytes, inputs.overrides, inputs.draft, workload,
+                       weights, model.model_ref, machine_choice.label)
+
+
+def show_comparison() -> tuple[list, list, str]:
+    """The bars and the table of every engine's plan; the plans, capacities and capacity chart for the sections
+    below (kept with the recorded elements: never mutated)."""
+    rows, capacities, _curves = analyse(inputs, workload, SEQUENCES_LIMIT, contexts, CURVE_SEQUENCES_LIMIT)
+    bars_svg, capacity_svg = figures(inputs, workload, SEQUENCES_LIMIT, contexts, CURVE_SEQUENCES_LIMIT)
+    st.header(_("Every engine on this machine"))
+    st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences × {tokens} tokens ({kv} KV "
+                 "cache). The black mark is the memory the engine can use on one device.").format(
+        machine=machine_choice.label, sequences=number(workload.sequences), tokens=number(workload.context_tokens),
+        kv=workload.kv_cache_type))
+    # Inline SVG (reports/svg_charts.py), not plotly: the first picture of a shared link appears without the browser
+    # fetching and compiling plotly's 4.7 MB script first. Hovering a bar segment shows its value.
+    show_svg(bars_svg)
+    summary = []
+    # (engine, reason): under the table, a paragraph-long cell made rows ~500 px tall
+    why_not: list[tuple[str, str]] = []
+    for row in rows:
+        plan = row.plan
+        per_gpu = {kind: sum(c.bytes for c in plan.components if c.kind in kinds) if plan else 0
+                   for kind, kinds in (("weights", (ComponentKind.WEIGHTS,)),
+                                       ("kv", (ComponentKind.KV_CACHE, ComponentKind.RECURRENT_STATE)))}
+        summary.append({
+            _("engine"): name(row.engine),
+            _("holds the workload"): (_("refuses to start") if plan.refusal else (_("yes") if row.holds else _("no")))
+            if plan else "—",
+            _("weights / GPU"): human_bytes(per_gpu["weights"]) if plan else "—",
+            _("KV cache / GPU"): human_bytes(per_gpu["kv"]) if plan else "—",
+        })
+        why_not.append((name(row.engine), row.not_applicable or row.error
+                        or (why_not_held(row.engine, plan, workload, machine) if plan else "") or ""))
+    column = scheme_column(kb.formats, weights.scheme) if weights.scheme else None
+    if column is not None:
+        # The formats matrix read for this GPU, the same answer the Formats page and the wizard give.
+        choice = HardwareChoice(gpu_id=machine.gpu_id)
+        matrix_column = kb.formats.column(column)
+        column_name = _(matrix_column.name) if matrix_column is not None else column  # BF16/FP16/FP32, not 'float'
+        for row, entry in zip(rows, summary, strict=True):
+            verdict = format_verdict(kb, row.engine, column, choice)
+            entry[_("loads {column} here").format(column=column_name)] = _(STATUS_WORDS[verdict.status])
+        for engine_id in ENGINE_IDS:
+            verdict = format_verdict(kb, engine_id, column, choice)
+            if verdict.status == "not-supported" and verdict.refused_by is not None:
+                st.warning(
+                    _("{engine} cannot load {column} weights on {gpu}: {note} (source: {source} at {version})").format(
+                        engine=display_name(engine_id),
+                        column=column_name, gpu=name(machine.gpu_id), note=verdict.note, source=verdict.source,
+                        version=verdict.verified.version,
+                    ),
+                    icon=":material/block:",
+                )
+    st.markdown(markdown_table(summary))
+    reasons = [f"- {engine}: {reason}" for engine, reason in why_not if reason]  # Markdown, as the cell was
+    if reasons:
+        st.markdown(_("Why not:") + "\n\n" + "\n".join(reasons))
+    if machine.n_devices > 1:
+        st.caption(_("With several GPUs, llama.cpp splits layers over all of them (Ollama only when the model does not "
+                     "fit one); vLLM and SGLang use one GPU per instance unless you set tensor/pipeline parallelism in "
+                     "their settings. The bars show the busiest GPU."))
+    return rows, capacities, capacity_svg
+
+
+rows, capacities, capacity_svg = drawn_per_input_state(f"memory comparison {page_state}", show_comparison)
 
 # A shared link's first run ends here, with the bars and their table; the rest of the page follows (ui/deferred.py).
 deferred.rest_follows()
 
-# ---- the brief's arithmetic -------------------------------------------------------------------------------------
-st.header(_("The arithmetic, step by step"))
-trained = _("{n} tokens").format(n=number(arch.max_context_tokens)) if arch.max_context_tokens else _("unknown")
-st.markdown(_("**{model}** · {layers} layers · trained context {trained} · weights {weights}").format(
-    model=arch.name, layers=arch.n_layers, trained=trained,
-    weights=human_bytes(weights.bytes) if weights.bytes else _("unknown"))
-    + (f" ({weights.basis})" if weights.basis else ""))
-st.markdown(markdown_table(arithmetic_rows(arch, RAW_BYTES_PER_ELEMENT[workload.kv_cache_type])))
-st.markdown(arithmetic_markdown(arch, workload))
-for warning in architecture_warnings(arch):
-    st.warning(warning, icon=":material/layers:")
-for approximation in weights.approximations:
-    st.caption(_("Weights: {note}").format(note=approximation))
+def show_arithmetic_and_capacity() -> None:
+    """The brief's arithmetic for this model and the capacity of every engine, with its chart."""
+    # ---- the brief's arithmetic -------------------------------------------------------------------------------------
+    st.header(_("The arithmetic, step by step"))
+    trained = _("{n} tokens").format(n=number(arch.max_context_tokens)) if arch.max_context_tokens else _("unknown")
+    st.markdown(_("**{model}** · {layers} layers · trained context {trained} · weights {weights}").format(
+        model=arch.name, layers=arch.n_layers, trained=trained,
+        weights=human_bytes(weights.bytes) if weights.bytes else _("unknown"))
+        + (f" ({weights.basis})" if weights.basis else ""))
+    st.markdown(markdown_table(arithmetic_rows(arch, RAW_BYTES_PER_ELEMENT[workload.kv_cache_type])))
+    st.markdown(arithmetic_markdown(arch, workload))
+    for warning in architecture_warnings(arch):
+        st.warning(warning, icon=":material/layers:")
+    for approximation in weights.approximations:
+        st.caption(_("Weights: {note}").format(note=approximation))
 
-# ---- capacity -----------------------------------------------------------------------------------------------------
-st.header(_("Capacity"))
-longest = _("longest context for {n} sequences (tokens)").format(n=number(workload.sequences))
-most = _("most sequences at {n} tokens").format(n=number(workload.context_tokens))
-st.markdown(markdown_table([{
-    _("engine"): name(c.engine),
-    longest: "—" if c.reason else number(c.max_context_tokens),
-    most: "—" if c.reason else number(c.max_sequences),
-    _("note"): c.reason or "",
-} for c in capacities]))
-st.caption(_("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
-             "plan with your other settings kept, up to the model's trained context. 0 = not even one fits."))
-show_svg(capacity_svg)
-st.caption(_("Capped at {n} sequences. Memory capacity only: it says nothing about the speed at which that many "
-             "sequences decode.").format(n=CURVE_SEQUENCES_LIMIT))
+    # ---- capacity ----------------------------------------------------------------------------------------------------
+    st.header(_("Capacity"))
+    longest = _("longest context for {n} sequences (tokens)").format(n=number(workload.sequences))
+    most = _("most sequences at {n} tokens").format(n=number(workload.context_tokens))
+    st.markdown(markdown_table([{
+        _("engine"): name(c.engine),
+        longest: "—" if c.reason else number(c.max_context_tokens),
+        most: "—" if c.reason else number(c.max_sequences),
+        _("note"): c.reason or "",
+    } for c in capacities]))
+    st.caption(_("Longest context in whole 256-token steps (or the trained context), searched over each engine's own "
+                 "plan with your other settings kept, up to the model's trained context. 0 = not even one fits."))
+    show_svg(capacity_svg)
+    st.caption(_("Capped at {n} sequences. Memory capacity only: it says nothing about the speed at which that many "
+                 "sequences decode.").format(n=CURVE_SEQUENCES_LIMIT))
+
+
+drawn_per_input_state(f"memory arithmetic {page_state}", show_arithmetic_and_capacity)
 
 # ---- embedding server ----------------------------------------------------------------------------------------------
 if arch.is_embedding_model:
@@ -271,135 +292,144 @@ if arch.is_embedding_model:
 # ---- users at a latency target ---------------------------------------------------------------------------------
 st.header(_("How many users at a latency target"))
 # A shared link's calibration (from the Speed page) sets the step times of the users readout and the speed below.
-calibration = link_calibration()
-readouts = users_readouts(inputs, workload, calibration)
-if readouts:
-    first = readouts[0]
-    st.caption(_(
-        "One instance of each plan above, simulated with {prompt}-token prompts and {output}-token answers, users "
-        "pausing {think} s between requests, p{ttft_pct} time to first token ≤ {ttft} s and p{itl_pct} "
-        "inter-token latency ≤ {itl} ms. An estimate from the scheduler simulation on a roofline of the GPU; the "
-        "capacity planner searches for the cheapest configuration at your own load and target."
-    ).format(prompt=number(first.prompt_tokens), output=number(first.output_tokens),
-        think=compact(first.think_time_s, 3),
-             ttft_pct=compact(first.slo.ttft_percentile, 2), ttft=compact(first.slo.ttft_s, 3),
-             itl_pct=compact(first.slo.itl_percentile, 2), itl=compact(first.slo.itl_s * 1000, 3)))
-    st.markdown("\n".join(f"- {users_readout_line(ENGINES[r.engine].display_name, r)}" for r in readouts))
-    planner_query = {key: value for key, value in (("plan_model", catalog_id_for_repo(kb, model.model_ref)),
-                                                   ("plan_gpus", machine.gpu_id)) if value}
-    page_link("pages/planner.py", label=_("Plan the cheapest configuration for a load in the capacity planner"),
-              icon=":material/price_check:", query_params=planner_query)
+calibration = link_calibration()  # live: a link's unreadable calibration draws a note here
 
-# ---- speed ----------------------------------------------------------------------------------------------------
-st.header(_("Speed"))
-speeds = speed_readouts(inputs, workload, calibration)
-if speeds:
-    st.caption(_(
-        "Decode and first-token speed of each plan above from servewise's speed model (fitted to public "
-        "measurements per engine and hardware class; your calibration where the link carries one). In "
-        "brackets: the 10th-90th percentile band of the fit's leave-one-out errors. Calibrate with your own "
-        "benchmark run on the Speed page."
+
+def show_readouts_and_engines() -> dict:
+    """Users at a latency target, speed, each engine's readout and command, several GPUs, offload and the
+    warnings; the plan's export data (with the commands drawn here)."""
+    readouts = users_readouts(inputs, workload, calibration)
+    if readouts:
+        first = readouts[0]
+        st.caption(_(
+            "One instance of each plan above, simulated with {prompt}-token prompts and {output}-token answers, users "
+            "pausing {think} s between requests, p{ttft_pct} time to first token ≤ {ttft} s and p{itl_pct} "
+            "inter-token latency ≤ {itl} ms. An estimate from the scheduler simulation on a roofline of the GPU; the "
+            "capacity planner searches for the cheapest configuration at your own load and target."
+        ).format(prompt=number(first.prompt_tokens), output=number(first.output_tokens),
+            think=compact(first.think_time_s, 3),
+                 ttft_pct=compact(first.slo.ttft_percentile, 2), ttft=compact(first.slo.ttft_s, 3),
+                 itl_pct=compact(first.slo.itl_percentile, 2), itl=compact(first.slo.itl_s * 1000, 3)))
+        st.markdown("\n".join(f"- {users_readout_line(ENGINES[r.engine].display_name, r)}" for r in readouts))
+        planner_query = {key: value for key, value in (("plan_model", catalog_id_for_repo(kb, model.model_ref)),
+                                                       ("plan_gpus", machine.gpu_id)) if value}
+        page_link("pages/planner.py", label=_("Plan the cheapest configuration for a load in the capacity planner"),
+                  icon=":material/price_check:", query_params=planner_query)
+
+    # ---- speed ----------------------------------------------------------------------------------------------------
+    st.header(_("Speed"))
+    speeds = speed_readouts(inputs, workload, calibration)
+    if speeds:
+        st.caption(_(
+            "Decode and first-token speed of each plan above from servewise's speed model (fitted to public "
+            "measurements per engine and hardware class; your calibration where the link carries one). In "
+            "brackets: the 10th-90th percentile band of the fit's leave-one-out errors. Calibrate with your own "
+            "benchmark run on the Speed page."
+        ))
+        st.markdown("\n".join(f"- {speed_readout_line(ENGINES[engine].display_name, estimate)}"
+                               for engine, estimate in speeds))
+        page_link("pages/speed.py", label=_("Speed estimate and calibration"), icon=":material/speed:",
+                  query_params={CALIBRATION_PARAM: st.query_params[CALIBRATION_PARAM]} if calibration is not None
+                  else None)
+
+    # ---- each engine in its own words --------------------------------------------------------------------------------
+    st.header(_("Each engine in its own words"))
+    commands: dict[str, str] = {}
+    for row, tab in zip(rows, st.tabs([name(e) for e in ENGINE_IDS]), strict=True):
+        with tab:
+            if row.plan is None:
+                st.info(row.not_applicable or row.error, icon=":material/block:")
+                continue
+            plan = row.plan
+            if plan.refusal:
+                st.error(_("Would refuse to start: {why}").format(why=plan.refusal), icon=":material/dangerous:")
+            st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
+            plain = plan_without_speculation(row.engine, arch, machine, weights.bytes, row.settings, workload)
+            if plain is not None:
+                st.markdown("**" + _("Speculative decoding: this run with its drafter and without it") + "**")
+                st.markdown(markdown_table(speculation_rows(plan, plain)))
+                st.markdown("\n".join("- " + _("without the drafter: {line}").format(line=line)
+                                       for line in plan_readout(plain)[:3]))
+            for note in plan.notes:
+                st.caption(f":material/info: {note.message}")
+            rendered = render_launch_command(row.engine, row.settings,
+                                             ENGINES[row.engine].model_file or model.model_ref)
+            env = " ".join(f"{k}={shlex.quote(v)}" for k, v in rendered.env.items())
+            commands[row.engine] = (env + " " if env else "") + shlex.join(rendered.words)
+            show_command(commands[row.engine])
+            for remark in rendered.remarks:
+                st.caption(remark)
+
+    # ---- multi-GPU ---------------------------------------------------------------------------------------------------
+    st.header(_("Several GPUs"))
+    degrees = valid_tensor_parallel_sizes(arch, max(machine.n_devices, 8))
+    st.markdown(_("Tensor-parallel degrees that split this model's {heads} attention heads evenly: **{degrees}** "
+                  "(vLLM and SGLang refuse others).").format(heads=arch.n_heads, degrees=", ".join(map(str, degrees))))
+    replicas_engine = next((e for e in ENGINES.values() if e.replica_study_key), None)
+    replicas_row = next((r for r in rows if replicas_engine and r.engine == replicas_engine.id), None)
+    if machine.n_devices > 1 and replicas_row is not None and replicas_row.plan is not None:
+        options = []
+        tp_key, study_engine = replicas_engine.replica_study_key, replicas_engine.display_name
+        for tp in [d for d in degrees if machine.n_devices % d == 0]:
+            replicas = machine.n_devices // tp
+            per_tp = ComparisonInputs(arch, machine, weights.bytes,
+                                      {**overrides, replicas_row.engine: {**overrides.get(replicas_row.engine, {}),
+                                                                          tp_key: tp}})
+            per_replica = most_sequences(per_tp, replicas_row.engine, workload, SEQUENCES_LIMIT) or 0
+            options.append({
+                _("layout"): ngettext("{replicas} replica × TP {tp}", "{replicas} replicas × TP {tp}", replicas).format(
+                    replicas=number(replicas), tp=number(tp)),
+                _("weights per GPU"): human_bytes(weights.bytes / tp) if weights.bytes else _("unknown"),
+                _("sequences per replica ({engine})").format(engine=study_engine): per_replica,
+                _("sequences in all"): per_replica * replicas,
+            })
+        st.markdown(markdown_table(options))
+        st.caption(_("Replicas need the whole model plus working memory on each card; TP splits one instance. "
+                     "Replicas on one host still share its failure: losing the host loses them all. Without NVLink, "
+                     "pipeline parallelism (-pp) moves less data between cards than TP. More cards do not multiply "
+                     "throughput by themselves."))
+    else:
+        st.caption(_("Pick more than one GPU to compare replicas with tensor/pipeline parallelism."))
+
+    # ---- offload -----------------------------------------------------------------------------------------------------
+    st.header(_("Offload to host RAM (llama.cpp, Ollama)"))
+    offloaded = []
+    for row in rows:
+        if row.plan is not None and getattr(row.plan, "devices", None) is not None:
+            st.markdown(ngettext("**{engine}**: -ngl {ngl} of {layers} layers on the GPU",
+                                 "**{engine}**: -ngl {ngl} of {layers} layers on the GPUs", machine.n_devices).format(
+                engine=name(row.engine), ngl=row.plan.n_gpu_layers, layers=arch.n_layers + 1))
+            st.markdown(markdown_table(offload_rows(row)))
+            offloaded += [name(row.engine) for d in row.plan.devices if d.device == "host" and d.repeating_layers]
+    vram_speed = (_("this GPU's {n} GB/s").format(n=number(machine.memory_bandwidth_bytes_per_s / 1e9))
+                  if machine.memory_bandwidth_bytes_per_s else _("VRAM's hundreds or thousands of GB/s"))
+    warning = _("Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of {vram}: every "
+                "generated token reads them, so a partly offloaded model decodes far slower.").format(vram=vram_speed)
+    if offloaded:
+        st.warning(_("{engines} keep layers in host RAM here.").format(engines=_(" and ").join(offloaded)) + " "
+                   + warning, icon=":material/speed:")
+    else:
+        st.caption(ngettext("Every layer stays on the GPU here.", "Every layer stays on the GPUs here.",
+                            machine.n_devices) + " " + warning)
+
+    # ---- warnings ----------------------------------------------------------------------------------------------------
+    st.header(_("Read before tuning"))
+    st.markdown(_(
+        "- **A memory fraction is not a compute limit.** vLLM's `gpu_memory_utilization` and SGLang's "
+        "`mem_fraction_static` are different fractions of memory; neither caps GPU compute, and a high reservation "
+        "can sit next to an idle model.\n"
+        "- **A high concurrency cap is not capacity.** `max_num_seqs` / `max_running_requests` / `-np` above what the "
+        "KV cache holds leads to preemption and recomputation (vLLM, SGLang) or to short per-slot contexts "
+        "(llama.cpp).\n"
+        "- **Concurrent requests share one copy of the weights**; only the KV cache grows with sequences."
     ))
-    st.markdown("\n".join(f"- {speed_readout_line(ENGINES[engine].display_name, estimate)}"
-                           for engine, estimate in speeds))
-    page_link("pages/speed.py", label=_("Speed estimate and calibration"), icon=":material/speed:",
-              query_params={CALIBRATION_PARAM: st.query_params[CALIBRATION_PARAM]} if calibration is not None
-              else None)
+    return export_data(arch.name, machine_choice.label, workload, weights.bytes, rows, capacities, commands)
 
-# ---- each engine in its own words --------------------------------------------------------------------------------
-st.header(_("Each engine in its own words"))
-commands: dict[str, str] = {}
-for row, tab in zip(rows, st.tabs([name(e) for e in ENGINE_IDS]), strict=True):
-    with tab:
-        if row.plan is None:
-            st.info(row.not_applicable or row.error, icon=":material/block:")
-            continue
-        plan = row.plan
-        if plan.refusal:
-            st.error(_("Would refuse to start: {why}").format(why=plan.refusal), icon=":material/dangerous:")
-        st.markdown("\n".join(f"- {line}" for line in engine_readout(row)))
-        plain = plan_without_speculation(row.engine, arch, machine, weights.bytes, row.settings, workload)
-        if plain is not None:
-            st.markdown("**" + _("Speculative decoding: this run with its drafter and without it") + "**")
-            st.markdown(markdown_table(speculation_rows(plan, plain)))
-            st.markdown("\n".join("- " + _("without the drafter: {line}").format(line=line)
-                                   for line in plan_readout(plain)[:3]))
-        for note in plan.notes:
-            st.caption(f":material/info: {note.message}")
-        rendered = render_launch_command(row.engine, row.settings,
-                                         ENGINES[row.engine].model_file or model.model_ref)
-        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in rendered.env.items())
-        commands[row.engine] = (env + " " if env else "") + shlex.join(rendered.words)
-        show_command(commands[row.engine])
-        for remark in rendered.remarks:
-            st.caption(remark)
 
-# ---- multi-GPU -------------------------------------------------------------------------------------------------------
-st.header(_("Several GPUs"))
-degrees = valid_tensor_parallel_sizes(arch, max(machine.n_devices, 8))
-st.markdown(_("Tensor-parallel degrees that split this model's {heads} attention heads evenly: **{degrees}** "
-              "(vLLM and SGLang refuse others).").format(heads=arch.n_heads, degrees=", ".join(map(str, degrees))))
-replicas_engine = next((e for e in ENGINES.values() if e.replica_study_key), None)
-replicas_row = next((r for r in rows if replicas_engine and r.engine == replicas_engine.id), None)
-if machine.n_devices > 1 and replicas_row is not None and replicas_row.plan is not None:
-    options = []
-    tp_key, study_engine = replicas_engine.replica_study_key, replicas_engine.display_name
-    for tp in [d for d in degrees if machine.n_devices % d == 0]:
-        replicas = machine.n_devices // tp
-        per_tp = ComparisonInputs(arch, machine, weights.bytes,
-                                  {**overrides, replicas_row.engine: {**overrides.get(replicas_row.engine, {}),
-                                                                      tp_key: tp}})
-        per_replica = most_sequences(per_tp, replicas_row.engine, workload, SEQUENCES_LIMIT) or 0
-        options.append({
-            _("layout"): ngettext("{replicas} replica × TP {tp}", "{replicas} replicas × TP {tp}", replicas).format(
-                replicas=number(replicas), tp=number(tp)),
-            _("weights per GPU"): human_bytes(weights.bytes / tp) if weights.bytes else _("unknown"),
-            _("sequences per replica ({engine})").format(engine=study_engine): per_replica,
-            _("sequences in all"): per_replica * replicas,
-        })
-    st.markdown(markdown_table(options))
-    st.caption(_("Replicas need the whole model plus working memory on each card; TP splits one instance. "
-                 "Replicas on one host still share its failure: losing the host loses them all. Without NVLink, "
-                 "pipeline parallelism (-pp) moves less data between cards than TP. More cards do not multiply "
-                 "throughput by themselves."))
-else:
-    st.caption(_("Pick more than one GPU to compare replicas with tensor/pipeline parallelism."))
-
-# ---- offload -------------------------------------------------------------------------------------------------------
-st.header(_("Offload to host RAM (llama.cpp, Ollama)"))
-offloaded = []
-for row in rows:
-    if row.plan is not None and getattr(row.plan, "devices", None) is not None:
-        st.markdown(ngettext("**{engine}**: -ngl {ngl} of {layers} layers on the GPU",
-                             "**{engine}**: -ngl {ngl} of {layers} layers on the GPUs", machine.n_devices).format(
-            engine=name(row.engine), ngl=row.plan.n_gpu_layers, layers=arch.n_layers + 1))
-        st.markdown(markdown_table(offload_rows(row)))
-        offloaded += [name(row.engine) for d in row.plan.devices if d.device == "host" and d.repeating_layers]
-vram_speed = (_("this GPU's {n} GB/s").format(n=number(machine.memory_bandwidth_bytes_per_s / 1e9))
-              if machine.memory_bandwidth_bytes_per_s else _("VRAM's hundreds or thousands of GB/s"))
-warning = _("Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of {vram}: every "
-            "generated token reads them, so a partly offloaded model decodes far slower.").format(vram=vram_speed)
-if offloaded:
-    st.warning(_("{engines} keep layers in host RAM here.").format(engines=_(" and ").join(offloaded)) + " "
-               + warning, icon=":material/speed:")
-else:
-    st.caption(ngettext("Every layer stays on the GPU here.", "Every layer stays on the GPUs here.", machine.n_devices)
-               + " " + warning)
-
-# ---- warnings ------------------------------------------------------------------------------------------------------
-st.header(_("Read before tuning"))
-st.markdown(_(
-    "- **A memory fraction is not a compute limit.** vLLM's `gpu_memory_utilization` and SGLang's "
-    "`mem_fraction_static` are different fractions of memory; neither caps GPU compute, and a high reservation "
-    "can sit next to an idle model.\n"
-    "- **A high concurrency cap is not capacity.** `max_num_seqs` / `max_running_requests` / `-np` above what the "
-    "KV cache holds leads to preemption and recomputation (vLLM, SGLang) or to short per-slot contexts "
-    "(llama.cpp).\n"
-    "- **Concurrent requests share one copy of the weights**; only the KV cache grows with sequences."
-))
+calibration_param = st.query_params.get(CALIBRATION_PARAM)  # the Speed page link below carries it as it came
+data = drawn_per_input_state(f"memory readouts {page_state} {calibration_param}", show_readouts_and_engines)
 
 # ---- export --------------------------------------------------------------------------------------------------------
-data = export_data(arch.name, machine_choice.label, workload, weights.bytes, rows, capacities, commands)
 left, right = st.columns(2)
 # Built when downloaded, not on every rerun: in the reader's language (Streamlit calls it in a later request).
 left.download_button(_("Download the plan (Markdown)"), in_reader_language(export_markdown, data),

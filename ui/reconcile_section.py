@@ -35,7 +35,7 @@ from reports.reconcile_text import (
     printed_text,
     status_text,
 )
-from ui import uploads, url_widgets
+from ui import state_cache, uploads, url_widgets
 from ui.command_text import show_command
 
 NONE = "none"
@@ -138,11 +138,16 @@ def _capture_help(key_prefix: str, heading: bool = True) -> None:
         st.markdown(_("**How to get the log**"))
     engine = st.selectbox(_("Engine"), engines, key=f"{key_prefix}_capture_engine",
                           format_func=namer(load_knowledge()))  # not bound to the URL: the name is only shown
-    for capture in (c for c in captures if c.engine == engine):
-        st.caption(_(capture.label))
-        show_command(capture.command)
-        if capture.note:
-            st.caption(_(capture.note))
+
+    def show_captures() -> None:
+        for capture in (c for c in captures if c.engine == engine):
+            st.caption(_(capture.label))
+            show_command(capture.command)
+            if capture.note:
+                st.caption(_(capture.note))
+
+    # The commands depend on the engine picked and the reader's language only: drawn once, replayed on later runs.
+    state_cache.drawn_per_input_state(f"log capture commands {engine}", show_captures)
 
 
 def _show_lines(result: Reconciliation) -> None:

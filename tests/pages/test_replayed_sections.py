@@ -11,7 +11,7 @@ from tests.support.paths import REPO_ROOT
 from ui import background, state_cache
 
 #: Pages that replay sections, each in its typical shared state (bench/typical_states.py).
-REPLAYING_PAGES = ("simulator.py", "operations.py", "formats.py")
+REPLAYING_PAGES = ("simulator.py", "operations.py", "formats.py", "memory.py")
 
 
 #: Fields that differ from run to run whatever is replayed: a download button's lazily built file is registered anew.
@@ -58,11 +58,11 @@ def test_a_replayed_rerun_shows_what_a_fresh_run_drew(page, lang, monkeypatch):
     def counting(state, draw):
         asked.append(state)
 
-        def counted() -> None:
+        def counted():
             drawn.append(state)
-            draw()
+            return draw()
 
-        replaying(state, counted)
+        return replaying(state, counted)  # what the section computed, as the page uses it
 
     monkeypatch.setattr(state_cache, "drawn_per_input_state", counting)
     state_cache._replayed.clear()
