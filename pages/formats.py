@@ -22,7 +22,7 @@ from reports.formats_figures import (
 from reports.names import namer
 from reports.numbers import compact, number
 from reports.tables import columns_markdown, localized_frame
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.markdown_text import literal
 from ui.markup import show_svg
 from ui.state_cache import drawn_per_input_state
@@ -100,8 +100,8 @@ with right:
 url_widgets.show_url_notes()
 
 
-def show_cell(engine_id: str, column_id: str, hardware_id: str) -> None:
-    """The matrix on the chosen hardware and the chosen cell's verdict, source and what its column covers."""
+def show_verdict(engine_id: str, column_id: str, hardware_id: str) -> None:
+    """The matrix on the chosen hardware and the chosen cell's verdict and note."""
     choice = HardwareChoice(gpu_id=None if hardware_id == ANY_HARDWARE else hardware_id)
     gpu_name = namer(kb)(choice.gpu_id or "")  # what the captions below call the chosen GPU
     verdicts = matrix_on_hardware(kb, choice)
@@ -139,6 +139,12 @@ def show_cell(engine_id: str, column_id: str, hardware_id: str) -> None:
         elif verdict.path is not None and verdict.path.kernel:
             st.caption(_("Path on this hardware: {kernel}").format(kernel=verdict.path.kernel))
         st.write(_(cell.note))
+
+
+def show_cell_details(engine_id: str, column_id: str) -> None:
+    """The chosen cell's hardware paths, accepted layouts and source, and what its column covers."""
+    cell = formats.cell(engine_id, column_id)
+    if cell is not None:
         if cell.hardware:
             paths = pd.DataFrame(
                 {
@@ -190,8 +196,12 @@ def show_cell(engine_id: str, column_id: str, hardware_id: str) -> None:
 
 # Below the widgets everything depends on the three choices (and the reader's language) only: built once per
 # choice and replayed on later runs (ui/state_cache.py); the tables at the end depend on the knowledge base only.
-drawn_per_input_state(f"formats cell {engine_id} {column_id} {hardware_id}",
-                      lambda: show_cell(engine_id, column_id, hardware_id))
+drawn_per_input_state(f"formats verdict {engine_id} {column_id} {hardware_id}",
+                      lambda: show_verdict(engine_id, column_id, hardware_id))
+# A shared link's first run ends with the cell's verdict and note (ui/deferred.py): the tables below it need the
+# browser's dataframe scripts (~1.2 MB), which it fetched and parsed while the matrix above was still to be drawn.
+deferred.rest_follows()
+drawn_per_input_state(f"formats cell details {engine_id} {column_id}", lambda: show_cell_details(engine_id, column_id))
 
 
 def derivation(quant: Quantization) -> str:

@@ -26,6 +26,7 @@ DEFERRED_PAGES = {
     "planner.py": '[data-testid="stDownloadButton"]',  # the plan's downloads, at the end of the page
     "simulator.py": '[data-testid="stDownloadButton"]',  # the latency distributions' download, below the comparison
     "memory.py": '[data-testid="stDownloadButton"]',  # the plan's downloads, below the bars and their table
+    "formats.py": '[data-testid="stDataFrame"]',  # the cell's hardware paths and the scheme tables, below its verdict
     "wizard.py": '[data-testid="stDownloadButton"]',  # the recommendation's download, below the first candidate
 }
 
