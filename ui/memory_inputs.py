@@ -300,7 +300,9 @@ def read_launch_command(kb: KnowledgeBase) -> PastedCommand | None:
         parsed = settings_from_command(command, kb)
     except LaunchCommandError as exc:
         return PastedCommand(None, {}, [], str(exc))
-    explicit = {key: getattr(parsed.settings, key) for key in parsed.settings.model_fields_set}
+    # In the settings' field order: `model_fields_set` is a set, whose order changed from process to process.
+    explicit = {key: getattr(parsed.settings, key) for key in type(parsed.settings).model_fields
+                if key in parsed.settings.model_fields_set}
     return PastedCommand(parsed.engine, explicit, parsed.unknown_flags, None,
                          parsed.ignored_keys + parsed.ignored_env, parsed.model, catalog_id_for_repo(kb, parsed.model))
 

@@ -348,3 +348,15 @@ def test_the_markdown_export_is_written_in_the_readers_language_with_engine_name
     assert markdown.startswith("# Plan de memoria y capacidad de servewise"), markdown[:200]
     assert "| vLLM | sí |" in markdown and "## llama.cpp (llama-server)" in markdown
     assert "| vllm |" not in markdown and "## llama-cpp" not in markdown
+
+
+def test_a_pasted_commands_settings_are_listed_in_one_order_whatever_the_process():
+    """The settings a command set are named in their settings model's field order: the order of a Python set of
+    names (what they were read from) changed with each process's string hashing."""
+    at = _run(mem_model="llama-3.1-8b", mem_gpu="h100-sxm-80gb", mem_command=COMMANDS["vllm"][0])
+    message = next(s.value for s in at.success if "gpu_memory_utilization" in s.value)
+    from calculators.engines.vllm.arg_utils import VllmSettings
+
+    fields = list(VllmSettings.model_fields)
+    assert fields.index("max_model_len") < fields.index("gpu_memory_utilization")
+    assert message.index("max_model_len=4096") < message.index("gpu_memory_utilization=0.8"), message
