@@ -295,12 +295,32 @@ def _text_width(text: str, size: float) -> float:
     return CHAR_W * size / 12 * len(text)
 
 
+def _edge_label(label: str, x1: float, y1: float, x2: float, y2: float) -> str:
+    """An arrow's label beside the middle of the arrow, on the side its line leaves free.
+
+    A horizontal arrow's label sits centred above it, a vertical one's starts just right of it. A slanted arrow's
+    label ends just left of its middle when the arrow runs down to the left (its line is to the right above the
+    middle) and starts just right of it when the arrow runs down to the right, its baseline a little above the
+    middle: centred on the middle, the home page's "over the limit" was crossed by its own arrow."""
+    mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+    if abs(x2 - x1) < 1:
+        x, y, anchor = mx + 6, my + 4, "start"
+    elif abs(y2 - y1) < 1:
+        x, y, anchor = mx, my - 7, "middle"
+    elif (x2 - x1) * (y2 - y1) < 0:
+        x, y, anchor = mx - 6, my - 2, "end"
+    else:
+        x, y, anchor = mx + 6, my - 2, "start"
+    return _text(x, y, label, EDGE_TEXT, anchor, "#444",
+                 extra=' class="sw-edge" paint-order="stroke" stroke="#fff" stroke-width="4"')
+
+
 def flow_diagram_svg(nodes: list[Node], edges: list[Edge], css_class: str = "sw-flow") -> str:
     """Boxes and arrows as one line of SVG markup (a small graphviz-like diagram without graphviz's script).
 
     Columns are spread apart just enough for the label of an arrow between two boxes of one row, so a label never
     runs under a box; a label drawn beside a vertical arrow widens the picture instead of leaving it. Labels are
-    drawn last, on a white halo, so no line crosses them.
+    drawn last, on a white halo, beside their arrow (`_edge_label`), so no line crosses them.
     """
     lines = {node.key: [piece for part in node.label.split("\\n")
                         for piece in (textwrap.wrap(part, BOX_CHARS, break_on_hyphens=False) or [part])]
@@ -329,13 +349,9 @@ def flow_diagram_svg(nodes: list[Node], edges: list[Edge], css_class: str = "sw-
         arrows.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#555" '
                       f'stroke-width="1.5"{dash} marker-end="url(#sw-arrow)"/>')
         if edge.label:
-            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-            beside = abs(x2 - x1) < 1  # a vertical arrow: its label starts just right of it
-            if beside:
-                right = max(right, mx + 6 + _text_width(edge.label, EDGE_TEXT))
-            labels.append(_text(mx + (6 if beside else 0), my - 7 if not beside else my + 4, edge.label, EDGE_TEXT,
-                                "start" if beside else "middle", "#444",
-                                extra=' class="sw-edge" paint-order="stroke" stroke="#fff" stroke-width="4"'))
+            labels.append(_edge_label(edge.label, x1, y1, x2, y2))
+            if abs(x2 - x1) < 1:  # a vertical arrow's label starts just right of it and may widen the picture
+                right = max(right, (x1 + x2) / 2 + 6 + _text_width(edge.label, EDGE_TEXT))
     width = right + 20
     height = max(y for _x, y in centres.values()) + ROW_H / 2 + 10
     parts = [*_svg_open(css_class, width, height, max_scale=1.0),

@@ -113,3 +113,31 @@ def test_every_text_is_escaped():
         assert "<script" not in svg
         root = _tree(svg)  # still well-formed
         assert any(planted in (element.text or "") for element in root.iter())
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_no_arrow_crosses_its_own_label(lang):
+    """The home page's request-state diagram drew "over the limit" / "por encima del límite" centred on its slanted
+    arrow, so the line ran through the words (issue 19 review screenshots). Each label's box, estimated as the
+    layout estimates it, must stay clear of every arrow, in the home page's own layout and words."""
+    from reports.svg_charts import EDGE_TEXT, _text_width
+
+    with language(lang):
+        words = [_("over the limit"), _("admitted"), _("when a sequence finishes"), _("all read")]
+        svg = flow_diagram_svg([
+            Node("conn", "40 " + _("open connections"), "#fff", 0.5, 0), Node("queue", "36 queued", "#fff", 0, 1),
+            Node("active", "4 active", "#fff", 1, 1), Node("weights", "1 copy", "#fff", 1, 2),
+        ], [Edge("conn", "queue", words[0]), Edge("conn", "active", words[1]),
+            Edge("queue", "active", words[2], dashed=True), Edge("active", "weights", words[3])])
+    tree = _tree(svg)
+    lines = [tuple(float(line.get(k)) for k in ("x1", "y1", "x2", "y2")) for line in tree.iter(f"{SVG}line")]
+    labels = [text for text in tree.iter(f"{SVG}text") if text.get("class") == "sw-edge"]
+    assert [text.text for text in labels] == words
+    for text in labels:
+        x, y, width = float(text.get("x")), float(text.get("y")), _text_width(text.text, EDGE_TEXT)
+        left = {"start": x, "middle": x - width / 2, "end": x - width}[text.get("text-anchor")]
+        box = (left - 2, y - 0.8 * EDGE_TEXT, left + width + 2, y + 0.25 * EDGE_TEXT)
+        for x1, y1, x2, y2 in lines:
+            for step in range(101):
+                px, py = x1 + (x2 - x1) * step / 100, y1 + (y2 - y1) * step / 100
+                assert not (box[0] <= px <= box[2] and box[1] <= py <= box[3]), (text.text, (x1, y1, x2, y2))
