@@ -83,7 +83,7 @@ with filters:
                                   labels=lambda tier: _(TIER_LABELS[tier]))
     st.caption(_(
         "An engine matches when it runs every selected backend, OS and format natively, experimentally or "
-        "through a plugin (convert-first and unknown do not count) and has every selected feature, with or "
+        "through a plugin (convert first and unknown do not count) and has every selected feature, with or "
         "without a launch flag. Formats are read from the formats matrix on each selected backend, as on the "
         "Formats page."
     ))

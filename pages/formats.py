@@ -162,14 +162,15 @@ def show_cell_details(engine_id: str, column_id: str) -> None:
             # Columns blank in every row are left out: with all six the Spanish table scrolled sideways at 1024 px.
             st.dataframe(paths.loc[:, (paths != "").any()], hide_index=True)
             st.caption(_("Backends not listed: {status}.").format(status=_(STATUS_WORDS[cell.other_backends])))
-        layout = []
+        layout = []  # "Accepted layouts: bit widths 4" read as a word puzzle; each limit is said on its own
         if cell.bit_widths:
-            layout.append(_("bit widths {widths}").format(widths=", ".join(compact(b, 3) for b in cell.bit_widths)))
+            layout.append(_("Bit widths it accepts: {widths}").format(
+                widths=", ".join(compact(b, 3) for b in cell.bit_widths)))
         if cell.group_sizes:
             sizes = ", ".join(_("per channel") if g == -1 else str(g) for g in cell.group_sizes)
-            layout.append(_("group sizes {sizes}").format(sizes=sizes))
+            layout.append(_("Group sizes it accepts: {sizes}").format(sizes=sizes))
         if layout:
-            st.markdown(_("Accepted layouts: {layouts}").format(layouts="; ".join(layout)))
+            st.markdown(" · ".join(layout))
         if cell.how_to_enable:
             st.markdown(_("How to enable: `{how}`").format(how=cell.how_to_enable))
         url = source_url(cell.source, cell.verified.version)

@@ -30,12 +30,13 @@ SHORT_LABELS: dict[CompatStatus, str] = {
 
 
 #: Each status as the knowledge base spells it, translated where shown.
+#: A status in words (the KB's ids, "via-plugin", stay in the KB and the URL).
 STATUS_WORDS: dict[CompatStatus, str] = {
     CompatStatus.NATIVE: N_("native"),
     CompatStatus.EXPERIMENTAL: N_("experimental"),
-    CompatStatus.VIA_PLUGIN: N_("via-plugin"),
-    CompatStatus.CONVERT_FIRST: N_("convert-first"),
-    CompatStatus.NOT_SUPPORTED: N_("not-supported"),
+    CompatStatus.VIA_PLUGIN: N_("via a plugin"),
+    CompatStatus.CONVERT_FIRST: N_("convert first"),
+    CompatStatus.NOT_SUPPORTED: N_("not supported"),
     CompatStatus.UNKNOWN: N_("unknown"),
 }
 #: Which weights a scheme covers and what it describes, in words (the ids, "linear-layers", stay in the KB).

@@ -39,7 +39,7 @@ def test_selecting_vllm_and_gguf_explains_the_plugin():
     assert not at.exception
     text = _markdown(at)
     assert "#### vLLM × GGUF file" in text
-    assert ":blue-badge[via-plugin]" in text
+    assert ":blue-badge[via a plugin]" in text
     assert any("vllm-gguf-plugin" in t and "experimental" in t for t in text)
 
 
@@ -97,7 +97,7 @@ def test_heatmap_has_one_cell_per_engine_and_column_and_frames_the_selection():
     row, col = [e.id for e in formats.engines].index("vllm"), [c.id for c in formats.columns].index("gguf")
     cell = cells[row * n_cols + col]
     assert cell.get("fill") == STATUS_COLOURS[CompatStatus.VIA_PLUGIN]  # coloured by its status
-    assert ": via-plugin" in cell.find(f"{ns}title").text
+    assert ": via a plugin" in cell.find(f"{ns}title").text
     (framed,) = frame
     assert abs(float(framed.get("x")) - (float(cell.get("x")) - 1)) < 0.2
     assert abs(float(framed.get("y")) - (float(cell.get("y")) - 1)) < 0.2
@@ -131,7 +131,7 @@ def test_a_gpu_reads_hardware_dependent_cells_for_it():
     at.run(timeout=30)
     assert not at.exception
     text = _markdown(at)
-    assert ":gray-badge[not-supported]" in text
+    assert ":gray-badge[not supported]" in text
     assert any("gfx950" in w.value and "AMD Instinct MI300X" in w.value for w in at.warning)  # the GPU by name
     paths = at.dataframe[0].value  # the cell's hardware paths
     assert "ROCm (AMD)" in list(paths["backend"]) and "gfx950" in list(paths["GPU archs"])
@@ -151,5 +151,20 @@ def test_heatmap_on_one_gpu_shows_its_statuses():
     n_cols = len(kb.formats.columns)
     index = [e.id for e in kb.formats.engines].index("sglang") * n_cols + [c.id for c in kb.formats.columns].index(
         "mxfp4")
-    assert ": not-supported" in cells[index].find(f"{ns}title").text
+    assert ": not supported" in cells[index].find(f"{ns}title").text
     assert marks[index].endswith("*")  # marked as depending on the hardware
+
+
+def test_statuses_and_layout_limits_read_as_words():
+    """The English badge and heatmap hovers read "via-plugin", "convert-first", "not-supported" (the KB's ids), and
+    the layout line "Accepted layouts: bit widths 4" (issue 19 review)."""
+    from reports.formats_figures import STATUS_WORDS
+
+    assert all("-" not in word for word in STATUS_WORDS.values()), STATUS_WORDS
+    at = AppTest.from_file(PAGE)
+    at.query_params.update({"formats_engine": "vllm", "formats_format": "awq"})
+    at.run(timeout=30)
+    assert not at.exception
+    text = _markdown(at)
+    assert any(t.startswith("Bit widths it accepts: 4") for t in text), text
+    assert not any("Accepted layouts" in t or "bit widths 4" in t for t in text)
