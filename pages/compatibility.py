@@ -96,8 +96,8 @@ def tool_calls_section() -> None:
                                    max_chars=1000,
                                    placeholder=TOOL_COMMAND_EXAMPLE)
         checks = check_tool_calls_on_engines(model, engines, command, tools_kb)
-    except ServewiseInputError as exc:
-        st.error(str(exc), icon=":material/error:")
+    except ServewiseInputError as exc:  # it may quote what the link or the user typed: shown literally
+        st.error(_("Cannot check: {reason}").format(reason=literal(str(exc))), icon=":material/error:")
         return
     # A Markdown table: read, not sorted, and on screen without the browser loading the dataframe grid first.
     table = tool_checks_table(checks)
@@ -168,7 +168,7 @@ def embeddings_section() -> None:
                                    placeholder="llama-server -m bge-m3-f16.gguf --embeddings -ub 8192 -b 8192")
         checks = check_embeddings_on_engines(embedding, engines, command, embed_kb)
     except ServewiseInputError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(_("Cannot check: {reason}").format(reason=literal(str(exc))), icon=":material/error:")
         return
     st.markdown(frame_markdown(embedding_checks_table(checks), literal=True))
     show_embedding_reasons(checks)
@@ -214,7 +214,7 @@ def ingestion_section() -> None:
     try:
         basis, result = ingestion_run(model_id, gpu_id, engine, rate, int(docs), int(doc_tokens), every)
     except ServewiseInputError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(_("Cannot simulate: {reason}").format(reason=literal(str(exc))), icon=":material/error:")
         return
     st.caption(_("Basis: {basis}; chat: 600 requests, prompts ~800 and outputs ~250 tokens (lognormal); "
                  "two bursts from t = 20 s.").format(basis=basis))

@@ -114,7 +114,8 @@ if pasted.strip():
                            label=f"{arch.name} {namer(kb)(scheme)}, {kb.gpus.get(gpu_id).name}", max_evals=40,
                            policy=policy_for_gpu(engine, kb.gpus.get(gpu_id).memory_bytes))
     except ServewiseInputError as exc:
-        st.error(literal(str(exc)), icon=":material/error:")
+        st.error(_("No calibration from this output: {reason}").format(reason=literal(str(exc))),
+                 icon=":material/error:")
     else:
         st.markdown(calibration_text(result))
         if imported.skipped:

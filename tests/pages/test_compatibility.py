@@ -120,3 +120,16 @@ def test_each_download_button_says_what_it_downloads():
         labels = [button.proto.label for button in at.get("download_button")]
         # two per section (tool calls, embeddings)
         assert sorted(labels) == sorted(label.format(kind) for kind in ("Markdown", "JSON") * 2), labels
+
+
+def test_a_command_from_a_link_is_quoted_in_an_error_never_drawn_as_markdown():
+    """A link whose launch command was "![img](https://host/t.png) ..." made the error quote it as Markdown, so the
+    page fetched an image from that host (issue 19 review); the error now shows it literally, and says what failed."""
+    for key in ("cmp_tool_cmd", "cmp_emb_cmd"):
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        at.query_params[key] = "![img](https://evil.example/t.png) [click](https://evil.example) --x"
+        at.run()
+        assert not at.exception
+        errors = [e.value for e in at.error]
+        assert errors and all("](https" not in e for e in errors), errors
+        assert any(e.startswith("Cannot check: ") and "is not a launcher" in e for e in errors), errors

@@ -74,3 +74,18 @@ def test_a_calibration_for_another_engine_is_named_in_words_and_the_default_fit_
     notes = [i.value for i in at.info]
     assert any("is for vLLM on data-centre GPUs (HBM); the default fit is used here" in n for n in notes), notes
     assert not any("datacenter-hbm" in n for n in notes)
+
+
+def test_unreadable_benchmark_output_says_what_failed_in_a_sentence():
+    """Pasted text that is not a benchmark gave a bare lower-case fragment ("no 'Serving Benchmark Result' block ...");
+    the error now says the output gave no calibration, then why, in the reader's language."""
+    from tests.support.page_runs import page_in_language
+
+    for lang, start in (("en", "No calibration from this output: "), ("es", "Esta salida no sirve para calibrar: ")):
+        at = page_in_language(PAGE, lang)
+        at.run()
+        at.text_area(key="speed_bench_text").set_value(
+            "============ Serving Benchmark Result ============\nSuccessful requests: lots\n").run()
+        assert not at.exception
+        errors = [e.value for e in at.error]
+        assert errors and errors[0].startswith(start), errors
