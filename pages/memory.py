@@ -121,9 +121,10 @@ if pasted is not None:
     if pasted.ignored:
         st.caption(_("Understood but no effect on memory:") + " " + ", ".join(pasted.ignored))
     if pasted.model:
-        served = (_("Your command serves `{model}`: catalog model {name}.").format(
-            model=pasted.model, name=name(pasted.catalog_match)) if pasted.catalog_match
-            else _("Your command serves `{model}`.").format(model=pasted.model))
+        # the model as typed, in a code span it cannot close (a backtick in it drew what followed as Markdown)
+        served = (_("Your command serves {model}: catalog model {name}.").format(
+            model=code_span(pasted.model), name=name(pasted.catalog_match)) if pasted.catalog_match
+            else _("Your command serves {model}.").format(model=code_span(pasted.model)))
         st.caption(served + " " + _("The model planned below is the one chosen under Model."))
 
 draft_error = draft.error if draft is not None else None

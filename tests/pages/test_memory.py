@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -149,7 +150,7 @@ def test_unusual_architectures_are_planned_with_their_warnings(config, expected)
 
 def test_the_model_a_pasted_command_serves_is_named_with_its_catalog_id():
     at = _run(mem_model="llama-3.1-8b", mem_command=COMMANDS["vllm"][0])
-    assert any("`meta-llama/Llama-3.1-8B-Instruct`: catalog model Llama 3.1 8B" in c.value for c in at.caption)
+    assert any("` meta-llama/Llama-3.1-8B-Instruct `: catalog model Llama 3.1 8B" in c.value for c in at.caption)
 
 
 def test_partial_offload_warns_about_host_ram_bandwidth():
@@ -360,3 +361,16 @@ def test_a_pasted_commands_settings_are_listed_in_one_order_whatever_the_process
     fields = list(VllmSettings.model_fields)
     assert fields.index("max_model_len") < fields.index("gpu_memory_utilization")
     assert message.index("max_model_len=4096") < message.index("gpu_memory_utilization=0.8"), message
+
+
+def test_a_command_from_a_link_never_draws_markdown():
+    """A link's launch command with a backtick in its --model ("y`![b](https://host/b.png)`") closed the code span the
+    page wrote it in and drew the image (issue 19 review): what the command names is shown literally."""
+    at = _run(mem_command="vllm serve --model y`![b](https://evil.example/b.png)` --frob-[k](https://evil.example)")
+    assert not at.exception
+    shown = [str(el.value) for kind in ("caption", "warning", "error", "markdown") for el in getattr(at, kind)]
+    served = [text for text in shown if text.startswith("Your command serves")]
+    assert served and "`` y`![b](https://evil.example/b.png)` ``" in served[0], served
+    code_spans = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")  # CommonMark: closed by a run of the same length
+    for text in shown:
+        assert "](https://evil" not in code_spans.sub("", text), text
