@@ -22,7 +22,7 @@ ENDPOINTS = (
     ("chat_completions", "/v1/chat/completions"),
     ("completions", "/v1/completions"),
     ("embeddings", "/v1/embeddings"),
-    ("rerank", "rerank"),
+    ("rerank", N_("Rerank (its path varies by engine)")),  # the others are one path in every engine
     ("responses", "/v1/responses"),
 )
 METRICS = (
@@ -73,7 +73,7 @@ def endpoints_table(engines: Sequence[Engine]) -> pd.DataFrame:
         api = engine.http_api
         row = {"Engine": engine.name}
         for field, label in ENDPOINTS:
-            row[label] = availability_text(getattr(api, field)) if api else _(UNKNOWN_TEXT)
+            row[_(label)] = availability_text(getattr(api, field)) if api else _(UNKNOWN_TEXT)
         row[SOURCE_COLUMN] = (source_url(api.source, api.verified.version) or api.source) if api else ""
         row[VERSION_COLUMN] = api.verified.version if api else _(UNKNOWN_TEXT)
         row[OTHER_ROUTES] = _joined(api.other) if api else _(UNKNOWN_TEXT)

@@ -72,3 +72,15 @@ def test_lacking_metrics_and_hardening_follow_the_facts():
     vllm_steps = " ".join(text for text, _ in hardening_steps(vllm))
     assert "every interface" in vllm_steps and "/invocations" in vllm_steps
     assert any("no API key" in text for text, _ in hardening_steps(ollama))
+
+
+def test_every_endpoint_row_names_a_path_or_says_why_not():
+    """The endpoints table read "/v1/chat/completions, /v1/completions, /v1/embeddings, rerank, /v1/responses": the
+    one row that is not a path looked like a slug (issue 19 review); it says its path differs per engine."""
+    from calculators.i18n import language
+
+    for lang, rerank in (("en", "Rerank (its path varies by engine)"),
+                         ("es", "Rerank (la ruta cambia según el motor)")):
+        with language(lang):
+            columns = [c for c in endpoints_table(PRIMARIES).columns if c.startswith("/") or c.startswith("Rerank")]
+        assert rerank in columns and len(columns) == 5, columns
