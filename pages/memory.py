@@ -57,6 +57,7 @@ from ui.memory_inputs import (
     read_workload,
 )
 from ui.reconcile_section import render_reconcile_section
+from ui.run_control import end_run
 from ui.speed_link import CALIBRATION_PARAM, link_calibration
 from ui.state_cache import drawn_per_input_state, state_key
 
@@ -135,7 +136,7 @@ for problem in (model.error, weights.error, machine_choice.error, workload if is
 for note in model.notes + machine_choice.notes:
     st.caption(note)
 if model.arch is None or machine_choice.machine is None or isinstance(workload, str):
-    st.stop()
+    end_run()
 arch, machine = model.arch, machine_choice.machine
 if weights.bytes is None:
     st.info(_("Weight bytes are unknown: vLLM and SGLang cannot size their KV budget without them. "

@@ -29,6 +29,7 @@ from reports.tables import frame_markdown, localized_frame
 from ui import deferred, url_widgets
 from ui.markdown_text import literal
 from ui.planner_inputs import read_spec
+from ui.run_control import end_run
 from ui.tables import pin_first_column
 
 
@@ -98,13 +99,13 @@ spec = read_spec(kb)
 url_widgets.show_url_notes(prefix="plan_")
 if isinstance(spec, str):
     st.error(literal(spec))
-    st.stop()
+    end_run()
 with st.spinner(_("Searching engines, GPUs, parallelism and concurrency…")):
     try:
         view = planner_view(spec.model_dump_json(), current_language())
     except ServewiseInputError as exc:
         st.error(literal(str(exc)))
-        st.stop()
+        end_run()
 
 result = view.result
 best = result.best

@@ -36,6 +36,7 @@ from reports.tables import frame_markdown, localized_frame
 from ui import deferred, uploads, url_widgets
 from ui.background import section_result, wait_for_section
 from ui.markdown_text import literal
+from ui.run_control import end_run
 from ui.speed_link import link_calibration
 from ui.state_cache import drawn_per_input_state, per_input_state, state_key
 from ui.tables import pin_first_column
@@ -294,7 +295,7 @@ url_widgets.show_url_notes()
 
 if not engines:
     st.info(_("Pick at least one engine to simulate."))
-    st.stop()
+    end_run()
 
 try:
     upload = uploaded.getvalue() if uploaded is not None else None
@@ -341,7 +342,7 @@ try:
     )
 except ServewiseInputError as exc:
     st.error(_("Cannot simulate: {why}").format(why=literal(str(exc))), icon=":material/error:")
-    st.stop()
+    end_run()
 
 st.header(_("Side by side on the same workload"))
 if workload.length_pairs:
@@ -433,7 +434,7 @@ else:
     sweep = section_result(sweep_state, lambda: run_sweep(sweep_workload, built, costs, kv_tokens, slo, rates))
     if not sweep.done():
         wait_for_section(sweep, _("Sweeping arrival rates…"))
-        st.stop()
+        end_run()
     try:
         goodput_fig, ttft_fig = sweep.result()
     except ServewiseInputError as exc:

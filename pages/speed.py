@@ -24,6 +24,7 @@ from reports.numbers import number
 from reports.speed_text import calibration_text, ledger_sections, speed_estimate_text
 from ui import url_widgets
 from ui.markdown_text import literal
+from ui.run_control import end_run
 from ui.speed_link import CALIBRATION_PARAM, link_calibration
 
 LEDGER_FILE = Path(__file__).resolve().parents[1] / "bench" / "results" / "speed_accuracy.json"
@@ -86,7 +87,7 @@ try:
     )
 except ServewiseInputError as exc:
     st.error(literal(str(exc)), icon=":material/error:")
-    st.stop()
+    end_run()
 
 st.subheader(_("Estimate"))
 st.markdown(speed_estimate_text(estimate).replace("\n", "  \n"))

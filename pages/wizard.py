@@ -11,6 +11,7 @@ from reports.names import namer
 from reports.wizard import recommendation_markdown_for
 from ui import deferred, url_widgets
 from ui.markdown_text import literal
+from ui.run_control import end_run
 from ui.wizard_section import render_first_candidate, render_recommendation, render_top_choice_plans
 
 kb = load_knowledge()
@@ -208,7 +209,7 @@ result = peeked if raw_answers == peeked_answers else recommendation_for(raw_ans
 if result is not peeked or isinstance(result, str):
     show_first_candidate(first_candidate, result)
 if isinstance(result, str):
-    st.stop()
+    end_run()
 deferred.rest_follows()  # a shared link's first run ends with the first candidate; the rest follows
 render_recommendation(result, kb, answer_words=word)
 render_top_choice_plans(result, kb)

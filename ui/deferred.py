@@ -20,6 +20,7 @@ import streamlit as st
 
 from calculators.i18n import _
 from ui.background import note_until
+from ui.run_control import end_run
 
 #: Seconds between the browser receiving a visit's first run and asking for the rest (a timer in the browser).
 #: Not sooner: the result's own element scripts (a widget's or raw HTML's chunk) are still being fetched from this
@@ -61,4 +62,4 @@ def rest_follows(page_end: Callable[[], None] | None = None) -> None:
     note_until(lambda: not is_first_run_of_visit(), _("The rest of this page is on its way…"), FOLLOW_UP_S,
                key=NOTE_KEY)
     st.session_state[_FIRST_RUN_KEY] = False
-    st.stop()
+    end_run()
