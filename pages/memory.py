@@ -34,6 +34,7 @@ from reports.memory_readouts import (
     human_bytes,
     offload_rows,
     plan_readout,
+    replica_layout_text,
     speculation_rows,
 )
 from reports.names import namer
@@ -379,8 +380,7 @@ def show_readouts_and_engines() -> dict:
                                                                           tp_key: tp}})
             per_replica = most_sequences(per_tp, replicas_row.engine, workload, SEQUENCES_LIMIT) or 0
             options.append({
-                _("layout"): ngettext("{replicas} replica × TP {tp}", "{replicas} replicas × TP {tp}", replicas).format(
-                    replicas=number(replicas), tp=number(tp)),
+                _("layout"): replica_layout_text(replicas, tp),
                 _("weights per GPU"): human_bytes(weights.bytes / tp) if weights.bytes else _("unknown"),
                 _("sequences per replica ({engine})").format(engine=study_engine): per_replica,
                 _("sequences in all"): per_replica * replicas,

@@ -49,6 +49,20 @@ def human_bytes(n: float) -> str:
     return f"{number(n)} B"
 
 
+NO_BREAK_SPACE = "\u00a0"
+
+
+def replica_layout_text(replicas: int, tensor_parallel: int) -> str:
+    """A multi-GPU layout as a table cell reads it, "2 replicas × TP 1" in the reader's language.
+
+    Every space is a no-break space except the one after the ×, the one place a narrow column may wrap: the Spanish
+    "2 réplicas × TP 1" wrapped before its number ("2 réplicas × TP" / "1") in the several-GPUs table at 1024 px.
+    """
+    text = ngettext("{replicas} replica × TP {tp}", "{replicas} replicas × TP {tp}", replicas).format(
+        replicas=number(replicas), tp=number(tensor_parallel))
+    return NO_BREAK_SPACE.join(text.split(" ")).replace(f"×{NO_BREAK_SPACE}", "× ")
+
+
 def arithmetic_rows(arch: ModelArchitecture, bytes_per_element: float) -> list[dict[str, Any]]:
     """One row per distinct layer geometry: what a token costs in it and in all such layers (bytes)."""
     groups = Counter(arch.layers)

@@ -374,3 +374,23 @@ def test_a_command_from_a_link_never_draws_markdown():
     code_spans = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)")  # CommonMark: closed by a run of the same length
     for text in shown:
         assert "](https://evil" not in code_spans.sub("", text), text
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_several_gpus_table_keeps_numbers_with_their_words(lang):
+    """Issue 19: in the replicas × tensor-parallel table each layout wraps only after its ×, never before a number."""
+    from tests.support.markdown_tables import markdown_tables
+    from tests.support.page_text import page_script
+
+    at = AppTest.from_string(page_script(Path(PAGE), lang), default_timeout=120)
+    for key, value in {"mem_model": "llama-3.1-8b", "mem_gpu": "h100-sxm-80gb", "mem_gpus": "4"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    column = "layout" if lang == "en" else "disposición"
+    table = next(t for t in markdown_tables([m.value for m in at.markdown]) if column in t.columns)
+    layouts = list(table[column])
+    assert len(layouts) >= 2, layouts  # 4 GPUs: TP 1, 2 and 4 where the heads split evenly
+    for layout in layouts:
+        assert layout.count(" ") == 1 and "× TP" in layout, repr(layout)  # the one ordinary space: after the ×
+        assert "\u00a0" in layout, repr(layout)

@@ -57,3 +57,17 @@ def test_exports_carry_every_engine_including_the_ones_that_cannot_run():
     markdown = export_markdown(data)
     assert "| vLLM | yes |" in markdown and "```sh\nvllm serve x\n```" in markdown
     assert "| MLX LM | n/a: " in markdown and "## vLLM" in markdown  # names for people; the JSON keeps the ids
+
+
+def test_a_replica_layout_keeps_each_number_with_its_word_in_both_languages():
+    """Issue 19: "2 réplicas × TP 1" wrapped before its number in the several-GPUs table at 1024 px. Only the space
+    after the × may break; the others are no-break spaces."""
+    from calculators.i18n import language
+    from reports.memory_readouts import replica_layout_text
+
+    with language("en"):
+        assert replica_layout_text(2, 4) == "2\u00a0replicas\u00a0× TP\u00a04"
+        assert replica_layout_text(1, 8) == "1\u00a0replica\u00a0× TP\u00a08"
+    with language("es"):
+        assert replica_layout_text(2, 1) == "2\u00a0réplicas\u00a0× TP\u00a01"
+        assert replica_layout_text(1, 2) == "1\u00a0réplica\u00a0× TP\u00a02"
