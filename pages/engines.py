@@ -11,7 +11,7 @@ from reports.engines_tables import (
     HARDWARE_OPTIONS,
     OS_NAMES,
     OS_OPTIONS,
-    comparison_table,
+    comparison_groups,
     currency_table,
     format_options,
     knob_table,
@@ -100,11 +100,14 @@ if not shown:
     )
 else:
     st.subheader(_("{shown} of {pool} engines").format(shown=len(shown), pool=len(pool)))
-    # Attributes as rows, one column per engine, as a Markdown table: it is read, not sorted, and it appears
-    # without the browser first loading the dataframe grid's scripts (every table on this page is Markdown: one
-    # dataframe anywhere makes the browser fetch the grid's scripts before the wide-table box's).
-    # It scrolls sideways when narrower windows cannot fit every engine's column (issue 21: no column hidden).
-    show_wide_table(frame_markdown(comparison_table(shown).rename_axis(_("Attribute")), index=True, literal=True))
+    # A few related attributes per table, one row per engine (reports/engines_tables.COMPARISON_GROUPS): each table
+    # fits a 1024 px window whatever the number of engines. Markdown tables: read, not sorted, and drawn without
+    # the browser first loading the dataframe grid's scripts (every table on this page is Markdown: one dataframe
+    # anywhere makes the browser fetch the grid's scripts before the wide-table box's). The box scrolls sideways
+    # only in a window narrower than the tables were laid out for (issue 21: no column hidden).
+    for title, table in comparison_groups(shown):
+        st.markdown(f"**{title}**")
+        show_wide_table(frame_markdown(table, literal=True), one_line_names=True)
     deferred.rest_follows(page_end=show_url_notes)
     with st.expander(_("Where each value comes from (source and version read)")):
         show_wide_table(frame_markdown(linked_sources(sources_table(shown)), literal=True))

@@ -171,6 +171,8 @@ class Attribute:
     label: str
     read: Callable[[Engine], Cell]
     items: Callable[[Engine], Iterable[Support]] = lambda engine: ()
+    #: What a line of a stacked cell starts with (COMPARISON_GROUPS), when shorter than the label.
+    short: str | None = None
 
 
 def _optional(
@@ -233,17 +235,12 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         N_("Metrics endpoint"),
         _optional(lambda e: e.metrics, lambda m: f"{_metric_text(m.endpoint)} ({_(m.enabled_by)})"),
     ),
-    Attribute(
-        "ttft", N_("TTFT metric"),
-        _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.time_to_first_token)),
-    ),
-    Attribute(
-        "queue", N_("Queue-time metric"), _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.queue_time))
-    ),
-    Attribute(
-        "kv_usage", N_("KV-usage metric"),
-        _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.kv_cache_usage)),
-    ),
+    Attribute("ttft", N_("TTFT metric"),
+              _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.time_to_first_token)), short=N_("TTFT")),
+    Attribute("queue", N_("Queue-time metric"),
+              _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.queue_time)), short=N_("queue time")),
+    Attribute("kv_usage", N_("KV-usage metric"),
+              _optional(lambda e: e.metrics, lambda m: _exported_metric_text(m.kv_cache_usage)), short=N_("KV usage")),
     Attribute(
         "auth",
         N_("API key guards"),
@@ -271,6 +268,80 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         _optional(lambda e: e.multi_model, lambda m: availability_text(m.supported)),
     ),
 )
+
+
+
+@dataclass(frozen=True)
+class AttributeGroup:
+    """Related attributes drawn as one table of the comparison, one row per engine.
+
+    Each column is one attribute (by slug), or several stacked in one cell a line each (`stacked`, headed
+    `stacked_label`): three metric names side by side do not fit a 1024 px window, one under another do.
+    """
+
+    title: str
+    columns: tuple[str, ...]
+    stacked: tuple[str, ...] = ()
+    stacked_label: str | None = None
+
+
+#: The comparison's attributes in groups, each a table with one row per engine. With engines as columns the table
+#: grew a column per engine and scrolled sideways at 1024 px from two engines on (SGLang's column behind the
+#: scroll); with engines as rows a table is as wide as its few attributes, whatever the number of engines.
+#: Every attribute is in exactly one group (a test checks it).
+COMPARISON_GROUPS: tuple[AttributeGroup, ...] = (
+    AttributeGroup(N_("Release and license"), ("version", "license")),
+    AttributeGroup(N_("Where it runs"), ("hardware", "os")),
+    AttributeGroup(N_("What it loads"), ("files", "quant")),
+    AttributeGroup(N_("API"), ("api", "tools")),
+    AttributeGroup(N_("Serving"), ("structured", "multi_model", "prefix")),
+    AttributeGroup(N_("Metrics"), ("metrics",), ("ttft", "queue", "kv_usage"), N_("Latency and cache metrics")),
+    AttributeGroup(N_("Network and access"), ("bind", "auth")),
+    AttributeGroup(N_("Several GPUs"), ("multi_gpu",)),
+)
+
+
+def row_name(name: str) -> str:
+    """An engine's name as the first cell of a row, its gloss on a line of its own: "llama.cpp" over "(llama-server)".
+
+    The page draws such names unwrapped (ui/markup.show_wide_table's one_line_names): wrapped, a narrow column broke
+    "(llama-" / "server)"; on one line the column is ~65 px wider than with the gloss under the name.
+    """
+    return name.replace(" (", "\n(")
+
+
+def _shown_text(attribute: Attribute, engine: Engine) -> str:
+    """The attribute's value for the engine as the reader's table shows it ('unknown' in their language)."""
+    text = attribute.read(engine).text
+    return _(text) if text == UNKNOWN_TEXT else text
+
+
+def _stacked_text(attributes: Sequence[Attribute], engine: Engine) -> str:
+    """Several attributes of one engine in one cell, a line each ("TTFT: vllm:..."); one word when all agree."""
+    texts = [_shown_text(attribute, engine) for attribute in attributes]
+    if texts == [_("not exported")] * len(texts):
+        return _("none exported")  # a plural for the column's metrics ("no se exporta ninguna")
+    if len(set(texts)) == 1:
+        return texts[0]
+    return "\n".join(f"{_(attribute.short or attribute.label)}: {text}"
+                      for attribute, text in zip(attributes, texts, strict=True))
+
+
+def comparison_groups(engines: Sequence[Engine]) -> list[tuple[str, pd.DataFrame]]:
+    """The comparison as COMPARISON_GROUPS tables: (group title, one row per engine with its name first), both in
+    the reader's language."""
+    by_slug = {attribute.slug: attribute for attribute in ATTRIBUTES}
+    names = [row_name(engine.name) for engine in engines]
+    tables = []
+    for group in COMPARISON_GROUPS:
+        data: dict[str, list[str]] = {_("Engine"): names}
+        for slug in group.columns:
+            data[_(by_slug[slug].label)] = [_shown_text(by_slug[slug], engine) for engine in engines]
+        if group.stacked:
+            stacked = [by_slug[slug] for slug in group.stacked]
+            data[_(group.stacked_label or "")] = [_stacked_text(stacked, engine) for engine in engines]
+        tables.append((_(group.title), pd.DataFrame(data)))
+    return tables
 
 
 # --------------------------------------------------------------------------------------- filtering
@@ -476,11 +547,13 @@ def points_markdown(engine: Engine) -> str:
 __all__ = [
     "ATTRIBUTES",
     "BACKEND_NAMES",
+    "COMPARISON_GROUPS",
     "FEATURES",
     "HARDWARE_OPTIONS",
     "OS_NAMES",
     "OS_OPTIONS",
     "availability_text",
+    "comparison_groups",
     "comparison_table",
     "format_options",
     "kb_word",

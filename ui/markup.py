@@ -19,18 +19,26 @@ def show_svg(svg: str) -> None:
     st.markdown(f'<div class="sw-chart">{svg}</div>', unsafe_allow_html=True)
 
 
-def show_wide_table(table_markdown: str, min_width_px: int | None = None) -> None:
+#: Class of a wide-table box laid out wider than the page on purpose (`min_width_px`): it scrolls sideways by design,
+#: where any other box that scrolls at 1024 px is a layout to fix (tests/browser/test_layout_1024.py).
+LAID_OUT_WIDE_CLASS = "sw-laid-out-wide"
+
+
+def show_wide_table(table_markdown: str, min_width_px: int | None = None, one_line_names: bool = False) -> None:
     """Draw a Markdown table (reports/tables.py) that scrolls sideways when it is wider than the page.
 
     The table stays Markdown, parsed as any other; only the opening and closing <div>s around it are HTML (each
     its own block, so the table between them is Markdown and ends up inside the scrolling box). With
     `min_width_px`, the table is laid out at least that wide and scrolls rather than squeezing prose columns to a
-    word per line.
+    word per line. With `one_line_names`, the first column's names never wrap ("llama.cpp (llama-" / "server)"
+    read as two words in a narrow column).
     """
     if not table_markdown.lstrip().startswith("|") or "<script" in table_markdown.lower():
         raise ValueError("show_wide_table draws reports/tables.py Markdown tables only")
+    classes = " ".join(["sw-wide-table"] + [LAID_OUT_WIDE_CLASS] * bool(min_width_px)
+                       + ["sw-one-line-names"] * one_line_names)
     inner = f'<div style="min-width:{int(min_width_px)}px">' if min_width_px else "<div>"
-    st.markdown(f'<div class="sw-wide-table" style="overflow-x:auto">{inner}\n\n{table_markdown}\n\n</div></div>',
+    st.markdown(f'<div class="{classes}" style="overflow-x:auto">{inner}\n\n{table_markdown}\n\n</div></div>',
                 unsafe_allow_html=True)
 
 
@@ -47,11 +55,13 @@ def show_style(style: str) -> None:
 #: words and were retyped wrongly); one wider than its column still wraps inside (max-width), so nothing runs
 #: off the page. In a table cell a code span never wraps: the column is made as wide as its widest flag (the
 #: tool-call verdicts showed "--enable-" / "auto-tool-" / "choice" in a column sized for its other words).
-#: Code blocks (`code` inside `pre`) are left as they are.
+#: Code blocks (`code` inside `pre`) are left as they are. A wide table drawn with `one_line_names` keeps its first
+#: column's names on one line.
 PAGE_STYLE = (
     '<style>[data-testid="stMarkdownContainer"] code:not(pre code) '
     "{display: inline-block; max-width: 100%; vertical-align: bottom}"
     '[data-testid="stMarkdownContainer"] :is(td, th) code:not(pre code) {white-space: nowrap; max-width: none}'
+    ".sw-one-line-names td:first-child {white-space: nowrap}"
     "</style>"
 )
 

@@ -5,8 +5,11 @@ Checked on every page's typical shared link (tests/support/page_links.py):
   broken inside a word (tests/support/browser.py CUT_LABELS_JS). Issue 19 found "Waiting in the q…" on Home, the
   simulator's GPU name and toggle labels cut, OLLAMA_NUM_PARALLEL split over two lines, and "Ollam/a" and "SGLan/g"
   on the memory page;
-- no Markdown table runs past its column (a scrolling box around it is fine): the simulator's side-by-side table
-  ran ~640 px past the page and hid goodput, the Operations endpoints ~550 px, the tool-call verdicts ~90 px;
+- no Markdown table runs past its column: the simulator's side-by-side table ran ~640 px past the page and hid
+  goodput, the Operations endpoints ~550 px, the tool-call verdicts ~90 px; nor scrolls sideways in its box
+  (ui/markup.show_wide_table) unless laid out wide on purpose (the engine settings' 2200 px) or folded in a collapsed
+  expander: the Engines comparison, one column per engine, hid SGLang's and MLX LM's columns behind the scroll
+  (562 px of 1126 with the five main engines, 262 px with the typical link's three);
 - no dataframe on screen scrolls sideways: the planner's winners, the speed page's accuracy table and the
   formats page's bits-per-weight, member and file-type tables hid their figures past the right edge (the
   detail that cannot fit sits in a collapsed expander, where it may scroll);
@@ -26,6 +29,7 @@ import pytest
 
 from tests.support.browser import CUT_LABELS_JS, wait_for_app
 from tests.support.page_links import TYPICAL_LINKS, page_link
+from ui.markup import LAID_OUT_WIDE_CLASS
 
 pytestmark = pytest.mark.browser
 
@@ -41,6 +45,17 @@ OVERFLOWING_TABLES_JS = """
   const over = table.getBoundingClientRect().right - column.getBoundingClientRect().right;
   return over > 1 ? [`${table.innerText.slice(0, 40).replace(/\\s+/g, ' ')}…: ${Math.round(over)} px over`] : [];
 })
+"""
+#: Boxes around a Markdown table (ui/markup.show_wide_table) that scroll sideways, on screen (not in a collapsed
+#: expander) and not laid out wide on purpose (ui/markup.LAID_OUT_WIDE_CLASS), as "head…: N px behind the scroll".
+SIDEWAYS_TABLE_BOXES_JS = """
+laidOutWide => [...document.querySelectorAll('.sw-wide-table')]
+  .filter(box => box.offsetParent && !box.closest('details:not([open])') && !box.classList.contains(laidOutWide))
+  .flatMap(box => {
+    const hidden = box.scrollWidth - box.clientWidth;
+    const head = box.innerText.slice(0, 40).replace(/\\s+/g, ' ');
+    return hidden > 1 ? [`${head}…: ${hidden} px behind the scroll`] : [];
+  })
 """
 #: Dataframes on screen (not in a collapsed expander) whose grid scrolls sideways, as "headers…: N px more".
 SIDEWAYS_DATAFRAMES_JS = """
@@ -86,17 +101,30 @@ BROKEN_CODE_SPANS_JS = """
 MATH_JS = "() => [...document.querySelectorAll('.katex')].map(m => m.innerText.slice(0, 60))"
 
 
+#: Links checked besides each page's typical one (tests/support/page_links.py): name -> path and query string.
+#: The Engines page with no filter compares the five main engines, with `engines_tier=all` every engine.
+MORE_LINKS = {"engines, five main engines": "engines", "engines, every engine": "engines?engines_tier=all"}
+
+
+def _links(app_url: str, lang: str) -> dict[str, str]:
+    links = {name: page_link(app_url, name, lang) for name in TYPICAL_LINKS}
+    links |= {name: f"{app_url}/{path}{'&' if '?' in path else '?'}lang={lang}" for name, path in MORE_LINKS.items()}
+    return links
+
+
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_nothing_a_person_reads_is_cut_overflowing_or_drawn_wrongly_at_1024_px(app_url, browser, lang):
     problems = {}
-    for name in TYPICAL_LINKS:
+    for name, url in _links(app_url, lang).items():
         context = browser.new_context(viewport={"width": WIDTH_PX, "height": 1000})  # a fresh visit per link
         try:
             page = context.new_page()
-            page.goto(page_link(app_url, name, lang), wait_until="domcontentloaded")
+            page.goto(url, wait_until="domcontentloaded")
             wait_for_app(page, timeout_ms=120_000)
             found = page.evaluate(CUT_LABELS_JS)
             found += [f"table runs past its column: {t}" for t in page.evaluate(OVERFLOWING_TABLES_JS)]
+            sideways = page.evaluate(SIDEWAYS_TABLE_BOXES_JS, LAID_OUT_WIDE_CLASS)
+            found += [f"table scrolls sideways: {t}" for t in sideways]
             found += [f"drawn as LaTeX: {m}" for m in page.evaluate(MATH_JS)]
             found += [f"dataframe scrolls sideways: {d}" for d in page.evaluate(SIDEWAYS_DATAFRAMES_JS)]
             found += [f"code span broken over lines: {c}" for c in page.evaluate(BROKEN_CODE_SPANS_JS)]

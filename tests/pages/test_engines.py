@@ -8,7 +8,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from knowledge import load_knowledge
-from reports.engines_tables import FEATURES, comparison_table, format_options, knob_table, matches, sources_table
+from reports.engines_tables import (
+    ATTRIBUTES,
+    COMPARISON_GROUPS,
+    FEATURES,
+    comparison_table,
+    format_options,
+    knob_table,
+    matches,
+    sources_table,
+)
 from tests.support.markdown_tables import markdown_tables
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "engines.py"
@@ -25,9 +34,11 @@ def run_page(**query: str | list[str]) -> AppTest:
 
 
 def comparison(at: AppTest):
-    """The comparison as the page draws it (a Markdown table, attributes as rows), one row per engine."""
-    table = markdown_tables([m.value for m in at.markdown])[0]
-    return table.set_index("Attribute").T
+    """The comparison as the page draws it (one Markdown table per group of attributes, one row per engine) joined
+    into one table, indexed by engine name."""
+    tables = markdown_tables([m.value for m in at.markdown])[:len(COMPARISON_GROUPS)]
+    joined = [t.assign(Engine=t["Engine"].str.replace("<br>", " ")).set_index("Engine") for t in tables]
+    return joined[0].join(joined[1:])
 
 
 def comparison_columns(at: AppTest) -> list[str]:
@@ -62,6 +73,27 @@ def test_default_view_compares_the_five_primary_engines():
     sources = next(t for t in tables if "Read on" in t.columns)
     assert any(cell.startswith("[") and "](https://github.com/" in cell for cell in sources["Source"])
     assert not at.warning
+
+
+def test_the_comparison_groups_show_every_attribute_once_with_one_row_per_engine():
+    """Issue 19: engines as columns scrolled sideways at 1024 px (SGLang's column behind the scroll); the comparison
+    is now a few tables of related attributes, one row per engine, each as wide as its attributes."""
+    grouped = [slug for group in COMPARISON_GROUPS for slug in (*group.columns, *group.stacked)]
+    assert sorted(grouped) == sorted(attribute.slug for attribute in ATTRIBUTES)
+    assert all(len(group.columns) + bool(group.stacked) <= 3 for group in COMPARISON_GROUPS)
+    at = run_page(engines_tier="all")
+    tables = markdown_tables([m.value for m in at.markdown])[:len(COMPARISON_GROUPS)]
+    names = [name.replace("<br>", " ") for name in tables[0]["Engine"]]
+    assert names == [e.name for e in load_knowledge().engines]  # every engine, the tier's eight
+    assert all(list(t["Engine"]) == list(tables[0]["Engine"]) for t in tables)
+    assert "llama.cpp<br>(llama-server)" in list(tables[0]["Engine"])  # the gloss on a line of its own
+    table = comparison(at)
+    # the three metric names one under another in one cell; one word where an engine exports none
+    assert table.loc["vLLM", "Latency and cache metrics"] == (
+        "TTFT: vllm:time_to_first_token_seconds<br>queue time: vllm:request_queue_time_seconds<br>"
+        "KV usage: vllm:kv_cache_usage_perc")
+    assert table.loc["Ollama", "Latency and cache metrics"] == "none exported"
+    assert table.loc["Hugging Face TGI", "Version read"] == "unknown"
 
 
 def test_filters_from_a_shared_link_narrow_the_comparison():

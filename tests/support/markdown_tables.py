@@ -36,7 +36,7 @@ def parse_markdown_table(text: str) -> pd.DataFrame:
 def table_text(value: str) -> str | None:
     """The Markdown table a Markdown element's `value` draws (also inside ui/markup.show_wide_table's box)."""
     text = value.strip()
-    if text.startswith('<div class="sw-wide-table"') and text.endswith("</div></div>"):
+    if text.startswith('<div class="sw-wide-table') and text.endswith("</div></div>"):
         text = text[text.index(">") + 1:-len("</div>")].strip()  # the scrolling box
         text = text[text.index(">") + 1:-len("</div>")].strip()  # the box's width holder
     return text if text.startswith("|") else None
