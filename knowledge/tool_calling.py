@@ -31,9 +31,13 @@ class Markers(Frozen):
 
 
 class CallFormat(Markers, Sourced):
-    """One tool-call syntax a model emits, and the template markers that reveal it."""
+    """One tool-call syntax a model emits, and the template markers that reveal it.
+
+    `id` is the slug links and JSON carry; `name` is what a person reads, as the cited source spells it.
+    """
 
     id: str
+    name: str
     shape: str
 
 

@@ -10,6 +10,7 @@ from calculators.checks.embeddings import EmbeddingCheck
 from calculators.checks.tool_calls import ToolCallCheck
 from calculators.engines import display_name
 from calculators.i18n import N_, _, translated_word
+from knowledge.loader import load_knowledge
 
 #: Reason code -> sentence with {placeholders} filled from the reason's values (English source text).
 _TOOL_REASONS = {
@@ -89,7 +90,9 @@ def _fill(template: str, values: dict[str, str]) -> str:
 
 
 def tool_reason_text(code: str, values: dict[str, str]) -> str:
-    """The sentence for one tool-call reason in the reader's language."""
+    """The sentence for one tool-call reason in the reader's language (a call format by its name, not its id)."""
+    if "call_format" in values:
+        values = {**values, "call_format": call_format_text(values["call_format"])}
     return _fill(_TOOL_REASONS.get(code, code), values)
 
 
@@ -121,10 +124,14 @@ _TEMPLATE_PARSERS = {
 
 
 def call_format_text(call_format: str) -> str:
-    """A call format id as a person reads it: the format's id ("hermes-json"), or 'none' / 'unknown' in words."""
+    """A call format id as a person reads it: the format's name in knowledge/tool_calling.yaml ("Llama 3 JSON" for
+    `llama3-json`, in the reader's language), or 'none' / 'unknown' in words; an id the file lacks stays as it is."""
     if call_format == "none":
         return _("none (the template has no tool syntax)")
-    return _("unknown") if call_format == "unknown" else call_format
+    if call_format == "unknown":
+        return _("unknown")
+    names = {entry.id: entry.name for entry in load_knowledge().tool_calling.call_formats}
+    return _(names[call_format]) if call_format in names else call_format
 
 
 def parser_text(parser: str | None) -> str | None:

@@ -40,6 +40,12 @@ class SimulatorModelInputs:
     shape: ModelShape
 
 
+def _scheme_name(kb, scheme_id: str) -> str:
+    """A weight scheme as a person reads it ("BF16" for `bf16`), from the formats catalog."""
+    scheme = kb.formats.quantization(scheme_id)
+    return _(scheme.name) if scheme is not None else scheme_id
+
+
 def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
     """Model figures for the simulator from the catalog and vLLM's plan on one GPU (bytes, tokens)."""
     arch = architecture_from_catalog(model_id, kb)
@@ -60,7 +66,7 @@ def simulator_inputs(kb, model_id: str, gpu_id: str) -> SimulatorModelInputs:
         kv_bytes_per_token=int(per_token),
         kv_capacity_tokens=max(plan.kv_tokens, 0),
         basis=_("vLLM's plan for {model} in {weights} on one {gpu} (max_model_len {context_tokens})").format(
-            model=arch.name, weights=WEIGHTS_SCHEME, gpu=catalog_gpu(kb, gpu_id).name,
+            model=arch.name, weights=_scheme_name(kb, WEIGHTS_SCHEME), gpu=catalog_gpu(kb, gpu_id).name,
             context_tokens=number(context)),
         shape=model_shape(arch, weights, per_token),
     )

@@ -65,3 +65,17 @@ def test_the_spanish_tool_call_verdict_says_the_calls_will_not_be_interpreted():
     with language("es"):
         assert verdict_label("will-not-parse") == "no se interpretarán"
         assert "analiz" not in verdict_label("will-not-parse")
+
+
+def test_a_call_format_is_shown_by_its_name_and_its_id_stays_in_the_json():
+    """Issue 19: the tool-call page showed the slug "llama3-json"; people read the name knowledge/tool_calling.yaml
+    gives it (as the cited parser spells it), the JSON keeps the id."""
+    from knowledge import load_knowledge
+    from reports.compatibility import call_format_text, tool_reason_text
+
+    formats = load_knowledge().tool_calling.call_formats
+    assert all(f.name and f.name != f.id for f in formats)
+    assert call_format_text("llama3-json") == "Llama 3 JSON"
+    assert call_format_text("hermes-json") == "Hermes JSON"
+    sentence = tool_reason_text("parser-reads-format", {"parser": "llama3_json", "call_format": "llama3-json"})
+    assert sentence == "The llama3_json parser reads the model's Llama 3 JSON calls."
