@@ -224,6 +224,12 @@ with workload_col:
     else:
         rate = url_widgets.number(_("Arrival rate (requests/s)"), key="sim_rate", min_value=0.0, value=1.0)
         n_clients, think_s = 16, 0.0
+    url_widgets.note_unused(
+        ("sim_clients", "sim_think"),
+        _("clients and think time describe closed-loop arrivals, and this link's arrivals are open loop (Poisson), "
+          "at the arrival rate. Pick closed loop under Arrivals to use them."),
+        unused=arrival != "closed",
+    )
     lengths: dict[str, LengthDistribution] = {}
     length_words = {
         "prompt": (_("Prompt length"), _("Prompt tokens (value or median)"), _("Prompt min tokens"),

@@ -510,6 +510,25 @@ def text_area(label: str, *, key: str, max_chars: int = 20_000, **kwargs: Any) -
     return st.text_area(label, key=key, max_chars=max_chars, bind="query-params", **kwargs)
 
 
+def note_unused(keys: Sequence[str], reason: str, *, unused: bool = True) -> None:
+    """Note each of `keys` a shared link sets although the page, in the state it is in, has no widget for it.
+
+    A widget the page does not draw leaves its link value unread and gives no note of its own: a link's
+    `sim_clients` with open-loop arrivals was ignored without a word. `reason` (translated) says which state uses
+    the value. With `unused` False (the state now draws the widget, which reads the value) an earlier note goes.
+    """
+    notes: dict[str, str] = st.session_state.setdefault(_NOTES_KEY, {})
+    for key in keys:
+        note_key = f"{key} (unused)"
+        raw = _raw_url_values(key)
+        if not unused or raw is None:
+            notes.pop(note_key, None)
+            continue
+        shown = ", ".join(_shown(value) for value in raw[:3])
+        notes[note_key] = _("The link sets `{key}` to {shown}, which is not used: {reason}").format(
+            key=key, shown=shown, reason=reason)
+
+
 def show_url_notes(prefix: str = "", exclude_prefix: str | None = None) -> None:
     """Show what was wrong with the link this page was opened with (if anything).
 

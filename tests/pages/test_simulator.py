@@ -228,3 +228,28 @@ def test_sglang_on_a_40_gb_card_caps_graphs_at_32_and_says_when_decode_steps_ran
     at = run_page({"sim_gpu": "a100-sxm-40gb", "sim_engines": ["sglang"], "sim_rate": "30",
                    "sim_sglang_graph_bs": "4096"}, sweep=False)
     assert "ran without a CUDA graph" not in " ".join(m.value for m in at.markdown)
+
+
+def test_closed_loop_values_in_an_open_loop_link_get_a_note():
+    """A link's sim_clients (and sim_think) only mean something with closed-loop arrivals: with Poisson arrivals the
+    page says it does not use them, instead of dropping them without a word."""
+    at = run_page({"sim_arrival": "poisson", "sim_clients": "8", "sim_think": "1.5", "sim_engines": ["ollama"]},
+                  sweep=False)
+    notes = [w.value for w in at.warning]
+    assert any("sim_clients" in note and "'8'" in note and "not used" in note for note in notes), notes
+    assert any("sim_think" in note and "'1.5'" in note for note in notes), notes
+    # with closed-loop arrivals the same values are read: no note
+    closed = run_page({"sim_arrival": "closed", "sim_clients": "8", "sim_think": "1.5", "sim_engines": ["ollama"]},
+                      sweep=False)
+    assert not [w.value for w in closed.warning if "not used" in w.value]
+
+
+def test_the_unused_value_note_is_in_spanish():
+    from tests.support.page_text import page_script
+
+    at = AppTest.from_string(page_script(Path(PAGE), "es"), default_timeout=120)
+    at.query_params.update({**SMALL, "sim_clients": "8", "sim_engines": ["ollama"]})
+    at.run()
+    assert not at.exception
+    note = next(w.value for w in at.warning if "sim_clients" in w.value)
+    assert "no se usa" in note and "bucle cerrado" in note, note
