@@ -11,7 +11,7 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -120,6 +120,25 @@ class _Parser(argparse.ArgumentParser):
         raise ServewiseInputError(_("{message} (see `{prog} --help`)").format(message=message, prog=self.prog))
 
 
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type for a count: a whole number of at least `minimum`.
+
+    Checked while parsing, so the message names the flag the user typed ("argument --prompt-tokens: must be at least
+    1, not -5"); checked later it named what the value became ("context must be zero or more tokens") or, for
+    `--sequences 0`, was silently read as 1. Text that is no number fails as argparse's own `type=int` does.
+    """
+
+    def whole_number(text: str) -> int:
+        value = int(text)  # ValueError: argparse says "invalid int value: 'x'"
+        if value < minimum:
+            raise argparse.ArgumentTypeError(_("must be at least {minimum}, not {value}").format(
+                minimum=minimum, value=value))
+        return value
+
+    whole_number.__name__ = "int"  # the type argparse names in its own message
+    return whole_number
+
+
 def _add_model_source(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--hf-config", metavar="PATH", help=_("a Hugging Face config.json file"))
@@ -173,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_model_source(memory)
     memory.add_argument("--gpu", metavar="CATALOG_ID", help=_("GPU from knowledge/gpus.yaml"))
-    memory.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the command's TP × PP)"))
+    memory.add_argument("--gpus", type=_at_least(1), default=None, metavar="N",
+                        help=_("GPUs (default: the command's TP × PP)"))
     memory.add_argument("--cpu-memory-gib", type=float, metavar="GIB",
                         help=_("plan the engine's CPU build on a host with this much memory (vLLM) instead of a GPU"))
     memory.add_argument(
@@ -184,14 +204,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     weights = memory.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="QUANT", help=_("quantization id for estimated weight bytes (e.g. bf16)"))
-    weights.add_argument("--weights-bytes", type=int, metavar="N", help=_("exact weight bytes per model"))
+    weights.add_argument("--weights-bytes", type=_at_least(1), metavar="N", help=_("exact weight bytes per model"))
     work = memory.add_argument_group(
         _("workload"), _("for engines whose cache grows with the work (MLX LM): what each sequence processes")
     )
-    work.add_argument("--prompt-tokens", type=int, metavar="N", help=_("prompt tokens per sequence "
+    work.add_argument("--prompt-tokens", type=_at_least(1), metavar="N", help=_("prompt tokens per sequence "
                       "(default: the model's trained context)"))
-    work.add_argument("--generated-tokens", type=int, metavar="M", help=_("tokens generated per sequence (default 0)"))
-    work.add_argument("--sequences", type=int, metavar="S", help=_("sequences served at once (default 1)"))
+    work.add_argument("--generated-tokens", type=_at_least(0), metavar="M",
+                      help=_("tokens generated per sequence (default 0)"))
+    work.add_argument("--sequences", type=_at_least(1), metavar="S", help=_("sequences served at once (default 1)"))
     drafter = memory.add_argument_group(
         _("speculative drafter"), _("the draft model the command loads (MLX LM --draft-model, vLLM "
                                     "--speculative-config `model`, SGLang --speculative-draft-model-path): its "
@@ -301,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         **raw,
     )
     _add_speed_inputs(speed)
-    speed.add_argument("--prompt-tokens", type=int, default=1024, metavar="N",
+    speed.add_argument("--prompt-tokens", type=_at_least(1), default=1024, metavar="N",
                        help=_("prompt length for TTFT (default 1024)"))
     speed.add_argument("--calibration", metavar="FILE", help=_("a profile written by `calibrate` (JSON or link text)"))
     _add_json(speed)
@@ -337,10 +358,11 @@ def _add_speed_inputs(parser: argparse.ArgumentParser) -> None:
     """The `memory` verb's model, GPU and weight options, shared by `speed` and `calibrate`."""
     _add_model_source(parser)
     parser.add_argument("--gpu", metavar="CATALOG_ID", help=_("GPU from knowledge/gpus.yaml"))
-    parser.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs (default: the command's TP × PP)"))
+    parser.add_argument("--gpus", type=_at_least(1), default=None, metavar="N",
+                        help=_("GPUs (default: the command's TP × PP)"))
     weights = parser.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="QUANT", help=_("quantization id for estimated weight bytes (e.g. bf16)"))
-    weights.add_argument("--weights-bytes", type=int, metavar="N", help=_("exact weight bytes per model"))
+    weights.add_argument("--weights-bytes", type=_at_least(1), metavar="N", help=_("exact weight bytes per model"))
 
 
 def _read_json_file(path: str) -> object:
