@@ -4,6 +4,11 @@ and numbers written for the reader's language (1,234.5 in English, 1234,5 / 12.3
 Calculators keep bytes as integers; divide by these only to display or to read a printed figure. A note a
 calculator writes formats its numbers with `number` / `compact` / `percent` here (reports/numbers.py uses the
 same functions), in the language of the current run (`calculators.i18n.current_language()`).
+
+A figure and its unit (or a count and its word) are joined by UNIT_SPACE, a no-break space, in every text a
+person reads, so a narrow column never ends a line between "14,96" and "GiB". Code joins them with `quantity` /
+`with_unit`; a message template writes the no-break space itself ("{gib}\\u00a0GiB"), in English and in its
+translation. Machine outputs (JSON, CSV, URL values) carry the numbers themselves, never these texts.
 """
 
 import decimal
@@ -22,6 +27,10 @@ KB = 1000
 MB = 1000**2
 GB = 1000**3
 
+
+#: The space between a figure and its unit in text people read: U+00A0 NO-BREAK SPACE, the character CLDR's Spanish
+#: percent pattern already puts before "%" (percent() above), so every figure on a page is spaced alike.
+UNIT_SPACE = "\u00a0"
 
 #: Digits Babel may need to write any float with its decimals: an absurd value from a link (1.8e25 s) has 26
 #: integer digits, more than decimal's default context of 28 once the decimals are added (InvalidOperation).
@@ -65,3 +74,13 @@ def percent(fraction: float, decimals: int = 0) -> str:
 def significant(value: float, digits: int = 3) -> str:
     """`value` rounded to `digits` significant digits ("7.72", "1,280" / "7,72"), in the current language."""
     return compact(float(f"{value:.{digits}g}"), 6)
+
+
+def with_unit(figure: str, unit: str) -> str:
+    """An already written `figure` ("14,96", "about 3") and its `unit` ("GiB"), joined by a no-break space."""
+    return f"{figure}{UNIT_SPACE}{unit}"
+
+
+def quantity(value: float, unit: str, decimals: int = 1) -> str:
+    """`value` with exactly `decimals` decimals and its unit, unbreakable ("12.5\u00a0GiB" / "12,5\u00a0GiB")."""
+    return with_unit(number(value, decimals), unit)

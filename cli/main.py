@@ -29,6 +29,7 @@ from calculators.i18n import (
 )
 from calculators.units import GIB
 from knowledge.common import KnowledgeError
+from reports.json_text import json_document
 
 if TYPE_CHECKING:
     from calculators.checks.embeddings import EmbeddingCheck
@@ -405,7 +406,7 @@ def run_memory(args: argparse.Namespace) -> int:
     if args.json:
         from reports.memory_json import cli_memory_document
 
-        print(json.dumps(cli_memory_document(result), indent=2, default=str))
+        print(json_document(cli_memory_document(result), indent=2, default=str))
     else:
         from reports.memory_text import memory_plan_text
 
@@ -442,7 +443,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     kb = load_knowledge()
     result = recommend(parse_answers(_read_json_file(args.answers)), kb)
     if args.json:
-        print(json.dumps(recommendation_json(result), indent=2, default=str))
+        print(json_document(recommendation_json(result), indent=2, default=str))
     else:
         print(recommendation_markdown(result, {engine.id: engine.name for engine in kb.engines}))
     return EXIT_OK
@@ -468,7 +469,7 @@ def run_reconcile(args: argparse.Namespace) -> int:
         overrides=parse_overrides(",".join(args.set)),
     )
     if args.json:
-        print(json.dumps(result.model_dump(mode="json"), indent=2))
+        print(json_document(result.model_dump(mode="json"), indent=2))
     else:
         print(reconcile_text(result))
         if args.lines:
@@ -515,7 +516,7 @@ def run_plan(args: argparse.Namespace) -> int:
     result = plan_capacity(spec, kb)
     names = names_by_slug(kb)
     if args.json:
-        print(json.dumps(planner_json(result, names=names), indent=2, default=str))
+        print(json_document(planner_json(result, names=names), indent=2, default=str))
     else:
         print(planner_markdown(result, names, names, schemes=names))
     return EXIT_OK if result.best is not None else EXIT_NO_PLAN
@@ -619,7 +620,7 @@ def run_speed(args: argparse.Namespace) -> int:
     calibration = decode_profile(_read_text(args.calibration, _("a calibration profile"))) if args.calibration else None
     estimate = speed_estimate(inputs, args.prompt_tokens, calibration)
     if args.json:
-        print(json.dumps({**speed_estimate_json(estimate), "notes": list(inputs.notes)}, indent=2))
+        print(json_document({**speed_estimate_json(estimate), "notes": list(inputs.notes)}, indent=2))
     else:
         print(speed_estimate_text(estimate))
         for note in inputs.notes:
@@ -648,7 +649,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         document = calibrated.model_dump(mode="json")
         document["link_parameter"] = encode_profile(calibrated.profile)
-        print(json.dumps(document, indent=2))
+        print(json_document(document, indent=2))
     else:
         print(calibration_text(calibrated))
         if not args.output:

@@ -214,7 +214,7 @@ class AppleChip(Sourced):
         return tuple(
             Gpu(
                 id=f"{self.id}-{size_gb}gb",
-                name=f"{self.name} {size_gb} GB",
+                name=f"{self.name} {size_gb}\u00a0GB",  # no-break space: the size never wraps from its unit
                 vendor="apple",
                 memory_marketed_gb=size_gb,
                 memory_type=self.memory_type,

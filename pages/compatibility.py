@@ -216,8 +216,8 @@ def ingestion_section() -> None:
     except ServewiseInputError as exc:
         st.error(_("Cannot simulate: {reason}").format(reason=literal(str(exc))), icon=":material/error:")
         return
-    st.caption(_("Basis: {basis}; chat: 600 requests, prompts ~800 and outputs ~250 tokens (lognormal); "
-                 "two bursts from t = 20 s.").format(basis=basis))
+    st.caption(_("Basis: {basis}; chat: 600 requests, prompts ~800 and outputs ~250\u00a0tokens (lognormal); "
+                 "two bursts from t = 20\u00a0s.").format(basis=basis))
     m1, m2, m3, m4 = st.columns(4)
     shared, separate = result.shared_chat, result.separate_chat
     m1.metric(_("Chat TTFT p50 (s), shared"), number(shared.ttft.p50, 3),

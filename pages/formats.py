@@ -71,7 +71,7 @@ with st.expander(_("Three separate decisions: file format, precision, compatibil
   marked experimental in vLLM, and does not load in MLX LM at all.
 
 **Why Q4 in one engine against BF16 in another is not an engine comparison.** An 8B model as a Q4_K_M GGUF
-weighs about {q4km} GiB; the same model in BF16 about {bf16} GiB
+weighs about {q4km}\u00a0GiB; the same model in BF16 about {bf16}\u00a0GiB
 ({ratio}x more). Token generation mostly streams the weights from memory, so the smaller
 file is faster for that reason alone; it also leaves more memory for KV cache (more concurrent sequences),
 runs different kernels, and answers with different quality. A gap measured that way mixes all of these.
@@ -210,8 +210,8 @@ def derivation(quant: Quantization) -> str:
     if quant.ggml_type is not None:
         block = ggml_block(quant.ggml_type)
         if block.block_values == 1:
-            return _("{bytes} bytes per value (gguf GGML_QUANT_SIZES)").format(bytes=block.block_bytes)
-        return _("{bytes} bytes per {values} values (gguf GGML_QUANT_SIZES)").format(
+            return _("{bytes}\u00a0bytes per value (gguf GGML_QUANT_SIZES)").format(bytes=block.block_bytes)
+        return _("{bytes}\u00a0bytes per {values} values (gguf GGML_QUANT_SIZES)").format(
             bytes=block.block_bytes, values=block.block_values)
     if quant.layout is None:
         return _("set by the scheme stored inside")

@@ -171,8 +171,8 @@ show_svg(flow_diagram_svg([
 st.caption(
     _(
         "Worked example from the product brief (an estimate, not a measurement): a model with 32 layers, "
-        "8 KV heads and head dimension 128 stores {kib} KiB of KV per token at 2 bytes per element. {active} "
-        "active sequences that each reach {tokens} tokens hold {gib} GiB of raw KV cache, on top of one copy "
+        "8 KV heads and head dimension 128 stores {kib}\u00a0KiB of KV per token at 2\u00a0bytes per element. {active} "
+        "active sequences that each reach {tokens}\u00a0tokens hold {gib}\u00a0GiB of raw KV cache, on top of one copy "
         "of the weights; queued requests add none until they are admitted."
     ).format(
         kib=number(kv.bytes_per_token_unbounded_layers / 1024),

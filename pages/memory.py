@@ -71,7 +71,7 @@ name = namer(kb)
 st.title(_("Memory & capacity"))
 st.caption(_(
     "One model, one machine, every engine under its own settings. All figures are **estimates** from each "
-    "engine's published allocation rules; measure before you commit. GiB = 2^30 bytes."
+    "engine's published allocation rules; measure before you commit. GiB = 2^30\u00a0bytes."
 ))
 
 inputs_box = st.container(border=True)
@@ -159,8 +159,8 @@ def show_comparison() -> tuple[list, list, str]:
     rows, capacities, _curves = analyse(inputs, workload, SEQUENCES_LIMIT, contexts, CURVE_SEQUENCES_LIMIT)
     bars_svg, capacity_svg = figures(inputs, workload, SEQUENCES_LIMIT, contexts, CURVE_SEQUENCES_LIMIT)
     st.header(_("Every engine on this machine"))
-    st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences × {tokens} tokens ({kv} KV "
-                 "cache). The black mark is the memory the engine can use on one device.").format(
+    st.caption(_("{machine}: per-GPU memory under each engine for {sequences} sequences × {tokens}\u00a0tokens ({kv} "
+                 "KV cache). The black mark is the memory the engine can use on one device.").format(
         machine=machine_choice.label, sequences=number(workload.sequences), tokens=number(workload.context_tokens),
         kv=workload.kv_cache_type))
     # Inline SVG (reports/svg_charts.py), not plotly: the first picture of a shared link appears without the browser
@@ -223,7 +223,8 @@ def show_arithmetic_and_capacity() -> None:
     """The brief's arithmetic for this model and the capacity of every engine, with its chart."""
     # ---- the brief's arithmetic -------------------------------------------------------------------------------------
     st.header(_("The arithmetic, step by step"))
-    trained = _("{n} tokens").format(n=number(arch.max_context_tokens)) if arch.max_context_tokens else _("unknown")
+    trained = (_("{n}\u00a0tokens").format(n=number(arch.max_context_tokens)) if arch.max_context_tokens
+               else _("unknown"))
     st.markdown(_("**{model}** · {layers} layers · trained context {trained} · weights {weights}").format(
         model=arch.name, layers=arch.n_layers, trained=trained,
         weights=human_bytes(weights.bytes) if weights.bytes else _("unknown"))
@@ -238,7 +239,7 @@ def show_arithmetic_and_capacity() -> None:
     # ---- capacity ----------------------------------------------------------------------------------------------------
     st.header(_("Capacity"))
     longest = _("longest context for {n} sequences (tokens)").format(n=number(workload.sequences))
-    most = _("most sequences at {n} tokens").format(n=number(workload.context_tokens))
+    most = _("most sequences at {n}\u00a0tokens").format(n=number(workload.context_tokens))
     st.markdown(markdown_table([{
         _("engine"): name(c.engine),
         longest: "—" if c.reason else number(c.max_context_tokens),
@@ -281,7 +282,7 @@ if arch.is_embedding_model:
         weights_metric, activations_metric, total_metric = st.columns(3)
         weights_metric.metric(_("Weights"), human_bytes(server.weights_bytes))
         activations_metric.metric(_("Activations, one batch"), human_bytes(server.activation_bytes),
-                                  help=_("{per} bytes per token × {tokens} tokens").format(
+                                  help=_("{per}\u00a0bytes per token × {tokens}\u00a0tokens").format(
                                       per=number(server.activation_bytes_per_token),
                                       tokens=number(server.batch_tokens)))
         total_metric.metric(_("Total (no KV cache)"), human_bytes(server.total_bytes))
@@ -306,9 +307,9 @@ def show_readouts_and_engines() -> dict:
         first = readouts[0]
         st.caption(_(
             "One instance of each plan above, simulated with {prompt}-token prompts and {output}-token answers, users "
-            "pausing {think} s between requests, p{ttft_pct} time to first token ≤ {ttft} s and p{itl_pct} "
-            "inter-token latency ≤ {itl} ms. An estimate from the scheduler simulation on a roofline of the GPU; the "
-            "capacity planner searches for the cheapest configuration at your own load and target."
+            "pausing {think}\u00a0s between requests, p{ttft_pct} time to first token ≤ {ttft}\u00a0s and p{itl_pct} "
+            "inter-token latency ≤ {itl}\u00a0ms. An estimate from the scheduler simulation on a roofline of the GPU; "
+            "the capacity planner searches for the cheapest configuration at your own load and target."
         ).format(prompt=number(first.prompt_tokens), output=number(first.output_tokens),
             think=compact(first.think_time_s, 3),
                  ttft_pct=compact(first.slo.ttft_percentile, 2), ttft=compact(first.slo.ttft_s, 3),
@@ -403,7 +404,7 @@ def show_readouts_and_engines() -> dict:
                 engine=name(row.engine), ngl=row.plan.n_gpu_layers, layers=arch.n_layers + 1))
             st.markdown(markdown_table(offload_rows(row)))
             offloaded += [name(row.engine) for d in row.plan.devices if d.device == "host" and d.repeating_layers]
-    vram_speed = (_("this GPU's {n} GB/s").format(n=number(machine.memory_bandwidth_bytes_per_s / 1e9))
+    vram_speed = (_("this GPU's {n}\u00a0GB/s").format(n=number(machine.memory_bandwidth_bytes_per_s / 1e9))
                   if machine.memory_bandwidth_bytes_per_s else _("VRAM's hundreds or thousands of GB/s"))
     warning = _("Layers left in host RAM run at host-memory bandwidth (tens of GB/s) instead of {vram}: every "
                 "generated token reads them, so a partly offloaded model decodes far slower.").format(vram=vram_speed)

@@ -1,6 +1,5 @@
 """What does it take to serve this load within this latency target, and what does it cost, per engine?"""
 
-import json
 from dataclasses import dataclass
 
 import streamlit as st
@@ -15,6 +14,7 @@ from calculators.planner.verify import bench_request, launch_command
 from knowledge import load_knowledge
 from reports.bench_plan import plan_markdown
 from reports.chart_layout import align_titles
+from reports.json_text import json_document
 from reports.names import names_by_slug
 from reports.numbers import dollars, significant
 from reports.planner_figures import latency_figure, pareto_figure
@@ -81,7 +81,7 @@ def planner_view(spec_json: str, language: str) -> PlannerView:
         rejections=rejections_table(result, names, gpus, schemes), pareto=pareto, latency=latency,
         why_markdown=planner_markdown(result, names, gpus, sections=("why",), schemes=schemes),
         full_markdown=planner_markdown(result, names, gpus, schemes=schemes),
-        json_text=json.dumps(planner_json(result, names=schemes), indent=2, default=str),
+        json_text=json_document(planner_json(result, names=schemes), indent=2, default=str),
         command=command, command_remarks=remarks, bench_markdown=bench_md, bench_error=bench_error,
     )
 
@@ -115,7 +115,7 @@ if best is None or best.cost is None:
 else:
     # "$" escaped as in the cost line below: in Spanish "1,95 US$/h, 1.425,35 US$/mes" came out as LaTeX math.
     st.success(_("Cheapest: **{engine}** on {replicas} × {per} {gpu} — {hour}/h, {month}/month, "
-                 "{mtok} per million output tokens at {rate} requests/s.").format(
+                 "{mtok} per million output tokens at {rate}\u00a0requests/s.").format(
         engine=names[best.shape.engine], replicas=best.replicas, per=best.shape.gpus_per_instance,
         gpu=gpu_names[best.shape.gpu_id], hour=dollars(best.cost.usd_per_hour),
         month=dollars(best.cost.usd_per_month), mtok=dollars(best.cost.usd_per_million_output_tokens or 0.0),

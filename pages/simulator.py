@@ -125,7 +125,7 @@ with machine_col:
     if gpu:
         shown_bandwidth = compact(bandwidth_gbs) if isinstance(bandwidth_gbs, int | float) else _("unknown")
         shown_tflops = compact(tflops) if isinstance(tflops, int | float) else _("unknown")
-        st.caption(_("{gpu}: {bandwidth} GB/s, dense BF16 {tflops} TFLOPS ([source]({url})).").format(
+        st.caption(_("{gpu}: {bandwidth}\u00a0GB/s, dense BF16 {tflops}\u00a0TFLOPS ([source]({url})).").format(
             gpu=gpu.name, bandwidth=shown_bandwidth, tflops=shown_tflops, url=gpu.source))
     if not isinstance(bandwidth_gbs, int | float):
         bandwidth_gbs = url_widgets.number(_("Memory bandwidth (GB/s)"), key="sim_bw", min_value=0.0, value=1008.0)
@@ -157,17 +157,18 @@ with machine_col:
         weights_gb = from_memory_model.weights_bytes / 1e9
         kv_kib = from_memory_model.kv_bytes_per_token / 1024
         kv_tokens = from_memory_model.kv_capacity_tokens
-        st.caption(_("From the memory model: {params} B active parameters, {weights} GB of weights, {kib} KiB of KV "
-                     "per token, KV capacity {tokens} tokens — {basis}.").format(
+        st.caption(_("From the memory model: {params}\u00a0B active parameters, {weights}\u00a0GB of weights, "
+                     "{kib}\u00a0KiB of KV per token, KV capacity {tokens}\u00a0tokens — {basis}.").format(
             params=number(params_b, 2), weights=number(weights_gb, 2), kib=number(kv_kib), tokens=number(kv_tokens),
             basis=from_memory_model.basis))
     else:
         params_b = url_widgets.number(_("Active parameters (billions)"), key="sim_params", min_value=0.0,
                                       max_value=100_000.0, value=8.0,
                                       help=_("For MoE models, the parameters used per token."))
-        weights_gb = url_widgets.number(_("Weights (GB, 10^9 bytes)"), key="sim_weights", min_value=0.0, value=16.0)
+        weights_gb = url_widgets.number(_("Weights (GB, 10^9\u00a0bytes)"), key="sim_weights", min_value=0.0,
+                                        value=16.0)
         kv_kib = url_widgets.number(_("KV cache per token (KiB)"), key="sim_kv_kib", min_value=0.0, value=128.0,
-                                    help=_("128 KiB: 32 layers × 8 KV heads × 128 dims × 2 bytes × K and V."))
+                                    help=_("128\u00a0KiB: 32 layers × 8 KV heads × 128 dims × 2\u00a0bytes × K and V."))
         kv_tokens = url_widgets.number(_("KV capacity (tokens) for vLLM / SGLang / static"), key="sim_kv_tokens",
                                        min_value=0, value=32768, step=1024,
                                        help=_("What the engine reports as its KV cache size; pick a catalog model "
@@ -205,7 +206,8 @@ with machine_col:
         )
         compute_eff = url_widgets.number(_("Prefill compute efficiency (MFU)"), key="sim_mfu", min_value=0.0,
                                          max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
-                                         help=_("An assumption; Pope et al. (MLSys 2023) report 76 % for large-batch "
+                                         help=_("An assumption; Pope et al. (MLSys 2023) report 76\u00a0% for "
+                                                "large-batch "
                                          "prefill of PaLM 540B on TPU v4."))
 
 with workload_col:
@@ -360,8 +362,8 @@ run_state = state_key(workload, built, costs, kv_tokens, slo)
 drawn_per_input_state(f"simulator comparison {run_state}", lambda: st.markdown(
     frame_markdown(engines_as_columns(comparison), index=True, literal=True)))
 st.caption(
-    _("Goodput counts finished requests with TTFT ≤ {ttft} s and mean inter-token latency ≤ {itl} ms, per second "
-      "of the run. Step times are roofline estimates.").format(
+    _("Goodput counts finished requests with TTFT ≤ {ttft}\u00a0s and mean inter-token latency ≤ {itl}\u00a0ms, per "
+      "second of the run. Step times are roofline estimates.").format(
         ttft=compact(slo.ttft_s, 3), itl=compact(slo.itl_s * 1000, 1))
 )
 if step_costs:
@@ -453,7 +455,7 @@ else:
 
         drawn_per_input_state(f"simulator sweep {sweep_state}", draw_sweep)
         st.caption(
-            _("Open-loop Poisson arrivals at {rates} requests/s, {requests} requests per point, same lengths as "
+            _("Open-loop Poisson arrivals at {rates}\u00a0requests/s, {requests} requests per point, same lengths as "
               "above. Goodput flattening while p99 TTFT climbs marks where the engine saturates.").format(
                 rates="; ".join(compact(r, 4) for r in rates), requests=sweep_workload.n_requests)
         )

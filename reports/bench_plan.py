@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 
 import yaml
@@ -11,6 +10,7 @@ from calculators.i18n import _
 from calculators.operations.bench_plan import BenchPlan, Command, EngineSection
 from knowledge.sources import source_url
 from reports.engines_tables import kb_word
+from reports.json_text import json_document
 from reports.numbers import compact, number, percent
 from reports.shell import continued_command
 
@@ -128,7 +128,7 @@ def plan_data(plan: BenchPlan) -> dict:
 
 def plan_json(plan: BenchPlan) -> str:
     """The plan as indented JSON text."""
-    return json.dumps(plan_data(plan), indent=2, ensure_ascii=False)
+    return json_document(plan_data(plan), indent=2, ensure_ascii=False)
 
 
 def plan_yaml(plan: BenchPlan) -> str:

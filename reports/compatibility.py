@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 
 from calculators.checks.embeddings import EmbeddingCheck
@@ -11,6 +10,7 @@ from calculators.checks.tool_calls import ToolCallCheck
 from calculators.engines import display_name
 from calculators.i18n import N_, _, translated_word
 from knowledge.loader import load_knowledge
+from reports.json_text import json_document
 
 #: Reason code -> sentence with {placeholders} filled from the reason's values (English source text).
 _TOOL_REASONS = {
@@ -69,9 +69,9 @@ _EMBEDDING_REASONS = {
     "dimension-unknown": N_("The output dimension cannot be compared."),
     "dimension-differs": N_("The engine returns {served}-dimensional vectors; the index holds {reference} ({dense})."),
     "dimension-matches": N_("Both give {dimension}-dimensional vectors."),
-    "over-length-rejected": N_("Inputs over {limit} tokens are rejected, where sentence-transformers truncates."),
+    "over-length-rejected": N_("Inputs over {limit}\u00a0tokens are rejected, where sentence-transformers truncates."),
     "over-length-truncated": N_("Over-long inputs are truncated: {how}"),
-    "batch-too-small": N_("One input must fit one batch of {limit} tokens; the model takes {needed}. {note}"),
+    "batch-too-small": N_("One input must fit one batch of {limit}\u00a0tokens; the model takes {needed}. {note}"),
     "matryoshka-needs-config": N_(
         "The model supports Matryoshka dimensions {range}, but requests for fewer dimensions are refused unless "
         "the config says so ({flag})."
@@ -191,4 +191,4 @@ def embedding_checks_markdown(checks: Sequence[EmbeddingCheck]) -> str:
 
 def checks_json(checks: Sequence[ToolCallCheck | EmbeddingCheck]) -> str:
     """The checks as JSON data (every field, reasons with their codes, values and sources)."""
-    return json.dumps([dataclasses.asdict(c) for c in checks], indent=2, ensure_ascii=False)
+    return json_document([dataclasses.asdict(c) for c in checks], indent=2, ensure_ascii=False)

@@ -47,7 +47,7 @@ def memory_bars_svg(rows: list[EngineComparison]) -> str:
     return stacked_bars_svg(StackedBars(
         categories=[display_name(row.engine) for row in rows],
         bands=[Band(_(name), colour, [values[name] for values in per_engine]) for name, _kinds, colour in BANDS],
-        y_title=_("GiB per GPU (2^30 bytes)"), unit="GiB",
+        y_title=_("GiB per GPU (2^30\u00a0bytes)"), unit="GiB",
         marks=[row.plan.device_capacity_bytes / GIB if row.plan is not None and row.plan.device_capacity_bytes
                else None for row in rows],
         mark_name=_("device capacity"), notes=notes,

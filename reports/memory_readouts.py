@@ -4,7 +4,6 @@ in its own vocabulary, and the Markdown / JSON export. Formatting only; the numb
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from functools import singledispatch
 from typing import Any
@@ -23,8 +22,9 @@ from calculators.memory.kv import layer_kv_bytes_per_token, raw_kv_estimate
 from calculators.memory.plan import ComponentKind, MemoryPlan
 from calculators.model.architecture import LayerKind, ModelArchitecture
 from calculators.units import GIB, KIB, MIB
+from reports.json_text import json_document
 from reports.memory_json import engine_entry, memory_document
-from reports.numbers import compact, number
+from reports.numbers import compact, number, quantity, with_unit
 from reports.pool_steps_text import pool_steps_markdown
 
 #: Raw element size per workload cache type (block scales of q8_0/q4_0 excluded: the engines add them).
@@ -41,12 +41,12 @@ LAYER_KIND_WORDS: dict[LayerKind, str] = {
 def human_bytes(n: float) -> str:
     """Bytes in binary units, saying which (GiB = 2^30)."""
     if abs(n) >= GIB:
-        return f"{number(n / GIB, 2)} GiB"
+        return quantity(n / GIB, "GiB", 2)
     if abs(n) >= MIB:
-        return f"{number(n / MIB, 1)} MiB"
+        return quantity(n / MIB, "MiB", 1)
     if abs(n) >= KIB:
-        return f"{number(n / KIB, 1)} KiB"
-    return f"{number(n)} B"
+        return quantity(n / KIB, "KiB", 1)
+    return quantity(n, "B", 0)
 
 
 NO_BREAK_SPACE = "\u00a0"
@@ -101,23 +101,23 @@ def arithmetic_markdown(arch: ModelArchitecture, workload: Workload) -> str:
     raw = raw_kv_estimate(arch, workload.context_tokens, workload.sequences, size)
     per_token = raw.bytes_per_token_unbounded_layers + raw.bytes_per_token_window_layers
     lines = [
-        ngettext("Element size: **{size} byte** ({cache_type} cache; the 2 in '2 × heads' is keys + values; "
+        ngettext("Element size: **{size}\u00a0byte** ({cache_type} cache; the 2 in '2 × heads' is keys + values; "
                  "grouped-query attention stores KV heads, not query heads).",
-                 "Element size: **{size} bytes** ({cache_type} cache; the 2 in '2 × heads' is keys + values; "
+                 "Element size: **{size}\u00a0bytes** ({cache_type} cache; the 2 in '2 × heads' is keys + values; "
                  "grouped-query attention stores KV heads, not query heads).", size).format(
             size=compact(size), cache_type=workload.kv_cache_type),
-        "- " + _("Per token, all layers: **{bytes} bytes = {human}**").format(
+        "- " + _("Per token, all layers: **{bytes}\u00a0bytes = {human}**").format(
             bytes=number(per_token), human=human_bytes(per_token))
         + (" " + _("(sliding-window layers stop growing at their window)")
            if raw.bytes_per_token_window_layers else ""),
-        "- " + _("Per sequence of {tokens} tokens: **{human}** ({bytes} bytes)").format(
+        "- " + _("Per sequence of {tokens}\u00a0tokens: **{human}** ({bytes}\u00a0bytes)").format(
             tokens=number(workload.context_tokens), human=human_bytes(raw.kv_bytes_per_sequence),
             bytes=number(raw.kv_bytes_per_sequence)),
     ]
     if raw.recurrent_state_bytes_per_sequence:
         lines.append("- " + _("Recurrent state per sequence (fixed, any length): {human}").format(
             human=human_bytes(raw.recurrent_state_bytes_per_sequence)))
-    lines.append("- " + _("For {sequences} sequences: **{human}** ({bytes} bytes; GiB = 2^30 bytes)").format(
+    lines.append("- " + _("For {sequences} sequences: **{human}** ({bytes}\u00a0bytes; GiB = 2^30\u00a0bytes)").format(
         sequences=number(workload.sequences), human=human_bytes(raw.total_bytes), bytes=number(raw.total_bytes)))
     lines.append("\n" + _("Raw figure: every sequence at full length, no prefix sharing, no block or padding "
                           "granularity, no weights or workspace. The engines below add their own rules."))
@@ -142,7 +142,7 @@ def architecture_warnings(arch: ModelArchitecture) -> list[str]:
 
 
 def _g(n: float) -> str:
-    return f"{number(n / GIB, 2)} GiB"
+    return quantity(n / GIB, "GiB", 2)
 
 
 def engine_readout(row: EngineComparison) -> list[str]:
@@ -160,9 +160,9 @@ def plan_readout(p: MemoryPlan) -> list[str]:
 def _vllm_readout(p: VllmPlan) -> list[str]:
     lines = [
         _("Available KV cache memory: **{gib}**").format(gib=_g(p.available_kv_cache_bytes)),
-        _("GPU KV cache size: **{tokens} tokens** ({blocks} blocks of {block})").format(
+        _("GPU KV cache size: **{tokens}\u00a0tokens** ({blocks} blocks of {block})").format(
             tokens=number(p.kv_tokens), blocks=number(p.num_gpu_blocks), block=p.block_size),
-        _("Maximum concurrency for {tokens} tokens per request: **{times}x**").format(
+        _("Maximum concurrency for {tokens}\u00a0tokens per request: **{times}x**").format(
             tokens=number(p.max_model_len), times=number(p.max_concurrency, 2)),
         # setting names as code spans, as everywhere a page names a flag or setting
         f"`max_num_seqs` {p.max_num_seqs} · `max_num_batched_tokens` {number(p.max_num_batched_tokens)} · "
@@ -180,7 +180,8 @@ def _sglang_readout(p: SglangPlan) -> list[str]:
         f"`mem_fraction_static`: **{compact(p.mem_fraction_static, 3)}**{auto}",
         f"`max_total_num_tokens`: **{number(p.max_total_num_tokens)}** · `max_running_requests`: "
         f"**{number(p.max_running_requests)}** · `context_len` {number(p.context_len)}",
-        _("KV Cache is allocated. #tokens: {tokens}, K size: {k} GB, V size: {v} GB (SGLang's 'GB' divides by 2^30)"
+        _("KV Cache is allocated. #tokens: {tokens}, K size: {k}\u00a0GB, V size: {v}\u00a0GB (SGLang's 'GB' divides "
+          "by 2^30)"
           ).format(tokens=number(p.max_total_num_tokens), k=number(p.k_bytes / GIB, 2), v=number(p.v_bytes / GIB, 2)),
         f"`chunked_prefill_size` {p.chunked_prefill_size} · `cuda_graph_max_bs` {p.cuda_graph_max_bs} · "
         f"`page_size` {p.page_size}",
@@ -200,8 +201,9 @@ def _sglang_mamba_lines(p: SglangPlan) -> list[str]:
     lines = [
         # SGLang's own start-up line, as it prints it
         f"Mamba Cache is allocated. max_mamba_cache_size: **{m.max_mamba_cache_size:,}**, conv_state size: "
-        f"{m.conv_state_bytes / GIB:.2f} GB, ssm_state size: {m.ssm_state_bytes / GIB:.2f} GB",
-        _("One slot: {layers} state layers × (conv {conv} {conv_dtype} + state {ssm} {ssm_dtype}) = **{bytes} "
+        f"{with_unit(f'{m.conv_state_bytes / GIB:.2f}', 'GB')}, ssm_state size: "
+        f"{with_unit(f'{m.ssm_state_bytes / GIB:.2f}', 'GB')}",
+        _("One slot: {layers} state layers × (conv {conv} {conv_dtype} + state {ssm} {ssm_dtype}) = **{bytes}\u00a0"
           "bytes**, whatever the context; sized by {sizing}; the pool holds one more slot").format(
             layers=m.layers, conv=conv, conv_dtype=m.conv_dtype, ssm=ssm, ssm_dtype=m.ssm_dtype,
             bytes=number(m.bytes_per_request), sizing=m.sizing),
@@ -210,7 +212,7 @@ def _sglang_mamba_lines(p: SglangPlan) -> list[str]:
             slots=m.slots_per_request, strategy=m.strategy) + cap,
     ]
     if m.intermediate_bytes:
-        lines.append(_("Speculative verify scratch for the state: {gib} GiB").format(
+        lines.append(_("Speculative verify scratch for the state: {gib}\u00a0GiB").format(
             gib=number(m.intermediate_bytes / GIB, 2)))
     return lines
 
@@ -246,7 +248,7 @@ def _mlx_state_lines(p: MlxLmPlan) -> list[str]:
 
 @plan_readout.register
 def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
-    lines = [_("`-c` {ctx} over `-np` {seqs} slots: each slot holds **{slot} tokens** "
+    lines = [_("`-c` {ctx} over `-np` {seqs} slots: each slot holds **{slot}\u00a0tokens** "
                "(`ctx-size` / `parallel`, never `ctx-size` per slot)").format(
         ctx=number(p.n_ctx), seqs=p.n_seq, slot=number(p.n_ctx_slot))]
     for cache in p.caches:
@@ -334,7 +336,7 @@ def _count(value: int | None) -> str:
 
 def export_json(data: dict[str, Any]) -> str:
     """The export as indented JSON text."""
-    return json.dumps(data, indent=2)
+    return json_document(data, indent=2)
 
 
 def export_markdown(data: dict[str, Any]) -> str:
@@ -350,7 +352,7 @@ def export_markdown(data: dict[str, Any]) -> str:
         "",
         "- " + _("Model: {model}").format(model=data["model"]),
         "- " + _("Machine: {machine}").format(machine=data["machine"]),
-        "- " + _("Workload: {sequences} sequences × {tokens} tokens, {cache_type} KV cache").format(
+        "- " + _("Workload: {sequences} sequences × {tokens}\u00a0tokens, {cache_type} KV cache").format(
             sequences=w["sequences"], tokens=number(w["context_tokens_per_sequence"]), cache_type=w["kv_cache_type"]),
         "- " + _("Weights: {weights}").format(weights=human_bytes(weights) if weights else _("unknown")),
         "",

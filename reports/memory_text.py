@@ -29,7 +29,7 @@ ENGINE_FIGURES = (
 def _size(n_bytes: int | float | None) -> str:
     if n_bytes is None:
         return _("unknown")
-    return _("{gib} GiB ({mib} MiB, {n_bytes} bytes)").format(
+    return _("{gib}\u00a0GiB ({mib}\u00a0MiB, {n_bytes}\u00a0bytes)").format(
         gib=number(n_bytes / GIB, 2), mib=number(n_bytes / MIB, 2), n_bytes=number(int(n_bytes)))
 
 
@@ -59,8 +59,8 @@ def memory_plan_text(result) -> str:
             lines.append(f"{label}: {_shown(value)}")
     for cache in plan.caches:
         lines.append(_(
-            "cache {name}: {cells} cells, {layers} layers, {seqs} seqs, K ({type_k}) {k_mib} MiB, "
-            "V ({type_v}) {v_mib} MiB").format(
+            "cache {name}: {cells} cells, {layers} layers, {seqs} seqs, K ({type_k}) {k_mib}\u00a0MiB, "
+            "V ({type_v}) {v_mib}\u00a0MiB").format(
             name=cache.name, cells=number(cache.cells), layers=cache.layers, seqs=cache.seqs, type_k=cache.type_k,
             k_mib=number(cache.k_bytes / MIB, 2), type_v=cache.type_v, v_mib=number(cache.v_bytes / MIB, 2)))
     for component in plan.components:

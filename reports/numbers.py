@@ -1,7 +1,8 @@
 """Numbers for the reader's language: 1,234.5 in English, 1234,5 / 12.345,6 in Spanish (Babel's CLDR rules).
 
 Calculators return plain numbers; pages and reports format them here at display time, in the language of
-the current run (`calculators.i18n.current_language()`). Units stay as written (GiB, MiB, tokens, ms).
+the current run (`calculators.i18n.current_language()`). Units stay as written (GiB, MiB, tokens, ms), joined to
+their figure by a no-break space (`quantity`, `with_unit`: calculators/units.UNIT_SPACE).
 """
 
 from __future__ import annotations
@@ -9,14 +10,10 @@ from __future__ import annotations
 from babel.numbers import format_currency
 
 from calculators.i18n import current_language
-from calculators.units import compact, number, percent, significant
+from calculators.units import UNIT_SPACE, compact, number, percent, quantity, significant, with_unit
 
-__all__ = ["compact", "dollars", "number", "percent", "quantity", "signed", "signed_percent", "significant"]
-
-
-def quantity(value: float, unit: str, decimals: int = 1) -> str:
-    """`value` followed by its unit ("12.5 GiB" / "12,5 GiB")."""
-    return f"{number(value, decimals)} {unit}"
+__all__ = ["UNIT_SPACE", "compact", "dollars", "number", "percent", "quantity", "signed", "signed_percent",
+           "significant", "with_unit"]
 
 
 def dollars(value: float) -> str:

@@ -33,7 +33,7 @@ def pareto_figure(result: PlannerResult, names: Mapping[str, str], colours: Mapp
             text=[f"{c.replicas} × {c.shape.gpus_per_instance} {gpus.get(c.shape.gpu_id, c.shape.gpu_id)}, "
                   f"{c.shape.weights}, {c.concurrency_setting} {c.concurrency}" for c in points],
             # plotly fills %{x} and %{y} with the layout's separators (the reader's decimal mark)
-            hovertemplate="%{text}<br>" + _("{rate} requests/s · {cost}/h").format(
+            hovertemplate="%{text}<br>" + _("{rate}\u00a0requests/s · {cost}/h").format(
                 rate="%{x:.3g}", cost=_("${amount}").format(amount="%{y:.2f}")) + "<extra></extra>",
         ))
     figure.add_vline(x=result.load_rate_per_s, line_dash="dot", annotation_text=_("your load"),

@@ -102,8 +102,8 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
     lines = parts.setdefault("summary", [])
     lines += [
         "# " + _("servewise capacity plan"), "",
-        _("Model {model}; load {rate} requests/s; target p{tp} TTFT ≤ {ttft} s and p{ip} inter-token "
-          "latency ≤ {itl} ms, at most {fail} failed.").format(
+        _("Model {model}; load {rate}\u00a0requests/s; target p{tp} TTFT ≤ {ttft}\u00a0s and p{ip} inter-token "
+          "latency ≤ {itl}\u00a0ms, at most {fail} failed.").format(
             model=result.model_name, rate=significant(result.load_rate_per_s), tp=compact(spec.slo.ttft_percentile, 2),
             ttft=compact(spec.slo.ttft_s, 3), ip=compact(spec.slo.itl_percentile, 2),
                 itl=compact(spec.slo.itl_s * 1000, 3),
@@ -129,13 +129,13 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
         lines = parts.setdefault("why", [])
         lines += ["", "## " + _("Why this configuration"), "",
                   "- " + (_("Memory: {engine}'s own plan keeps {kv} KV tokens per instance for requests of up to "
-                            "{ctx} tokens.") if best.kv_capacity_tokens else
+                            "{ctx}\u00a0tokens.") if best.kv_capacity_tokens else
                           _("Memory: {engine}'s own plan keeps each slot's KV in every instance for requests of up "
-                            "to {ctx} tokens.")).format(engine=_name(engines, best.shape.engine),
+                            "to {ctx}\u00a0tokens.")).format(engine=_name(engines, best.shape.engine),
                                                         kv=number(best.kv_capacity_tokens or 0),
                                                         ctx=number(result.context_tokens)),
-                  "- " + _("Latency: at {rate} requests/s per instance the simulation gives p{tp} TTFT "
-                           "{ttft} s and p{ip} inter-token latency {itl} ms; {fail} failed.").format(
+                  "- " + _("Latency: at {rate}\u00a0requests/s per instance the simulation gives p{tp} TTFT "
+                           "{ttft}\u00a0s and p{ip} inter-token latency {itl}\u00a0ms; {fail} failed.").format(
                       rate=significant(point.rate_per_s), tp=compact(spec.slo.ttft_percentile, 2),
                       ttft=significant(point.ttft_s or 0.0), ip=compact(spec.slo.itl_percentile, 2),
                       itl=significant((point.itl_s or 0.0) * 1000), fail=percent(point.failed_share, 1)),
@@ -144,7 +144,7 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
                       instances=ngettext("{n} instance", "{n} instances", best.replicas or 0).format(
                           n=number(best.replicas or 0)),  # a winner always has them; None only for rejections
                       hosts=ngettext("{n} host", "{n} hosts", best.hosts or 0).format(n=number(best.hosts or 0))),
-                  "- " + _("Cost: {gpus} × {price}/GPU-hour = {hour}/h; × {hours} h = {month}/month "
+                  "- " + _("Cost: {gpus} × {price}/GPU-hour = {hour}/h; × {hours}\u00a0h = {month}/month "
                            "({source}).").format(gpus=ngettext("{n} GPU", "{n} GPUs", best.cost.gpus).format(
                                                      n=number(best.cost.gpus)),
                                                  price=_money(best.cost.usd_per_gpu_hour),

@@ -19,17 +19,17 @@ def pool_steps_markdown(steps: list[PoolStep]) -> list[str]:
         i = step.inputs
         if step.code == "state_bytes":
             lines.append(_("State of one recurrent layer, one sequence (fixed, any length): conv {conv_shape} "
-                           "{conv_dtype} + state {ssm_shape} {ssm_dtype} = **{bytes} bytes**").format(
+                           "{conv_dtype} + state {ssm_shape} {ssm_dtype} = **{bytes}\u00a0bytes**").format(
                 conv_shape=i["conv_shape"], conv_dtype=i["conv_dtype"], ssm_shape=i["ssm_shape"],
                 ssm_dtype=i["ssm_dtype"], bytes=_n(step.result)))
         elif step.code == "block_size":
             raised = step.result != i["requested"]
-            lines.append(_("Attention block: the smallest aligned block whose page ({per_token} bytes per token) "
-                           "holds one state ({state} bytes) = **{tokens} tokens**").format(
+            lines.append(_("Attention block: the smallest aligned block whose page ({per_token}\u00a0bytes per token) "
+                           "holds one state ({state}\u00a0bytes) = **{tokens}\u00a0tokens**").format(
                 per_token=_n(i["attention_bytes_per_token"]), state=_n(i["state_bytes"]), tokens=_n(step.result))
                 + (" " + _("(raised from {requested})").format(requested=_n(i["requested"])) if raised else ""))
         elif step.code == "padded_page":
-            lines.append(_("Page of every layer: {block} × {per_token} = **{bytes} bytes** (the state page padded "
+            lines.append(_("Page of every layer: {block} × {per_token} = **{bytes}\u00a0bytes** (the state page padded "
                            "by {padding})").format(block=_n(i["block_size"]),
                                                      per_token=_n(i["attention_bytes_per_token"]),
                                                      bytes=_n(step.result),
@@ -56,7 +56,7 @@ def pool_steps_markdown(steps: list[PoolStep]) -> list[str]:
                 blocks=_n(i["num_blocks"]), per_request=_n(i["blocks_per_request"]),
                 concurrency=number(step.result, 2)))
         elif step.code == "kv_tokens":
-            lines.append(_("KV cache size: int({concurrency} × {tokens}) = **{kv_tokens} tokens**").format(
+            lines.append(_("KV cache size: int({concurrency} × {tokens}) = **{kv_tokens}\u00a0tokens**").format(
                 concurrency=number(i["max_concurrency"], 4), tokens=_n(i["max_model_len"]),
                 kv_tokens=_n(step.result)))
         elif step.code == "state_share":

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calculators.reconcile.result import Reconciliation, RowStatus
+from reports.numbers import with_unit
 
 
 @dataclass
@@ -54,7 +55,7 @@ def shares(results: dict[str, Reconciliation]) -> tuple[dict[str, EngineShare], 
             if row.unit == "bytes":
                 entry.memory[row.status] += 1
             if row.status is RowStatus.UNEXPLAINED:
-                printed = f"{row.printed} {row.printed_unit}".strip()
+                printed = with_unit(row.printed, row.printed_unit).strip()
                 unexplained.append(UnexplainedRow(name, row.line, row.label, printed, row.explanation))
     return table, unexplained
 

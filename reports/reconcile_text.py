@@ -8,6 +8,7 @@ from calculators.i18n import N_, _, ngettext
 from calculators.reconcile.log.figures import Expected
 from calculators.reconcile.log.precision import printed_decimals
 from calculators.reconcile.result import ReconcileRow, Reconciliation, RowStatus
+from reports.numbers import with_unit
 
 #: A row's status as the reader sees it (the terminal and the page; JSON keeps the status value).
 STATUS_LABEL = {
@@ -100,7 +101,7 @@ def _unit_label(row: ReconcileRow, value: int | float | None = None) -> str:
 
 def printed_text(row: ReconcileRow) -> str:
     """What the engine printed, with its unit."""
-    return f"{row.printed} {_unit_label(row, row.printed_value)}".strip()
+    return with_unit(row.printed, _unit_label(row, row.printed_value)).strip()
 
 
 def predicted_text(row: ReconcileRow) -> str:
@@ -108,14 +109,15 @@ def predicted_text(row: ReconcileRow) -> str:
     low, high = in_printed_unit(row, row.predicted_low), in_printed_unit(row, row.predicted_high)
     text = low if low == high else f"{low} – {high}"
     single = row.predicted_low if row.predicted_low == row.predicted_high else None
-    return f"{text} {_unit_label(row, single)}".strip()
+    return with_unit(text, _unit_label(row, single)).strip()
 
 
 def difference_text(row: ReconcileRow) -> str:
     """servewise minus engine in the printed unit, signed ('0' when they meet)."""
     if row.difference == 0:
         return "0"
-    return f"{'+' if row.difference > 0 else ''}{in_printed_unit(row, row.difference)} {_unit_label(row)}".strip()
+    signed = f"{'+' if row.difference > 0 else ''}{in_printed_unit(row, row.difference)}"
+    return with_unit(signed, _unit_label(row)).strip()
 
 
 def figure_label(row: ReconcileRow) -> str:

@@ -16,7 +16,7 @@ from calculators.simulator.policy import STATIC_BASELINE
 from calculators.simulator.results import Distribution, SimulationResult
 from calculators.simulator.sweep import SweepPoint
 from reports.chart_layout import TITLE_FONT_PX, align_titles, chart_layout, engine_colour
-from reports.numbers import number, percent
+from reports.numbers import percent, quantity, with_unit
 
 #: The binding limit as the table shows it: its name in English, words in other languages.
 BINDING_TEXT = {"none": N_("none"), "max_running": N_("running places"), "kv_capacity": N_("KV capacity"),
@@ -56,10 +56,11 @@ def timeline_figure(results: list[SimulationResult]) -> go.Figure:
         percent_sign = percent(0).removeprefix("0")  # "%" / " %" (non-breaking), as the language writes it
         # The knob and the KV capacity go in the hover, not the legend: one legend entry per engine.
         for row, (values, hover, shape) in enumerate((
-            (ts.queued, "%{x:.0f} s: %{y}<extra>" + name + "</extra>", "hv"),
-            (ts.active, f"%{{x:.0f}} s: %{{y}}<extra>{name} ({d.max_running_knob} {d.max_running})</extra>", "hv"),
-            (share, f"%{{x:.0f}} s: %{{y:.0f}}{percent_sign}<extra>{name} ({number(d.kv_capacity_tokens)} "
-                    "tokens)</extra>", "linear"),
+            (ts.queued, with_unit("%{x:.0f}", "s") + ": %{y}<extra>" + name + "</extra>", "hv"),
+            (ts.active, with_unit("%{x:.0f}", "s")
+             + f": %{{y}}<extra>{name} ({d.max_running_knob} {d.max_running})</extra>", "hv"),
+            (share, with_unit("%{x:.0f}", "s") + f": %{{y:.0f}}{percent_sign}<extra>{name} "
+                    f"({quantity(d.kv_capacity_tokens, 'tokens', 0)})</extra>", "linear"),
         ), start=1):
             figure.add_scatter(x=ts.t_s, y=values, name=name, legendgroup=name, showlegend=row == 1,
                                line={**_line(r.engine), "shape": shape}, hovertemplate=hover, row=row, col=1)

@@ -9,7 +9,7 @@ from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Band, Prediction, SpeedBasis, group_name
 from calculators.speed.predict import SpeedEstimate
-from reports.numbers import number, percent, signed_percent, significant
+from reports.numbers import number, percent, quantity, signed_percent, significant, with_unit
 from reports.tables import markdown_table
 
 
@@ -34,7 +34,7 @@ def _sentence(note: str) -> str:
 def _band(p: Prediction, unit: str, scale: float = 1.0, digits: int = 1) -> str:
     """'value unit (low–high)' in the reader's digits."""
     value, low, high = (number(x * scale, digits) for x in (p.value, p.low, p.high))
-    return f"{value} {unit} ({low}–{high})"
+    return f"{with_unit(value, unit)} ({low}–{high})"
 
 
 def speed_estimate_text(est: SpeedEstimate) -> str:
@@ -94,15 +94,14 @@ def calibration_text(result: CalibrationResult) -> str:
     for c in result.comparisons:
         scale, unit = (1000.0, "ms") if c.unit == "s" else (1.0, c.unit)
         lines.append(
-            f"| {c.label} | {_shown(c.metric)} | {number(c.measured * scale, 2)} {unit} | "
-            f"{number(c.predicted * scale, 2)} "
-            f"{unit} | {'+' if c.error >= 0 else ''}{percent(c.error, 1)} |"
+            f"| {c.label} | {_shown(c.metric)} | {quantity(c.measured * scale, unit, 2)} | "
+            f"{quantity(c.predicted * scale, unit, 2)} | {'+' if c.error >= 0 else ''}{percent(c.error, 1)} |"
         )
     lines += [
         "",
         _(
             "Memory efficiency {m}, decode overhead {d} ms/step, "
-            "compute efficiency {c}, request overhead {r} ms."
+            "compute efficiency {c}, request overhead {r}\u00a0ms."
         ).format(
             m=number(p.memory_efficiency, 2), d=number(p.decode_overhead_s * 1000, 2), c=number(p.compute_efficiency,
                 2),
@@ -202,7 +201,7 @@ def decode_band_text(basis: SpeedBasis, band: Band) -> str:
 def step_basis_lines(step_costs) -> list[str]:
     """One line per simulated engine: where its step times come from and how far the fit's errors spread."""
     return [
-        _("{engine}: {basis} {band}; request handling ({ms} ms) is added to each simulated TTFT.").format(
+        _("{engine}: {basis} {band}; request handling ({ms}\u00a0ms) is added to each simulated TTFT.").format(
             engine=display_name(item.engine),
             basis=basis_line(item.basis),
             band=decode_band_text(item.basis, item.params.decode_band),
@@ -216,7 +215,7 @@ def users_readout_line(engine_name: str, readout: UsersReadout) -> str:
     """One Markdown bullet for the 'how many users' readout: the users (or why not), then the speed basis the
     simulated step times used and its decode band, so the figure says how far to trust it."""
     if readout.users is not None:
-        text = f"**{engine_name}**: " + _("about **{users} users** ({rate} requests/s)").format(
+        text = f"**{engine_name}**: " + _("about **{users} users** ({rate}\u00a0requests/s)").format(
             users=number(readout.users), rate=significant(readout.rate_per_s))
     else:
         text = _("**{engine}**: not estimated: {reason}").format(engine=engine_name, reason=readout.reason)

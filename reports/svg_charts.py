@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass, field
 from html import escape
 
-from reports.numbers import compact, number
+from reports.numbers import compact, number, quantity
 
 #: Drawing units of the SVG's viewBox; the SVG scales to its column's width (text scales with it). 600 units fit
 #: the ~560 px main column at 1024 px nearly 1:1, so an 11-unit tick label is still >= 10 px there (at 760 units it
@@ -159,7 +159,7 @@ def stacked_bars_svg(chart: StackedBars) -> str:
             if height_value <= 0:
                 continue
             y_top, y_base = y_of(base + height_value), y_of(base)
-            tip = f"{category} · {band.name}: {number(height_value, 2)} {chart.unit}"
+            tip = f"{category} · {band.name}: {quantity(height_value, chart.unit, 2)}"
             parts.append(f'<rect x="{centre - bar_w / 2:.1f}" y="{y_top:.1f}" width="{bar_w:.1f}" '
                          f'height="{max(y_base - y_top, 0.5):.1f}" fill="{band.colour}"><title>{_escaped(tip)}'
                          f"</title></rect>")
@@ -167,7 +167,7 @@ def stacked_bars_svg(chart: StackedBars) -> str:
         mark = marks[i]
         if mark is not None:
             y = y_of(mark)
-            tip = f"{category} · {chart.mark_name}: {number(mark, 2)} {chart.unit}"
+            tip = f"{category} · {chart.mark_name}: {quantity(mark, chart.unit, 2)}"
             parts.append(f'<line x1="{centre - bar_w / 2 - 8:.1f}" y1="{y:.1f}" x2="{centre + bar_w / 2 + 8:.1f}" '
                          f'y2="{y:.1f}" stroke="#000" stroke-width="3"><title>{_escaped(tip)}</title></line>')
         note = chart.notes[i] if chart.notes else ""
@@ -256,7 +256,7 @@ def line_chart_svg(chart: LineChart) -> str:
         path = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in line.points)
         parts.append(f'<polyline points="{path}" fill="none" stroke="{line.colour}" stroke-width="2"/>')
         for x, y in line.points:
-            tip = f"{line.name} · {number(x)} {chart.x_unit}: {number(y)} {chart.y_unit}"
+            tip = f"{line.name} · {quantity(x, chart.x_unit, 0)}: {quantity(y, chart.y_unit, 0)}"
             parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="4" fill="{line.colour}">'
                          f"<title>{_escaped(tip)}</title></circle>")
     parts.append("</svg>")

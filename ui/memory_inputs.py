@@ -144,8 +144,8 @@ def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsCh
                                index=list(WEIGHT_SOURCES).index("precision"),
                                labels={"precision": _("precision"), "file-size": _("file size")})
     if source == "file-size":
-        gib = url_widgets.number(_("Exact weights size (GiB = 2^30 bytes)"), key="mem_weights_gib", min_value=0.001,
-                                 max_value=100_000.0, value=15.0, step=0.5)
+        gib = url_widgets.number(_("Exact weights size (GiB = 2^30\u00a0bytes)"), key="mem_weights_gib",
+                                 min_value=0.001, max_value=100_000.0, value=15.0, step=0.5)
         estimate = weights_from_file_bytes(int(gib * GIB), source="typed file size")
         return WeightsChoice(estimate.bytes, "the file size you typed", True)
     schemes = [q.id for q in kb.formats.quantizations] + [m.id for m in kb.formats.file_mixes]
@@ -196,7 +196,7 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
                           memory_bandwidth_bytes_per_s=bw * 1e9 or None,
                           host_ram_bytes=host_bytes or (int(mem_gib * GIB) if unified else None),
                           unified_memory=unified)
-        return MachineChoice(machine, _("{n} × custom {gib} GiB").format(n=n_gpus, gib=compact(mem_gib, 3)), None,
+        return MachineChoice(machine, _("{n} × custom {gib}\u00a0GiB").format(n=n_gpus, gib=compact(mem_gib, 3)), None,
             notes)
     gpu = kb.gpus.get(gpu_id)
     if gpu.unified_memory and n_gpus > 1:
@@ -207,8 +207,8 @@ def read_machine(kb: KnowledgeBase) -> MachineChoice:
     except ServewiseInputError as exc:
         return MachineChoice(None, gpu.name, str(exc))
     if gpu.unified_memory:
-        notes.append(_("The GPU may use {usable} GiB of the {total} GiB by default (Metal's working set, an estimate "
-                       "from the closest observed Mac); raise it with `{command}`.").format(
+        notes.append(_("The GPU may use {usable}\u00a0GiB of the {total}\u00a0GiB by default (Metal's working set, an "
+                       "estimate from the closest observed Mac); raise it with `{command}`.").format(
                            usable=number(machine.device_memory_bytes / GIB, 1), total=number(gpu.memory_bytes / GIB),
                            command=kb.gpus.apple_working_set.raise_with))
     return MachineChoice(machine, f"{n_gpus} × {gpu.name}", None, notes)

@@ -67,7 +67,7 @@ def _log_text(key_prefix: str) -> str:
     data = upload.getvalue()
     if len(data) > MAX_LOG_BYTES:
         st.warning(
-            _("The file is larger than {mib} MiB; only its first part is read.").format(mib=MAX_LOG_BYTES // 2**20)
+            _("The file is larger than {mib}\u00a0MiB; only its first part is read.").format(mib=MAX_LOG_BYTES // 2**20)
         )
         data = data[:MAX_LOG_BYTES]
     return data.decode("utf-8", errors="replace")

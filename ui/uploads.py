@@ -60,9 +60,9 @@ def file_uploader(label: str, *, key: str, type: Sequence[str] | None = None, **
     """`st.file_uploader` whose texts are in the reader's language: its button, its limit (MB) and file types."""
     limit_mb = st.get_option("server.maxUploadSize")
     kinds = ", ".join(kind.upper() for kind in type) if type else _("any text file")
-    help_text = _("Drop a file on the box or use its button. Accepted: {kinds}, up to {mb} MB.").format(
+    help_text = _("Drop a file on the box or use its button. Accepted: {kinds}, up to {mb}\u00a0MB.").format(
         kinds=kinds, mb=number(limit_mb))
     if current_language() != DEFAULT_LANGUAGE:
-        limit = _("Up to {mb} MB per file").format(mb=number(limit_mb)) + (f" • {kinds}" if type else "")
+        limit = _("Up to {mb}\u00a0MB per file").format(mb=number(limit_mb)) + (f" • {kinds}" if type else "")
         show_style(uploader_style(key, _("Upload a file"), limit, _("Drop the file here")))
     return st.file_uploader(label, type=type, key=key, help=help_text, **kwargs)

@@ -105,8 +105,9 @@ def _render_fit_check(fit: FitCheck, kb) -> None:
     headline = (_("**{model} fits on one {device}**") if fit.fits else _("**{model} does not fit on one {device}**"))
     st.info(
         headline.format(model=fit.model, device=name_of(kb, fit.device)) + " " + _(
-            "(derived, first-order): weights {weights} GiB at {scheme} + KV for one {tokens}-token sequence {kv} GiB "
-            "against {usable} GiB ({share} of {device} GiB). The memory page gives each engine's exact plan."
+            "(derived, first-order): weights {weights}\u00a0GiB at {scheme} + KV for one {tokens}-token sequence "
+            "{kv}\u00a0GiB "
+            "against {usable}\u00a0GiB ({share} of {device}\u00a0GiB). The memory page gives each engine's exact plan."
         ).format(weights=number(fit.weights_bytes / GIB, 1), scheme=name_of(kb, fit.weights_scheme),
                  share=percent(fit.usable_bytes / fit.device_bytes, 0),
                  tokens=number(fit.context_tokens), kv=number(fit.kv_bytes / GIB, 2),
@@ -166,8 +167,8 @@ def render_top_choice_plans(result: Recommendation, kb) -> None:
             if plan.users is not None:
                 users = plan.users
                 st.markdown(
-                    _("About **{users} users** per instance within p{pct} TTFT ≤ {ttft} s and inter-token "
-                      "latency ≤ {itl} ms ({think} s between a user's requests; simulated estimate).").format(
+                    _("About **{users} users** per instance within p{pct} TTFT ≤ {ttft}\u00a0s and inter-token "
+                      "latency ≤ {itl}\u00a0ms ({think}\u00a0s between a user's requests; simulated estimate).").format(
                         users=number(users.users), pct=compact(users.slo.ttft_percentile, 2),
                             ttft=compact(users.slo.ttft_s, 3),
                         itl=compact(users.slo.itl_s * 1000, 3), think=compact(users.think_time_s, 3))

@@ -45,7 +45,7 @@ class Workload:
 
     def __post_init__(self) -> None:
         if self.context_tokens < 1:
-            raise ServewiseInputError(_("the context per sequence must be at least 1 token"))
+            raise ServewiseInputError(_("the context per sequence must be at least 1\u00a0token"))
         if self.sequences < 1:
             raise ServewiseInputError(_("the number of concurrent sequences must be at least 1"))
         if self.kv_cache_type not in KV_CACHE_TYPES:

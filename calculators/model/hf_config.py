@@ -671,7 +671,7 @@ def _llama4_text(cfg: Config, family: str) -> ModelArchitecture:
         expert_intermediate_size=int_field(cfg, "intermediate_size", family),
         n_dense_layers=n_layers - len(moe_layers),
     )
-    notes = (_("chunked attention (chunks of {chunk} tokens) is held as a {chunk}-token window; an "
+    notes = (_("chunked attention (chunks of {chunk}\u00a0tokens) is held as a {chunk}-token window; an "
                "approximation").format(chunk=chunk),)
     return _arch(cfg, family, layers, n_heads, moe=moe, notes=notes)
 
@@ -709,7 +709,7 @@ def _deepseek_sparse(cfg: Config, family: str) -> ModelArchitecture:
     """DeepSeek-V3.2 / GLM-5: DeepSeek's MLA and MoE layout plus DeepSeek Sparse Attention's indexer."""
     arch = _deepseek(cfg, family)
     note = _(
-        "DeepSeek Sparse Attention: an indexer ({heads} heads of {head_dim}) picks {topk} tokens per query and "
+        "DeepSeek Sparse Attention: an indexer ({heads} heads of {head_dim}) picks {topk}\u00a0tokens per query and "
         "keeps its own key cache, not counted here").format(
         heads=cfg.get("index_n_heads"), head_dim=cfg.get("index_head_dim"), topk=cfg.get("index_topk"))
     return replace(arch, notes=(*arch.notes, note))

@@ -137,7 +137,7 @@ def _download_text(
     try:
         if worker.is_alive():
             raise HubFetchError(
-                _("{where} did not answer successfully within {timeout_s} s (timed out, refused or kept "
+                _("{where} did not answer successfully within {timeout_s}\u00a0s (timed out, refused or kept "
                   "failing); check the network or HF_ENDPOINT").format(where=where, timeout_s=compact(timeout_s, 3))
             )
         if "error" in outcome:
@@ -187,7 +187,7 @@ def _unreachable_message(exc: BaseException, where: str, filename: str, timeout_
         return _("offline mode is on (HF_HUB_OFFLINE) and {filename} of {where} is not in the local cache").format(
                  filename=filename, where=where)
     if cause is not None and "Timeout" in type(cause).__name__:
-        return _("{where} did not answer within {timeout_s} s; check the network or HF_ENDPOINT").format(
+        return _("{where} did not answer within {timeout_s}\u00a0s; check the network or HF_ENDPOINT").format(
                  where=where, timeout_s=compact(timeout_s, 3))
     return _("could not reach {where} and {filename} is not in the local cache; check the network or "
              "HF_ENDPOINT").format(where=where, filename=filename)

@@ -210,7 +210,7 @@ def _split_by_scope(
     expert_params: int | None,
 ) -> tuple[list[WeightPart], list[str]]:
     """Split the parameters into the quantized part and the part the scheme leaves at 16 bits."""
-    approximations = [_("norms and biases are counted with their neighbours (well under 0.1 % of a model)")]
+    approximations = [_("norms and biases are counted with their neighbours (well under 0.1\u00a0% of a model)")]
     if quant.scope is Scope.ALL:
         return [_part(_("all weights"), params_total, bits)], approximations
     if quant.scope is Scope.MOE_EXPERTS:

@@ -278,7 +278,7 @@ def _check_request(request: BenchPlanRequest, engines: tuple[Engine, ...], kb) -
     lengths = (request.short_input_tokens, request.long_input_tokens, request.short_output_tokens,
                request.long_output_tokens)  # fmt: skip
     if any(length < 1 for length in lengths):
-        raise ServewiseInputError(_("Prompt and output lengths must be at least 1 token."))
+        raise ServewiseInputError(_("Prompt and output lengths must be at least 1\u00a0token."))
     if not request.languages:
         raise ServewiseInputError(_("Name at least one language the service must handle (e.g. 'en')."))
 
@@ -293,7 +293,7 @@ def _workloads(request: BenchPlanRequest, context_tokens: int) -> tuple[Workload
         if input_tokens + output_tokens > context_tokens:
             raise ServewiseInputError(
                 _("Workload {workload_id}: {input_tokens} input + {output_tokens} output tokens exceed the "
-                  "model's trained context of {context_tokens} tokens; shorten the long lengths.").format(
+                  "model's trained context of {context_tokens}\u00a0tokens; shorten the long lengths.").format(
                   workload_id=workload_id,
                   input_tokens=input_tokens,
                   output_tokens=output_tokens,

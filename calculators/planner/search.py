@@ -44,7 +44,7 @@ from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.inputs import hardware_class_of_machine, model_shape
 from calculators.speed.model import Accelerator, group_name
 from calculators.speed.predict import speed_params, step_cost_model, unfitted_params
-from calculators.units import compact, number, percent, significant
+from calculators.units import compact, number, percent, significant, with_unit
 from knowledge.formats import CompatStatus
 from knowledge.gpus import Gpu
 from knowledge.loader import KnowledgeBase
@@ -322,8 +322,8 @@ def plan_capacity(spec: PlannerSpec, kb) -> PlannerResult:
           "modelled); per-message latency is not, so TP instances are still estimated optimistic."),
     ]
     if spec.load.users is not None:
-        notes.append(_("{users} users pausing {think_time_s} s between requests are planned as "
-                       "{load} requests/s, the most they could send: answers take time, so real demand "
+        notes.append(_("{users} users pausing {think_time_s}\u00a0s between requests are planned as "
+                       "{load}\u00a0requests/s, the most they could send: answers take time, so real demand "
                        "is lower.").format(users=number(spec.load.users),
                            think_time_s=compact(spec.load.think_time_s, 3),
                                          load=significant(load)))
@@ -370,7 +370,7 @@ def _note_graph_cap(search: _Search, engine: EngineAdapter, gpu_name: str, sched
         return
     floor_ms = scheduler.eager_host_s_per_layer * cost_model.n_layers * 1000
     note = _("{engine} on {gpu}: decode batches above {knob} = {cap} run without a CUDA graph; the simulation gives "
-             "each such step at least {floor} ms (the host's launch time of an eager forward pass).").format(
+             "each such step at least {floor}\u00a0ms (the host's launch time of an eager forward pass).").format(
                  engine=engine.display_name, gpu=gpu_name, knob=f"`{scheduler.graph_max_batch_knob}`",
                  cap=number(cap), floor=compact(floor_ms, 1))
     if note not in search.notes:
@@ -423,7 +423,7 @@ def _search_shape(search: _Search, choice: _ShapeChoice) -> int:
             scheduler = policy.scheduler_spec(kv_tokens)
             _note_graph_cap(search, engine_adapter, gpu.name, scheduler, cost_model)
             if scheduler.kv_capacity_tokens < context:
-                rejections.append(Rejection(engine, "memory", _("the KV cache holds {kv_capacity_tokens} "
+                rejections.append(Rejection(engine, "memory", _("the KV cache holds {kv_capacity_tokens}\u00a0"
                     "tokens, less than one {context}-token request").format(
                     kv_capacity_tokens=number(scheduler.kv_capacity_tokens), context=number(context)), **where_n))
                 continue
@@ -502,19 +502,19 @@ def _slo_miss(spec: PlannerSpec, point: RatePoint) -> str:
     """Why even the lowest simulated rate misses the SLO, in the SLO's own terms."""
     slo = spec.slo
     if point.ttft_s is None or point.ttft_s > slo.ttft_s:
-        shown = _("no first token") if point.ttft_s is None else f"{significant(point.ttft_s)} s"
-        return _("p{percentile} time to first token is {shown} even at {rate} requests/s (target "
-                 "{target} s)").format(percentile=compact(slo.ttft_percentile, 2), shown=shown,
+        shown = _("no first token") if point.ttft_s is None else with_unit(significant(point.ttft_s), "s")
+        return _("p{percentile} time to first token is {shown} even at {rate}\u00a0requests/s (target "
+                 "{target}\u00a0s)").format(percentile=compact(slo.ttft_percentile, 2), shown=shown,
                                        rate=significant(point.rate_per_s), target=compact(slo.ttft_s, 3))
     if point.itl_s is not None and point.itl_s > slo.itl_s:
-        return _("p{percentile} inter-token latency is {itl_ms} ms even at {rate} requests/s (target "
-                 "{target_ms} ms)").format(percentile=compact(slo.itl_percentile, 2),
+        return _("p{percentile} inter-token latency is {itl_ms}\u00a0ms even at {rate}\u00a0requests/s (target "
+                 "{target_ms}\u00a0ms)").format(percentile=compact(slo.itl_percentile, 2),
                      itl_ms=significant(point.itl_s * 1000),
                                            rate=significant(point.rate_per_s), target_ms=compact(slo.itl_s * 1000, 3))
     if point.kv_overflow:
-        return _("the KV cache outgrows the memory it has even at {rate} requests/s (the engine does not queue on "
+        return _("the KV cache outgrows the memory it has even at {rate}\u00a0requests/s (the engine does not queue on "
                  "memory: it would swap or fail)").format(rate=significant(point.rate_per_s))
     if point.failed_share > slo.max_failed_share:
-        return _("{failed} of requests fail even at {rate} requests/s").format(
+        return _("{failed} of requests fail even at {rate}\u00a0requests/s").format(
             failed=percent(point.failed_share, 1), rate=significant(point.rate_per_s))
-    return _("the queue keeps growing even at {rate} requests/s").format(rate=significant(point.rate_per_s))
+    return _("the queue keeps growing even at {rate}\u00a0requests/s").format(rate=significant(point.rate_per_s))

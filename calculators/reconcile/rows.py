@@ -76,7 +76,7 @@ def run_machine(run: EngineRun, total_bytes: int | None, assumptions: list[str],
             update={"n_devices": n_devices})
     if total_bytes:
         return Machine(device_memory_bytes=total_bytes, n_devices=n_devices)
-    assumptions.append(_("no GPU given: servewise assumed an 80 GiB device ({why})").format(why=why))
+    assumptions.append(_("no GPU given: servewise assumed an 80\u00a0GiB device ({why})").format(why=why))
     return Machine(device_memory_bytes=_DEFAULT_DEVICE_BYTES, n_devices=n_devices)
 
 

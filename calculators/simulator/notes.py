@@ -47,7 +47,7 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
             msg += " " + _("With `-c` unchanged every slot's share of it shrinks (`ctx_size` / `parallel`): "
                            "raise both.")
         elif spec.kv_layout is KvLayout.SLOTS:
-            msg += " " + _("Each extra slot reserves another {tokens} tokens of KV memory.").format(
+            msg += " " + _("Each extra slot reserves another {tokens}\u00a0tokens of KV memory.").format(
                 tokens=number(spec.slot_context_tokens or 0))
         notes.append(PlanNote(code="binding_max_running", message=msg))
     elif d.binding is Constraint.KV_CAPACITY:
@@ -101,8 +101,8 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
                 eager=number(d.eager_decode_steps), steps=number(d.decode_steps),
                 knob=f"`{spec.graph_max_batch_knob}`", cap=number(spec.graph_max_batch))
         if d.eager_step_floor_s > 0:
-            msg += " " + _("Such a step takes at least {floor} ms here (the host's launch time), and a slower step "
-                           "keeps more requests running, so a run that crosses the cap tends to stay above it. A "
+            msg += " " + _("Such a step takes at least {floor}\u00a0ms here (the host's launch time), and a slower "
+                           "step keeps more requests running, so a run that crosses the cap tends to stay above it. A "
                            "larger cap keeps bigger batches on graphs at the cost of some GPU memory.").format(
                                floor=compact(d.eager_step_floor_s * 1000, 1))
         notes.append(PlanNote(code="eager_decode_steps", message=msg))
@@ -130,12 +130,12 @@ def explain(result: SimulationResult, spec: SchedulerSpec, workload: WorkloadSpe
     truncated = sum(1 for r in result.records if r.truncated)
     if truncated:
         notes.append(PlanNote(code="truncated", message=(
-            _("{truncated} answers stopped at the slot's context limit ({slot_context_tokens} tokens per "
+            _("{truncated} answers stopped at the slot's context limit ({slot_context_tokens}\u00a0tokens per "
               "slot): a slot gets its share of the context, not the whole ctx-size.").format(
               truncated=truncated, slot_context_tokens=spec.slot_context_tokens))))
     if s.n_cancelled:
         notes.append(PlanNote(code="cancelled", message=(
-            _("{n_cancelled} requests were cancelled after {cancel_after_s} s without a first token; the "
+            _("{n_cancelled} requests were cancelled after {cancel_after_s}\u00a0s without a first token; the "
               "engine freed their queue place and KV.").format(
               n_cancelled=s.n_cancelled, cancel_after_s=compact(workload.cancel_after_s or 0, 3)))))
     if workload.arrival is ArrivalProcess.CLOSED:

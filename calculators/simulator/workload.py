@@ -195,7 +195,7 @@ def _positive_length(raw: str | None, column: str, line_no: int) -> int:
                                     line_no=line_no, column=column, text=text))
     if value > MAX_TOKENS_PER_REQUEST:
         raise ServewiseInputError(
-            _("length CSV line {line_no}: {column} {text} is above {max_tokens_per_request} tokens; check "
+            _("length CSV line {line_no}: {column} {text} is above {max_tokens_per_request}\u00a0tokens; check "
               "the units").format(
               line_no=line_no, column=column, text=text, max_tokens_per_request=number(MAX_TOKENS_PER_REQUEST))
         )

@@ -273,7 +273,7 @@ def _run_label(number_in_file: int, run: ImportedRun) -> str:
     if not run.load:
         return _("run {n}").format(n=number_in_file)
     if run.load_kind == "rate":
-        return _("run {n} ({tool}, {rate} requests/s)").format(n=number_in_file, tool=run.tool,
+        return _("run {n} ({tool}, {rate}\u00a0requests/s)").format(n=number_in_file, tool=run.tool,
                                                                 rate=compact(run.load))
     return _("run {n} ({tool}, concurrency {load})").format(n=number_in_file, tool=run.tool, load=compact(run.load))
 

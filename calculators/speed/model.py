@@ -44,8 +44,8 @@ class _Frozen(BaseModel):
 APPLE_M1_FLOPS_PER_S = 2.6e12
 APPLE_M1_BANDWIDTH_BYTES_PER_S = 66.6e9
 APPLE_FLOPS_NOTE = N_(
-    "Prefill uses GPU flop/s estimated from the memory bandwidth (scaled from the M1's 2.6 TFLOPS on 66.6 GB/s): "
-    "Apple publishes no figure for this chip."
+    "Prefill uses GPU flop/s estimated from the memory bandwidth (scaled from the M1's 2.6\u00a0TFLOPS on "
+    "66.6\u00a0GB/s): Apple publishes no figure for this chip."
 )
 
 
@@ -263,7 +263,7 @@ def decode_step_seconds(
 def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, prompt_tokens: int) -> float | None:
     """Seconds to prefill `prompt_tokens` in one pass (None when the hardware's flop/s are unknown)."""
     if prompt_tokens < 1:
-        raise ServewiseInputError(_("a prompt has at least 1 token"))
+        raise ServewiseInputError(_("a prompt has at least 1\u00a0token"))
     rate = tensor_flops_per_s(hw, params.fp16_accumulate)
     if rate is None:
         return None

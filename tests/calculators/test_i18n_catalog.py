@@ -197,3 +197,32 @@ def test_offload_is_never_translated_as_download():
         if english and "offload" in english.lower() and "download" not in english.lower():
             offenders += [english[:80] for text in strings if "descarg" in text.lower()]
     assert not offenders, "'offload' written as a download ('descarga'):\n" + "\n".join(offenders)
+
+
+#: A placeholder or a figure, ONE plain space, then a unit: a space a browser may break ("14,96" / "GiB" in a narrow
+#: column). Messages write a no-break space there instead ("{gib}\u00a0GiB": calculators/units.UNIT_SPACE), in the
+#: English message and in its Spanish translation alike.
+_SPLIT_FIGURE = re.compile(
+    r"(?:\{\w*\}|(?<![\w.,])\d(?:[\d.,]*\d)?) (?:GiB|MiB|KiB|TiB|GB/s|GB|MB|KB|TB|ms|s|tok/s|tokens/s|requests/s"
+    r"|peticiones/s|tokens?|bytes?|TFLOPS|%|B|W)(?![\w/])"
+)
+#: English messages that repeat an engine's own text word for word, spaced as the engine spaces it: vLLM's
+#: ValueError when one request cannot fit (kv_cache_utils.py; test_conformance.py finds its head in servewise's
+#: refusal) and vLLM's log line on raising the attention block size (mamba.py). Their Spanish is ours, and joined.
+ENGINE_WORDING = ("To serve at least one request with the model's max seq len", "Setting attention block size to")
+
+
+def test_figures_keep_their_unit_in_every_message():
+    english = [t for m in extracted_messages() for t in (m.id if isinstance(m.id, tuple) else (m.id,))
+               if t and not t.startswith(ENGINE_WORDING)]
+    translated = [t for e in spanish() if e.id for t in (e.string if isinstance(e.string, tuple) else (e.string,)) if t]
+    offenders = sorted({f"{match.group(0)!r} in {t[:90]!r}" for t in english + translated
+                        for match in _SPLIT_FIGURE.finditer(_prose(t))})
+    assert not offenders, "a figure and its unit joined by a breakable space (write \\u00a0):\n" + "\n".join(offenders)
+
+
+def test_the_unit_check_sees_a_breakable_space_and_only_that():
+    assert _SPLIT_FIGURE.search("{gib} GiB") and _SPLIT_FIGURE.search("a prompt de {n} tokens")
+    assert _SPLIT_FIGURE.search("under 0,1 % of it") and _SPLIT_FIGURE.search("{rate} requests/s")
+    assert not _SPLIT_FIGURE.search("{gib}\u00a0GiB") and not _SPLIT_FIGURE.search("{n} sequences")
+    assert not _SPLIT_FIGURE.search(_prose("`size = 8192.00 MiB`")) and not _SPLIT_FIGURE.search("Llama 3 8B")

@@ -31,7 +31,7 @@ def test_text_table_for_a_vllm_log_with_a_catalog_model(capsys):
     out = capsys.readouterr().out
     assert status == 0
     assert "engine printed" in out and "servewise" in out
-    assert "42,656 tokens" in out and "42,624 – 42,688 tokens" in out and "explained" in out
+    assert "42,656\u00a0tokens" in out and "42,624 – 42,688\u00a0tokens" in out and "explained" in out
 
 
 def test_settings_from_the_command_line(capsys):
@@ -68,4 +68,4 @@ def test_module_entry_point_runs_the_verb():
                            str(LOGS / "llamacpp-2026-quantized-v-needs-flash.log"), "--model", "qwen2.5-7b"],
                           cwd=REPO, capture_output=True, text=True, check=False, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "238.00 MiB" in done.stdout and "UNEXPLAINED" not in done.stdout
+    assert "238.00\u00a0MiB" in done.stdout and "UNEXPLAINED" not in done.stdout

@@ -110,7 +110,7 @@ def test_ollama_default_context_depends_on_vram(engines):
     knob = engine(engines, "ollama").knob("context_length")
     assert knob.default == 0
     assert knob.api_option == "num_ctx"
-    for figure in ("47 GiB", "262144", "23 GiB", "32768", "4096"):
+    for figure in ("47\u00a0GiB", "262144", "23\u00a0GiB", "32768", "4096"):
         assert figure in knob.default_rule
 
 
@@ -161,7 +161,7 @@ def test_sglang_mem_fraction_static_is_computed(engines):
     # 10 GiB reserve above 60 GiB, 0.95 when memory is unknown
     knob = engine(engines, "sglang").knob("mem_fraction_static")
     assert knob.default is None
-    for words in ("10 GiB", "0.95", "device memory"):
+    for words in ("10\u00a0GiB", "0.95", "device memory"):
         assert words in knob.default_rule
 
 

@@ -38,7 +38,7 @@ def test_defaults_show_one_copy_of_weights_for_many_connections():
     assert _metric(at, "Active sequences") == "8"
     assert _metric(at, "Copies of the weights") == "1"
     # Product brief worked example: 8 sequences x 8,192 tokens x 128 KiB = 8 GiB of raw KV.
-    assert any("hold 8 GiB of raw KV cache" in caption.value for caption in at.caption)
+    assert any("hold 8\u00a0GiB of raw KV cache" in caption.value for caption in at.caption)
 
 
 def test_changing_the_admission_limit_moves_requests_out_of_the_queue():
@@ -46,7 +46,7 @@ def test_changing_the_admission_limit_moves_requests_out_of_the_queue():
     at.number_input(key="home_active").set_value(32).run(timeout=30)
     assert _metric(at, "Waiting in the queue") == "68"
     assert _metric(at, "Active sequences") == "32"
-    assert any("hold 32 GiB of raw KV cache" in caption.value for caption in at.caption)
+    assert any("hold 32\u00a0GiB of raw KV cache" in caption.value for caption in at.caption)
 
 
 def test_fewer_connections_than_slots_leaves_no_queue():

@@ -37,9 +37,9 @@ def test_catalog_model_shows_every_engine_and_the_arithmetic():
     text = _text(at)
     assert at.title[0].value == "Memory & capacity"
     # the brief's example geometry: 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 128 KiB per token; 8 x 8,192 = 8 GiB
-    assert "131,072 bytes = 128.0 KiB" in text
-    assert "For 8 sequences: **8.00 GiB**" in text
-    assert "GPU KV cache size" in text and "Maximum concurrency for 8,192 tokens per request" in text
+    assert "131,072\u00a0bytes = 128.0\u00a0KiB" in text
+    assert "For 8 sequences: **8.00\u00a0GiB**" in text
+    assert "GPU KV cache size" in text and "Maximum concurrency for 8,192\u00a0tokens per request" in text
     assert "max_total_num_tokens" in text
     assert "servewise plans MLX LM on Apple silicon only" in text  # not dropped: listed with its reason
     # one code span per word (ui/command_text): it wraps between words, never inside a flag
@@ -157,7 +157,8 @@ def test_partial_offload_warns_about_host_ram_bandwidth():
     at = _run(mem_model="llama-3.1-8b", mem_command="llama-server -m m.gguf -c 8192 -np 1 -ngl 20")
     assert not at.exception
     assert any(
-        "llama.cpp (llama-server) keep layers in host RAM" in w.value and "3,350 GB/s" in w.value for w in at.warning
+        "llama.cpp (llama-server) keep layers in host RAM" in w.value and "3,350\u00a0GB/s" in w.value
+        for w in at.warning
     )
 
 
@@ -182,7 +183,7 @@ def test_users_at_a_latency_target_one_line_per_simulated_engine_and_a_planner_l
     text = " ".join(m.value for m in at.markdown)
     assert "**vLLM**: about **" in text and "users**" in text
     assert "**MLX LM**" not in text or "not estimated" in text
-    assert any("inter-token latency ≤ 50 ms" in c.value for c in at.caption)
+    assert any("inter-token latency ≤ 50\u00a0ms" in c.value for c in at.caption)
 
 def test_a_speculative_command_shows_the_run_with_and_without_its_drafter():
     """vLLM --speculative-config with an EAGLE-3 head: the page plans the run as given and without the drafter,
@@ -249,7 +250,7 @@ def test_an_mlx_draft_model_given_on_the_page_is_planned_beside_the_run_without_
     assert not at.exception
     text = _text(at)
     assert "with its drafter and without it" in text
-    assert "--draft-model llama-3.2-1b: its weights (2,471,628,800 bytes)" in text
+    assert "--draft-model llama-3.2-1b: its weights (2,471,628,800\u00a0bytes)" in text
     assert "runs one request at a time, not 8 at once" in text
     at = _run(mem_model="llama-3.1-8b", mem_gpu="m4-max-40c-128gb", mem_command=command, mem_draft="config-json",
               mem_draft_config="{not json")
@@ -280,7 +281,7 @@ def test_an_embedding_model_gets_the_embedding_server_section():
     assert any(h.value == "Embedding server" for h in at.header)
     metrics = {m.label: m.value for m in at.metric}
     # tests/calculators/checks/test_embedding_memory.py: 26,624 bytes per token for bge-m3 -> 10 tokens = 260.0 KiB
-    assert metrics["Activations, one batch"] == "260.0 KiB"
+    assert metrics["Activations, one batch"] == "260.0\u00a0KiB"
     assert metrics["Total (no KV cache)"].endswith("GiB")
 
 

@@ -22,7 +22,7 @@ def test_a_shared_link_reproduces_the_plan_with_its_cost_and_commands():
     at = run_page({"plan_rate": "3", "plan_ttft": "0.8"})
     assert not at.error
     headline = at.success[0].value
-    assert "Cheapest:" in headline and "/h" in headline and "3 requests/s" in headline
+    assert "Cheapest:" in headline and "/h" in headline and "3\u00a0requests/s" in headline
     # Engines as columns, one row per figure (as one row per engine it scrolled sideways at 1024 px).
     winners = next(m.value for m in at.markdown if "US\\$ per hour" in m.value)
     header = winners.splitlines()[0]
@@ -50,7 +50,7 @@ def test_the_cost_line_is_not_read_as_math_in_spanish():
 
 def test_users_and_think_time_are_planned_as_a_rate_and_said_so():
     at = run_page({"plan_load": "users", "plan_users": "600", "plan_think": "120"})
-    assert "at 5 requests/s" in at.success[0].value
+    assert "at 5\u00a0requests/s" in at.success[0].value
     assert any("600 users" in m.value for m in at.markdown)
 
 

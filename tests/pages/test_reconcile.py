@@ -49,7 +49,7 @@ def test_llamacpp_log_with_its_own_geometry_is_exact():
     assert set(table["status"]) == {"exact"}
     assert "K size (kv_swa cache)" in list(table["figure"])
     row = table[table["figure"] == "K+V size (kv cache)"].iloc[0]
-    assert row["engine printed"] == "3072.00 MiB" and row["servewise predicts"] == "3072.00 MiB"
+    assert row["engine printed"] == "3072.00\u00a0MiB" and row["servewise predicts"] == "3072.00\u00a0MiB"
     assert [m.value for m in at.metric] == ["24", "0", "0"]
 
 
@@ -62,8 +62,8 @@ def test_vllm_log_needs_a_model_then_compares():
     assert not at.exception and not at.error
     table = at.dataframe[0].value
     tokens = table[table["figure"] == "KV cache size in tokens"].iloc[0]
-    assert tokens["engine printed"] == "42,656 tokens"
-    assert tokens["servewise predicts"] == "42,624 – 42,688 tokens"
+    assert tokens["engine printed"] == "42,656\u00a0tokens"
+    assert tokens["servewise predicts"] == "42,624 – 42,688\u00a0tokens"
     assert tokens["status"] == "explained"
     assert "rounded printed input" in tokens["why"]
 
@@ -117,7 +117,7 @@ def test_ollama_estimate_with_a_catalog_model_compares_kv_and_the_layer_split():
     assert not at.exception and not at.error
     table = at.dataframe[0].value
     kv = table[table["figure"] == "Ollama's KV estimate (memory.required.kv)"].iloc[0]
-    assert kv["status"] == "exact" and kv["engine printed"] == "752.0 MiB"
+    assert kv["status"] == "exact" and kv["engine printed"] == "752.0\u00a0MiB"
     split = table[table["figure"].str.startswith("layers Ollama planned for this GPU")]
     assert len(split) == 5 and set(split["status"]) == {"exact"}
 

@@ -177,8 +177,8 @@ def test_catalog_model_takes_its_figures_from_the_memory_model():
     at = run_page({"sim_model": "llama-3.1-8b", "sim_gpu": "h100-sxm-80gb"})
     captions = " ".join(c.value for c in at.caption)
     # vLLM's plan for Llama 3.1 8B in BF16 on one H100 SXM (the memory page's figure): 430,384 tokens
-    assert "From the memory model" in captions and "KV capacity 430,384 tokens" in captions
-    assert "128 KiB of KV per token" in captions
+    assert "From the memory model" in captions and "KV capacity 430,384\u00a0tokens" in captions
+    assert "128\u00a0KiB of KV per token" in captions
 
 
 def test_catalog_model_too_big_for_the_gpu_says_so():

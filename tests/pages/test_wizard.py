@@ -51,7 +51,7 @@ def test_top_choices_get_memory_plans_launch_commands_and_a_memory_page_link():
     assert any(c.startswith("vllm serve meta-llama/Llama-3.1-8B") for c in commands) or any(
         "sglang" in c for c in commands)
     assert any("holds" in m.value for m in at.markdown)
-    assert any("users** per instance within p95 TTFT ≤ 1 s" in m.value for m in at.markdown)
+    assert any("users** per instance within p95 TTFT ≤ 1\u00a0s" in m.value for m in at.markdown)
 
 
 def test_without_model_and_gpu_the_plan_section_says_what_to_pick():

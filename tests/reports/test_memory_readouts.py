@@ -18,29 +18,29 @@ H100 = Machine(device_memory_bytes=80 * GIB)
 def test_arithmetic_reproduces_the_brief_table():
     # PRODUCT.md item 10: 131,072 bytes = 128 KiB per token; 8 x 32,768 tokens = 32 GiB
     text = arithmetic_markdown(BRIEF, Workload(32_768, 8))
-    assert "131,072 bytes = 128.0 KiB" in text
-    assert "Per sequence of 32,768 tokens: **4.00 GiB**" in text
-    assert "For 8 sequences: **32.00 GiB**" in text
+    assert "131,072\u00a0bytes = 128.0\u00a0KiB" in text
+    assert "Per sequence of 32,768\u00a0tokens: **4.00\u00a0GiB**" in text
+    assert "For 8 sequences: **32.00\u00a0GiB**" in text
 
 
 def test_the_element_size_is_a_counted_word_and_products_use_the_times_sign():
     from calculators.i18n import language
 
-    assert "Element size: **1 byte** (8-bit cache; the 2 in '2 × heads'" in arithmetic_markdown(
+    assert "Element size: **1\u00a0byte** (8-bit cache; the 2 in '2 × heads'" in arithmetic_markdown(
         BRIEF, Workload(1024, 1, "8-bit"))
-    assert "**2 bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "16-bit"))
-    assert "**0.5 bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "4-bit"))
+    assert "**2\u00a0bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "16-bit"))
+    assert "**0.5\u00a0bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "4-bit"))
     with language("es"):
-        assert "Tamaño de elemento: **1 byte**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "8-bit"))
-        assert "**0,5 bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "4-bit"))
+        assert "Tamaño de elemento: **1\u00a0byte**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "8-bit"))
+        assert "**0,5\u00a0bytes**" in arithmetic_markdown(BRIEF, Workload(1024, 1, "4-bit"))
 
 
 def test_llamacpp_readout_states_the_per_slot_context():
     rows = {r.engine: r for r in compare_engines(ComparisonInputs(BRIEF, H100, 16 * GIB), Workload(8192, 4))}
     lines = "\n".join(engine_readout(rows["llama-cpp"]))
-    assert "`-c` 32,768 over `-np` 4 slots: each slot holds **8,192 tokens**" in lines  # flags as code spans
+    assert "`-c` 32,768 over `-np` 4 slots: each slot holds **8,192\u00a0tokens**" in lines  # flags as code spans
     vllm = "\n".join(engine_readout(rows["vllm"]))
-    assert "GPU KV cache size" in vllm and "Maximum concurrency for 8,192 tokens per request" in vllm
+    assert "GPU KV cache size" in vllm and "Maximum concurrency for 8,192\u00a0tokens per request" in vllm
 
 
 def test_exports_carry_every_engine_including_the_ones_that_cannot_run():

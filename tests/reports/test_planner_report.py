@@ -18,12 +18,13 @@ def test_markdown_names_the_winner_its_arithmetic_and_the_rejections():
     text = planner_markdown(RESULT, ENGINES, GPUS)
     best = RESULT.best
     assert best is not None
-    assert "| vLLM | 1 × 1 NVIDIA H100 SXM5 80 GB, bf16, KV 16-bit, max_num_seqs 16 |" in text
+    assert "| vLLM | 1 × 1 NVIDIA H100 SXM5 80\u00a0GB, bf16, KV 16-bit, max_num_seqs 16 |" in text
     gpus = f"{best.cost.gpus} GPU" + ("" if best.cost.gpus == 1 else "s")  # counted, not "GPU(s)"
     assert f"{gpus} × ${best.cost.usd_per_gpu_hour:,.2f}/GPU-hour" in text
     assert "(s)" not in text.split("## Assumptions")[0]  # instances, hosts and GPUs are counted words
     assert "Lambda list price" in text and "2026-05-07" in text
-    assert "| MLX LM | NVIDIA H100 SXM5 80 GB |" in text and "Apple silicon only" in text  # rejected, with its reason
+    # rejected, with its reason
+    assert "| MLX LM | NVIDIA H100 SXM5 80\u00a0GB |" in text and "Apple silicon only" in text
     assert "h100-sxm-80gb" not in text  # people read names, not slugs
 
 
@@ -45,7 +46,7 @@ def test_winners_are_engines_as_columns_with_names_and_the_json_carries_names_ne
     names = names_by_slug(KB)
     table = winners_table(RESULT, names, names, names)
     assert list(table.columns) == ["vLLM"]  # mlx-lm is rejected on an H100
-    assert table.loc["GPU", "vLLM"] == "NVIDIA H100 SXM5 80 GB" and table.loc["weights", "vLLM"] == "BF16"
+    assert table.loc["GPU", "vLLM"] == "NVIDIA H100 SXM5 80\u00a0GB" and table.loc["weights", "vLLM"] == "BF16"
     assert table.loc["concurrency", "vLLM"] == "16"
     settings = concurrency_settings_line(RESULT, names)
     assert settings == "Concurrency is each engine's own setting: `max_num_seqs` (vLLM)."
@@ -53,5 +54,5 @@ def test_winners_are_engines_as_columns_with_names_and_the_json_carries_names_ne
     assert "users per instance" not in table.index  # an arrival rate was planned, not users
     data = planner_json(RESULT, names=names)
     assert data["best"]["shape"]["gpu_id"] == "h100-sxm-80gb"  # ids stay slugs
-    assert data["names"]["h100-sxm-80gb"] == "NVIDIA H100 SXM5 80 GB" and data["names"]["mlx-lm"] == "MLX LM"
+    assert data["names"]["h100-sxm-80gb"] == "NVIDIA H100 SXM5 80\u00a0GB" and data["names"]["mlx-lm"] == "MLX LM"
     assert "names" not in planner_json(RESULT)

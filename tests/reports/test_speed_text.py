@@ -15,9 +15,9 @@ def test_the_memory_pages_speed_line_writes_the_readers_digits():
     english = speed_readout_line("llama.cpp (llama-server)", estimate)
     with language("es"):
         spanish = speed_readout_line("llama.cpp (llama-server)", estimate)
-    assert "2,048-token prompt" in english and re.search(r"\d\.\d tokens/s", english)
-    assert "prompt de 2.048 tokens" in spanish and re.search(r"\d,\d tokens/s", spanish)
-    assert not re.search(r"\d\.\d tokens/s", spanish)  # no English decimal point left in the Spanish line
+    assert "2,048-token prompt" in english and re.search(r"\d\.\d\u00a0tokens/s", english)
+    assert "prompt de 2.048\u00a0tokens" in spanish and re.search(r"\d,\d\u00a0tokens/s", spanish)
+    assert not re.search(r"\d\.\d\u00a0tokens/s", spanish)  # no English decimal point left in the Spanish line
 
 
 def test_the_speed_answer_counts_its_sequences_and_writes_its_prompt_in_the_readers_digits():
@@ -27,7 +27,7 @@ def test_the_speed_answer_counts_its_sequences_and_writes_its_prompt_in_the_read
     assert "Decode, 1 concurrent sequence:" in one and "for 2,048 prompt tokens" in one
     with language("es"):
         many = speed_estimate_text(estimate_speed(MODEL, HW, "vllm", concurrency=16, prompt_tokens=2048))
-    assert "Decodificación, 16 secuencias concurrentes:" in many and "2.048 tokens de prompt" in many
+    assert "Decodificación, 16 secuencias concurrentes:" in many and "2.048\u00a0tokens de prompt" in many
 
 
 def _calibration(engine: str, hardware_class: str):
@@ -68,7 +68,7 @@ def test_the_users_readout_line_states_its_speed_basis_and_band():
     readout = UsersReadout(engine="vllm", users=12, rate_per_s=0.4, prompt_tokens=3840, output_tokens=256,
                            think_time_s=30.0, slo=SloSpec(), basis=basis, decode_band=params.decode_band)
     line = users_readout_line("vLLM", readout)
-    assert line.startswith("**vLLM**: about **12 users** (0.4 requests/s). Speed basis: default fit")
+    assert line.startswith("**vLLM**: about **12 users** (0.4\u00a0requests/s). Speed basis: default fit")
     assert "Decode step band" in line and "leave-one-out" in line
     assert "datacenter-hbm" not in line
     no_model = UsersReadout(engine="x", users=None, rate_per_s=0.0, prompt_tokens=1, output_tokens=1,

@@ -52,13 +52,14 @@ def test_stacked_bars_stack_bands_in_order_with_hover_values_and_marks():
     root = _tree(stacked_bars_svg(chart))
     rects = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
     tips = [r.find(f"{SVG}title").text for r in rects]
-    assert tips == ["A · low: 10.00 GiB", "A · high: 5.00 GiB", "B · high: 30.00 GiB"]  # zero bands not drawn
+    # zero bands not drawn
+    assert tips == ["A · low: 10.00\u00a0GiB", "A · high: 5.00\u00a0GiB", "B · high: 30.00\u00a0GiB"]
     low, high = rects[0], rects[1]
     # the second band sits on top of the first, twice as tall per GiB as half its value
     assert float(high.get("y")) + float(high.get("height")) == pytest.approx(float(low.get("y")), abs=0.2)
     assert float(low.get("height")) == pytest.approx(2 * float(high.get("height")), abs=0.2)
     mark = next(line for line in root.iter(f"{SVG}line") if line.find(f"{SVG}title") is not None)
-    assert mark.find(f"{SVG}title").text == "A · capacity: 40.00 GiB"
+    assert mark.find(f"{SVG}title").text == "A · capacity: 40.00\u00a0GiB"
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert {"low", "high", "capacity", "A", "B", "refuses"} <= set(texts)
     refused = next(t for t in root.iter(f"{SVG}text") if t.text == "refuses")
@@ -72,7 +73,8 @@ def test_line_chart_places_points_on_a_log_axis():
     root = _tree(line_chart_svg(chart))
     xs = [float(c.get("cx")) for c in root.iter(f"{SVG}circle")]
     assert xs[1] - xs[0] == pytest.approx(xs[2] - xs[1])  # equal factors of 8 are equal steps
-    assert [c.find(f"{SVG}title").text for c in root.iter(f"{SVG}circle")][1] == "vLLM · 8,192 tokens: 2 sequences"
+    titles = [c.find(f"{SVG}title").text for c in root.iter(f"{SVG}circle")]
+    assert titles[1] == "vLLM · 8,192\u00a0tokens: 2\u00a0sequences"
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])

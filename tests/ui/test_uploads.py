@@ -39,7 +39,7 @@ def test_a_spanish_uploader_gets_its_own_texts_with_the_configured_limit():
     (style,) = [m.value for m in at.markdown if "<style" in m.value]
     # .streamlit/config.toml: server.maxUploadSize = 2 (MB), the limit Streamlit enforces and prints
     assert '.st-key-csv [data-testid="stFileUploaderDropzoneInstructions"] span::after' in style
-    assert 'content: "Hasta 2 MB por archivo • CSV"' in style and 'content: "Subir archivo"' in style
+    assert 'content: "Hasta 2\u00a0MB por archivo • CSV"' in style and 'content: "Subir archivo"' in style
     # the note Streamlit draws while a file is dragged over the box ("Drag and drop a file here")
     assert 'content: "Suelta el archivo aquí"' in style
 

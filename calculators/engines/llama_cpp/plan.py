@@ -406,7 +406,7 @@ def plan_llamacpp(
             PlanNote(
                 code="llamacpp_fit_context",
                 message=(
-                    _("--fit lowers the unset context to {fitted_ctx} tokens to keep {fit_margin_bytes} MiB "
+                    _("--fit lowers the unset context to {fitted_ctx}\u00a0tokens to keep {fit_margin_bytes}\u00a0MiB "
                       "free per device (estimate: llama.cpp also counts its compute buffers)").format(
                       fitted_ctx=fitted_ctx, fit_margin_bytes=FIT_MARGIN_BYTES // MIB)
                 ),
@@ -763,11 +763,11 @@ def _fit_notes(devices: list[DeviceShare], machine: Machine, s: LlamaCppSettings
         return []
     adjustable = [name for name, unset in (("-c", s.ctx_size == 0), ("-ngl", s.n_gpu_layers == -1)) if unset]
     if adjustable:
-        message = _("{devices} would keep under 1 GiB free; --fit would lower {knobs} (context not below "
+        message = _("{devices} would keep under 1\u00a0GiB free; --fit would lower {knobs} (context not below "
                     "{min_ctx} per stream) before loading").format(
                         devices=", ".join(over), knobs=" / ".join(adjustable), min_ctx=FIT_MIN_CTX_TOKENS)
     else:
-        message = _("{devices} would keep under 1 GiB free and -c/-ngl are set, so --fit cannot help").format(
+        message = _("{devices} would keep under 1\u00a0GiB free and -c/-ngl are set, so --fit cannot help").format(
             devices=", ".join(over))
     return [PlanNote(code="llamacpp_fit_would_reduce", message=message)]
 
@@ -868,9 +868,9 @@ def _with_draft(
             bytes=max(plan.device_capacity_bytes - used, 0), exact=False,
             basis=_("device memory minus the components above (target and draft); compute buffers are not modelled")))
     notes = [*plan.notes, PlanNote(code="llamacpp_draft_context", message=(
-        ngettext("-md {model}: the draft model's own context holds {cells} cells for {slots} slot ({mib} MiB of "
+        ngettext("-md {model}: the draft model's own context holds {cells} cells for {slots} slot ({mib}\u00a0MiB of "
                  "{kv_type} KV); its weights load beside the target's",
-                 "-md {model}: the draft model's own context holds {cells} cells for {slots} slots ({mib} MiB of "
+                 "-md {model}: the draft model's own context holds {cells} cells for {slots} slots ({mib}\u00a0MiB of "
                  "{kv_type} KV); its weights load beside the target's", dplan.n_seq).format(
             model=s.spec_draft_model, cells=number(dplan.n_ctx), slots=number(dplan.n_seq),
             mib=number(dplan.kv_cache_bytes / MIB, 2), kv_type=dplan.caches[0].type_k if dplan.caches else "-")

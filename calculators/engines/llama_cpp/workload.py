@@ -44,7 +44,7 @@ def slots_hold(plan: LlamaCppPlan, sequences: int, context_tokens: int, machine:
     """Why the slots cannot hold `sequences` x `context_tokens` (None when they can)."""
     n, ctx = sequences, context_tokens
     if plan.n_seq < n or plan.n_ctx_slot < ctx:
-        return _("{n_seq} slots of {n_ctx_slot} tokens each cannot hold {n} × {ctx}").format(
+        return _("{n_seq} slots of {n_ctx_slot}\u00a0tokens each cannot hold {n} × {ctx}").format(
                  n_seq=plan.n_seq, n_ctx_slot=number(plan.n_ctx_slot), n=n, ctx=number(ctx))
     return None
 
@@ -61,9 +61,9 @@ def devices_hold(plan: LlamaCppPlan, machine: Machine) -> str | None:
                 return _("{repeating_layers} layers stay in host RAM; give the host RAM to count them").format(
                          repeating_layers=device.repeating_layers)
             if used > machine.host_ram_bytes:
-                return _("host RAM is short: {used} GiB needed").format(used=number(used / GIB, 2))
+                return _("host RAM is short: {used}\u00a0GiB needed").format(used=number(used / GIB, 2))
         elif device.device != "host" and used > machine.device_memory_bytes:
-            return _("{device} needs {used} GiB of {device_memory_bytes} GiB").format(
+            return _("{device} needs {used}\u00a0GiB of {device_memory_bytes}\u00a0GiB").format(
                      device=device.device, used=number(used / GIB, 2),
                      device_memory_bytes=number(machine.device_memory_bytes / GIB, 2))
     return None

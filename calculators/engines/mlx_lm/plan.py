@@ -172,7 +172,8 @@ def plan_mlx_lm(
         raise ServewiseInputError(_("kv_bits must be one of {quantize_bits} (MLX affine quantization)").format(
                                     quantize_bits=list(QUANTIZE_BITS)))
     if kv_dtype_bytes not in (2, 4):
-        raise ServewiseInputError(_("MLX keeps the KV cache in the activation dtype: 2 (float16/bfloat16) or 4 bytes"))
+        raise ServewiseInputError(_("MLX keeps the KV cache in the activation dtype: 2 (float16/bfloat16) or "
+                                    "4\u00a0bytes"))
     file = model_file(arch.family, arch.wrapper_model_type)
     notes: list[PlanNote] = []
     refusal: str | None = None
@@ -203,7 +204,7 @@ def plan_mlx_lm(
     else:
         behaviour = "rotating"
         notes.append(PlanNote(code="mlx_rotating", message=_("--max-kv-size {max_kv_size}: each layer keeps "
-                                                             "the first {rotating_keep_tokens} tokens and "
+                                                             "the first {rotating_keep_tokens}\u00a0tokens and "
                                                              "the most recent ones; older context is "
                                                              "dropped, so answers no longer see the whole "
                                                              "conversation.").format(
@@ -285,8 +286,8 @@ def plan_mlx_lm(
     else:
         working_set, basis = None, _("unknown: give Metal's recommended working set or the wired limit")
         notes.append(PlanNote(code="mlx_working_set_unknown", message=_("The GPU may use Metal's recommended working "
-                              "set, not all of RAM (for example 107.52 GiB of a 128 GB Mac under macOS 26); give it "
-                              "to check the fit.")))
+                              "set, not all of RAM (for example 107.52\u00a0GiB of a 128\u00a0GB Mac under macOS 26); "
+                              "give it to check the fit.")))
     if machine is not None and not machine.unified_memory:
         notes.append(PlanNote(code="mlx_not_unified", message=_("MLX LM's Metal path runs on Apple silicon with "
                               "unified memory; this machine is not marked unified.")))

@@ -84,25 +84,25 @@ def mlx_rows(run: EngineRun) -> Outcome:
         accounted = weights.bytes + plan.kv_cache_bytes + state
         used += [f for f in (prompt_fig, gen_fig, batch_fig) if f is not None]
         remainder = peak.value - accounted
-        basis = ngettext("weights {weights} GB ({scheme}, {basis}) + KV cache {kv} GB for {prompt}+{generated} "
-                         "tokens × {n_seq} sequence",
-                         "weights {weights} GB ({scheme}, {basis}) + KV cache {kv} GB for {prompt}+{generated} "
-                         "tokens × {n_seq} sequences", n_seq).format(
+        basis = ngettext("weights {weights}\u00a0GB ({scheme}, {basis}) + KV cache {kv}\u00a0GB for "
+                         "{prompt}+{generated}\u00a0tokens × {n_seq} sequence",
+                         "weights {weights}\u00a0GB ({scheme}, {basis}) + KV cache {kv}\u00a0GB for "
+                         "{prompt}+{generated}\u00a0tokens × {n_seq} sequences", n_seq).format(
                       weights=number(weights.bytes / GB, 3), scheme=weights.scheme, basis=weights.basis,
                       kv=number(plan.kv_cache_bytes / GB, 3), prompt=number(prompt), generated=number(generated),
                       n_seq=number(n_seq))
         if state:
-            basis += " + " + _("recurrent state {state} GB").format(state=number(state / GB, 3))
+            basis += " + " + _("recurrent state {state}\u00a0GB").format(state=number(state / GB, 3))
         row = judge(peak, _("peak memory (weights + cache + working buffers)"),
                     Prediction(low=accounted, high=accounted, basis=basis))
         if row.status is RowStatus.UNEXPLAINED and remainder < 0:
             row = row.model_copy(update={"explanation": _(
-                "the printed peak is {below} GB below servewise's weights + cache: its weights estimate "
+                "the printed peak is {below}\u00a0GB below servewise's weights + cache: its weights estimate "
                 "(parameters × the scheme's bits) is too high for this checkpoint").format(
                     below=number(-remainder / GB, 3))})
         elif row.status is RowStatus.UNEXPLAINED:
             row = row.model_copy(update={"explanation": _(
-                "{beyond} GB of the printed peak is beyond weights + cache: activations and temporary buffers "
+                "{beyond}\u00a0GB of the printed peak is beyond weights + cache: activations and temporary buffers "
                 "of the largest step, which servewise does not model (unexplained remainder)").format(
                     beyond=number(remainder / GB, 3))})
         out.rows.append(row)

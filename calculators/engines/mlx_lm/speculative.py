@@ -82,7 +82,7 @@ def plan_mlx_lm_speculative(
         windows = [x.sliding_window_tokens for x in arch.layers_of(LayerKind.SLIDING) if x.sliding_window_tokens]
         if windows and prompt_tokens + generated_tokens + num_draft_tokens >= min(windows):
             notes.append(PlanNote(code="mlx_draft_rotating_wrap", message=(
-                _("the {role}'s sliding-window cache wraps at {windows} tokens; a RotatingKVCache past its "
+                _("the {role}'s sliding-window cache wraps at {windows}\u00a0tokens; a RotatingKVCache past its "
                   "size cannot be trimmed, so mlx_lm stops with 'requires a trimmable prompt cache' there").format(
                   role=role, windows=min(windows)))))
     target_plan, draft_plan = (
@@ -129,10 +129,10 @@ def plan_with_draft_model(arch, settings, machine, weights_bytes, workload, draf
                                         bytes=draft.weights_bytes, exact=False, basis="as given"))
     notes = [n for n in target.notes if n.code != "mlx_draft_model"] + both.notes
     notes.append(PlanNote(code="mlx_draft_planned", message=_(
-        "--draft-model {name}: its weights ({weights}) and its own cache ({cache} bytes for one sequence of "
-        "{tokens} tokens) are added to this plan").format(
+        "--draft-model {name}: its weights ({weights}) and its own cache ({cache}\u00a0bytes for one sequence of "
+        "{tokens}\u00a0tokens) are added to this plan").format(
         name=draft.name, weights=_("unknown") if draft.weights_bytes is None
-        else _("{bytes} bytes").format(bytes=number(draft.weights_bytes)),
+        else _("{bytes}\u00a0bytes").format(bytes=number(draft.weights_bytes)),
         cache=number(kv), tokens=number(workload.context_tokens))))
     weights = (None if target.weights_bytes is None or draft.weights_bytes is None
                else target.weights_bytes + draft.weights_bytes)

@@ -40,7 +40,7 @@ def why_not_held(plan: MlxLmPlan, workload, machine: Machine) -> str | None:
     """Weights and cache must fit the GPU's working set."""
     capacity = plan.device_capacity_bytes
     if capacity is not None and plan.used_bytes > capacity:
-        return _("weights and cache need {used_bytes} GiB of a {capacity} GiB working set").format(
+        return _("weights and cache need {used_bytes}\u00a0GiB of a {capacity}\u00a0GiB working set").format(
                  used_bytes=number(plan.used_bytes / GIB, 2), capacity=number(capacity / GIB, 2))
     if plan.n_sequences < workload.sequences:  # a draft model: server.py is_batchable = draft_model is None
         return _("with --draft-model, mlx_lm.server runs one request at a time, not {sequences} at once").format(

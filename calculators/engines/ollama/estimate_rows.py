@@ -22,6 +22,7 @@ from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.reconcile.log.figures import Figure, ParsedLog
 from calculators.reconcile.result import Prediction, ReconcileRow, RowStatus, judge
+from calculators.units import with_unit
 
 DEFAULT_BATCH = 512  # api/types.go DefaultOptions NumBatch
 
@@ -91,7 +92,7 @@ def estimate_rows(parsed: ParsedLog, arch: ModelArchitecture, overrides: dict[st
     kv_type = _kv_type(parsed, overrides)
     kv = kv_estimate(arch, ctx_tokens=total_ctx, num_parallel=parallel, batch_tokens=batch,
                      kv_cache_type=kv_type, version=version)
-    where = (f"num_ctx x parallel = {total_ctx} tokens, parallel {parallel}, batch {batch}, "
+    where = (f"num_ctx x parallel = {with_unit(str(total_ctx), 'tokens')}, parallel {parallel}, batch {batch}, "
              f"KV {kv_type or 'f16'}; {kv.rule}")
     estimate = parsed.figure("estimate_kv_bytes")
     if estimate is not None:

@@ -18,11 +18,11 @@ from calculators.simulator.policy import (
     SchedulerPolicy,
     SchedulerSpec,
 )
-from calculators.units import GIB, compact, number
+from calculators.units import GIB, compact, number, with_unit
 
 #: Ollama's num_ctx by total VRAM, written from the tiers the plan uses (never typed twice).
 CONTEXT_TIERS_TEXT = ", ".join(
-    f"{tokens:,} from {threshold / GIB:g} GiB" if threshold else f"{tokens:,} below that"
+    f"{tokens:,} from {with_unit(f'{threshold / GIB:g}', 'GiB')}" if threshold else f"{tokens:,} below that"
     for threshold, tokens in VRAM_CONTEXT_TIERS
 )
 
@@ -89,7 +89,7 @@ class OllamaPolicy(SchedulerPolicy):
 def _context_help() -> str:
     """The num_ctx knob's help, quoting Ollama's tiers by total VRAM (reader's language and number format)."""
     tiers = ", ".join(
-        _("{tokens} from {gib} GiB").format(tokens=number(tokens), gib=compact(threshold / GIB))
+        _("{tokens} from {gib}\u00a0GiB").format(tokens=number(tokens), gib=compact(threshold / GIB))
         if threshold else _("{tokens} below that").format(tokens=number(tokens))
         for threshold, tokens in VRAM_CONTEXT_TIERS
     )

@@ -37,7 +37,7 @@ def why_not_held(plan: OllamaPlan, workload, machine: Machine) -> str | None:
     """llama.cpp's slots, then Ollama's own load check, then every device's memory."""
     reason = slots_hold(plan, workload.sequences, workload.context_tokens, machine)
     if reason is None and not plan.fits_preflight:
-        reason = _("Ollama's own estimate ({predicted} GiB) is over its load headroom of the {free} GiB it "
+        reason = _("Ollama's own estimate ({predicted}\u00a0GiB) is over its load headroom of the {free}\u00a0GiB it "
                    "sees free, so it would not load it this way").format(
                        predicted=number(plan.predicted_for_load_bytes / GIB, 2),
                            free=number(plan.available_bytes / GIB, 2))

@@ -279,7 +279,7 @@ def plan_sglang(
             notes.append(PlanNote(code="sglang_cpu_auto_fraction", message=(
                 _("On the CPU device SGLang's automatic mem_fraction_static reserves its graph memory for the "
                 "torch.compile batch sizes, which servewise does not model: the fraction may differ in the third "
-                "decimal (recorded: SGLang 0.716, servewise 0.715 on a 24,105 MiB host); pass "
+                "decimal (recorded: SGLang 0.716, servewise 0.715 on a 24,105\u00a0MiB host); pass "
                 "--mem-fraction-static for an exact pool."))))
         notes.append(PlanNote(code="sglang_cpu_memory", message=(
             _("On the CPU device SGLang's 'GPU memory' is the host's: its automatic rules read the RAM per NUMA node "
@@ -328,7 +328,7 @@ def plan_sglang(
             "arg_groups/model_overrides/gemma2_gemma3.py at v0.5.23): every layer keeps every token, window or not"))))
     if mla and settings.page_size == 1:
         notes.append(PlanNote(code="sglang_mla_page_size", message=_("MLA attention backends such as flashmla, "
-                              "cutlass_mla and trtllm_mla run with larger pages (64 or 128 tokens); pass the "
+                              "cutlass_mla and trtllm_mla run with larger pages (64 or 128\u00a0tokens); pass the "
                               "page_size the server logs to match its pool exactly.")))
 
     # model_executor/pool_configurator.py DefaultPoolConfigurator: EAGLE / EAGLE3 / NEXTN / STANDALONE drafters get
@@ -363,10 +363,10 @@ def plan_sglang(
         mamba_pool, rest_bytes = _mamba_pool(arch, state_layers, settings, rest_bytes)
         notes.append(PlanNote(code="sglang_mamba_pool", message=(
             ngettext("The recurrent state takes a pool of its own: {max_mamba_cache_size} + 1 slots of "
-                     "{bytes_per_request} bytes ({sizing}); only what is left goes to the KV pool, and each "
+                     "{bytes_per_request}\u00a0bytes ({sizing}); only what is left goes to the KV pool, and each "
                      "running request holds {slots_per_request} slot",
                      "The recurrent state takes a pool of its own: {max_mamba_cache_size} + 1 slots of "
-                     "{bytes_per_request} bytes ({sizing}); only what is left goes to the KV pool, and each "
+                     "{bytes_per_request}\u00a0bytes ({sizing}); only what is left goes to the KV pool, and each "
                      "running request holds {slots_per_request} slots", mamba_pool.slots_per_request).format(
               max_mamba_cache_size=number(mamba_pool.max_mamba_cache_size),
               bytes_per_request=number(mamba_pool.bytes_per_request),
@@ -447,7 +447,7 @@ def plan_sglang(
         MemoryComponent(kind=ComponentKind.WEIGHTS, label=_("weights on this GPU"), bytes=weights_per_rank,
                         exact=tp * pp == 1, basis=_("as given") if tp * pp == 1 else _("model weights / {tp} "
                             "ranks").format(tp=tp * pp)),
-        MemoryComponent(kind=ComponentKind.KV_CACHE, label=_("KV pool: {tokens} tokens").format(
+        MemoryComponent(kind=ComponentKind.KV_CACHE, label=_("KV pool: {tokens}\u00a0tokens").format(
                                                              tokens=tokens), bytes=kv_bytes, exact=True,
                         basis=_("memory_pool.py buffers of (size + page_size) rows per layer")),
         *([MemoryComponent(kind=ComponentKind.RECURRENT_STATE, label=_("Mamba state pool: "
@@ -610,7 +610,7 @@ def _mamba_pool(
     if size <= 0:
         raise ServewiseInputError(
             _("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
-              "max_mamba_cache_size={size} (mamba_cache_per_req={per_req} MB); SGLang refuses to start.").format(
+              "max_mamba_cache_size={size} (mamba_cache_per_req={per_req}\u00a0MB); SGLang refuses to start.").format(
               size=size, per_req=number(per_req / MIB, 2))
         )
     left_gb = rest_gb - intermediate_gb - (size + 1) * per_req / GIB

@@ -45,7 +45,7 @@ def sglang_rows(run: EngineRun[SglangSettings]) -> Outcome[SglangSettings]:
             if name == "max_running_requests" and context is None and settings.context_length is None:
                 continue
             used.append(figure)
-            shown = _("{label} for {value} tokens").format(label=_(label), value=int(tokens.value))
+            shown = _("{label} for {value}\u00a0tokens").format(label=_(label), value=int(tokens.value))
             out.rows.append(judge(figure, shown,
                                   point(getattr(plan, attribute), _("plan_sglang .{attribute} with the "
                                       "printed #tokens as max_total_tokens").format(attribute=attribute)),

@@ -101,8 +101,8 @@ _HELP_GPU_GIB = (16, 24, 48, 80, 192)
 
 def _chunk_help() -> str:
     """The chunk-size knob's help, quoting what SGLang picks on each GPU size (reader's language)."""
-    tiers = ", ".join(_("{tokens} on {gib} GiB").format(tokens=number(auto_chunk_and_graph_sizes(gib * 1024, 1)[0]),
-                                                         gib=gib) for gib in _HELP_GPU_GIB)
+    tiers = ", ".join(_("{tokens} on {gib}\u00a0GiB").format(
+        tokens=number(auto_chunk_and_graph_sizes(gib * 1024, 1)[0]), gib=gib) for gib in _HELP_GPU_GIB)
     return _("Unset, SGLang picks it by GPU memory: {tiers}.").format(tiers=tiers)
 
 
@@ -113,7 +113,7 @@ def _graph_cap_on_gpu(gpu_memory_bytes: int) -> int:
 
 def _graph_cap_help() -> str:
     """The graph-cap knob's help, quoting what SGLang picks on each GPU size (reader's language)."""
-    tiers = ", ".join(_("{batch} on {gib} GiB").format(batch=number(auto_chunk_and_graph_sizes(gib * 1024, 1)[1]),
+    tiers = ", ".join(_("{batch} on {gib}\u00a0GiB").format(batch=number(auto_chunk_and_graph_sizes(gib * 1024, 1)[1]),
                                                        gib=gib) for gib in _HELP_GPU_GIB)
     return _("Largest decode batch that runs on a CUDA graph; larger batches run eagerly, each step at least the "
              "host's time to launch every kernel. Unset, SGLang picks it by GPU memory: {tiers}.").format(tiers=tiers)

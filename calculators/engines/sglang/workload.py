@@ -32,7 +32,7 @@ def why_not_held(plan: SglangPlan, workload, machine: Machine) -> str | None:
     """The token pool must hold every sequence's context, and max_running_requests must admit them."""
     n, ctx = workload.sequences, workload.context_tokens
     if plan.max_total_num_tokens < n * ctx:
-        return _("the pool holds {max_total_num_tokens} tokens, fewer than {n} × {ctx}").format(
+        return _("the pool holds {max_total_num_tokens}\u00a0tokens, fewer than {n} × {ctx}").format(
                  max_total_num_tokens=number(plan.max_total_num_tokens), n=n, ctx=number(ctx))
     if plan.max_running_requests < n:
         return _("max_running_requests is {max_running_requests}").format(

@@ -52,7 +52,7 @@ def determine_available_memory(
     if settings.cpu_kvcache_space_gib is not None:
         explicit = settings.cpu_kvcache_space_gib * GIB
         notes.append(PlanNote(code="vllm_cpu_kvcache_space", message=(
-            _("VLLM_CPU_KVCACHE_SPACE={cpu_kvcache_space_gib} sets the KV budget to {cpu_kvcache_space_gib} "
+            _("VLLM_CPU_KVCACHE_SPACE={cpu_kvcache_space_gib} sets the KV budget to {cpu_kvcache_space_gib}\u00a0"
               "GiB and overrides kv_cache_memory_bytes.").format(
               cpu_kvcache_space_gib=settings.cpu_kvcache_space_gib))))
     if explicit is not None:

@@ -82,7 +82,7 @@ def determine_available_memory(
     weights_per_rank = None if weights_bytes is None else max(
         0, weights_bytes // (tp * pp) - int(settings.cpu_offload_gb * GIB)) + extra_weights_per_rank
     if settings.cpu_offload_gb:
-        notes.append(PlanNote(code="vllm_cpu_offload", message=_("{cpu_offload_gb} GiB of weights per GPU "
+        notes.append(PlanNote(code="vllm_cpu_offload", message=_("{cpu_offload_gb}\u00a0GiB of weights per GPU "
             "stay in host memory and cross PCIe on every forward pass.").format(
             cpu_offload_gb=settings.cpu_offload_gb)))
     components: list[MemoryComponent] = []

@@ -253,17 +253,19 @@ def mamba_layout(
         if alignment.block_size_raised:
             notes.append(PlanNote(
                 code="vllm_hybrid_block_size_raised",
-                message=_("Setting attention block size to {block} tokens to ensure that attention page size is >= "
-                          "mamba page size (vLLM's own log line).").format(block=final_block),
+                message=_("Setting attention block size to {block} tokens to ensure that attention page "
+                          "size is >= mamba page size (vLLM's own log line).").format(block=final_block),
             ))
     spec = KVCacheSpec("mamba", final_block if mode == "align" else max_model_len, 0, 0, 0, 0, mamba_page_bytes=page,
                        mamba_blocks=mamba_blocks_per_request(mode, num_spec, checkpoints))
     notes.append(PlanNote(
         code="vllm_mamba_state_in_kv_pool",
-        message=ngettext("Each recurrent layer keeps its state in pages of the shared KV block pool ({state} bytes "
+        message=ngettext("Each recurrent layer keeps its state in pages of the shared KV block pool "
+                         "({state}\u00a0bytes "
                          "padded to {page}); a request holds {blocks} such page per state group (mamba_cache_mode "
                          "'{mode}'), whatever its length.",
-                         "Each recurrent layer keeps its state in pages of the shared KV block pool ({state} bytes "
+                         "Each recurrent layer keeps its state in pages of the shared KV block pool "
+                         "({state}\u00a0bytes "
                          "padded to {page}); a request holds {blocks} such pages per state group (mamba_cache_mode "
                          "'{mode}'), whatever its length.", spec.mamba_blocks).format(
                              state=number(state_bytes), page=number(page), blocks=number(spec.mamba_blocks), mode=mode),

@@ -296,7 +296,7 @@ def plan_vllm(
     k_bytes, v_bytes = _split_k_v(held, kv_bytes)
 
     components.append(MemoryComponent(
-        kind=ComponentKind.KV_CACHE, label=_("KV cache: {num_blocks} blocks of {block_size} tokens").format(
+        kind=ComponentKind.KV_CACHE, label=_("KV cache: {num_blocks} blocks of {block_size}\u00a0tokens").format(
                                              num_blocks=num_blocks, block_size=block_size),
         bytes=kv_bytes, exact=True,
         basis=_("vllm/v1/core/kv_cache_utils.py get_kv_cache_config_from_groups"),

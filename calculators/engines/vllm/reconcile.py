@@ -134,7 +134,7 @@ def _vllm_estimated_budget(run: EngineRun[VllmSettings], settings: VllmSettings,
         basis=estimate.basis))
     alternative = Alternative(rule=Rule.ESTIMATE, low=predicted - peaks, high=predicted + peaks,
                               explanation=_("servewise estimates the activation peak and non-torch memory "
-                                            "vLLM profiles ({peaks} GiB together); the difference is "
+                                            "vLLM profiles ({peaks}\u00a0GiB together); the difference is "
                                             "within that estimate").format(peaks=number(peaks / GIB, 2)))
     return prediction, alternative, [weights]
 

@@ -79,6 +79,6 @@ def speculative_note(spec: VllmSpeculativeConfig, draft: VllmDraft | None, layer
                      "; each request reserves {n} lookahead slots past its scheduled tokens", lookahead).format(
         n=number(lookahead)) if lookahead else ""
     return PlanNote(code="vllm_speculative", message=_(
-        "Speculative decoding ({n} tokens per step): {what}{extra}. Mamba / linear-attention layers keep "
+        "Speculative decoding ({n}\u00a0tokens per step): {what}{extra}. Mamba / linear-attention layers keep "
         "num_speculative_tokens more conv positions and state pages per request.").format(
         n=spec.num_speculative_tokens, what=what, extra=extra))

@@ -36,7 +36,7 @@ def why_not_held(plan: VllmPlan, workload, machine: Machine) -> str | None:
         return _("max_num_seqs {max_num_seqs} runs fewer than {n} sequences at once").format(
                  max_num_seqs=plan.max_num_seqs, n=n)
     if plan.max_concurrency < n:
-        return (_("the KV cache holds {max_concurrency} requests of {max_model_len} tokens, fewer "
+        return (_("the KV cache holds {max_concurrency} requests of {max_model_len}\u00a0tokens, fewer "
                   "than {n}").format(max_concurrency=number(plan.max_concurrency, 2),
                                      max_model_len=number(plan.max_model_len), n=n))
     return None

@@ -78,7 +78,7 @@ def test_an_unreachable_slo_names_the_latency_that_misses():
     result = plan_capacity(spec(engines=("vllm",), hardware=(L4,), slo=SloSpec(ttft_s=0.01, itl_s=0.05)), KB)
     assert result.best is None
     slo = [r for r in result.rejections if r.stage == "slo"]
-    assert slo and all("time to first token" in r.reason and "target 0.01 s" in r.reason for r in slo)
+    assert slo and all("time to first token" in r.reason and "target 0.01\u00a0s" in r.reason for r in slo)
 
 
 def test_engines_that_cannot_run_or_be_simulated_here_are_excluded_with_the_reason():
@@ -241,7 +241,7 @@ def test_sglang_candidates_above_its_cuda_graph_cap_are_named_in_the_assumptions
     # allowed 64 running requests decodes its larger batches eagerly, at least 32 x 0.257 ms (sglang#1401) a step
     result = plan_capacity(spec(engines=("sglang",), hardware=(L4,), concurrency_options=(8, 64)), KB)
     notes = [note for note in result.notes if "CUDA graph" in note]
-    assert len(notes) == 1 and "`cuda_graph_max_bs` = 48" in notes[0] and "8.2 ms" in notes[0]
+    assert len(notes) == 1 and "`cuda_graph_max_bs` = 48" in notes[0] and "8.2\u00a0ms" in notes[0]
     lighter = plan_capacity(spec(engines=("sglang",), hardware=(L4,), concurrency_options=(8,)), KB)
     assert not [note for note in lighter.notes if "CUDA graph" in note]
 

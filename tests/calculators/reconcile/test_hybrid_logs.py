@@ -63,7 +63,7 @@ def test_sglang_hybrid_log_state_pool_is_exact():
     conv = rows["Mamba conv state for 82 + 1 slots"]
     ssm = rows["Mamba temporal (SSM) state for 82 + 1 slots"]
     assert conv.status is RowStatus.EXACT and ssm.status is RowStatus.EXACT
-    assert rows["K size for 580364 tokens"].status is RowStatus.EXACT
+    assert rows["K size for 580364\u00a0tokens"].status is RowStatus.EXACT
 
 
 def test_a_hybrid_rule_is_named():

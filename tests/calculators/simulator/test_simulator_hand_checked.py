@@ -247,13 +247,13 @@ def test_the_binding_note_counts_one_slot_in_the_singular_and_writes_the_readers
     (note,) = [n.message for n in one.notes if n.code == "binding_max_running"]
     assert note.startswith("Las peticiones hicieron cola porque 1 puesto de ejecución (`num_parallel`) estaba "
                            "ocupado (100")  # not "los 1 puestos"
-    assert "4.096 tokens" in note  # the slot's KV in Spanish digits
+    assert "4.096\u00a0tokens" in note  # the slot's KV in Spanish digits
     plural = [n.message for n in three.notes if n.code == "binding_max_running"]
     assert plural and "los 3 puestos de ejecución" in plural[0]
     english = simulate(burst(3, 100, 5), OllamaPolicy(num_parallel=1), COST)
     (note,) = [n.message for n in english.notes if n.code == "binding_max_running"]
     assert note.startswith("Requests queued because 1 running place (`num_parallel`) was taken (100")
-    assert "4,096 tokens" in note
+    assert "4,096\u00a0tokens" in note
 
 
 V0 = VllmPolicy(v0_engine=True, enable_chunked_prefill=False, max_num_batched_tokens=4096)

@@ -158,7 +158,7 @@ def test_apple_chips_get_a_stated_prefill_estimate_from_bandwidth_and_other_unif
     est_large = estimate_speed(shape, large, "llama-cpp", prompt_tokens=512)
     assert est_small.prefill_tokens_per_s is not None and est_large.prefill_tokens_per_s is not None
     assert est_large.prefill_tokens_per_s.value > 3 * est_small.prefill_tokens_per_s.value
-    assert est_small.basis.flops_note == APPLE_FLOPS_NOTE and "M1's 2.6 TFLOPS" in basis_line(est_small.basis)
+    assert est_small.basis.flops_note == APPLE_FLOPS_NOTE and "M1's 2.6\u00a0TFLOPS" in basis_line(est_small.basis)
     spark = accelerator_of_gpu(KB.gpus.get("dgx-spark-gb10-128gb"))
     assert spark.flops_per_s is None and spark.flops_note == ""  # not an Apple chip: no proxy
 

@@ -27,13 +27,13 @@ def test_qwen3_next_on_h100_step_by_step():
     assert steps["groups"] == 4 and steps["num_blocks"] == 1517 and steps["blocks_per_request"] == 66
     assert plan.kv_tokens == int(1517 / 66 * 32768) == steps["kv_tokens"]
     lines = pool_steps_markdown(pool_steps(plan))
-    assert any("1,097,728 bytes" in line for line in lines)
+    assert any("1,097,728\u00a0bytes" in line for line in lines)
     assert any("66" in line and "state blocks" in line for line in lines)
     from calculators.i18n import language
 
     with language("es"):  # the same arithmetic for a Spanish reader: its words and its digits
         spanish = pool_steps_markdown(pool_steps(plan))
-    assert any("1.097.728 bytes" in line and "capa recurrente" in line for line in spanish)
+    assert any("1.097.728\u00a0bytes" in line and "capa recurrente" in line for line in spanish)
     assert any(line.startswith("Bloques: ") and "**1.517**" in line for line in spanish)
 
 
