@@ -160,7 +160,7 @@ def show_cell_details(engine_id: str, column_id: str) -> None:
                 }
             )
             # Columns blank in every row are left out: with all six the Spanish table scrolled sideways at 1024 px.
-            st.dataframe(paths.loc[:, (paths != "").any()], hide_index=True)
+            st.dataframe(paths.loc[:, (paths != "").any()], hide_index=True, height="content")
             st.caption(_("Backends not listed: {status}.").format(status=_(STATUS_WORDS[cell.other_backends])))
         layout = []  # "Accepted layouts: bit widths 4" read as a word puzzle; each limit is said on its own
         if cell.bit_widths:
@@ -244,6 +244,7 @@ def show_scheme_tables() -> None:
             }
         )),
         hide_index=True,
+        height="content",  # every row in view: the default height (ten rows) cut the eleventh row in half
     )
     with st.expander(_("How each figure is derived, and its source")):
         st.dataframe(
@@ -258,6 +259,7 @@ def show_scheme_tables() -> None:
                 }
             )),
             hide_index=True,
+            height="content",
             column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
         )
 
@@ -275,6 +277,7 @@ def show_scheme_tables() -> None:
             }
         )),
         hide_index=True,
+        height="content",
     )
     # Where and on what each was measured, once (one value for every row, as two more columns it scrolled sideways).
     measured_on = sorted({_(m.measured_on) for m in formats.file_mixes})

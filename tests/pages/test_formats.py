@@ -168,3 +168,38 @@ def test_statuses_and_layout_limits_read_as_words():
     text = _markdown(at)
     assert any(t.startswith("Bit widths it accepts: 4") for t in text), text
     assert not any("Accepted layouts" in t or "bit widths 4" in t for t in text)
+
+
+def _dataframe_heights(monkeypatch, at: AppTest) -> list[str]:
+    """Each drawn dataframe's height setting ("content", "auto" when unset, or pixels), from the messages sent."""
+    from streamlit.testing.v1 import local_script_runner
+
+    sent: list = []
+    parse = local_script_runner.parse_tree_from_messages
+
+    def recording(messages):
+        sent[:] = list(messages)
+        return parse(messages)
+
+    monkeypatch.setattr(local_script_runner, "parse_tree_from_messages", recording)
+    at.run(timeout=30)
+    heights = []
+    for message in sent:
+        if message.WhichOneof("type") == "delta" and message.delta.WhichOneof("type") == "new_element":
+            element = message.delta.new_element
+            if element.WhichOneof("type") == "dataframe":
+                spec = element.height_config.WhichOneof("height_spec")
+                heights.append("auto" if spec is None else "content" if spec == "use_content" else spec)
+    return heights
+
+
+def test_every_table_is_as_tall_as_its_rows(monkeypatch):
+    """At Streamlit's default height (ten rows) the bits-per-weight table showed its eleventh row cut in half and
+    hid the rest behind a scroll bar (issue 19 review); each table is drawn at the height of its rows, on the first
+    run and when replayed from the state cache."""
+    at = AppTest.from_file(PAGE)
+    at.query_params.update({"formats_engine": "vllm", "formats_format": "awq"})  # a cell with a hardware-paths table
+    first = _dataframe_heights(monkeypatch, at)
+    assert not at.exception
+    assert len(first) == 4 and set(first) == {"content"}, first
+    assert set(_dataframe_heights(monkeypatch, at)) == {"content"}  # a rerun replays the recorded elements
