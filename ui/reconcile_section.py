@@ -13,7 +13,7 @@ import streamlit as st
 
 from calculators.engines import ENGINES, display_name
 from calculators.errors import ServewiseInputError
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.reconcile.check import (
     parse_overrides,
     reconcile_log,
@@ -106,7 +106,6 @@ def _rows_frame(result: Reconciliation) -> pd.DataFrame:
             _("engine printed"): [printed_text(r) for r in result.rows],
             _("servewise predicts"): [predicted_text(r) for r in result.rows],
             _("difference"): [difference_text(r) for r in result.rows],
-            _("why"): [r.explanation for r in result.rows],
         }
     )
 
@@ -217,6 +216,12 @@ def _draw_result(result: Reconciliation) -> None:
         colours = [f"background-color: {STATUS_COLOUR[r.status]}" for r in result.rows]
         styled = frame.style.apply(lambda _column: colours, subset=[_("status")])
         st.dataframe(styled, hide_index=True, width="stretch", height=ROW_HEIGHT_PX * (len(frame) + 1) + 3)
+        # Why each figure got its status is written out below the grid, where it wraps: as the grid's last column
+        # it was cut off after a few words (a grid cell does not wrap), and every exact row repeated the same reason.
+        if counts[RowStatus.EXACT]:
+            st.text(ngettext("{count} exact figure: servewise's value rounds to what the engine printed.",
+                             "{count} exact figures: servewise's value rounds to what the engine printed.",
+                             counts[RowStatus.EXACT]).format(count=counts[RowStatus.EXACT]))
         for row in result.rows:
             if row.status is not RowStatus.EXACT:
                 st.text(_("Line {line}, {figure} ({status}): {why}").format(

@@ -47,8 +47,8 @@ def test_llamacpp_log_with_its_own_geometry_is_exact():
     table = at.dataframe[0].value
     assert list(table.columns[:6]) == ["status", "figure", "line", "engine printed", "servewise predicts", "difference"]
     assert set(table["status"]) == {"exact"}
-    assert "K size (kv_swa cache)" in list(table["figure"])
-    row = table[table["figure"] == "K+V size (kv cache)"].iloc[0]
+    assert "K size (sliding-window KV cache)" in list(table["figure"])
+    row = table[table["figure"] == "K+V size (KV cache)"].iloc[0]
     assert row["engine printed"] == "3072.00\u00a0MiB" and row["servewise predicts"] == "3072.00\u00a0MiB"
     assert [m.value for m in at.metric] == ["24", "0", "0"]
 
@@ -65,7 +65,9 @@ def test_vllm_log_needs_a_model_then_compares():
     assert tokens["engine printed"] == "42,656\u00a0tokens"
     assert tokens["servewise predicts"] == "42,624 – 42,688\u00a0tokens"
     assert tokens["status"] == "explained"
-    assert "rounded printed input" in tokens["why"]
+    assert "why" not in table.columns  # written out below the grid, where it wraps
+    why = [t.value for t in at.text if t.value.startswith("Line ") and "KV cache size in tokens (explained)" in t.value]
+    assert why and "rounded printed input" in why[0], [t.value for t in at.text]
 
 
 def test_foreign_text_gets_a_clear_message():
@@ -131,3 +133,23 @@ def test_every_pasted_line_is_listed_as_read_or_skipped():
     lines = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
     assert list(lines["line"]) == [1, 2, 3, 4, 5, 6]
     assert "prefix 'Pre:'" in list(lines["stripped"])
+
+
+def test_spanish_figures_name_the_kv_cache_and_the_reasons_are_written_out():
+    """The typical shared log in Spanish (issue 19 review): the figure names said "caché kv" (the cache's internal
+    name) and the "por qué" column was cut off after a few words; the cache reads "caché KV" and each reason is a
+    line of text below the grid, where it wraps."""
+    from bench.typical_states import RECONCILE_LOG
+    from tests.support.page_text import page_script
+
+    at = AppTest.from_string(page_script(Path(PAGE), "es"), default_timeout=60).run()
+    at = _paste(at, RECONCILE_LOG.read_text())
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    figures = list(table["cifra"])
+    assert "tamaño de K+V (caché KV)" in figures, figures
+    assert not [f for f in figures if "caché kv" in f]
+    assert "por qué" not in table.columns
+    texts = [t.value for t in at.text]
+    exact = len(table)
+    assert f"{exact} cifras exactas: el valor de servewise redondea a lo que imprimió el motor." in texts, texts

@@ -27,6 +27,12 @@ _CACHE_FIGURES = (
     ("seqs", N_("sequences"), "seqs"),
     ("streams", N_("KV streams"), "n_stream"),
 )
+#: What each cache llama.cpp prints is called on the page: its internal name is a slug ("kv", "kv_swa").
+_CACHE_NAMES = {
+    "kv": N_("KV"),
+    "kv_swa": N_("sliding-window KV"),
+    "recurrent": N_("recurrent"),
+}
 _MLA_FULL_KV = N_(
     "this GGUF was converted without the MLA form of its attention (no {arch}.attention.key_length_mla / "
     "value_length_mla, no split attn_k_b / attn_v_b tensors), so llama.cpp caches every head's full K "
@@ -88,7 +94,8 @@ def llamacpp_rows(run: EngineRun, engine: str = ENGINE_ID, plan_fn=plan_llamacpp
             full_cache = next((c for c in full_plan.caches if c.name == cache_name), None) if full_plan else None
             full_value = getattr(full_cache, attribute) if full_cache and figure.unit == "bytes" else None
             used.append(figure)
-            shown = _("{label} ({cache_name} cache)").format(label=_(label), cache_name=cache_name)
+            cache_words = _(_CACHE_NAMES[cache_name]) if cache_name in _CACHE_NAMES else cache_name
+            shown = _("{label} ({cache_name} cache)").format(label=_(label), cache_name=cache_words)
             out.rows.append(judge(figure, shown,
                                   point(predicted, _("plan cache '{cache_name}'.{attribute}").format(
                                                      cache_name=cache_name, attribute=attribute)),
