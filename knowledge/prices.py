@@ -29,6 +29,7 @@ class CloudPrice(Sourced):
     usd_per_gpu_hour: float = Field(gt=0)
     billing: str = Field(min_length=2, description="how the time is metered (per second of use, while running…)")
     source_quality: SourceQuality
+    source_title: str = Field("", description="the source page's title as published: the text its link reads")
     note: str = ""
 
 

@@ -14,6 +14,7 @@ from calculators.i18n import N_, _, ngettext, translated_word
 from calculators.planner.search import Candidate, PlannerResult
 from calculators.planner.spec import HOURS_PER_MONTH
 from reports.numbers import compact, dollars, number, percent, significant
+from reports.tables import literal_markdown
 
 
 def _name(names: Mapping[str, str], slug: str) -> str:
@@ -22,6 +23,16 @@ def _name(names: Mapping[str, str], slug: str) -> str:
 
 def _money(value: float | None) -> str:
     return "—" if value is None else dollars(value)
+
+
+def _price_source(best: Candidate) -> str:
+    """Whose price it is and when, with the page it was read from as a link named by its title (Markdown)."""
+    assert best.cost is not None
+    cost = best.cost
+    if not cost.price_source_url:
+        return cost.price_source
+    title = cost.price_source_title or cost.price_source_url
+    return f"{cost.price_source}; [{literal_markdown(title)}]({cost.price_source_url})"
 
 
 def _configuration(c: Candidate, engines: Mapping[str, str], gpus: Mapping[str, str],
@@ -149,7 +160,7 @@ def planner_markdown(result: PlannerResult, engines: Mapping[str, str], gpus: Ma
                                                      n=number(best.cost.gpus)),
                                                  price=_money(best.cost.usd_per_gpu_hour),
                                                  hour=_money(best.cost.usd_per_hour), hours=compact(HOURS_PER_MONTH, 1),
-                                                 month=_money(best.cost.usd_per_month), source=best.cost.price_source)]
+                                                 month=_money(best.cost.usd_per_month), source=_price_source(best))]
     parts["assumptions"] = ["", "## " + _("Assumptions"), ""] + [f"- {note}" for note in result.notes]
     lines = parts.setdefault("rejections", [])
     lines += ["", "## " + _("Rejected configurations"), "",

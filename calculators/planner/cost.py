@@ -20,6 +20,8 @@ class CostBreakdown:
     usd_per_million_output_tokens: float | None  # None when the sustained output rate is zero
     amortisation_usd_per_gpu_hour: float | None = None  # on-premises parts of the hourly rate
     power_usd_per_gpu_hour: float | None = None
+    price_source_url: str | None = None  # the page a listed price was read from, and its title (the link's text)
+    price_source_title: str = ""
 
 
 def on_premises_usd_per_gpu_hour(owned: OnPremisesCost, tdp_watts: float) -> tuple[float, float]:
@@ -31,7 +33,7 @@ def on_premises_usd_per_gpu_hour(owned: OnPremisesCost, tdp_watts: float) -> tup
 
 def cost_of(gpus: int, usd_per_gpu_hour: float, price_source: str, output_tokens_per_s: float,
             basis: CostBasis = CostBasis.CLOUD, amortisation: float | None = None,
-            power: float | None = None) -> CostBreakdown:
+            power: float | None = None, source_url: str | None = None, source_title: str = "") -> CostBreakdown:
     """Hourly, monthly and per-million-output-token cost of `gpus` GPUs sustaining `output_tokens_per_s`."""
     per_hour = gpus * usd_per_gpu_hour
     tokens_per_hour = output_tokens_per_s * 3600.0
@@ -45,4 +47,6 @@ def cost_of(gpus: int, usd_per_gpu_hour: float, price_source: str, output_tokens
         usd_per_million_output_tokens=per_hour / tokens_per_hour * 1e6 if tokens_per_hour > 0 else None,
         amortisation_usd_per_gpu_hour=amortisation,
         power_usd_per_gpu_hour=power,
+        price_source_url=source_url,
+        price_source_title=source_title,
     )

@@ -122,6 +122,8 @@ class GpuPrice:
     source: str
     amortisation_usd_per_hour: float | None = None
     power_usd_per_hour: float | None = None
+    source_url: str | None = None  # the page a listed price was read from, and its title
+    source_title: str = ""
 
 
 def _prices(spec: PlannerSpec, kb) -> dict[str, GpuPrice | str]:
@@ -147,9 +149,10 @@ def _prices(spec: PlannerSpec, kb) -> dict[str, GpuPrice | str]:
                                    "GPU-hour").format(gpu=gpu.name)
                 continue
             cheapest = listed[0]
-            source = _("{provider} list price: {version}; {source}").format(
-                provider=cheapest.provider, version=_(cheapest.verified.version), source=cheapest.source)
-            by_gpu[gpu.id] = GpuPrice(cheapest.usd_per_gpu_hour, source)
+            source = _("{provider} list price: {version}").format(
+                provider=cheapest.provider, version=_(cheapest.verified.version))
+            by_gpu[gpu.id] = GpuPrice(cheapest.usd_per_gpu_hour, source, source_url=cheapest.source,
+                                      source_title=cheapest.source_title)
     return by_gpu
 
 
@@ -483,7 +486,8 @@ def _candidate(search: _Search, choice: _ShapeChoice, simulated: _Simulated) -> 
     hosts = math.ceil(replicas / simulated.instances_per_host)
     total_gpus = replicas * simulated.shape.gpus_per_instance
     cost = cost_of(total_gpus, price.usd_per_gpu_hour, price.source, load * search.mean_output_tokens,
-                   spec.cost_basis, price.amortisation_usd_per_hour, price.power_usd_per_hour)
+                   spec.cost_basis, price.amortisation_usd_per_hour, price.power_usd_per_hour,
+                   source_url=price.source_url, source_title=price.source_title)
     e2e = found.best.mean_e2e_s or 0.0
     users = rate * (spec.load.think_time_s + e2e)
     if hosts > spec.max_hosts:

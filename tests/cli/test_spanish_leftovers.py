@@ -45,7 +45,8 @@ SHARED_WORDS = frozenset({
     "parallel", "recurrent", "mean",
 })
 
-_QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"")
+#: Quotes, code spans and Markdown links: a link's text is the title of the page it cites, in that page's language.
+_QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\[[^\]]*\]\([^)\s]*\)")
 
 
 def _words(text: str) -> set[str]:

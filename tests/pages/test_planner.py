@@ -1,7 +1,9 @@
 """The capacity planner page: a shared link reproduces the plan; bad links and impossible targets are explained."""
 
+import re
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "planner.py")
@@ -72,3 +74,22 @@ def test_on_premises_costs_use_the_typed_purchase_price_and_tariff():
     at = run_page({"plan_basis": "on-premises", "plan_buy": "20000", "plan_months": "36", "plan_kwh": "0.2"})
     assert not at.error
     assert "your purchase price" in " ".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_cost_line_names_its_source_as_a_link(lang):
+    """Issue 19 review: the cost line ended in a bare URL (https://techbytes.app/posts/...); the source is a link
+    that reads the page's title (knowledge/prices.yaml source_title), in both languages."""
+    from tests.support.page_text import page_script
+
+    at = AppTest.from_string(page_script(Path(PAGE), lang), default_timeout=180)
+    for key, value in {**SMALL, "plan_rate": "3", "plan_ttft": "0.8"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    cost = next(m.value for m in at.markdown if ("Cost:" if lang == "en" else "Coste:") in m.value)
+    url = "https://techbytes.app/posts/serverless-gpu-pricing-matrix-modal-replicate-lambda-2026/"
+    link = re.search(r"\[([^\]]+)\]\((https://[^)\s]+)\)", cost)
+    assert link is not None, cost
+    assert link.group(2) == url and "Serverless GPU Pricing Matrix" in link.group(1), cost
+    assert cost.count("https://") == 1, cost  # the address only inside the link, not shown bare
