@@ -145,7 +145,9 @@ if weights.bytes is None:
 
 # ---- every engine side by side ----------------------------------------------------------------------------------
 inputs = ComparisonInputs(arch, machine, weights.bytes, overrides, draft.draft if draft is not None else None)
-contexts = tuple(context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS))
+# The capacity chart passes through the workload's own context, so its value at the "your context" mark is the
+# Capacity table's figure (a geometric grid alone drew a line between two other contexts there).
+contexts = tuple(context_grid(arch.max_context_tokens or 131_072, CURVE_POINTS, through=workload.context_tokens))
 # Below the inputs, every section is determined by this state and the reader's language, except the embedding
 # server's inputs, the downloads and the log check (widgets, drawn live): each is drawn once per state and replayed
 # on later runs (ui/state_cache.py), as the plans behind them are computed once per state (ui/memory_compute.py).

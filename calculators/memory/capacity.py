@@ -335,9 +335,22 @@ def capacity_curve(
     return CapacityCurve(engine, tuple(ordered), tuple(results), sequences_limit, prober.plans)
 
 
-def context_grid(max_tokens: int, points: int, min_tokens: int = 512) -> list[int]:
-    """`points` context lengths spread geometrically from `min_tokens` to `max_tokens` (whole tokens)."""
+def context_grid(max_tokens: int, points: int, min_tokens: int = 512, through: int | None = None) -> list[int]:
+    """`points` context lengths spread geometrically from `min_tokens` to `max_tokens` (whole tokens), plus
+    `through` (the workload's own context, tokens) exactly when given.
+
+    A chart drawn at these contexts has a point at `through`, so its value there is the same search's answer
+    as the capacity table's, not a line drawn between two grid points. Grid points (but not the ends) closer
+    to `through` than a third of the grid's step (in log scale) make way for it, so no two points crowd.
+    """
     if points < 2 or max_tokens <= min_tokens:
-        return [max(min(min_tokens, max_tokens), 1)]
-    ratio = (max_tokens / min_tokens) ** (1 / (points - 1))
-    return sorted({min(max_tokens, round(min_tokens * ratio**i)) for i in range(points)})
+        grid = [max(min(min_tokens, max_tokens), 1)]
+        ratio = 1.0
+    else:
+        ratio = (max_tokens / min_tokens) ** (1 / (points - 1))
+        grid = sorted({min(max_tokens, round(min_tokens * ratio**i)) for i in range(points)})
+    if through is None or through < 1:
+        return grid
+    too_close = ratio ** (1 / 3)
+    kept = [c for c in grid if c in (grid[0], grid[-1]) or not 1 / too_close < c / through < too_close]
+    return sorted({*kept, through})

@@ -92,3 +92,25 @@ def test_ollama_capacity_agrees_with_its_side_by_side_plan():
     assert 0 < most < 256
     assert compare_engine(inputs, "ollama", Workload(16_384, most)).holds
     assert not compare_engine(inputs, "ollama", Workload(16_384, most + 1)).holds
+
+
+def test_the_context_grid_passes_through_the_workloads_context():
+    # 512 x 256^(i/5): 512, 1552, 4705, 14263, 43238, 131072; a grid point within a third of a step (x1.45) of
+    # the workload's context makes way for it, the ends stay
+    assert context_grid(131_072, 6) == [512, 1552, 4705, 14263, 43238, 131072]
+    assert context_grid(131_072, 6, through=16_384) == [512, 1552, 4705, 16384, 43238, 131072]
+    assert context_grid(131_072, 6, through=3000) == [512, 1552, 3000, 4705, 14263, 43238, 131072]
+    assert context_grid(131_072, 6, through=600) == [512, 600, 1552, 4705, 14263, 43238, 131072]
+    assert context_grid(131_072, 6, through=200_000) == [512, 1552, 4705, 14263, 43238, 131072, 200_000]
+
+
+def test_the_curve_at_the_workloads_context_is_the_capacity_figure():
+    inputs = ComparisonInputs(BRIEF, H100, 16 * GIB)
+    for context in (3000, 20_000):
+        workload = Workload(context, 8)
+        for engine in ("ollama", "llama-cpp", "vllm", "sglang"):
+            contexts = context_grid(131_072, 6, through=context)
+            curve = capacity_curve(inputs, engine, workload, contexts, sequences_limit=256)
+            most = capacity(inputs, engine, workload, sequences_limit=4096).max_sequences
+            assert most is not None
+            assert dict(zip(curve.context_tokens, curve.max_sequences, strict=True))[context] == min(most, 256)
