@@ -35,7 +35,7 @@ from reports.reconcile_text import (
     printed_text,
     status_text,
 )
-from ui import state_cache, uploads, url_widgets
+from ui import deferred, state_cache, uploads, url_widgets
 from ui.command_text import show_command
 
 NONE = "none"
@@ -170,6 +170,10 @@ def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = Tr
     with paste:
         text = _log_text(key_prefix)
     with help_column:
+        # On a visit's first run the page's result is the empty paste box: the capture commands (a selectbox and
+        # code blocks, each with its own browser script) follow 0.5 s later (ui/deferred.py). Embedded in the
+        # memory page, whose first run has already stopped above, this returns at once.
+        deferred.rest_follows()
         if text.strip():
             # Folded once a log is pasted: open, its ~1200 px of commands pushed the verdicts (or the message
             # saying the text is not a log) below the fold at 1024 px.
