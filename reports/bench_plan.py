@@ -10,7 +10,7 @@ from calculators.i18n import _
 from calculators.operations.bench_plan import BenchPlan, Command, EngineSection
 from knowledge.sources import source_url
 from reports.engines_tables import kb_word
-from reports.json_text import json_document
+from reports.json_text import json_document, plain_spaces
 from reports.numbers import compact, number, percent
 from reports.shell import continued_command
 
@@ -135,7 +135,8 @@ def plan_yaml(plan: BenchPlan) -> str:
     """The plan as YAML text (block style, keys in model order)."""
     # libyaml's emitter when the wheel has it (it does on the supported platforms): ~10x faster, same output
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return yaml.dump(plan_data(plan), Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
+    # a file for programs, like the JSON: plain spaces in its texts (reports/json_text.py)
+    return yaml.dump(plain_spaces(plan_data(plan)), Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
 
 
 __all__ = ["command_block", "command_line", "engine_script", "plan_data", "plan_json", "plan_markdown", "plan_yaml"]

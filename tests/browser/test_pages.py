@@ -52,7 +52,8 @@ def test_home_shared_link_applies_its_values(app_url, page, screenshot_dir):
     expect(page.locator('[data-testid="stMarkdown"] svg.sw-flow')).to_have_count(2)
     expect(page.locator("svg.home-requests")).to_contain_text("1 copy of the weights")
     expect(page.locator("svg.home-requests")).to_contain_text("36 queued")
-    assert "4 active sequences that each reach 8,192 tokens hold 4 GiB" in page.locator("body").inner_text()
+    # figures keep their unit with a no-break space (calculators/units.UNIT_SPACE)
+    assert "4 active sequences that each reach 8,192\u00a0tokens hold 4\u00a0GiB" in page.locator("body").inner_text()
     page.set_viewport_size({"width": 1400, "height": 3200})
     page.screenshot(path=str(screenshot_dir / "home-shared-link.png"))
 

@@ -37,8 +37,8 @@ def _seen(page, key: str) -> dict:
 
 
 @pytest.mark.parametrize(("path", "key", "limit"), [
-    ("check_log", "log_file", '"Hasta 2 MB por archivo"'),  # .streamlit/config.toml: maxUploadSize = 2
-    ("simulator", "sim_csv_file", '"Hasta 2 MB por archivo • CSV"'),
+    ("check_log", "log_file", '"Hasta 2\u00a0MB por archivo"'),  # .streamlit/config.toml: maxUploadSize = 2
+    ("simulator", "sim_csv_file", '"Hasta 2\u00a0MB por archivo • CSV"'),
 ])
 def test_a_spanish_uploader_reads_spanish_with_the_real_limit(app_url, page, path, key, limit):
     open_page(page, f"{app_url}/{path}?lang=es")

@@ -25,7 +25,8 @@ def _error(call, *args) -> str:
 
 
 @pytest.mark.parametrize(("call", "bad_input", "in_english", "in_spanish", "english_number"), [
-    (parse_length_pairs_csv, "prompt_tokens,output_tokens\n20000000,5\n", "10,000,000 tokens", "10.000.000 tokens",
+    (parse_length_pairs_csv, "prompt_tokens,output_tokens\n20000000,5\n", "10,000,000\u00a0tokens",
+     "10.000.000\u00a0tokens",
      "10,000,000"),
     (read_llama_bench_json, '[{"avg_ts": -0.5, "n_prompt": 512, "n_gen": 0}]', "t/s is -0.5;", "-0,5", "-0.5"),
 ], ids=["csv-limit-grouped", "imported-rate-decimal-comma"])

@@ -19,6 +19,7 @@ from calculators.operations.bench_plan import (
 from knowledge import load_knowledge
 from knowledge.engines import PRIMARY_ENGINE_IDS, engine_by_id
 from reports.bench_plan import plan_json, plan_markdown, plan_yaml
+from reports.json_text import plain_spaces
 
 KB = load_knowledge()
 
@@ -181,7 +182,10 @@ def test_number_lists_parse_and_reject_junk():
 def test_exports_are_valid_json_and_yaml_that_round_trip_the_schema(plan):
     from_json = BenchPlan.model_validate(json.loads(plan_json(plan)))
     from_yaml = BenchPlan.model_validate(yaml.safe_load(plan_yaml(plan)))
-    assert from_json == plan == from_yaml
+    # Files for programs carry plain spaces where the page joins a figure and its unit with a no-break space
+    # (reports/json_text.py): the round trip is the plan with those read as plain spaces.
+    as_written = BenchPlan.model_validate(plain_spaces(plan.model_dump(mode="json")))
+    assert from_json == as_written == from_yaml
     markdown = plan_markdown(plan)
     assert markdown.startswith("# servewise benchmark plan")
     for section in plan.engines:
