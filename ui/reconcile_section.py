@@ -43,6 +43,8 @@ MAX_LOG_BYTES = 5 * 1024 * 1024
 # Cell colours of the status column (light backgrounds that keep dark text readable), by status.
 STATUS_COLOUR = {RowStatus.EXACT: "#d3f4dc", RowStatus.EXPLAINED: "#fdf0c4", RowStatus.UNEXPLAINED: "#fbd5d5"}
 ROW_HEIGHT_PX = 35
+#: Width of the capture commands' engine picker: its longest name ("llama.cpp (llama-server)") and the arrow fit.
+CAPTURE_ENGINE_WIDTH_PX = 320
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
 
 
@@ -135,7 +137,7 @@ def _capture_help(key_prefix: str, heading: bool = True) -> None:
     engines = list(dict.fromkeys(c.engine for c in captures))
     if heading:
         st.markdown(_("**How to get the log**"))
-    engine = st.selectbox(_("Engine"), engines, key=f"{key_prefix}_capture_engine",
+    engine = st.selectbox(_("Engine"), engines, key=f"{key_prefix}_capture_engine", width=CAPTURE_ENGINE_WIDTH_PX,
                           format_func=namer(load_knowledge()))  # not bound to the URL: the name is only shown
 
     def show_captures() -> None:
@@ -166,21 +168,25 @@ def render_reconcile_section(kb, key_prefix: str = "mem_log", heading: bool = Tr
         st.subheader(_("Check against your engine"))
         st.caption(_("Paste a start-up log: servewise runs its memory model on the same model and settings and puts "
                      "its numbers next to the ones your engine printed."))
-    paste, help_column = st.columns([3, 2])
-    with paste:
-        text = _log_text(key_prefix)
-    with help_column:
-        # On a visit's first run the page's result is the empty paste box: the capture commands (a selectbox and
-        # code blocks, each with its own browser script) follow 0.5 s later (ui/deferred.py). Embedded in the
-        # memory page, whose first run has already stopped above, this returns at once.
-        deferred.rest_follows()
-        if text.strip():
-            # Folded once a log is pasted: open, its ~1200 px of commands pushed the verdicts (or the message
-            # saying the text is not a log) below the fold at 1024 px.
-            with st.expander(_("How to get the log")):
-                _capture_help(key_prefix, heading=False)
-        else:
-            _capture_help(key_prefix)
+    text = _log_text(key_prefix)
+    # The paste box and its verdict come first, full width; how to capture a log follows below them. A visit's first
+    # run opens the page empty (a log is never kept in a link): its result is the paste box, and what follows it
+    # (the prompt to paste, the capture commands: a selectbox and code blocks, each with its own browser script)
+    # arrives 0.5 s later (ui/deferred.py), below it, so nothing moves it down. Embedded in the memory page, whose
+    # first run has already stopped above, this returns at once.
+    deferred.rest_follows()
+    result = _verdicts(kb, text, key_prefix)
+    if text.strip():
+        # Folded once a log is pasted: the reader has one, and the verdicts above are what they came for.
+        with st.expander(_("How to get the log")):
+            _capture_help(key_prefix, heading=False)
+    else:
+        _capture_help(key_prefix)
+    return result
+
+
+def _verdicts(kb, text: str, key_prefix: str) -> Reconciliation | None:
+    """Draw what the pasted `text` gives (a prompt, a message, or the figures compared); the reconciliation shown."""
     if not text.strip():
         st.info(_("Paste or upload a start-up log to compare."))
         return None
