@@ -17,13 +17,15 @@ from calculators.speed.calibration import encode_profile
 from calculators.speed.imports.read import read_benchmark
 from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.model import hardware_class_name
-from calculators.speed.predict import estimate_speed
+from calculators.speed.predict import decode_by_concurrency, estimate_speed, sweep_concurrencies
 from knowledge import load_knowledge
 from reports.names import namer
-from reports.numbers import number
+from reports.numbers import number, quantity
+from reports.speed_figures import decode_charts_svg
 from reports.speed_text import calibration_text, ledger_sections, speed_estimate_text
 from ui import url_widgets
 from ui.markdown_text import literal
+from ui.markup import show_svg
 from ui.run_control import end_run
 from ui.speed_link import CALIBRATION_PARAM, link_calibration
 
@@ -91,6 +93,15 @@ except ServewiseInputError as exc:
 
 st.subheader(_("Estimate"))
 st.markdown(speed_estimate_text(estimate).replace("\n", "  \n"))
+
+sweep = decode_by_concurrency(shape, hw, engine, sweep_concurrencies(concurrency),
+                              context_tokens=estimate.context_tokens, calibration=usable)
+for chart in decode_charts_svg(sweep, engine, concurrency):
+    show_svg(chart)
+st.caption(_(
+    "Decode speed as more sequences generate at once, each holding {context} of KV cache; shaded: the estimate's "
+    "band. Speed only: whether that many sequences fit in memory is the Memory & capacity page's answer."
+).format(context=quantity(estimate.context_tokens, _("tokens"), 0)))
 
 st.subheader(_("Calibrate with your own run"))
 st.caption(

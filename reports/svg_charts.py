@@ -190,6 +190,8 @@ class Line:
     name: str
     colour: str
     points: list[tuple[float, float]]
+    #: An optional band around the line, drawn shaded: (low, high) per point, in the y unit (empty: no band).
+    band: list[tuple[float, float]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,7 @@ def line_chart_svg(chart: LineChart) -> str:
     xs = [x for line in chart.lines for x, _y in line.points] + ([chart.marker_x] if chart.marker_x else [])
     xs += [x for x, _label in chart.x_ticks]
     ys = [y for line in chart.lines for _x, y in line.points]
+    ys += [high for line in chart.lines for _low, high in line.band]
     scale = (lambda v: math.log10(max(v, 1e-12))) if chart.x_log else (lambda v: v)
     x_lo, x_hi = (min(map(scale, xs)), max(map(scale, xs))) if xs else (0.0, 1.0)
     if x_hi <= x_lo:
@@ -253,10 +256,22 @@ def line_chart_svg(chart: LineChart) -> str:
                      f'stroke-dasharray="3 3"/>')
         parts.append(_text(x, plot_top - 4, chart.marker_label, 11, colour="#666"))
     for line in chart.lines:
+        if line.band:
+            if len(line.band) != len(line.points):
+                raise ValueError(f"line {line.name!r}: {len(line.band)} band entries for {len(line.points)} points")
+            outline = ([(x, high) for (x, _y), (_low, high) in zip(line.points, line.band, strict=True)]
+                       + [(x, low) for (x, _y), (low, _high) in reversed(list(zip(line.points, line.band,
+                                                                                   strict=True)))])
+            corners = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in outline)
+            parts.append(f'<polygon points="{corners}" fill="{line.colour}" fill-opacity="0.15" stroke="none"/>')
+    for line in chart.lines:
         path = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in line.points)
         parts.append(f'<polyline points="{path}" fill="none" stroke="{line.colour}" stroke-width="2"/>')
-        for x, y in line.points:
+        for index, (x, y) in enumerate(line.points):
             tip = f"{line.name} · {quantity(x, chart.x_unit, 0)}: {quantity(y, chart.y_unit, 0)}"
+            if line.band:
+                low, high = line.band[index]
+                tip += f" ({number(low, 0)}–{number(high, 0)})"
             parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="4" fill="{line.colour}">'
                          f"<title>{_escaped(tip)}</title></circle>")
     parts.append("</svg>")

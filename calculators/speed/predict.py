@@ -130,6 +130,54 @@ def estimate_speed(
     )
 
 
+class DecodePoint(BaseModel):
+    """Decode speed with `concurrency` sequences generating at once (rates in tokens/s, each with its band)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    concurrency: int = Field(ge=1)
+    all_sequences: Prediction = Field(description="tokens/s of all sequences together")
+    per_sequence: Prediction = Field(description="tokens/s each sequence gets")
+
+
+#: Most concurrent sequences a decode sweep goes to (the Concurrent sequences input's own maximum).
+MAX_SWEEP_CONCURRENCY = 4096
+
+
+def sweep_concurrencies(chosen: int, least_top: int = 256) -> list[int]:
+    """Concurrencies to draw decode speed at: powers of two from 1 to at least `least_top` and four times
+    `chosen` (at most MAX_SWEEP_CONCURRENCY), plus `chosen` itself, ascending."""
+    top = min(MAX_SWEEP_CONCURRENCY, max(least_top, 4 * chosen))
+    powers = [2**k for k in range(13) if 2**k <= top]
+    return sorted({*powers, min(max(1, chosen), MAX_SWEEP_CONCURRENCY)})
+
+
+def decode_by_concurrency(
+    model: ModelShape,
+    hw: Accelerator,
+    engine: str,
+    concurrencies: list[int],
+    *,
+    context_tokens: int,
+    calibration: CalibrationProfile | None = None,
+) -> list[DecodePoint]:
+    """Decode rate (tokens/s, all sequences and per sequence, with bands) at each of `concurrencies`, every
+    sequence holding `context_tokens` of KV. Speed only: whether that many sequences fit in memory is the
+    memory calculators' question."""
+    params, basis = speed_params(engine, hw.hardware_class, calibration)
+    if note := flops_note(hw, params):
+        basis = basis.model_copy(update={"flops_note": note})
+    points = []
+    for concurrency in concurrencies:
+        step_s = decode_step_seconds(model, hw, params, concurrency, context_tokens)
+        points.append(DecodePoint(
+            concurrency=concurrency,
+            all_sequences=_rate(float(concurrency), step_s, params.decode_band, basis),
+            per_sequence=_rate(1.0, step_s, params.decode_band, basis),
+        ))
+    return points
+
+
 def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> StepCostModel:
     """The simulator's step-cost inputs from the speed model's parameters (flop/s unknown: compute not limiting).
 

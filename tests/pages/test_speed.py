@@ -5,6 +5,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from calculators.speed.calibration import decode_profile
+from tests.support.page_text import page_script
 from tests.support.paths import REPO_ROOT
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "speed.py")
@@ -89,3 +90,27 @@ def test_unreadable_benchmark_output_says_what_failed_in_a_sentence():
         assert not at.exception
         errors = [e.value for e in at.error]
         assert errors and errors[0].startswith(start), errors
+
+
+def _charts(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith('<div class="sw-chart"><svg ')]
+
+
+def test_the_estimate_has_its_decode_charts_marking_the_chosen_concurrency():
+    at = run_page({"speed_concurrency": "48"})
+    charts = _charts(at)
+    assert len(charts) == 2
+    per_sequence, together = charts
+    assert "speed-per-sequence" in per_sequence and "speed-all-sequences" in together
+    assert "your choice" in per_sequence and "<polygon " in per_sequence  # the marker and the shaded band
+    assert "48\u00a0sequences:" in together  # a point at the user's own concurrency (not a power of two)
+    assert "whether that many sequences fit in memory" in " ".join(c.value for c in at.caption)
+
+
+def test_the_decode_charts_speak_spanish():
+    at = AppTest.from_string(page_script(Path(PAGE), "es"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    per_sequence, together = _charts(at)
+    assert "tokens/s por secuencia" in per_sequence and "tu elección" in per_sequence
+    assert "todas las secuencias juntas" in together and "escala logarítmica" in together

@@ -143,3 +143,28 @@ def test_no_arrow_crosses_its_own_label(lang):
             for step in range(101):
                 px, py = x1 + (x2 - x1) * step / 100, y1 + (y2 - y1) * step / 100
                 assert not (box[0] <= px <= box[2] and box[1] <= py <= box[3]), (text.text, (x1, y1, x2, y2))
+
+
+def test_line_chart_shades_a_lines_band_and_scales_to_its_top():
+    """A line's band is one shaded polygon through its highs then back through its lows; the y axis reaches the
+    highest high (a band above every point was cut off), and each point's hover gives its band."""
+    chart = LineChart([Line("vLLM", "#f00", [(1, 100), (2, 90), (4, 80)], band=[(90, 110), (80, 100), (70, 200)])],
+                      x_title="sequences", y_title="tokens/s", x_unit="sequences", y_unit="tokens/s", x_log=True)
+    root = _tree(line_chart_svg(chart))
+    polygons = list(root.iter(f"{SVG}polygon"))
+    assert len(polygons) == 1 and polygons[0].get("fill") == "#f00"
+    corners = [tuple(map(float, c.split(","))) for c in polygons[0].get("points").split()]
+    assert len(corners) == 6
+    ticks = [float(t.text.replace(",", "")) for t in root.iter(f"{SVG}text") if t.get("text-anchor") == "end"]
+    assert max(ticks) >= 200
+    circles = list(root.iter(f"{SVG}circle"))
+    top_of_band = min(y for _x, y in corners)  # SVG y grows downwards: the band's top is above every point
+    assert all(top_of_band < float(c.get("cy")) for c in circles)
+    assert circles[2].find(f"{SVG}title").text == "vLLM · 4\u00a0sequences: 80\u00a0tokens/s (70–200)"
+
+
+def test_a_band_that_does_not_match_its_points_is_refused():
+    chart = LineChart([Line("vLLM", "#f00", [(1, 100), (2, 90)], band=[(90, 110)])],
+                      x_title="x", y_title="y", x_unit="", y_unit="")
+    with pytest.raises(ValueError, match="1 band entries for 2 points"):
+        line_chart_svg(chart)

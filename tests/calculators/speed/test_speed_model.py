@@ -24,7 +24,13 @@ from calculators.speed.model import (
     group_name,
     prefill_seconds,
 )
-from calculators.speed.predict import estimate_speed, speed_params
+from calculators.speed.predict import (
+    MAX_SWEEP_CONCURRENCY,
+    decode_by_concurrency,
+    estimate_speed,
+    speed_params,
+    sweep_concurrencies,
+)
 from knowledge.speed import FIT_FILE, HOLDOUT_FILE, load_speed_measurements
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "speed"
@@ -201,3 +207,28 @@ def test_a_serving_run_whose_requests_cannot_fit_the_launch_says_so():
     with pytest.raises(ServewiseInputError) as info:
         calibrate([run], model, hw, "vllm", kv_capacity_tokens=100, max_evals=10)
     assert "no simulated request of 300 prompt + 60 output tokens finished" in str(info.value)
+
+
+def test_the_decode_sweep_agrees_with_the_estimate_at_every_concurrency():
+    """The speed page's chart and its text come from one model: at each swept concurrency the sweep's rates and
+    bands are estimate_speed's, each sequence gets the total over the count, and more sequences never make one
+    sequence faster nor all of them slower."""
+    concurrencies = sweep_concurrencies(24)
+    points = decode_by_concurrency(MODEL, HW, "vllm", concurrencies, context_tokens=2048)
+    assert [p.concurrency for p in points] == concurrencies
+    for point in points:
+        est = estimate_speed(MODEL, HW, "vllm", concurrency=point.concurrency, prompt_tokens=2048)
+        assert point.all_sequences == est.decode_tokens_per_s_at_concurrency
+        assert point.per_sequence == est.per_sequence_tokens_per_s_at_concurrency
+        assert point.all_sequences.value == pytest.approx(point.per_sequence.value * point.concurrency)
+        assert point.per_sequence.low <= point.per_sequence.value <= point.per_sequence.high
+    per_sequence = [p.per_sequence.value for p in points]
+    together = [p.all_sequences.value for p in points]
+    assert per_sequence == sorted(per_sequence, reverse=True) and together == sorted(together)
+
+
+def test_sweep_concurrencies_spans_powers_of_two_past_the_choice():
+    assert sweep_concurrencies(1) == [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert sweep_concurrencies(100) == [1, 2, 4, 8, 16, 32, 64, 100, 128, 256]
+    assert sweep_concurrencies(3000)[-2:] == [3000, MAX_SWEEP_CONCURRENCY]
+    assert sweep_concurrencies(MAX_SWEEP_CONCURRENCY)[-1] == MAX_SWEEP_CONCURRENCY
