@@ -137,8 +137,19 @@ def main(argv: list[str]) -> int:
                 return 2
             else:
                 rounds = int(value)
+        elif argument in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        elif argument.startswith("-"):
+            print(f"unknown option {argument}; give page names, --rounds N or --against DIR", file=sys.stderr)
+            return 2
         else:
-            names.append(argument)
+            names.append(argument if argument.endswith(".py") else f"{argument}.py")  # "speed" or "speed.py"
+    unknown = sorted(set(names) - {page.name for page in app_pages()})
+    if unknown:
+        print(f"no such page: {', '.join(unknown)} (pages: {', '.join(page.name for page in app_pages())})",
+              file=sys.stderr)
+        return 2
     links = [(page.name, link(page.name, TYPICAL_STATES[page.name]), TYPICAL_STATES[page.name])
              for page in app_pages() if not names or page.name in names]
     if against is not None:
