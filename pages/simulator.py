@@ -46,12 +46,29 @@ ARRIVAL_LABELS = {"poisson": N_("Poisson (open loop)"), "closed": N_("closed loo
 DEFAULT_GPU_ID = "rtx-4090-24gb"
 # The page opens on a catalog model, its figures from the memory model; typed figures are one choice away.
 DEFAULT_MODEL_ID = "llama-3.1-8b"
+#: Requests a run simulates unless the reader (or a link) says otherwise.
+DEFAULT_REQUESTS = 1000
 #: Most requests one page run simulates per engine (keeps a first run within a few seconds).
 MAX_PAGE_REQUESTS = 20_000
 #: Sweep points as multiples of the chosen arrival rate.
 SWEEP_FACTORS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)
 #: Requests per sweep point (fewer than the main run keeps the sweep quick).
 SWEEP_REQUESTS = 300
+
+
+def changed_input(label: str, value: object, default: object) -> list[str]:
+    """`label = value` (as Markdown, read as literal text) when a folded input's value is not its default, else []."""
+    if value == default:
+        return []
+    shown = (_("on") if value else _("off")) if isinstance(value, bool) else (
+        compact(value, 6) if isinstance(value, int | float) else str(value))
+    return [literal(f"{label} = {shown}")]
+
+
+def show_changed(changed: list[str]) -> None:
+    """Under a folded box: which of its inputs a reader or a link changed, so they stay in sight while it is shut."""
+    if changed:
+        st.caption(_("Changed in the box above: {inputs}.").format(inputs="; ".join(changed)))
 
 
 # A run takes tens to hundreds of milliseconds and building a plotly figure tens more, so results and
@@ -184,31 +201,62 @@ with machine_col:
             help=_("Which fitted speed parameters apply to the typed device."),
         )
     )
-    typed_efficiency = url_widgets.toggle(
-        _("Type the step-time efficiencies"),
-        key="sim_typed_eff",
-        value=False,
-        help=_(
-            "Off: each engine's efficiencies and overheads come from the speed model (fitted to public measurements, "
-            "or your calibration from the Speed page's link). On: one typed pair for every engine."
-        ),
-    )
-    memory_eff, compute_eff = DEFAULT_MEMORY_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
-    if typed_efficiency:
-        memory_eff = url_widgets.number(
-            _("Decode bandwidth efficiency"),
-            key="sim_mem_eff",
-            min_value=0.0,
-            max_value=1.0,
-            value=DEFAULT_MEMORY_EFFICIENCY,
-            step=0.05,
-            help=_("Share of peak bandwidth reached while decoding."),
+    # The step-time efficiencies and every engine's knobs fold into one box under the model, each engine's knobs in a
+    # box of its own (drawn in every run, so each keeps its link value): unfolded, two engines to a row, they were a
+    # screen of their own above the result at 1024 px.
+    simulated = [engine for engine in ENGINES.values()
+                 if engine.id in engines and engine.scheduler_policy is not None]
+    changed_knobs: list[str] = []
+    policies = []
+    with st.expander(_("Step times and engine knobs")):
+        typed_efficiency = url_widgets.toggle(
+            _("Type the step-time efficiencies"), key="sim_typed_eff", value=False,
+            help=_("Off: each engine's efficiencies and overheads come from the speed model (fitted to public "
+                   "measurements, or your calibration from the Speed page's link). On: one typed pair for every "
+                   "engine."),
         )
-        compute_eff = url_widgets.number(_("Prefill compute efficiency (MFU)"), key="sim_mfu", min_value=0.0,
-                                         max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
-                                         help=_("An assumption; Pope et al. (MLSys 2023) report 76\u00a0% for "
-                                                "large-batch "
-                                         "prefill of PaLM 540B on TPU v4."))
+        memory_eff, compute_eff = DEFAULT_MEMORY_EFFICIENCY, DEFAULT_COMPUTE_EFFICIENCY
+        if typed_efficiency:
+            memory_eff = url_widgets.number(_("Decode bandwidth efficiency"), key="sim_mem_eff", min_value=0.0,
+                                            max_value=1.0, value=DEFAULT_MEMORY_EFFICIENCY, step=0.05,
+                                            help=_("Share of peak bandwidth reached while decoding."))
+            compute_eff = url_widgets.number(_("Prefill compute efficiency (MFU)"), key="sim_mfu", min_value=0.0,
+                                             max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
+                                             help=_("An assumption; Pope et al. (MLSys 2023) report 76\u00a0% for "
+                                                    "large-batch prefill of PaLM 540B on TPU v4."))
+        changed_knobs += changed_input(_("Type the step-time efficiencies"), typed_efficiency, False)
+        if typed_efficiency:
+            changed_knobs += changed_input(_("Decode bandwidth efficiency"), memory_eff, DEFAULT_MEMORY_EFFICIENCY)
+            changed_knobs += changed_input(_("Prefill compute efficiency (MFU)"), compute_eff,
+                                           DEFAULT_COMPUTE_EFFICIENCY)
+        for engine in simulated:
+            fields = engine.scheduler_policy.model_fields
+            values = {}
+            with st.container(border=True):
+                st.markdown(f"**{engine.simulator_label}**")
+                for knob in engine.simulator_knobs:
+                    default = fields[knob.field].default
+                    if knob.default_for_gpu is not None and gpu is not None:
+                        default = knob.default_for_gpu(gpu.memory_bytes)
+                    if isinstance(default, bool):
+                        shown = url_widgets.toggle(_(knob.label), key=knob.key, value=default != knob.invert,
+                                                   help=knob.help_text())
+                        values[knob.field] = shown != knob.invert
+                    else:
+                        values[knob.field] = url_widgets.number(_(knob.label), key=knob.key,
+                                                                min_value=knob.min_value, value=default,
+                                                                help=knob.help_text())
+                    changed_knobs += changed_input(f"{engine.simulator_label} {_(knob.label)}",
+                                                   values[knob.field], default)
+            policies.append((engine.scheduler_policy, values))
+        if "static" in engines:
+            static_name, batch_label = _("Static batching baseline"), _("Batch size")
+            with st.container(border=True):
+                st.markdown(f"**{static_name}**")
+                static_batch = url_widgets.number(batch_label, key="sim_static_batch", min_value=1, value=8)
+                changed_knobs += changed_input(f"{static_name} {batch_label}", static_batch, 8)
+                policies.append((StaticBatchPolicy, dict(batch_size=static_batch)))
+    show_changed(changed_knobs)
 
 with workload_col:
     st.subheader(_("Workload"))
@@ -216,8 +264,6 @@ with workload_col:
                                     labels=lambda kind: _(ARRIVAL_LABELS[kind]),
                                     help=_("Poisson: open loop, independent users at a mean rate. Closed loop: N "
                                     "clients that wait for each answer (a slow server slows them down too)."))
-    n_requests = url_widgets.number(_("Requests"), key="sim_n", min_value=0, max_value=MAX_PAGE_REQUESTS, value=1000,
-                                    step=100)
     if arrival == "closed":
         n_clients = url_widgets.number(_("Clients"), key="sim_clients", min_value=0, value=16, step=1)
         think_s = url_widgets.number(_("Mean think time (s)"), key="sim_think", min_value=0.0, value=2.0)
@@ -232,6 +278,9 @@ with workload_col:
           "at the arrival rate. Pick closed loop under Arrivals to use them."),
         unused=arrival != "closed",
     )
+    # The inputs that matter first; the lengths' shape, the CSV, prefix, cancellation, SLOs and seed fold away
+    # (drawn in every run, so each keeps its link value): unfolded they put the first result three screens down at
+    # 1024 px.
     lengths: dict[str, LengthDistribution] = {}
     length_words = {
         "prompt": (_("Prompt length"), _("Prompt tokens (value or median)"), _("Prompt min tokens"),
@@ -239,65 +288,57 @@ with workload_col:
         "output": (_("Output length"), _("Output tokens (value or median)"), _("Output min tokens"),
                    _("Output max tokens"), _("Output spread (lognormal sigma)")),
     }
-    for name, default_value in (("prompt", 512), ("output", 256)):
-        length_label, typical_label, min_label, max_label, sigma_label = length_words[name]
-        kind = url_widgets.segmented(length_label, ["fixed", "uniform", "lognormal"],
-                                     key=f"sim_{name}_kind", default="lognormal",
-                                     labels={"fixed": _("fixed"), "uniform": _("uniform"), "lognormal": "lognormal"})
-        typical = url_widgets.number(typical_label, key=f"sim_{name}",
-                                     min_value=0, value=default_value, step=64)
-        low, high, sigma = 1, max(1, typical), 0.8
-        if kind == "uniform":
-            low = url_widgets.number(min_label, key=f"sim_{name}_min", min_value=0, value=1)
-            high = url_widgets.number(max_label, key=f"sim_{name}_max", min_value=0,
-                                      value=2 * default_value)
-        elif kind == "lognormal":
-            sigma = url_widgets.number(sigma_label, key=f"sim_{name}_sigma",
-                                       min_value=0.0, max_value=4.0, value=0.8, step=0.1)
-        lengths[name] = (kind, typical, low, high, sigma)
-    csv_text = st.text_area(
-        _("Or paste a CSV of lengths (prompt_tokens,output_tokens) — not kept in the link"), key="sim_csv_text",
-        height=80, placeholder=_("prompt_tokens,output_tokens\n812,120\n95,640"),
-    )
-    uploaded = uploads.file_uploader(_("…or upload it"), type=["csv"], key="sim_csv_file")
-    prefix_pct = url_widgets.number(_("Shared prefix (% of each prompt, token-identical)"), key="sim_prefix",
-                                    min_value=0, max_value=100, value=0, step=5)
-    prefix_warm = url_widgets.toggle(_("Prefix already cached at start"), key="sim_warm", value=True)
-    cancel_s = url_widgets.number(_("Cancel requests without a first token after (s; 0 = never)"), key="sim_cancel",
-                                  min_value=0.0, value=0.0)
-    ttft_slo = url_widgets.number(_("SLO: time to first token (s)"), key="sim_slo_ttft", min_value=0.0, value=2.0)
-    itl_slo_ms = url_widgets.number(
-        _("SLO: mean inter-token latency (ms)"), key="sim_slo_itl", min_value=0.0, value=100.0
-    )
-    seed = url_widgets.number(_("Random seed"), key="sim_seed", min_value=0, max_value=2**31 - 1, value=0, step=1)
-
-st.subheader(_("Engine knobs"))
-KNOB_BOXES_PER_ROW = 2
-simulated = [engine for engine in ENGINES.values() if engine.id in engines and engine.scheduler_policy is not None]
-boxes = len(simulated) + ("static" in engines)
-knob_columns = [column for start in range(0, boxes, KNOB_BOXES_PER_ROW)
-                for column in st.columns(KNOB_BOXES_PER_ROW)][:boxes]
-policies = []
-for engine, column in zip(simulated, knob_columns, strict=False):
-    fields = engine.scheduler_policy.model_fields
-    values = {}
-    with column, st.expander(engine.simulator_label, expanded=True):
-        for knob in engine.simulator_knobs:
-            default = fields[knob.field].default
-            if knob.default_for_gpu is not None and gpu is not None:
-                default = knob.default_for_gpu(gpu.memory_bytes)
-            if isinstance(default, bool):
-                shown = url_widgets.toggle(_(knob.label), key=knob.key, value=default != knob.invert,
-                                           help=knob.help_text())
-                values[knob.field] = shown != knob.invert
-            else:
-                values[knob.field] = url_widgets.number(_(knob.label), key=knob.key, min_value=knob.min_value,
-                                                        value=default, help=knob.help_text())
-    policies.append((engine.scheduler_policy, values))
-if "static" in engines:
-    with knob_columns[-1], st.expander(_("Static batching baseline"), expanded=True):
-        static_batch = url_widgets.number(_("Batch size"), key="sim_static_batch", min_value=1, value=8)
-        policies.append((StaticBatchPolicy, dict(batch_size=static_batch)))
+    length_defaults = {"prompt": 512, "output": 256}
+    typicals = {name: url_widgets.number(length_words[name][1], key=f"sim_{name}", min_value=0, value=default_value,
+                                         step=64)
+                for name, default_value in length_defaults.items()}
+    more_workload = st.expander(_("More workload settings"))
+    kind_labels = {"fixed": _("fixed"), "uniform": _("uniform"), "lognormal": "lognormal"}
+    with more_workload:
+        n_requests = url_widgets.number(_("Requests"), key="sim_n", min_value=0, max_value=MAX_PAGE_REQUESTS,
+                                        value=DEFAULT_REQUESTS, step=100)
+        changed = changed_input(_("Requests"), n_requests, DEFAULT_REQUESTS)  # the folded inputs not at defaults
+        for name, default_value in length_defaults.items():
+            length_label, typical_label, min_label, max_label, sigma_label = length_words[name]
+            typical = typicals[name]
+            kind = url_widgets.segmented(length_label, ["fixed", "uniform", "lognormal"],
+                                         key=f"sim_{name}_kind", default="lognormal", labels=kind_labels)
+            low, high, sigma = 1, max(1, typical), 0.8
+            changed += changed_input(length_label, kind_labels[kind], kind_labels["lognormal"])
+            if kind == "uniform":
+                low = url_widgets.number(min_label, key=f"sim_{name}_min", min_value=0, value=1)
+                high = url_widgets.number(max_label, key=f"sim_{name}_max", min_value=0,
+                                          value=2 * default_value)
+                changed += changed_input(min_label, low, 1) + changed_input(max_label, high, 2 * default_value)
+            elif kind == "lognormal":
+                sigma = url_widgets.number(sigma_label, key=f"sim_{name}_sigma",
+                                           min_value=0.0, max_value=4.0, value=0.8, step=0.1)
+                changed += changed_input(sigma_label, sigma, 0.8)
+            lengths[name] = (kind, typical, low, high, sigma)
+        csv_text = st.text_area(
+            _("Or paste a CSV of lengths (prompt_tokens,output_tokens) — not kept in the link"), key="sim_csv_text",
+            height=80, placeholder=_("prompt_tokens,output_tokens\n812,120\n95,640"),
+        )
+        uploaded = uploads.file_uploader(_("…or upload it"), type=["csv"], key="sim_csv_file")
+        prefix_label = _("Shared prefix (% of each prompt, token-identical)")
+        prefix_pct = url_widgets.number(prefix_label, key="sim_prefix", min_value=0, max_value=100, value=0, step=5)
+        warm_label = _("Prefix already cached at start")
+        prefix_warm = url_widgets.toggle(warm_label, key="sim_warm", value=True)
+        cancel_label = _("Cancel requests without a first token after (s; 0 = never)")
+        cancel_s = url_widgets.number(cancel_label, key="sim_cancel", min_value=0.0, value=0.0)
+        ttft_label = _("SLO: time to first token (s)")
+        ttft_slo = url_widgets.number(ttft_label, key="sim_slo_ttft", min_value=0.0, value=2.0)
+        itl_label = _("SLO: mean inter-token latency (ms)")
+        itl_slo_ms = url_widgets.number(itl_label, key="sim_slo_itl", min_value=0.0, value=100.0)
+        seed_label = _("Random seed")
+        seed = url_widgets.number(seed_label, key="sim_seed", min_value=0, max_value=2**31 - 1, value=0, step=1)
+    if csv_text.strip() or uploaded is not None:
+        changed.append(_("lengths from a CSV"))
+    for label, value, default in ((prefix_label, prefix_pct, 0), (warm_label, prefix_warm, True),
+                                  (cancel_label, cancel_s, 0.0), (ttft_label, ttft_slo, 2.0),
+                                  (itl_label, itl_slo_ms, 100.0), (seed_label, seed, 0)):
+        changed += changed_input(label, value, default)
+    show_changed(changed)
 
 url_widgets.show_url_notes()
 
