@@ -64,17 +64,41 @@ def literal_with_flags(text: str) -> str:
     return "".join(parts) + literal_markdown(text[last:])
 
 
+#: The no-break hyphen (U+2011): drawn as a hyphen, but a line never breaks after it.
+NO_BREAK_HYPHEN = "\u2011"
+#: A hyphen inside a word: between letters, digits, dots or brackets ("llama-server", "v0.33.0-rc2", "Qwen3-14B"),
+#: not a flag's leading dashes ("--name") nor a minus sign ("-1").
+_WORD_HYPHEN = re.compile(r"(?<=[\w.)\]])-(?=[\w(\[])")
+#: What a cell's hyphens stay plain in, to be copied as written: code spans (a flag, a command), flags in prose,
+#: link targets and bare URLs.
+_KEPT_AS_WRITTEN = re.compile(rf"(`+).*?\1|\]\([^)]*\)|(?:https?://|www\.)[^\s<>|]+|{FLAG.pattern}")
+
+
+def unbroken_words(cell_markdown: str) -> str:
+    """`cell_markdown` (one table cell) with every hyphen inside a word a no-break hyphen, outside code spans,
+    flags, link targets and URLs: Chromium breaks a line after a hyphen, and a narrow column read "llama.cpp
+    (llama-" / "server)" and "v0.33.0-" / "rc2" as two words. The word moves to the next line whole instead."""
+    if not _WORD_HYPHEN.search(cell_markdown):  # most cells: nothing to join (a page draws hundreds per run)
+        return cell_markdown
+    parts, last = [], 0
+    for match in _KEPT_AS_WRITTEN.finditer(cell_markdown):
+        parts += [_WORD_HYPHEN.sub(NO_BREAK_HYPHEN, cell_markdown[last:match.start()]), match.group(0)]
+        last = match.end()
+    return "".join(parts) + _WORD_HYPHEN.sub(NO_BREAK_HYPHEN, cell_markdown[last:])
+
+
 def _cell(value: Any, literal: bool) -> str:
     """One cell: booleans as yes/blank, None and NaN blank, numbers in the reader's language, links as Markdown
-    links, line breaks as <br>; pipes always escaped, and every other Markdown character too when `literal`."""
+    links, line breaks as <br>; pipes always escaped, and every other Markdown character too when `literal`. A
+    hyphen inside a word is a no-break hyphen (`unbroken_words`): names and versions are never split at one."""
     if isinstance(value, Link):
-        return f"[{literal_markdown(value.text)}]({value.url.replace(')', '%29').replace(' ', '%20')})"
+        return unbroken_words(f"[{literal_markdown(value.text)}]({value.url.replace(')', '%29').replace(' ', '%20')})")
     if isinstance(value, bool):
         return _("yes") if value else ""
     if value is None or isinstance(value, int | float):
         return _number_cell(value)
     text = literal_with_flags(str(value)) if literal else str(value).replace("|", "\\|")
-    return text.replace("\r\n", "<br>").replace("\n", "<br>")
+    return unbroken_words(text.replace("\r\n", "<br>").replace("\n", "<br>"))
 
 
 def _number_cell(value: float | None) -> str:

@@ -56,11 +56,14 @@ def show_style(style: str) -> None:
 #: off the page. In a table cell a code span never wraps: the column is made as wide as its widest flag (the
 #: tool-call verdicts showed "--enable-" / "auto-tool-" / "choice" in a column sized for its other words).
 #: Code blocks (`code` inside `pre`) are left as they are. A wide table drawn with `one_line_names` keeps its first
-#: column's names on one line.
+#: column's names on one line. Table cells are padded 8 px on each side (Streamlit: 12 px): a name or version joined
+#: by no-break hyphens (reports/tables.unbroken_words) no longer wraps at them, and at 1024 px the facts currency
+#: table (six columns, two of versions) came out 12 px (English) and 27 px (Spanish) wider than the page.
 PAGE_STYLE = (
     '<style>[data-testid="stMarkdownContainer"] code:not(pre code) '
     "{display: inline-block; max-width: 100%; vertical-align: bottom}"
     '[data-testid="stMarkdownContainer"] :is(td, th) code:not(pre code) {white-space: nowrap; max-width: none}'
+    '[data-testid="stMarkdownContainer"] :is(td, th) {padding-left: 0.5rem; padding-right: 0.5rem}'
     ".sw-one-line-names td:first-child {white-space: nowrap}"
     "</style>"
 )

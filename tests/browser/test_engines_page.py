@@ -35,13 +35,13 @@ def test_engines_stale_link_value_gets_a_note(app_url, page):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-#: The comparison's tables (the boxes before the sources expander): each one's engine names (first column) and how
-#: far it scrolls sideways.
+#: The comparison's tables (the boxes before the sources expander): each one's engine names (first column, read as
+#: a person reads them: a no-break hyphen is a hyphen) and how far it scrolls sideways.
 COMPARISON_JS = """() => {
     const boxes = [...document.querySelectorAll('.sw-wide-table')].filter(b => !b.closest('details'));
     return boxes.map(box => ({
         names: [...box.querySelectorAll('tbody tr td:first-child')]
-            .map(td => td.innerText.replace(/\\s+/g, ' ').trim()),
+            .map(td => td.innerText.replace(/\\s+/g, ' ').replace(/\\u2011/g, '-').trim()),
         hidden: box.scrollWidth - box.clientWidth,
         laidOutWide: box.classList.contains('sw-laid-out-wide'),
     }));

@@ -97,6 +97,33 @@ BROKEN_CODE_SPANS_JS = """
     return natural + 12 < room || splitWord || inCell ? [`${code.textContent.slice(0, 60)} (${lines} lines)`] : [];
   })
 """
+#: Words in Markdown table cells (outside code spans) joined by a hyphen and drawn over two lines although the word
+#: alone fits its cell, as "word (in "cell")": Chromium breaks after a hyphen, and the tool-call verdicts showed
+#: "llama.cpp (llama-" / "server)" and the facts currency table "v0.33.0-" / "rc2" (reports/tables.py joins such
+#: words with no-break hyphens). A word may still wrap after a "/" ("vllm-project/" / "vllm#43529"): each part up
+#: to a "/" is checked on its own.
+SPLIT_TABLE_WORDS_JS = """
+() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] :is(td, th)')]
+  .filter(cell => cell.offsetParent && cell.innerText.trim()).flatMap(cell => {
+    const found = [];
+    const room = cell.getBoundingClientRect().width;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest('code')) continue;  // code spans: BROKEN_CODE_SPANS_JS
+      for (const word of node.textContent.matchAll(/[^\\s\\/]+\\/?/g)) {
+        if (!/[-\\u2011]/.test(word[0])) continue;
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const rects = [...range.getClientRects()].filter(r => r.width > 0);
+        const lines = new Set(rects.map(r => Math.round(r.bottom))).size;
+        const width = rects.reduce((sum, r) => sum + r.width, 0);
+        if (lines > 1 && width < room) found.push(`${word[0]} (in "${cell.innerText.slice(0, 60)}")`);
+      }
+    }
+    return found;
+  })
+"""
 #: Elements KaTeX drew (Streamlit's Markdown math), with their text.
 MATH_JS = "() => [...document.querySelectorAll('.katex')].map(m => m.innerText.slice(0, 60))"
 
@@ -128,6 +155,7 @@ def test_nothing_a_person_reads_is_cut_overflowing_or_drawn_wrongly_at_1024_px(a
             found += [f"drawn as LaTeX: {m}" for m in page.evaluate(MATH_JS)]
             found += [f"dataframe scrolls sideways: {d}" for d in page.evaluate(SIDEWAYS_DATAFRAMES_JS)]
             found += [f"code span broken over lines: {c}" for c in page.evaluate(BROKEN_CODE_SPANS_JS)]
+            found += [f"table word split at a hyphen: {w}" for w in page.evaluate(SPLIT_TABLE_WORDS_JS)]
             if found:
                 problems[name] = found
         finally:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from reports.tables import NO_BREAK_HYPHEN
+
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "formats.py")
 
 
@@ -55,7 +57,7 @@ def test_quantization_column_lists_its_schemes():
     text = _markdown(at)
     assert "**What AWQ covers**" in text
     members = next(t for t in text if "what one block or group holds" in t)
-    assert "| AWQ 4-bit, group 128 | 4.1562 |" in members, members
+    assert f"| AWQ 4{NO_BREAK_HYPHEN}bit, group 128 | 4.1562 |" in members, members  # "4-" / "bit" never split
 
 
 def test_bad_url_values_fall_back_with_a_visible_note():

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from bench.typical_states import TYPICAL_STATES
+from reports.tables import NO_BREAK_HYPHEN
 from tests.support.page_runs import page_in_language
 
 CURVE_SEQUENCES_LIMIT = 256  # pages/memory.py: the chart is capped there (its caption says so); the table is not
@@ -27,7 +28,8 @@ def _table_figures(markdowns: list[str], header_start: str) -> dict[str, int]:
     table = next(m for m in markdowns if m.lstrip().startswith("|") and header_start in m)
     rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in table.strip().splitlines()]
     column = next(i for i, cell in enumerate(rows[0]) if cell.startswith(header_start))
-    return {row[0]: _whole(row[column]) for row in rows[2:] if row[column] != "—"}
+    # the table joins "llama-server" with a no-break hyphen (reports/tables.py); the chart's hover text does not
+    return {row[0].replace(NO_BREAK_HYPHEN, "-"): _whole(row[column]) for row in rows[2:] if row[column] != "—"}
 
 def _chart_points(markdowns: list[str], sequences_word: str) -> dict[tuple[str, int], int]:
     """(engine, context tokens) -> the chart's sequences at that point, read from each point's hover text (a

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from reports.tables import NO_BREAK_HYPHEN
+
 
 def _cells(line: str) -> list[str]:
-    inner = line.strip()[1:-1]
+    """The cells of one table row, unescaped, with the no-break hyphens reports/tables.py joins words with read as
+    the hyphens a person sees ("llama.cpp (llama-server)")."""
+    inner = line.strip()[1:-1].replace(NO_BREAK_HYPHEN, "-")
     cells, current, escaped = [], "", False
     for char in inner:
         if escaped:
