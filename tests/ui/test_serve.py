@@ -1,4 +1,5 @@
-"""ui/serve.py: the index.html it serves tells Streamlit's client where the server's root is."""
+"""ui/serve.py: the index.html it serves tells Streamlit's client where the server's root is and preloads the
+Markdown element's HTML parser."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from streamlit import config, file_util
 from ui import serve
 
 STREAMLIT_INDEX = Path(file_util.get_static_dir()) / "index.html"
+STREAMLIT_JS = Path(file_util.get_static_dir()) / "static" / "js"
 FIRST_SCRIPT = re.compile(r"<script\b")
 
 
@@ -47,3 +49,38 @@ def test_the_static_directory_serves_streamlits_files_and_the_changed_index(monk
     assert (directory / "static").resolve() == (real / "static").resolve()
     assert os.path.islink(directory / "static")
     assert base_url_set_before_the_client((directory / "index.html").read_text(encoding="utf-8")) == "/sw/"
+
+
+def preloaded(html: str) -> list[str]:
+    """The chunk file names `html` preloads, in order."""
+    return re.findall(r'<link rel="modulepreload" crossorigin href="\./static/js/([^"]+)">', html)
+
+
+def test_the_markdown_html_parser_and_what_it_imports_are_found_in_this_streamlit():
+    chunks = serve.markdown_html_chunks(STREAMLIT_JS)
+    # Fails on a Streamlit whose Markdown chunk is built otherwise: then nothing is preloaded (pages get slower).
+    assert chunks and chunks[0].startswith("rehype-raw.")
+    assert all((STREAMLIT_JS / name).is_file() for name in chunks)
+    # What it imports is what the Markdown chunk lists for that import, and they include its HTML helpers.
+    assert any(name.startswith("hastscript.") for name in chunks)
+
+
+def test_the_served_index_preloads_the_html_parser_once_after_streamlits_own_preloads():
+    streamlit_index = STREAMLIT_INDEX.read_text(encoding="utf-8")
+    chunks = serve.markdown_html_chunks(STREAMLIT_JS)
+    html = serve.index_html_with_base_url(streamlit_index, "", chunks)
+    links = preloaded(html)
+    own = preloaded(streamlit_index)
+    assert links[:len(own)] == own  # Streamlit's own preloads first, as they were
+    assert sorted(links) == sorted(set(links))  # none twice (most of its imports Streamlit preloads already)
+    assert set(chunks) <= set(links)
+    assert links.index(chunks[0]) >= len(own)
+    assert html.index(chunks[0]) < html.index("</head>")
+    without = serve.index_html_with_base_url(streamlit_index, "")
+    assert without == serve.index_html_with_base_url(streamlit_index, "", []) and preloaded(without) == own
+
+
+def test_the_served_static_directory_preloads_the_html_parser():
+    directory = Path(serve.static_dir_with_base_url.__wrapped__())
+    served_index = (directory / "index.html").read_text(encoding="utf-8")
+    assert serve.markdown_html_chunks(STREAMLIT_JS)[0] in preloaded(served_index)
