@@ -185,7 +185,7 @@ def show_cell_details(engine_id: str, column_id: str) -> None:
         st.markdown(columns_markdown({
             _("scheme"): [_(q.name) for q in members],
             _("bits per weight"): [
-                float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in members
+                float(bits) if (bits := scheme_bits_per_weight(q)) is not None else _("varies") for q in members
             ],
             _("what one block or group holds"): [_(q.layout_note) if q.layout_note else "" for q in members],
         }, literal=True))
@@ -235,6 +235,10 @@ def show_scheme_tables() -> None:
     bits_per_weight = [
         float(bits) if (bits := scheme_bits_per_weight(q)) is not None else None for q in formats.quantizations
     ]
+    # A container of schemes (compressed-tensors) defines no bits per weight of its own: its cell reads "varies"
+    # (the grid drew the missing number as Streamlit's grey "None"), and the knowledge base's reason is said under
+    # the table. The number stays missing underneath, so the column still sorts as numbers.
+    varies = _("varies")
     st.dataframe(
         localized_frame(pd.DataFrame(
             {
@@ -245,7 +249,11 @@ def show_scheme_tables() -> None:
         )),
         hide_index=True,
         height="content",  # every row in view: the default height (ten rows) cut the eleventh row in half
+        placeholder=varies,  # what a missing value reads as; only the bits per weight can be missing
     )
+    for quant in (q for q, bits in zip(formats.quantizations, bits_per_weight, strict=True) if bits is None):
+        reason = _(quant.layout_note) if quant.layout_note else derivation(quant)
+        st.caption(_("“Varies” for {scheme}: {reason}.").format(scheme=literal(_(quant.name)), reason=literal(reason)))
     with st.expander(_("How each figure is derived, and its source")):
         st.dataframe(
             localized_frame(pd.DataFrame(
@@ -260,6 +268,7 @@ def show_scheme_tables() -> None:
             )),
             hide_index=True,
             height="content",
+            placeholder=varies,
             column_config={_("scheme"): st.column_config.Column(pinned=True)},  # wide: the scheme stays in view
         )
 

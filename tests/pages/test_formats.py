@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from reports.tables import NO_BREAK_HYPHEN
+from tests.support.page_runs import page_in_language
 
 PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "formats.py")
 
@@ -205,3 +208,31 @@ def test_every_table_is_as_tall_as_its_rows(monkeypatch):
     assert not at.exception
     assert len(first) == 4 and set(first) == {"content"}, first
     assert set(_dataframe_heights(monkeypatch, at)) == {"content"}  # a rerun replays the recorded elements
+
+
+@pytest.mark.parametrize(("lang", "container", "varies", "quoted", "reason"), [
+    ("en", "compressed-tensors (container of schemes)", "varies", "“Varies”",
+     "bits per weight follow the scheme inside, so none is defined for the container itself"),
+    ("es", "compressed-tensors (contenedor de esquemas)", "varía", "«Varía»",
+     "los bits por peso dependen del esquema de dentro"),
+])
+def test_a_container_of_schemes_reads_varies_with_the_reason_not_none(lang, container, varies, quoted, reason):
+    # Issue 19 review: compressed-tensors defines no bits per weight of its own, and the grid drew Streamlit's grey
+    # "None" in the number column. It reads "varies" in both tables, with the knowledge base's reason under them.
+    at = page_in_language(PAGE, lang, {"formats_engine": "vllm", "formats_format": "compressed-tensors"}).run()
+    assert not at.exception
+    tables = [element for element in at.dataframe if container in list(element.value.iloc[:, 0])]
+    assert len(tables) == 2  # the bits-per-weight table and its derivations (folded)
+    for element in tables:
+        frame = element.value
+        row = list(frame.iloc[:, 0]).index(container)
+        bits = frame.columns[1]
+        assert pd.isna(frame[bits].iloc[row])  # still a missing number underneath: the column sorts as numbers
+        assert element.proto.placeholder == varies  # what the grid draws for a missing value
+        # ... and the bits per weight are the only missing values, so nothing else reads "varies"
+        assert frame.isna().sum().to_dict() == {column: int(column == bits) for column in frame.columns}
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert f"{quoted} " in captions and reason in captions, captions
+    # the column's own member table (Markdown) says the same word
+    members = next(t for t in _markdown(at) if t.startswith("|") and f"compressed{NO_BREAK_HYPHEN}tensors" in t)
+    assert f"| {varies} |" in members, members
