@@ -11,6 +11,7 @@ from calculators.memory.compare import EngineComparison
 from calculators.memory.plan import ComponentKind
 from calculators.units import GIB
 from reports.chart_layout import engine_colour
+from reports.numbers import number
 from reports.svg_charts import Band, Line, LineChart, StackedBars, line_chart_svg, stacked_bars_svg
 
 # Stack order (bottom to top) and colours; several component kinds share one band.
@@ -55,10 +56,17 @@ def memory_bars_svg(rows: list[EngineComparison]) -> str:
     ))
 
 
+def capped_note(sequences_limit: int) -> str:
+    """The hover note of a capacity point at the chart's cap: the search stopped there, more may fit."""
+    return _("the chart stops at {n}: at least this many fit").format(n=number(sequences_limit))
+
+
 def capacity_chart_svg(curves: list[CapacityCurve], chosen_context: int) -> str:
     """Most concurrent sequences vs context length, one line per engine (log-scaled context), as inline SVG."""
     lines = [Line(display_name(curve.engine), engine_colour(curve.engine),
-                  list(zip(curve.context_tokens, curve.max_sequences, strict=True)))
+                  list(zip(curve.context_tokens, curve.max_sequences, strict=True)),
+                  notes=[capped_note(curve.sequences_limit) if count >= curve.sequences_limit else ""
+                         for count in curve.max_sequences])
              for curve in curves if not curve.reason and curve.max_sequences]
     contexts = [x for curve in curves for x in curve.context_tokens] or [chosen_context]
     ticks = [2**k for k in range(8, 25) if min(contexts) <= 2**k <= max(contexts)]
@@ -67,4 +75,6 @@ def capacity_chart_svg(curves: list[CapacityCurve], chosen_context: int) -> str:
         x_unit=_("tokens"), y_unit=_("sequences"), x_log=True,
         x_ticks=[(t, f"{t // 1024}k" if t >= 1024 else str(t)) for t in ticks],
         marker_x=chosen_context, marker_label=_("your context"), css_class="sw-lines capacity-curves",
+        open_point_name=_("at the cap ({n}): at least this many").format(
+            n=number(max((curve.sequences_limit for curve in curves), default=0))),
     ))

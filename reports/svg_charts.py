@@ -102,13 +102,17 @@ def _svg_open(css_class: str, width: float, height: float, title: str = "", max_
 
 def _draw_legend(parts: list[str], rows: list[list[tuple[float, str]]], styles: dict[str, tuple[str, str]],
                  top: float) -> None:
-    """Legend rows from `_legend_rows`, starting at `top`: a swatch ("rect") or a line ("line") and each name."""
+    """Legend rows from `_legend_rows`, starting at `top`: a swatch ("rect"), a line ("line") or an open point
+    ("ring") and each name."""
     for row_index, row in enumerate(rows):
         top_y = top + LEGEND_ROW * row_index
         for x, name in row:
             colour, shape = styles[name]
             if shape == "rect":
                 parts.append(f'<rect x="{x:.1f}" y="{top_y}" width="12" height="12" fill="{colour}"/>')
+            elif shape == "ring":
+                parts.append(f'<circle cx="{x + 7:.1f}" cy="{top_y + 6}" r="4" fill="#fff" stroke="{colour}" '
+                             f'stroke-width="2"/>')
             else:
                 parts.append(f'<line x1="{x:.1f}" y1="{top_y + 6}" x2="{x + 14:.1f}" y2="{top_y + 6}" '
                              f'stroke="{colour}" stroke-width="3"/>')
@@ -192,6 +196,9 @@ class Line:
     points: list[tuple[float, float]]
     #: An optional band around the line, drawn shaded: (low, high) per point, in the y unit (empty: no band).
     band: list[tuple[float, float]] = field(default_factory=list)
+    #: An optional note per point ("" for none; empty list: no notes), shown after its value in its hover text; a
+    #: point with a note is drawn open (a ring), as a value that is a bound rather than the answer (a capped search).
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -210,6 +217,8 @@ class LineChart:
     marker_label: str = ""
     height: int = 360
     css_class: str = "sw-lines"
+    #: The legend's entry for the open points (points with a note, `Line.notes`), drawn when a line has one.
+    open_point_name: str = ""
 
 
 def line_chart_svg(chart: LineChart) -> str:
@@ -225,7 +234,10 @@ def line_chart_svg(chart: LineChart) -> str:
     top = max([*ys, 1e-9]) * 1.05
     step = nice_step(top)
     top = max(top, step)
-    legend = _legend_rows([line.name for line in chart.lines], PLOT_LEFT, WIDTH - PLOT_RIGHT_PAD)
+    styles = {line.name: (line.colour, "line") for line in chart.lines}
+    if chart.open_point_name and any(note for line in chart.lines for note in line.notes):
+        styles[chart.open_point_name] = ("#555", "ring")
+    legend = _legend_rows(list(styles), PLOT_LEFT, WIDTH - PLOT_RIGHT_PAD)
     plot_top = 24 + LEGEND_ROW * len(legend)
     plot_bottom = chart.height - PLOT_BOTTOM_PAD
     plot_left, plot_right = PLOT_LEFT, WIDTH - PLOT_RIGHT_PAD - 8
@@ -237,7 +249,7 @@ def line_chart_svg(chart: LineChart) -> str:
         return plot_bottom - value / top * (plot_bottom - plot_top)
 
     parts = _svg_open(chart.css_class, WIDTH, chart.height, chart.y_title, WIDE_SCALE)
-    _draw_legend(parts, legend, {line.name: (line.colour, "line") for line in chart.lines}, 8)
+    _draw_legend(parts, legend, styles, 8)
     value = 0.0
     while value <= top + 1e-9:
         y = y_of(value)
@@ -267,12 +279,17 @@ def line_chart_svg(chart: LineChart) -> str:
     for line in chart.lines:
         path = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in line.points)
         parts.append(f'<polyline points="{path}" fill="none" stroke="{line.colour}" stroke-width="2"/>')
+        if line.notes and len(line.notes) != len(line.points):
+            raise ValueError(f"line {line.name!r}: {len(line.notes)} notes for {len(line.points)} points")
         for index, (x, y) in enumerate(line.points):
             tip = f"{line.name} · {quantity(x, chart.x_unit, 0)}: {quantity(y, chart.y_unit, 0)}"
             if line.band:
                 low, high = line.band[index]
                 tip += f" ({number(low, 0)}–{number(high, 0)})"
-            parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="4" fill="{line.colour}">'
+            note = line.notes[index] if line.notes else ""
+            tip += f" ({note})" if note else ""
+            fill = f'fill="#fff" stroke="{line.colour}" stroke-width="2"' if note else f'fill="{line.colour}"'
+            parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="4" {fill}>'
                          f"<title>{_escaped(tip)}</title></circle>")
     parts.append("</svg>")
     return "".join(parts)

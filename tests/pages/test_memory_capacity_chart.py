@@ -35,7 +35,9 @@ def _chart_points(markdowns: list[str], sequences_word: str) -> dict[tuple[str, 
     """(engine, context tokens) -> the chart's sequences at that point, read from each point's hover text (a
     number and its unit are joined by a no-break space)."""
     svg = next(m for m in markdowns if "capacity-curves" in m)
-    tips = re.findall(r"<title>([^<]+?) · ([^<]+?)\s+tokens:\s+([^<]+?)\s+" + sequences_word + "</title>", svg)
+    # a point at the chart's cap has a note in brackets after its unit
+    tips = re.findall(r"<title>([^<]+?) · ([^<]+?)\s+tokens:\s+([^<]+?)\s+" + sequences_word
+                      + r"(?: \([^<]*\))?</title>", svg)
     return {(engine, _whole(context)): _whole(count) for engine, context, count in tips}
 
 TYPICAL = TYPICAL_STATES["memory.py"].query
@@ -54,3 +56,26 @@ def test_the_chart_at_your_context_reads_the_capacity_tables_figure(context, lan
     assert len(table) >= 3, table  # Ollama, llama.cpp, vLLM, SGLang on two H100s (MLX LM: Apple only)
     for engine, most in table.items():
         assert points.get((engine, int(context))) == min(most, CURVE_SEQUENCES_LIMIT), (engine, most, points)
+
+
+#: The hover note of a point at the chart's cap and the legend's entry for such points, per language.
+CAPPED = {"en": ("the chart stops at 256: at least this many fit", "at the cap (256): at least this many"),
+          "es": ("el gráfico se detiene en 256: caben al menos estas", "en el tope (256): al menos estas")}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_points_at_the_cap_are_open_and_say_at_least_on_hover_and_in_the_legend(lang):
+    """On the typical link's two H100s, short contexts hold more than 256 sequences: those points are the chart's
+    cap, not the answer (the Capacity table's search goes to 4096). They are drawn open and their hover says so;
+    points below the cap are not."""
+    at = page_in_language("pages/memory.py", lang, TYPICAL)
+    at.run()
+    assert not at.exception, at.exception
+    svg = next(str(m.value) for m in at.markdown if "capacity-curves" in str(m.value))
+    note, legend = CAPPED[lang]
+    circles = re.findall(r'<circle [^>]*?(fill="[^"]+")[^>]*><title>([^<]+)</title>', svg)
+    capped = [tip for fill, tip in circles if fill == 'fill="#fff"']
+    assert capped and all(tip.endswith(f"({note})") and "256\u00a0" in tip for tip in capped), capped
+    below = [tip for fill, tip in circles if fill != 'fill="#fff"']
+    assert below and not any(note in tip for tip in below), below
+    assert f">{legend}</text>" in svg

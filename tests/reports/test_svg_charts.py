@@ -168,3 +168,27 @@ def test_a_band_that_does_not_match_its_points_is_refused():
                       x_title="x", y_title="y", x_unit="", y_unit="")
     with pytest.raises(ValueError, match="1 band entries for 2 points"):
         line_chart_svg(chart)
+
+
+def test_a_point_with_a_note_is_drawn_open_and_says_so_on_hover_and_in_the_legend():
+    """Points with a note (a capped search's bound) are rings with the note after their value; the legend names
+    them only when a line has one; notes that do not match the points are refused."""
+    noted = Line("vLLM", "#f00", [(512, 256), (8192, 40)], notes=["at least", ""])
+    chart = LineChart([noted], x_title="x", y_title="y", x_unit="tokens", y_unit="sequences", x_log=True,
+                      open_point_name="capped")
+    root = _tree(line_chart_svg(chart))
+    circles = [c for c in root.iter(f"{SVG}circle") if c.find(f"{SVG}title") is not None]
+    assert [c.get("fill") for c in circles] == ["#fff", "#f00"]
+    assert circles[0].get("stroke") == "#f00"
+    assert circles[0].find(f"{SVG}title").text == "vLLM · 512\u00a0tokens: 256\u00a0sequences (at least)"
+    assert circles[1].find(f"{SVG}title").text == "vLLM · 8,192\u00a0tokens: 40\u00a0sequences"
+    legend = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "sw-legend"]
+    assert legend == ["vLLM", "capped"]
+    rings = [c for c in root.iter(f"{SVG}circle") if c.find(f"{SVG}title") is None]
+    assert len(rings) == 1 and rings[0].get("fill") == "#fff"  # the legend's open point
+    plain = LineChart([Line("vLLM", "#f00", [(512, 40)], notes=[""])], x_title="x", y_title="y", x_unit="",
+                      y_unit="", open_point_name="capped")
+    assert "capped" not in line_chart_svg(plain)
+    with pytest.raises(ValueError, match="1 notes for 2 points"):
+        line_chart_svg(LineChart([Line("vLLM", "#f00", [(1, 2), (2, 1)], notes=["x"])], x_title="x", y_title="y",
+                                 x_unit="", y_unit=""))
