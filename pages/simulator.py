@@ -239,15 +239,19 @@ with machine_col:
                     if knob.default_for_gpu is not None and gpu is not None:
                         default = knob.default_for_gpu(gpu.memory_bytes)
                     if isinstance(default, bool):
-                        shown = url_widgets.toggle(_(knob.label), key=knob.key, value=default != knob.invert,
+                        # an inverted knob's toggle shows the opposite of its field (Radix prefix cache on:
+                        # disable_radix_cache False); the caption says what the toggle shows
+                        shown_default = default != knob.invert
+                        shown = url_widgets.toggle(_(knob.label), key=knob.key, value=shown_default,
                                                    help=knob.help_text())
                         values[knob.field] = shown != knob.invert
                     else:
-                        values[knob.field] = url_widgets.number(_(knob.label), key=knob.key,
-                                                                min_value=knob.min_value, value=default,
-                                                                help=knob.help_text())
-                    changed_knobs += changed_input(f"{engine.simulator_label} {_(knob.label)}",
-                                                   values[knob.field], default)
+                        shown_default = default
+                        shown = values[knob.field] = url_widgets.number(_(knob.label), key=knob.key,
+                                                                        min_value=knob.min_value, value=default,
+                                                                        help=knob.help_text())
+                    changed_knobs += changed_input(f"{engine.simulator_label} {_(knob.label)}", shown,
+                                                   shown_default)
             policies.append((engine.scheduler_policy, values))
         if "static" in engines:
             static_name, batch_label = _("Static batching baseline"), _("Batch size")

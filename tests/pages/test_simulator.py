@@ -253,3 +253,17 @@ def test_the_unused_value_note_is_in_spanish():
     assert not at.exception
     note = next(w.value for w in at.warning if "sim_clients" in w.value)
     assert "no se usa" in note and "bucle cerrado" in note, note
+
+
+def test_the_folded_boxes_caption_says_what_the_reader_sees_in_the_widget():
+    """An inverted knob (SGLang's "Radix prefix cache" toggle sets disable_radix_cache) turned off in a link reads
+    "off" under the folded box, as its toggle shows; the engine's field underneath is True."""
+    at = run_page({"sim_engines": ["sglang"], "sim_sglang_radix": "false", "sim_seed": "7"}, sweep=False)
+    assert at.toggle(key="sim_sglang_radix").value is False
+    changed = " ".join(re.sub(r"\\(.)", r"\1", c.value) for c in at.caption
+                       if c.value.startswith("Changed in the box above"))
+    assert "SGLang Radix prefix cache = off" in changed, changed
+    assert "Random seed = 7" in changed, changed
+    # at its default the knob is not listed
+    untouched = run_page({"sim_engines": ["sglang"]}, sweep=False)
+    assert not [c.value for c in untouched.caption if "Radix prefix cache" in c.value]
