@@ -23,6 +23,7 @@ from typing import Any
 import streamlit as st
 
 from calculators.i18n import current_language
+from ui.run_control import rerun_app
 
 MAX_RESULTS = 32
 POLL_S = 0.3
@@ -63,7 +64,7 @@ def note_until(ready: Callable[[], bool], message: str, every_s: float, key: str
     @st.fragment(run_every=every_s)
     def waiting() -> None:
         if ready():
-            st.rerun()
+            rerun_app()  # not st.rerun(): that would fold into a rerun the reader's typing queued meanwhile
         with st.container(key=key) if key else contextlib.nullcontext():
             st.caption(message)
 

@@ -149,8 +149,10 @@ async def _session(browser, plan: Plan, renders: list[float], barrier: dict, pro
             await field.press("Enter")
             await page.wait_for_url(f"**{plan.key}={plan.changed}*", timeout=STEP_TIMEOUT_MS)
             await _wait_for_app(page)
-            await _settled_value(page, plan, plan.changed)
+            typed = await _settled_value(page, plan, plan.changed)
             renders.append(time.perf_counter() - start)
+            if typed != plan.changed:
+                problems.append(f"session {plan.session}: typed {plan.changed!r}, it shows {typed!r}")
             expected = plan.changed
         arrived = True
         barrier["arrived"] += 1

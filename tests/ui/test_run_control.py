@@ -52,3 +52,40 @@ def test_no_page_ends_its_run_with_st_stop() -> None:
                  if "st.stop()" in path.read_text(encoding="utf-8") and path.name != "run_control.py"]
     offenders += ["app.py"] if "st.stop()" in (root / "app.py").read_text(encoding="utf-8") else []
     assert offenders == [], f"use ui.run_control.end_run(), which keeps a pending rerun: {offenders}"
+
+
+def _timer_page(rerun_with: str) -> None:
+    import streamlit as st
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    from ui.run_control import rerun_app
+
+    st.session_state["runs"] = st.session_state.get("runs", 0) + 1
+    st.session_state.setdefault("links", []).append(st.query_params.get("n"))
+    if st.session_state["runs"] == 1:
+        # The reader typed 40 while this run (a timer's, begun with n=39) was going: the browser's rerun is queued.
+        ctx = get_script_run_ctx()
+        assert ctx is not None
+        ctx.script_requests.request_rerun(RerunData(query_string="n=40", page_script_hash=ctx.page_script_hash))
+        if rerun_with == "rerun_app":
+            rerun_app()
+        st.rerun()
+
+
+def test_rerun_app_leaves_a_newer_queued_rerun_its_own_link() -> None:
+    at = AppTest.from_function(_timer_page, kwargs={"rerun_with": "rerun_app"})
+    at.query_params["n"] = "39"
+    at.run()
+    assert not at.exception
+    assert at.session_state["links"][-1] == "40"
+
+
+def test_st_rerun_folds_into_a_queued_rerun_with_the_older_link() -> None:
+    # Streamlit 1.67 ScriptRequests._request_rerun_locked takes the newer request's query string: st.rerun()'s.
+    # If a Streamlit upgrade makes this test fail, st.rerun() no longer overrides the reader's link.
+    at = AppTest.from_function(_timer_page, kwargs={"rerun_with": "st.rerun"})
+    at.query_params["n"] = "39"
+    at.run()
+    assert not at.exception
+    assert at.session_state["links"][-1] == "39"
