@@ -16,13 +16,13 @@ from html import escape
 
 from reports.numbers import compact, number, quantity
 
-#: Drawing units of the SVG's viewBox; the SVG scales to its column's width (text scales with it). 600 units fit
-#: the ~560 px main column at 1024 px nearly 1:1, so an 11-unit tick label is still >= 10 px there (at 760 units it
-#: was 8 px); at 1440 px the chart grows to at most `WIDE_SCALE` times this.
-WIDTH = 600
+#: Drawing units of the SVG's viewBox; the SVG scales to its column's width (text scales with it). 560 units are
+#: the main column's 564 px at 1024 px, so a chart is drawn there at 1:1 and an 11-unit tick label reads at 11 px
+#: (at 600 units it was 10.3 px, at 760 units 8 px); at 1440 px the chart grows to at most `WIDE_SCALE` times this.
+WIDTH = 560
 WIDE_SCALE = 1.3
 #: Smallest text size a chart may be drawn at, in CSS px, at the narrowest width checked (1024 px).
-MIN_TEXT_PX = 10
+MIN_TEXT_PX = 11
 LEGEND_ROW = 20
 PLOT_BOTTOM_PAD = 50
 #: Average width of one 12-unit character (for laying out legend entries and wrapping category names).
@@ -317,8 +317,10 @@ class Edge:
     dashed: bool = False
 
 
-BOX_W, BOX_GAP_X, ROW_H, LINE_H = 220, 70, 120, 17
-BOX_CHARS = 27  # characters of 14-unit text per line inside a box
+# Boxes 180 units wide: two columns of them and the widest arrow label between fit the 564 px column at 1024 px
+# at >= 0.9 scale, so a 13-unit label reads at >= 11.7 px (220-unit boxes scaled the home page's to 0.80: 10.4 px).
+BOX_W, BOX_GAP_X, ROW_H, LINE_H = 180, 70, 120, 17
+BOX_CHARS = 22  # characters of 14-unit text per line inside a box
 EDGE_TEXT = 13  # size of an arrow's label
 
 
@@ -506,12 +508,12 @@ class StatusGrid:
 def status_grid_svg(grid: StatusGrid) -> str:
     """The grid as one line of SVG markup; hovering a cell shows its text."""
     # Column names slanted at 60 degrees: they need little room to the right of the last column, so seventeen
-    # format columns fit WIDTH units and the grid is drawn near 1:1 at 1024 px (at 35 degrees and 826 units wide
-    # it was scaled to 0.68 and its marks read at 7.5 px).
+    # format columns fit WIDTH units and the grid is drawn at 1:1 at 1024 px (at 35 degrees and 826 units wide
+    # it was scaled to 0.68 and its marks read at 7.5 px). A cell is at least 22 units, room for an 11-unit "exp*".
     cos, sin = math.cos(math.radians(GRID_SLANT_DEG)), math.sin(math.radians(GRID_SLANT_DEG))
     label_w = 8 + CHAR_W * max((len(r) for r in grid.rows), default=4)
     overhang = cos * CHAR_W * len(grid.columns[-1] if grid.columns else "") + 8  # the last column's slanted name
-    cell_w = max(24.0, (WIDTH - label_w - overhang) / max(len(grid.columns), 1))
+    cell_w = max(22.0, (WIDTH - label_w - overhang) / max(len(grid.columns), 1))
     cell_h = 30
     header_h = 16 + sin * CHAR_W * max((len(c) for c in grid.columns), default=4)
     width = label_w + cell_w * len(grid.columns) + overhang

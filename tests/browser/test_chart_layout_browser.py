@@ -15,17 +15,21 @@ pytestmark = pytest.mark.browser
 #: Pages with charts, and how many each draws from its typical link.
 CHART_PAGES = {"simulator": 3, "planner": 2}  # simulator: the stacked time-series panels + 2 sweeps
 #: Inline SVG charts (reports/svg_charts.py) per page.
-SVG_PAGES = {"memory": 2, "wizard": 1, "home": 2, "formats": 1}
+SVG_PAGES = {"memory": 2, "wizard": 1, "home": 2, "formats": 1, "speed": 2}
 
 _SVG_BOXES_JS = """
 svgs => svgs.map(svg => {
   const box = el => { const r = el.getBoundingClientRect(); return {l: r.left, r: r.right, t: r.top, b: r.bottom}; };
-  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;  // drawn px per viewBox unit
+  // the size a text is rendered at on screen: its font size times the scale of its screen transform (the viewBox
+  // fitted to the column, and its own rotation, which keeps the scale)
+  const rendered = t => {
+    const m = t.getScreenCTM();
+    return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+  };
   return {
     chart: box(svg),
     texts: [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
-      .map(t => ({...box(t), text: t.textContent, slanted: t.hasAttribute('transform'),
-                  px: parseFloat(t.getAttribute('font-size')) * scale})),
+      .map(t => ({...box(t), text: t.textContent, slanted: t.hasAttribute('transform'), px: rendered(t)})),
   };
 })
 """
