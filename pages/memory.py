@@ -39,7 +39,7 @@ from reports.memory_readouts import (
 )
 from reports.names import namer
 from reports.numbers import compact, number
-from reports.speed_text import speed_readout_line, users_readout_line
+from reports.speed_text import speed_readout_line, users_missed_target_line, users_readout_line
 from reports.tables import markdown_table
 from ui import deferred, url_widgets
 from ui.command_text import show_command
@@ -316,6 +316,9 @@ def show_readouts_and_engines() -> dict:
             think=compact(first.think_time_s, 3),
                  ttft_pct=compact(first.slo.ttft_percentile, 2), ttft=compact(first.slo.ttft_s, 3),
                  itl_pct=compact(first.slo.itl_percentile, 2), itl=compact(first.slo.itl_s * 1000, 3)))
+        missed = users_missed_target_line(readouts)
+        if missed:
+            st.markdown(missed)
         st.markdown("\n".join(f"- {users_readout_line(ENGINES[r.engine].display_name, r)}" for r in readouts))
         planner_query = {key: value for key, value in (("plan_model", catalog_id_for_repo(kb, model.model_ref)),
                                                        ("plan_gpus", machine.gpu_id)) if value}

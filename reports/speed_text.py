@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from calculators.engines import display_name
 from calculators.i18n import N_, _, ngettext, translated_word
 from calculators.planner.readout import UsersReadout
@@ -9,7 +11,7 @@ from calculators.speed.accuracy import Summary
 from calculators.speed.calibrate import CalibrationResult
 from calculators.speed.model import HARDWARE_CLASS_NAMES, Band, Prediction, SpeedBasis, group_name
 from calculators.speed.predict import SpeedEstimate
-from reports.numbers import number, percent, quantity, signed_percent, significant, with_unit
+from reports.numbers import compact, number, percent, quantity, signed_percent, significant, with_unit
 from reports.tables import markdown_table
 
 
@@ -223,6 +225,32 @@ def users_readout_line(engine_name: str, readout: UsersReadout) -> str:
         return text + ". " + _("Step times from the roofline's stated default efficiencies (this engine has no "
                                "speed model), with no error band.")
     return f"{text}. {basis_line(readout.basis)} {decode_band_text(readout.basis, readout.decode_band)}."
+
+
+def users_missed_target_line(readouts: list[UsersReadout]) -> str | None:
+    """One Markdown line when no engine gets a users figure because even a trickle missed the target: the simulated
+    first token and inter-token latency at that trickle (range over the engines, against the target) and the
+    first-token target that the best engine's trickle meets (rounded up to 0.1 s; seconds). None otherwise."""
+    missed = [r for r in readouts if r.trickle_ttft_s is not None and r.trickle_itl_s is not None]
+    if not missed or any(r.users is not None for r in readouts):
+        return None
+    slo = missed[0].slo
+    ttfts = [r.trickle_ttft_s for r in missed if r.trickle_ttft_s is not None]
+    itls = [r.trickle_itl_s for r in missed if r.trickle_itl_s is not None]
+    text = _("No engine here meets the target even at a trickle of requests: the simulation's p{pct} first token of a "
+             "{prompt}-token prompt takes {low}–{high} s (target {ttft} s) and its p{itl_pct} inter-token "
+             "latency is {itl_low}–{itl_high} ms (target {itl} ms).").format(
+        pct=compact(slo.ttft_percentile, 2), prompt=number(missed[0].prompt_tokens),
+        low=number(min(ttfts), 2), high=number(max(ttfts), 2), ttft=compact(slo.ttft_s, 3),
+        itl_pct=compact(slo.itl_percentile, 2), itl_low=number(min(itls) * 1000, 0),
+        itl_high=number(max(itls) * 1000, 0), itl=compact(slo.itl_s * 1000, 3))
+    within_itl = [r for r in missed if r.trickle_itl_s is not None and r.trickle_itl_s <= slo.itl_s]
+    if within_itl:
+        best = min(within_itl, key=lambda r: r.trickle_ttft_s or 0.0)
+        needed = math.ceil((best.trickle_ttft_s or 0.0) * 10) / 10
+        text += " " + _("A first-token target of {needed} s would give {engine} an answer (the capacity planner "
+                        "takes your own target).").format(needed=number(needed, 1), engine=display_name(best.engine))
+    return text
 
 
 def speed_readout_line(engine_name: str, estimate: SpeedEstimate | str) -> str:

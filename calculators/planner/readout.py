@@ -49,6 +49,10 @@ class UsersReadout:
     #: the basis's decode band (relative error of decode rates: the fit's leave-one-out errors, or the residuals
     #: a calibration left on the team's own run)
     decode_band: Band | None = None
+    #: When even a trickle missed the target: the simulated TTFT and ITL (seconds, at the SLO's percentiles) at the
+    #: lowest rate tried, the figures that say which bound failed and by how much (None otherwise)
+    trickle_ttft_s: float | None = None
+    trickle_itl_s: float | None = None
 
 
 def readout_lengths(context_tokens: int) -> tuple[int, int]:
@@ -86,7 +90,10 @@ def users_at_slo(arch: ModelArchitecture, machine: Machine, engine_id: str, sett
                             LengthDistribution(kind=LengthKind.FIXED, value=output), 0.0, n_requests, seed,
                             running, float(output))
     if found.best is None:
+        trickle = min(found.probes, key=lambda point: point.rate_per_s, default=None)
         return UsersReadout(**common, users=None, rate_per_s=0.0,
-                            reason=_("even a trickle of requests misses the target on this plan"))
+                            reason=_("even a trickle of requests misses the target on this plan"),
+                            trickle_ttft_s=trickle.ttft_s if trickle else None,
+                            trickle_itl_s=trickle.itl_s if trickle else None)
     users = int(found.max_rate_per_s * (think_time_s + (found.best.mean_e2e_s or 0.0)))
     return UsersReadout(**common, users=users, rate_per_s=found.max_rate_per_s)
