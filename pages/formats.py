@@ -223,6 +223,10 @@ def derivation(quant: Quantization) -> str:
         bits=compact(layout.weight_bits, 3), extra=compact(extra, 3), group=layout.group_size)
 
 
+#: Width of the bits-per-weight grid's scheme column, in px (the grid is the page column's 564 px at 1024 px).
+SCHEME_COLUMN_PX = 290
+
+
 def show_scheme_tables() -> None:
     """Bits per weight of every scheme, how each is derived, and the measured GGUF file types."""
     st.subheader(_("Bits per weight"))
@@ -250,6 +254,8 @@ def show_scheme_tables() -> None:
         hide_index=True,
         height="content",  # every row in view: the default height (ten rows) cut the eleventh row in half
         placeholder=varies,  # what a missing value reads as; only the bits per weight can be missing
+        # room for the longest name at 1024 px ("compressed-tensors (container of schemes)" was cut at "schemes")
+        column_config={_("scheme"): st.column_config.Column(width=SCHEME_COLUMN_PX)},
     )
     for quant in (q for q, bits in zip(formats.quantizations, bits_per_weight, strict=True) if bits is None):
         reason = _(quant.layout_note) if quant.layout_note else derivation(quant)
