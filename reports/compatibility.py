@@ -11,6 +11,7 @@ from calculators.engines import display_name
 from calculators.i18n import N_, _, translated_word
 from knowledge.loader import load_knowledge
 from reports.json_text import json_document
+from reports.tables import flag_pieces, literal_with_flags
 
 #: Reason code -> sentence with {placeholders} filled from the reason's values (English source text).
 _TOOL_REASONS = {
@@ -159,7 +160,7 @@ def tool_checks_markdown(checks: Sequence[ToolCallCheck]) -> str:
                 display_name(c.engine),
                 verdict_label(c.verdict),
                 parser_text(c.parser or c.recommended_parser) or "-",
-                " ".join(c.flags_to_add) or "-",
+                literal_with_flags(flag_pieces(c.flags_to_add)) or "-",
                 " ".join(tool_reason_text(r.code, r.values) for r in c.reasons),
             )
         )
@@ -183,7 +184,7 @@ def embedding_checks_markdown(checks: Sequence[EmbeddingCheck]) -> str:
             display_name(c.engine), verdict_label(c.verdict), c.pooling or "-", norm,
             "-" if c.output_dimension is None else str(c.output_dimension),
             "-" if c.max_input_tokens is None else str(c.max_input_tokens),
-            " ".join(c.flags_to_add) or "-",
+            literal_with_flags(flag_pieces(c.flags_to_add)) or "-",
         )
         rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return "\n".join(header + rows)

@@ -46,20 +46,35 @@ def literal_markdown(text: str) -> str:
     return "".join("\\" + char if char in MARKDOWN_SPECIALS else char for char in text)
 
 
-#: A command-line flag inside prose: `--name`, `--name=value` or `-x`, not inside a word ("non-streaming") nor a
-#: negative number ("-1").
-FLAG = re.compile(r"(?<![\w`-])--?[A-Za-z][\w.-]*(?:=[^\s,;)`|]+)?")
+#: Joins a flag to its value in a cell's text (`flag_pieces`), so the cell draws the two as one code span.
+FLAG_VALUE_JOINER = "\u00a0"
+#: A command-line flag inside prose: `--name`, `--name=value`, `-x`, or a flag joined to its value by
+#: FLAG_VALUE_JOINER; not inside a word ("non-streaming") nor a negative number ("-1").
+FLAG = re.compile(rf"(?<![\w`-])--?[A-Za-z][\w.-]*(?:[={FLAG_VALUE_JOINER}][^\s,;)`|]+)?")
+
+
+#: A space in a command piece that a value follows (not another flag; a negative number is a value).
+_BEFORE_A_VALUE = re.compile(r" (?!--?[A-Za-z])")
+
+
+def flag_pieces(command_pieces: Sequence[str]) -> str:
+    """`command_pieces` ("--enable-auto-tool-choice", "--tool-call-parser llama3_json") as one cell's text, each
+    flag joined to its value by FLAG_VALUE_JOINER: a literal table cell (`literal_with_flags`) draws each flag with
+    its value as one code span, which copies as one piece of the command (it showed `--tool-call-parser` llama3_json,
+    the value outside the span). A space before another flag stays a space: each flag is a span of its own."""
+    return " ".join(_BEFORE_A_VALUE.sub(FLAG_VALUE_JOINER, piece) for piece in command_pieces)
 
 
 def literal_with_flags(text: str) -> str:
-    """`text` shown exactly as written (see `literal_markdown`), with every flag in it a code span.
+    """`text` shown exactly as written (see `literal_markdown`), with every flag in it a code span (a flag joined to
+    its value by `flag_pieces`: one span holding both, with a plain space between them).
 
     A page lays a code span out whole (ui/markup.PAGE_STYLE); as plain text Chromium broke flags after their
     hyphens ("--enable-" / "auto-tool-choice", "--" / "chat-template-content-format") in narrow columns."""
     parts, last = [], 0
     for match in FLAG.finditer(text):
         flag = match.group(0).rstrip(".")
-        parts += [literal_markdown(text[last:match.start()]), f"`{flag}`"]
+        parts += [literal_markdown(text[last:match.start()]), f"`{flag.replace(FLAG_VALUE_JOINER, ' ')}`"]
         last = match.start() + len(flag)
     return "".join(parts) + literal_markdown(text[last:])
 

@@ -30,13 +30,15 @@ def test_default_view_gives_verdicts_for_every_engine_and_the_ingestion_cost():
     # engines by their names, never their ids (the ids stay in the link)
     assert list(tools["Engine"]) == ["Ollama", "llama.cpp (llama-server)", "vLLM", "SGLang", "MLX LM"]
     assert dict(zip(tools["Engine"], tools["Verdict"], strict=True))["vLLM"] == "needs flags"
-    # flags as code spans: drawn whole, never broken after a hyphen at 1024 px
-    assert "add: `--enable-auto-tool-choice` `--tool-call-parser` hermes" in set(tools["Flags to add or remove"])
+    # flags as code spans, each with its value: drawn whole (never broken after a hyphen at 1024 px) and copied as
+    # one piece of the command
+    assert "add: `--enable-auto-tool-choice` `--tool-call-parser hermes`" in set(tools["Flags to add or remove"])
     assert dict(zip(embeddings["Engine"], embeddings["Verdict"], strict=True))["MLX LM"] == "no embeddings endpoint"
     # engines that build their parser from the chat template say so in words, not by a made-up parser id
     parsers = dict(zip(tools["Engine"], tools["Parser"], strict=True))
     assert parsers["Ollama"] == "built from the GGUF's chat template"
     assert parsers["llama.cpp (llama-server)"] == "built from the Jinja chat template"
+    assert parsers["vLLM"] == "-"  # the parser it needs is in the flag beside it, not said twice (fits at 1024 px)
     assert [e.label for e in at.expander][:2] == ["Ollama: works", "llama.cpp (llama-server): works"]
     assert "cmp_tool_engines" not in at.query_params  # defaults stay out of the link
     labels = [m.label for m in at.metric]
@@ -133,3 +135,16 @@ def test_a_command_from_a_link_is_quoted_in_an_error_never_drawn_as_markdown():
         errors = [e.value for e in at.error]
         assert errors and all("](https" not in e for e in errors), errors
         assert any(e.startswith("Cannot check: ") and "is not a launcher" in e for e in errors), errors
+
+
+def test_a_flag_and_its_value_are_one_code_span_in_spanish_and_in_the_download(monkeypatch):
+    """The verdicts read "añadir: `--tool-call-parser` hermes": the value sat outside the code span, so the flag
+    and its value did not copy as one piece of the command."""
+    from tests.support.page_runs import record_download_callbacks
+
+    callbacks = record_download_callbacks(monkeypatch)
+    at = page_in_language(PAGE, "es", {"cmp_tool_model": "llama-3.1-8b", "cmp_tool_engines": ["vllm"]}).run()
+    assert not at.exception
+    cells = {cell for table in verdict_tables(at)[:1] for cell in table.iloc[:, -1]}
+    assert "añadir: `--enable-auto-tool-choice` `--tool-call-parser llama3_json`" in cells, cells
+    assert "| `--enable-auto-tool-choice` `--tool-call-parser llama3_json` |" in callbacks["tool_checks_markdown"]()
