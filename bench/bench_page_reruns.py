@@ -16,7 +16,14 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
-from bench.typical_states import TYPICAL_STATES, TypicalState, missing_pages, typed_values
+from bench.typical_states import (
+    TYPICAL_STATES,
+    TypicalState,
+    missing_pages,
+    page_file_names,
+    typed_values,
+    unknown_page_names,
+)
 from tests.support.page_discovery import app_pages
 from ui import background
 
@@ -56,7 +63,17 @@ def main(argv: list[str]) -> int:
     if missing:
         print(f"no typical state in bench/typical_states.py for: {', '.join(missing)}", file=sys.stderr)
         return 1
-    pages = [page for page in app_pages() if not argv or page.name in argv]
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
+    if options := [argument for argument in argv if argument.startswith("-")]:
+        print(f"unknown option {options[0]}; give page names only (say memory or memory.py)", file=sys.stderr)
+        return 2
+    if message := unknown_page_names(argv):
+        print(message, file=sys.stderr)
+        return 2
+    names = page_file_names(argv)
+    pages = [page for page in app_pages() if not names or page.name in names]
     print(f"page rerun budget: median < {BUDGET_MS:.0f} ms ({RERUNS} warm reruns each, AppTest); "
           f"load average {os.getloadavg()[0]:.1f}")
     over = []

@@ -25,7 +25,14 @@ import time
 from pathlib import Path
 
 from bench.served_app import REPO, chromium, served
-from bench.typical_states import TYPICAL_STATES, TypicalState, link, missing_pages
+from bench.typical_states import (
+    TYPICAL_STATES,
+    TypicalState,
+    link,
+    missing_pages,
+    page_file_names,
+    unknown_page_names,
+)
 from tests.support.page_discovery import app_pages
 
 TARGET_RATIO = 1.5
@@ -144,12 +151,11 @@ def main(argv: list[str]) -> int:
             print(f"unknown option {argument}; give page names, --rounds N or --against DIR", file=sys.stderr)
             return 2
         else:
-            names.append(argument if argument.endswith(".py") else f"{argument}.py")  # "speed" or "speed.py"
-    unknown = sorted(set(names) - {page.name for page in app_pages()})
-    if unknown:
-        print(f"no such page: {', '.join(unknown)} (pages: {', '.join(page.name for page in app_pages())})",
-              file=sys.stderr)
+            names.append(argument)
+    if message := unknown_page_names(names):
+        print(message, file=sys.stderr)
         return 2
+    names = page_file_names(names)
     links = [(page.name, link(page.name, TYPICAL_STATES[page.name]), TYPICAL_STATES[page.name])
              for page in app_pages() if not names or page.name in names]
     if against is not None:

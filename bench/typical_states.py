@@ -116,3 +116,15 @@ def link(page_name: str, state: TypicalState) -> str:
     from urllib.parse import urlencode
 
     return "/" + url_paths()[page_name] + ("?" + urlencode(state.query, doseq=True) if state.query else "")
+
+
+def unknown_page_names(names: list[str]) -> str:
+    """A message naming each of `names` ("speed" or "speed.py") that is no page app.py lists, "" when all are."""
+    known = [page.name for page in app_pages()]
+    unknown = sorted(set(page_file_names(names)) - set(known))
+    return f"no such page: {', '.join(unknown)} (pages: {', '.join(known)})" if unknown else ""
+
+
+def page_file_names(names: list[str]) -> list[str]:
+    """`names` as page file names: "speed" and "speed.py" both name pages/speed.py."""
+    return [name if name.endswith(".py") else f"{name}.py" for name in names]
