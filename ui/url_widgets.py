@@ -43,6 +43,8 @@ _SYNCED_KEY = "_url_synced_values"
 #: Per session: (page, {key: value or None}, the query string sent with them) this session's script last wrote into
 #: the URL, until a later run confirms it.
 _WRITTEN_KEY = "_url_written_params"
+#: Per session: {tabs key: (the URL value last read or written, the index of the tab the tabs were drawn with)}.
+_TAB_DEFAULTS_KEY = "_url_tab_defaults"
 
 Labels = Mapping[Any, str] | Callable[[Any], str]
 
@@ -418,10 +420,21 @@ def tabs(labels: Sequence[str], *, key: str) -> Sequence[Any]:
             value=_shown(raw), key=code_span(key)))
         index = 0
 
+    # The tabs keep the default they were first drawn with until a new link sets another tab: Streamlit 1.67 makes
+    # `default` part of the tabs' element id, so following our own write (opening tab 4 writes `key=4`) gave the
+    # tabs a new id and the browser drew them anew, dropping a number typed into them meanwhile (traced for the
+    # wizard: the number was never sent and the field showed the link's value again).
+    drawn: dict[str, tuple[str | None, int]] = st.session_state.setdefault(_TAB_DEFAULTS_KEY, {})
+    if key in drawn and drawn[key][0] == raw:
+        index = drawn[key][1]
+    drawn[key] = (raw, index)
+
     def write_back() -> None:
         chosen = st.session_state.get(f"{key}_tab")
         if chosen in labels:
-            write_params({key: str(list(labels).index(chosen) + 1)})
+            written = str(list(labels).index(chosen) + 1)
+            write_params({key: written})
+            drawn[key] = (written, drawn[key][1])  # our own write: the tabs keep their default
 
     return st.tabs(list(labels), default=labels[index], key=f"{key}_tab", on_change=write_back)
 

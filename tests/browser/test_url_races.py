@@ -152,3 +152,24 @@ def test_a_number_typed_before_the_rest_of_a_shared_link_arrives_is_kept(app_url
     page.reload()
     wait_for_app(page)
     assert page.locator(".st-key-wiz_users input").first.input_value() == "40"
+
+
+def test_a_number_being_typed_when_the_tabs_answer_arrives_is_kept(app_url, page):
+    """Opening a link-bound tab writes it into the link (`wiz_step=4`); the tabs' default followed the link, and
+    Streamlit 1.67 makes the default part of the tabs' element id, so the answer to the click drew the tabs anew and
+    a number being typed into them was dropped: it was never sent and the field showed the link's value again
+    (traced for the wizard in a load reproduction). Here the answer arrives between typing and Enter."""
+    held = HeldServerMessages(page)
+    open_page(page, app_url + "/wizard?wiz_users=39")
+    held.hold()
+    page.get_by_role("tab", name="4 · Workload").click()
+    held.wait_until(page, run_finished())  # the server has answered the click and written the tab into the link
+    field = page.locator(".st-key-wiz_users input").first
+    field.fill("40")
+    held.release()
+    page.wait_for_url("**wiz_step=4*")  # the answer is applied
+    wait_for_app(page)
+    field.press("Enter")
+    page.wait_for_url("**wiz_users=40*", timeout=15_000)
+    wait_for_app(page)
+    assert field.input_value() == "40"
