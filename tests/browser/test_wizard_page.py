@@ -49,3 +49,18 @@ def test_an_answer_changed_in_the_page_reaches_the_url(app_url, page):
     page.reload()
     wait_for_app(page)
     expect(page.get_by_role("radio", name="Offline batch jobs")).to_be_checked()
+
+
+def test_a_spanish_link_keeps_its_answers_when_the_rest_of_the_page_follows(app_url, page):
+    """The rest of a visit's first run arrives through a timer's rerun (ui/deferred, ui/background.note_until). That
+    rerun sends every widget's value as the browser would, a radio's as its label: written in English by the timer's
+    own run, the Spanish page read the use as "Shared internal API" and said "Estas respuestas se contradicen: use:
+    debe ser uno de estos: 'occasional-local', ..." in place of the recommendation."""
+    from playwright.sync_api import expect
+
+    open_page(page, app_url + LINK + "&lang=es")
+    expect(page.get_by_text("Primer candidato:")).to_be_visible(timeout=60_000)
+    expect(page.locator('[data-testid="stTable"], [data-testid="stMarkdown"] table').first).to_be_visible()
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0, page.locator(
+        '[data-testid="stAlertContentError"]').all_inner_texts()
+    assert page.locator('[data-testid="stException"]').count() == 0
