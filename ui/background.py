@@ -23,7 +23,6 @@ from typing import Any
 import streamlit as st
 
 from calculators.i18n import current_language, language
-from ui.run_control import rerun_app
 
 MAX_RESULTS = 32
 POLL_S = 0.3
@@ -69,7 +68,7 @@ def note_until(ready: Callable[[], bool], message: str, every_s: float, key: str
     def waiting() -> None:
         if ready():
             with language(lang):
-                rerun_app()  # not st.rerun(): that would fold into a rerun the reader's typing queued meanwhile
+                st.rerun()
         with st.container(key=key) if key else contextlib.nullcontext():
             st.caption(message)
 

@@ -13,12 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import open_page, wait_for_app
-from tests.support.held_messages import (
-    HeldServerMessages,
-    page_info_sent,
-    run_finished,
-    without_widget_in_timer_reruns,
-)
+from tests.support.held_messages import HeldServerMessages, page_info_sent, run_finished
 from tests.support.streamlit_server import app_url_fixture
 
 pytestmark = pytest.mark.browser
@@ -108,50 +103,6 @@ def test_the_speed_page_keeps_a_number_typed_while_it_writes_the_calibration(app
     expect(page).to_have_url(re.compile(r"(?=.*speed_cal=)(?=.*speed_concurrency=5)"), timeout=15_000)
     _assert_typed_value_drawn_and_kept_on_reload(page, "speed_concurrency", "5")
     expect(page.get_by_text("Calibration in use from the link")).to_be_visible()
-
-
-def _forced_values(messages, key: str) -> list[float]:
-    """The values the server sent for the number input `key` with `set_value` (the browser then shows that value,
-    whatever the reader typed)."""
-    forced = []
-    for message in messages:
-        if message.WhichOneof("type") == "delta" and message.delta.WhichOneof("type") == "new_element":
-            element = message.delta.new_element
-            number_input = element.number_input if element.WhichOneof("type") == "number_input" else None
-            if number_input is not None and number_input.id.endswith(f"-{key}") and number_input.set_value:
-                forced.append(number_input.value)
-    return forced
-
-
-def test_a_number_typed_before_the_rest_of_a_shared_link_arrives_is_kept(app_url, page):
-    """test_load's session 18 (main ea4420e): a shared link's first run ends early and the browser's timer asks for
-    the rest (ui/deferred.py). The wizard's users input sits in a tab the browser has not opened; under load the
-    timer's request carried no value for it (traced), so the rerun that drew the rest seeded it from the link again
-    and sent it with `set_value`: when that answer arrived after the reader had typed, the browser could put the
-    link's old number back (typed 40, shown 39). Here the timer's requests lack the field's value and the answer to
-    the first is held until the number is typed."""
-    from playwright.sync_api import expect
-
-    held = HeldServerMessages(page, edit_from_browser=without_widget_in_timer_reruns("wiz_users"))
-    held.hold_after(lambda message: run_finished()([message]))  # the first run: the timer starts when it is drawn
-    page.goto(app_url + "/wizard?wiz_users=39", wait_until="domcontentloaded")
-    held.wait_until(page, run_finished())  # the server has drawn the rest of the page; the browser has not seen it
-    forced = _forced_values(held.seen, "wiz_users")
-    assert not forced, f"the rest of the page would replace what the reader types with {forced}"
-    typed_at = len(held.seen)
-    page.get_by_role("tab", name="4 · Workload").click()
-    field = page.locator(".st-key-wiz_users input").first
-    field.fill("40")
-    field.press("Enter")
-    page.wait_for_url("**wiz_users=40*")
-    held.wait_until(page, run_finished(after=typed_at))  # the server has answered the number too
-    held.release()
-    wait_for_app(page)
-    expect(page).to_have_url(re.compile(r"wiz_users=40"), timeout=15_000)
-    assert field.input_value() == "40"
-    page.reload()
-    wait_for_app(page)
-    assert page.locator(".st-key-wiz_users input").first.input_value() == "40"
 
 
 def test_a_number_being_typed_when_the_tabs_answer_arrives_is_kept(app_url, page):
