@@ -23,7 +23,7 @@ from reports.names import namer
 from reports.numbers import number, quantity
 from reports.speed_figures import decode_charts_svg
 from reports.speed_text import calibration_text, ledger_sections, speed_estimate_text
-from ui import url_widgets
+from ui import deferred, url_widgets
 from ui.markdown_text import literal
 from ui.markup import show_svg
 from ui.run_control import end_run
@@ -102,6 +102,9 @@ st.caption(_(
     "Decode speed as more sequences generate at once, each holding {context} of KV cache; shaded: the estimate's "
     "band. Speed only: whether that many sequences fit in memory is the Memory & capacity page's answer."
 ).format(context=quantity(estimate.context_tokens, _("tokens"), 0)))
+
+# A shared link's first run ends with the estimate and its pictures; calibration and the accuracy tables follow.
+deferred.rest_follows()
 
 st.subheader(_("Calibrate with your own run"))
 st.caption(

@@ -29,6 +29,7 @@ DEFERRED_PAGES = {
     "formats.py": '[data-testid="stDataFrame"]',  # the cell's hardware paths and the scheme tables, below its verdict
     "wizard.py": '[data-testid="stDownloadButton"]',  # the recommendation's download, below the first candidate
     "reconcile.py": '[data-testid="stSelectbox"]',  # the capture commands' engine, below the paste box
+    "speed.py": '[data-testid="stTextArea"]',  # the calibration's paste box, below the estimate and its charts
 }
 
 WATCH_JS = """
