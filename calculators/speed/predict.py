@@ -52,6 +52,15 @@ def speed_params(engine: str, hardware_class: str,
     return engine_params(engine, params), basis
 
 
+def params_on(engine: str, hw: Accelerator,
+              calibration: CalibrationProfile | None = None) -> tuple[SpeedParams, SpeedBasis]:
+    """`speed_params` for `engine` on accelerator `hw`, the basis noting when `hw`'s flop/s are unknown."""
+    params, basis = speed_params(engine, hw.hardware_class, calibration)
+    if note := flops_note(hw, params):
+        basis = basis.model_copy(update={"flops_note": note})
+    return params, basis
+
+
 def unfitted_params(memory_efficiency: float = DEFAULT_MEMORY_EFFICIENCY,
                     compute_efficiency: float = DEFAULT_COMPUTE_EFFICIENCY) -> SpeedParams:
     """Efficiencies with no overheads and no band: the roofline's stated defaults for an engine without a speed
@@ -96,9 +105,7 @@ def estimate_speed(
 
     Decode sequences are taken to hold `context_tokens` of KV each (default: the prompt).
     """
-    params, basis = speed_params(engine, hw.hardware_class, calibration)
-    if note := flops_note(hw, params):
-        basis = basis.model_copy(update={"flops_note": note})
+    params, basis = params_on(engine, hw, calibration)
     context = prompt_tokens if context_tokens is None else context_tokens
     one = decode_step_seconds(model, hw, params, 1, context)
     many = decode_step_seconds(model, hw, params, concurrency, context)
@@ -164,9 +171,7 @@ def decode_by_concurrency(
     """Decode rate (tokens/s, all sequences and per sequence, with bands) at each of `concurrencies`, every
     sequence holding `context_tokens` of KV. Speed only: whether that many sequences fit in memory is the
     memory calculators' question."""
-    params, basis = speed_params(engine, hw.hardware_class, calibration)
-    if note := flops_note(hw, params):
-        basis = basis.model_copy(update={"flops_note": note})
+    params, basis = params_on(engine, hw, calibration)
     points = []
     for concurrency in concurrencies:
         step_s = decode_step_seconds(model, hw, params, concurrency, context_tokens)
@@ -225,8 +230,6 @@ def engine_step_costs(
     out = []
     for engine in engines:
         usable = calibration if calibration is not None and calibration.applies_to(engine, hw.hardware_class) else None
-        params, basis = speed_params(engine, hw.hardware_class, usable)
-        if note := flops_note(hw, params):
-            basis = basis.model_copy(update={"flops_note": note})
+        params, basis = params_on(engine, hw, usable)
         out.append(EngineStepCost(engine=engine, cost=step_cost_model(model, hw, params), basis=basis, params=params))
     return tuple(out)
