@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from calculators.i18n import current_language, language
+from calculators.i18n import current_language
 
 MAX_RESULTS = 32
 POLL_S = 0.3
@@ -59,16 +59,11 @@ def wait_for_section(job: Future, message: str) -> None:
 def note_until(ready: Callable[[], bool], message: str, every_s: float, key: str | None = None) -> None:
     """`message` as a caption (in a container keyed `key`, if given) that the browser polls every `every_s` seconds:
     the first poll at which `ready()` holds reruns the whole app."""
-    # The reader's language, as this full run has it: the fragment's own runs do not run app.py, which sets it, and
-    # the rerun's widget states hold a radio's or selectbox's value as its label (Streamlit's serde), so labels
-    # written in English read as no option on a Spanish page (the wizard's use: "Shared internal API").
-    lang = current_language()
 
     @st.fragment(run_every=every_s)
     def waiting() -> None:
         if ready():
-            with language(lang):
-                st.rerun()
+            st.rerun()
         with st.container(key=key) if key else contextlib.nullcontext():
             st.caption(message)
 
