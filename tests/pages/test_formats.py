@@ -236,3 +236,18 @@ def test_a_container_of_schemes_reads_varies_with_the_reason_not_none(lang, cont
     # the column's own member table (Markdown) says the same word
     members = next(t for t in _markdown(at) if t.startswith("|") and f"compressed{NO_BREAK_HYPHEN}tensors" in t)
     assert f"| {varies} |" in members, members
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_gguf_file_types_read_from_fewest_to_most_bits_per_weight(lang):
+    """Issue 19 review: the file-type table listed Q2_K and IQ4_XS after Q8_0 (the knowledge base's order); a reader
+    compares sizes down the table, as llama.cpp's quantize README lists them, so it runs from fewest bits up."""
+    from knowledge.loader import load_knowledge
+
+    at = page_in_language(PAGE, lang).run()
+    assert not at.exception
+    mixes = load_knowledge().formats.file_mixes
+    table = next(e.value for e in at.dataframe if set(e.value.iloc[:, 0]) == {m.name for m in mixes})
+    bits = list(table.iloc[:, 1])
+    assert bits == sorted(m.measured_bits_per_weight for m in mixes), list(table.iloc[:, 0])
+    assert list(table.iloc[:, 0])[:3] == ["Q2_K", "IQ4_XS", "Q4_K_S"] and list(table.iloc[:, 0])[-1] == "F16"
