@@ -283,3 +283,9 @@ class EngineAdapter:
     # -- speed model ----------------------------------------------------------------------------------------
     #: fit family, concurrency and benchmark readers (engines/<engine>/speed.py); None = no speed model
     speed: EngineSpeed | None = None
+
+    def step_devices(self, settings: BaseModel) -> int:
+        """Devices whose bandwidth and flop/s add up in one step of one instance run with `settings`: every device
+        of the instance when each step is split across them (tensor split: `devices_from_settings`), else one
+        (layers spread over devices take turns within a step, so a single request goes at one device's speed)."""
+        return max(1, int(self.devices_from_settings(settings))) if self.multi_gpu_split == "tensor" else 1

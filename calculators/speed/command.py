@@ -54,9 +54,10 @@ def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_byt
     gpu = kb.gpus.get(machine.gpu_id)
     hw = accelerator_of_gpu(gpu)
     notes = []
-    n = machine.n_devices
+    # only tensor parallelism splits one step across devices; devices holding different layers take turns (the
+    # rule the simulator's step costs follow too: calculators/planner/search.instance_step_cost)
+    n = engine.step_devices(settings)
     if n > 1:
-        # tensor/pipeline parallel: bandwidth and flop/s add up; communication is not modelled
         hw = hw.model_copy(update={
             "memory_bandwidth_bytes_per_s": hw.memory_bandwidth_bytes_per_s * n,
             "flops_per_s": hw.flops_per_s * n if hw.flops_per_s else None,
@@ -64,6 +65,10 @@ def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_byt
             "label": f"{n} × {hw.label}",
         })
         notes.append(_("{n} devices: bandwidth and flop/s summed, communication between them not modelled").format(n=n))
+    if machine.n_devices > n:
+        notes.append(_("{used} of the {n} devices' bandwidth and flop/s count: devices holding different layers take "
+                       "turns within a step, only tensor parallelism splits one step across devices").format(
+                       used=n, n=machine.n_devices))
     if not weights_bytes:
         raise ServewiseInputError(_("the weight bytes are unknown; give --weights or --weights-bytes"))
     shape = model_shape(arch, weights_bytes, plan.kv_bytes_per_token * max(1, n))
