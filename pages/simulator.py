@@ -11,7 +11,12 @@ from calculators.simulator.loops import open_loop_twin
 from calculators.simulator.model_inputs import simulator_inputs
 from calculators.simulator.policy import StaticBatchPolicy
 from calculators.simulator.results import Slo
-from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
+from calculators.simulator.roofline import (
+    DEFAULT_COMPUTE_EFFICIENCY,
+    DEFAULT_MEMORY_EFFICIENCY,
+    POPE_PREFILL_MFU,
+    StepCostModel,
+)
 from calculators.simulator.run import simulate
 from calculators.simulator.sweep import sweep_arrival_rates
 from calculators.simulator.workload import LengthDistribution, WorkloadSpec, draw_requests, parse_length_pairs_csv
@@ -20,7 +25,7 @@ from calculators.speed.model import HARDWARE_CLASS_NAMES, Accelerator, ModelShap
 from calculators.speed.predict import engine_step_costs, step_cost_model, unfitted_params
 from knowledge import load_knowledge
 from reports.names import namer
-from reports.numbers import compact, number
+from reports.numbers import compact, number, percent
 from reports.simulator_charts import (
     comparison_table,
     distribution_table,
@@ -222,8 +227,9 @@ with machine_col:
                                             help=_("Share of peak bandwidth reached while decoding."))
             compute_eff = url_widgets.number(_("Prefill compute efficiency (MFU)"), key="sim_mfu", min_value=0.0,
                                              max_value=1.0, value=DEFAULT_COMPUTE_EFFICIENCY, step=0.05,
-                                             help=_("An assumption; Pope et al. (MLSys 2023) report 76\u00a0% for "
-                                                    "large-batch prefill of PaLM 540B on TPU v4."))
+                                             help=_("An assumption; Pope et al. (MLSys 2023) report {share} for "
+                                                    "large-batch prefill of PaLM 540B on TPU v4.").format(
+                                                 share=percent(POPE_PREFILL_MFU)))
         changed_knobs += changed_input(_("Type the step-time efficiencies"), typed_efficiency, False)
         if typed_efficiency:
             changed_knobs += changed_input(_("Decode bandwidth efficiency"), memory_eff, DEFAULT_MEMORY_EFFICIENCY)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calculators.reconcile.result import Reconciliation, RowStatus
-from reports.numbers import with_unit
+from reports.numbers import percent, with_unit
 
 
 @dataclass
@@ -65,7 +65,7 @@ def _counts(counts: dict[RowStatus, int]) -> str:
 
 
 def _percent(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0%}"
+    return "–" if value is None else percent(value)
 
 
 def shares_text(table: dict[str, EngineShare]) -> str:

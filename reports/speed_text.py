@@ -97,7 +97,7 @@ def calibration_text(result: CalibrationResult) -> str:
         scale, unit = (1000.0, "ms") if c.unit == "s" else (1.0, c.unit)
         lines.append(
             f"| {c.label} | {_shown(c.metric)} | {quantity(c.measured * scale, unit, 2)} | "
-            f"{quantity(c.predicted * scale, unit, 2)} | {'+' if c.error >= 0 else ''}{percent(c.error, 1)} |"
+            f"{quantity(c.predicted * scale, unit, 2)} | {signed_percent(c.error, 1)} |"
         )
     lines += [
         "",
@@ -195,7 +195,8 @@ def band_source(basis: SpeedBasis, band: Band) -> str:
 
 
 def decode_band_text(basis: SpeedBasis, band: Band) -> str:
-    """'Decode step band -18 % to +12 % (leave-one-out, 54 measurements)' in the reader's words."""
+    """'Decode step band -18% to +12% (leave-one-out, 54 measurements)' in the reader's words ('-18\u00a0%' in
+    Spanish: reports.numbers.signed_percent)."""
     return _("Decode step band {low} to {high} ({source})").format(
         low=signed_percent(band.low), high=signed_percent(band.high), source=band_source(basis, band))
 

@@ -20,7 +20,7 @@ from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.model.ggml_types import ggml_block
-from calculators.units import compact, number
+from calculators.units import compact, number, percent
 from knowledge.formats import FormatsSection, Quantization, Scope
 
 #: Bits of the parts a scheme leaves unquantized (the checkpoints' BF16/FP16).
@@ -210,7 +210,8 @@ def _split_by_scope(
     expert_params: int | None,
 ) -> tuple[list[WeightPart], list[str]]:
     """Split the parameters into the quantized part and the part the scheme leaves at 16 bits."""
-    approximations = [_("norms and biases are counted with their neighbours (well under 0.1\u00a0% of a model)")]
+    approximations = [_("norms and biases are counted with their neighbours (well under {share} of a model)").format(
+        share=percent(0.001, 1))]
     if quant.scope is Scope.ALL:
         return [_part(_("all weights"), params_total, bits)], approximations
     if quant.scope is Scope.MOE_EXPERTS:

@@ -30,9 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field
 #: bandwidth on consumer cards and 0.3-0.5 on HBM data-centre GPUs at batch 1. 0.6 is a mid value.
 DEFAULT_MEMORY_EFFICIENCY = 0.6
 
-#: Prefill (compute-bound) model-FLOPs utilisation: an assumption. Pope et al., "Efficiently Scaling
-#: Transformer Inference" (MLSys 2023) report 76 % MFU for large-batch prefill of PaLM 540B on TPU v4,
-#: an upper reference; 0.5 leaves room for smaller models and less tuned kernels.
+#: Model-FLOPs utilisation Pope et al., "Efficiently Scaling Transformer Inference" (MLSys 2023) report for
+#: large-batch prefill of PaLM 540B on TPU v4: an upper reference, quoted where the assumption below is typed.
+POPE_PREFILL_MFU = 0.76
+
+#: Prefill (compute-bound) model-FLOPs utilisation: an assumption, below POPE_PREFILL_MFU to leave room for smaller
+#: models and less tuned kernels.
 DEFAULT_COMPUTE_EFFICIENCY = 0.5
 
 

@@ -147,6 +147,25 @@ def test_the_number_spec_check_sees_each_kind_of_spec():
         assert not _formats_its_own_number(text), text
 
 
+#: A percentage typed into a message ("76 %", "0.1\u00a0%"), where calculators/units.percent would space its sign as
+#: the reader's language does: English "76%", Spanish "76\u00a0%" (an English text read "76 %" beside "-13%").
+_TYPED_PERCENT = re.compile(r"\d[ \u00a0]?%")
+
+
+def test_no_message_types_a_percentage():
+    """Every percentage a person reads is written by calculators/units.percent (signed: reports.numbers.signed_percent),
+    so English and Spanish each space the sign one way on every page."""
+    offenders = sorted({t[:100] for t in _catalog_texts() if _TYPED_PERCENT.search(_prose(t))})
+    assert not offenders, "percentages typed into a message (pass percent(fraction) instead):\n" + "\n".join(offenders)
+
+
+def test_the_typed_percentage_check_sees_each_spacing():
+    for text in ("report 76 % for", "under 0.1\u00a0% of", "a 5% margin"):
+        assert _TYPED_PERCENT.search(text), text
+    for text in ("Most failed or rejected (%)", "(i % 8 == 4)", "{share} of each prompt", "% of KV capacity"):
+        assert not _TYPED_PERCENT.search(text), text
+
+
 #: "slot(s)", "motor(es)", "la(s)": a plural guessed in brackets instead of the word for the real count (ngettext).
 #: "time (s)" (seconds, after a space) is a unit, not a plural.
 _BRACKET_PLURAL = re.compile(r"\w\((?:s|es|as|os)\)")
