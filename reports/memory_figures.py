@@ -5,7 +5,7 @@ browser fetching and compiling plotly's 4.7 MB script first."""
 from __future__ import annotations
 
 from calculators.engines import display_name
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, ngettext
 from calculators.memory.capacity import CapacityCurve
 from calculators.memory.compare import EngineComparison
 from calculators.memory.plan import ComponentKind
@@ -72,7 +72,7 @@ def capacity_chart_svg(curves: list[CapacityCurve], chosen_context: int) -> str:
     ticks = [2**k for k in range(8, 25) if min(contexts) <= 2**k <= max(contexts)]
     return line_chart_svg(LineChart(
         lines, x_title=_("context per sequence (tokens, log scale)"), y_title=_("most concurrent sequences that fit"),
-        x_unit=_("tokens"), y_unit=_("sequences"), x_log=True,
+        x_unit=_("tokens"), y_unit=lambda n: ngettext("{n}\u00a0sequence", "{n}\u00a0sequences", n), x_log=True,
         x_ticks=[(t, f"{t // 1024}k" if t >= 1024 else str(t)) for t in ticks],
         marker_x=chosen_context, marker_label=_("your context"), css_class="sw-lines capacity-curves",
         open_point_name=_("at the cap ({n}): at least this many").format(

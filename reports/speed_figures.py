@@ -3,7 +3,7 @@ accelerator, for each sequence and for all of them together, each with its band.
 
 from __future__ import annotations
 
-from calculators.i18n import _
+from calculators.i18n import _, ngettext
 from calculators.speed.predict import DecodePoint
 from reports.chart_layout import engine_colour
 from reports.svg_charts import Line, LineChart, line_chart_svg
@@ -25,7 +25,8 @@ def decode_charts_svg(points: list[DecodePoint], engine: str, chosen_concurrency
     colour = engine_colour(engine)
     xs = [float(p.concurrency) for p in points]
     ticks = _ticks([p.concurrency for p in points])
-    common = dict(x_title=_("concurrent sequences (log scale)"), x_unit=_("sequences"), y_unit=_("tokens/s"),
+    common = dict(x_title=_("concurrent sequences (log scale)"), y_unit=_("tokens/s"),
+                  x_unit=lambda n: ngettext("{n}\u00a0sequence", "{n}\u00a0sequences", n),
                   x_log=True, x_ticks=ticks, marker_x=float(chosen_concurrency), marker_label=_("your choice"),
                   height=CHART_HEIGHT)
     each = line_chart_svg(LineChart(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 
@@ -201,6 +202,20 @@ class Line:
     notes: list[str] = field(default_factory=list)
 
 
+#: What a line chart's hover writes after a figure: a unit ("tokens/s"), or for a count a function of the count that
+#: gives its phrase with an {n} field, singular or plural in the reader's language
+#: (`lambda n: ngettext("{n}\u00a0sequence", "{n}\u00a0sequences", n)`): a hover read "1 sequences".
+HoverUnit = str | Callable[[int], str]
+
+
+def hover_figure(value: float, unit: HoverUnit) -> str:
+    """`value` rounded to a whole number with its unit (a count's phrase for the rounded count), unbreakable."""
+    if isinstance(unit, str):
+        return quantity(value, unit, 0)
+    count = round(value)  # half to even, as Babel rounds the written figure
+    return unit(count).format(n=number(count))
+
+
 @dataclass(frozen=True)
 class LineChart:
     """Lines over a log-scaled or linear x axis, with an optional dotted vertical marker (e.g. the chosen x)."""
@@ -208,8 +223,8 @@ class LineChart:
     lines: list[Line]
     x_title: str
     y_title: str
-    x_unit: str
-    y_unit: str
+    x_unit: HoverUnit
+    y_unit: HoverUnit
     x_log: bool = False
     #: x positions of the x ticks and their labels.
     x_ticks: list[tuple[float, str]] = field(default_factory=list)
@@ -282,7 +297,7 @@ def line_chart_svg(chart: LineChart) -> str:
         if line.notes and len(line.notes) != len(line.points):
             raise ValueError(f"line {line.name!r}: {len(line.notes)} notes for {len(line.points)} points")
         for index, (x, y) in enumerate(line.points):
-            tip = f"{line.name} · {quantity(x, chart.x_unit, 0)}: {quantity(y, chart.y_unit, 0)}"
+            tip = f"{line.name} · {hover_figure(x, chart.x_unit)}: {hover_figure(y, chart.y_unit)}"
             if line.band:
                 low, high = line.band[index]
                 tip += f" ({number(low, 0)}–{number(high, 0)})"

@@ -192,3 +192,28 @@ def test_a_point_with_a_note_is_drawn_open_and_says_so_on_hover_and_in_the_legen
     with pytest.raises(ValueError, match="1 notes for 2 points"):
         line_chart_svg(LineChart([Line("vLLM", "#f00", [(1, 2), (2, 1)], notes=["x"])], x_title="x", y_title="y",
                                  x_unit="", y_unit=""))
+
+
+@pytest.mark.parametrize(("lang", "one", "two"), [("en", "1\u00a0sequence", "2\u00a0sequences"),
+                                                  ("es", "1\u00a0secuencia", "2\u00a0secuencias")])
+def test_a_count_in_a_hover_takes_its_singular_or_plural(lang, one, two):
+    """Issue 19 review: the speed charts' hovers read "1 sequences" at one concurrent sequence (and the memory
+    capacity chart at one sequence that fits): a counted word goes through ngettext, in both languages."""
+    from calculators.memory.capacity import CapacityCurve
+    from calculators.speed.model import Prediction, SpeedBasis
+    from calculators.speed.predict import DecodePoint
+    from reports.speed_figures import decode_charts_svg
+
+    basis = SpeedBasis(kind="default-fit", engine_family="vllm", hardware_class="datacenter-hbm", group="vllm")
+    points = [DecodePoint(concurrency=n, all_sequences=Prediction(value=50.0 * n, low=40.0 * n, high=60.0 * n,
+                                                                  basis=basis),
+                          per_sequence=Prediction(value=50.0, low=40.0, high=60.0, basis=basis)) for n in (1, 2)]
+    curve = CapacityCurve("vllm", (4096, 8192), (2, 1), sequences_limit=256, plans_evaluated=2)
+    with language(lang):
+        charts = [*decode_charts_svg(points, "vllm", 1), capacity_chart_svg([curve], 4096)]
+    for svg in charts:
+        tips = [t.text for t in _tree(svg).iter(f"{SVG}title") if t.text and "·" in t.text]
+        assert len(tips) == 2, tips
+        assert any(f"{one}:" in tip or tip.endswith(f": {one}") for tip in tips), tips
+        assert any(f"{two}:" in tip or tip.endswith(f": {two}") for tip in tips), tips
+        assert not any(f"1\u00a0{two.split(chr(0xa0))[1]}" in tip for tip in tips), tips
