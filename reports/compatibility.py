@@ -21,9 +21,11 @@ _TOOL_REASONS = {
     ),
     "format-unknown": N_("The chat template was not read ({template}); which call syntax the model emits is unknown."),
     "no-parser-for-format": N_("No parser of this engine at the pinned version reads the {call_format} call syntax."),
-    "parser-missing": N_("No tool-call parser is chosen; add {flag} {parser}."),
+    "parser-missing": N_("No tool-call parser is chosen; add {flag}\u00a0{parser}."),
     "auto-needs-template": N_("'{value}' detects the parser from the chat template, which was not read."),
-    "auto-not-detected": N_("Automatic detection finds no parser for this template; name it with {flag} {parser}."),
+    "auto-not-detected": N_(
+        "Automatic detection finds no parser for this template; name it with {flag}\u00a0{parser}."
+    ),
     "auto-detected": N_("Automatic detection picks the {parser} parser from the template."),
     "parser-not-registered": N_(
         "The parser '{parser}' is not registered at the pinned version; the server will "

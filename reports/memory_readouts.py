@@ -248,9 +248,10 @@ def _mlx_state_lines(p: MlxLmPlan) -> list[str]:
 
 @plan_readout.register
 def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
-    lines = [_("`-c` {ctx} over `-np` {seqs} slots: each slot holds **{slot}\u00a0tokens** "
+    # each flag with its value one code span, spelled as the command line takes it (65536, not 65,536 / 65.536)
+    lines = [_("`-c {ctx}` over `-np {seqs}` slots: each slot holds **{slot}\u00a0tokens** "
                "(`ctx-size` / `parallel`, never `ctx-size` per slot)").format(
-        ctx=number(p.n_ctx), seqs=p.n_seq, slot=number(p.n_ctx_slot))]
+        ctx=p.n_ctx, seqs=p.n_seq, slot=number(p.n_ctx_slot))]
     for cache in p.caches:
         # llama.cpp's own start-up line in its own notation ('%.2f MiB', bare counts, English words), in any
         # language: what the reader finds in their log and compares it with (the reconcile table does the same)
@@ -261,7 +262,7 @@ def _llama_cpp_readout(p: LlamaCppPlan) -> list[str]:
     streams = _("unified KV") if p.kv_unified else ngettext("{n} KV stream", "{n} KV streams", p.n_stream).format(
         n=number(p.n_stream))
     # the -fa value as llama.cpp spells it (on / off / auto), in a code span: the same word in every language
-    lines.append(_("`-ngl` {ngl} · `-fa {fa}` (flash attention) · {streams}").format(
+    lines.append(_("`-ngl {ngl}` · `-fa {fa}` (flash attention) · {streams}").format(
         ngl=p.n_gpu_layers, fa=p.flash_attn.value, streams=streams))
     return lines
 

@@ -73,7 +73,8 @@ def literal_with_flags(text: str) -> str:
     hyphens ("--enable-" / "auto-tool-choice", "--" / "chat-template-content-format") in narrow columns."""
     parts, last = [], 0
     for match in FLAG.finditer(text):
-        flag = match.group(0).rstrip(".")
+        # a sentence's full stop or colon after a flag's value is not part of it (nor a joiner with no value after it)
+        flag = match.group(0).rstrip(".:").rstrip(FLAG_VALUE_JOINER)
         parts += [literal_markdown(text[last:match.start()]), f"`{flag.replace(FLAG_VALUE_JOINER, ' ')}`"]
         last = match.start() + len(flag)
     return "".join(parts) + literal_markdown(text[last:])

@@ -26,7 +26,7 @@ from reports.compatibility import (
 )
 from reports.numbers import number
 from reports.speed_text import basis_line
-from reports.tables import flag_pieces, literal_markdown
+from reports.tables import flag_pieces, literal_markdown, literal_with_flags
 from ui.state_cache import per_input_state
 
 _ICONS = {
@@ -112,7 +112,7 @@ def show_tool_reasons(checks: Sequence[ToolCallCheck]) -> None:
     """Per engine: the reasons in order, the exact flags, and the sources they rest on."""
     for c in checks:
         with st.expander(f"{display_name(c.engine)}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
-            st.markdown("\n".join(f"- {literal_markdown(tool_reason_text(r.code, r.values))}" for r in c.reasons))
+            st.markdown("\n".join(f"- {literal_with_flags(tool_reason_text(r.code, r.values))}" for r in c.reasons))
             if c.flags_to_add:
                 st.code(" ".join(c.flags_to_add), language="bash")
             st.caption(_("Parallel tool calls: {text}").format(text=_(c.parallel_tool_calls)))
@@ -123,7 +123,8 @@ def show_embedding_reasons(checks: Sequence[EmbeddingCheck]) -> None:
     """Per engine: the reasons in order, the exact flags, and the sources they rest on."""
     for c in checks:
         with st.expander(f"{display_name(c.engine)}: {verdict_label(c.verdict)}", icon=_ICONS.get(c.verdict)):
-            st.markdown("\n".join(f"- {literal_markdown(embedding_reason_text(r.code, r.values))}" for r in c.reasons))
+            st.markdown("\n".join(f"- {literal_with_flags(embedding_reason_text(r.code, r.values))}"
+                                   for r in c.reasons))
             if c.flags_to_add:
                 st.code(" ".join(c.flags_to_add), language="bash")
             st.caption(_("Sources: {links}").format(links=_sources_line(c.sources)))

@@ -52,7 +52,7 @@ def test_verdicts_and_reasons_read_in_spanish() -> None:
     with language("es"):
         assert verdict_label("needs-flags") == "necesita flags"
         assert tool_reason_text("parser-missing", {"flag": "--tool-call-parser", "parser": "hermes"}) == (
-            "No se ha elegido parser de llamadas; añade --tool-call-parser hermes."
+            "No se ha elegido parser de llamadas; añade --tool-call-parser\u00a0hermes."  # one code span where drawn
         )
 
 

@@ -38,7 +38,8 @@ def test_the_element_size_is_a_counted_word_and_products_use_the_times_sign():
 def test_llamacpp_readout_states_the_per_slot_context():
     rows = {r.engine: r for r in compare_engines(ComparisonInputs(BRIEF, H100, 16 * GIB), Workload(8192, 4))}
     lines = "\n".join(engine_readout(rows["llama-cpp"]))
-    assert "`-c` 32,768 over `-np` 4 slots: each slot holds **8,192\u00a0tokens**" in lines  # flags as code spans
+    # each flag with its value one code span, spelled as the command line takes it
+    assert "`-c 32768` over `-np 4` slots: each slot holds **8,192\u00a0tokens**" in lines
     vllm = "\n".join(engine_readout(rows["vllm"]))
     assert "GPU KV cache size" in vllm and "Maximum concurrency for 8,192\u00a0tokens per request" in vllm
 
