@@ -9,6 +9,7 @@ from calculators.checks.embeddings import EmbeddingCheck
 from calculators.checks.tool_calls import ToolCallCheck
 from calculators.engines import display_name
 from calculators.i18n import N_, _, translated_word
+from calculators.wizard.scoring import CheckedVerdict
 from knowledge.loader import load_knowledge
 from reports.json_text import json_document
 from reports.tables import flag_pieces, literal_with_flags
@@ -195,3 +196,14 @@ def embedding_checks_markdown(checks: Sequence[EmbeddingCheck]) -> str:
 def checks_json(checks: Sequence[ToolCallCheck | EmbeddingCheck]) -> str:
     """The checks as JSON data (every field, reasons with their codes, values and sources)."""
     return json_document([dataclasses.asdict(c) for c in checks], indent=2, ensure_ascii=False)
+
+
+def checked_verdict_text(checked: CheckedVerdict) -> str:
+    """A wizard rule built from a compatibility verdict, in the reader's language (Markdown): the model, what was
+    checked, the verdict's explanation, then each flag that fixes it as a code span holding its value
+    ("Llama 3.1 8B, tool calls: ...: `--enable-auto-tool-choice` `--tool-call-parser llama3_json`"): as plain prose
+    "--enable-auto-tool-choice" broke at its hyphens."""
+    sentence = (_("{model}, tool calls: {explanation}") if checked.checked == "tool calls"
+                else _("{model}, embeddings: {explanation}"))
+    fix = ": " + " ".join(f"`{flag}`" for flag in checked.flags) if checked.flags else ""
+    return sentence.format(model=checked.model, explanation=_(checked.explanation)) + fix

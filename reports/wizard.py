@@ -6,8 +6,9 @@ import json
 
 from calculators.i18n import N_, _
 from calculators.wizard.answers import WizardAnswers
-from calculators.wizard.scoring import Recommendation
+from calculators.wizard.scoring import CheckedVerdict, Recommendation
 from knowledge.references import resolve_reference
+from reports.compatibility import checked_verdict_text
 
 
 def _as_written(value: object) -> str:
@@ -21,6 +22,12 @@ def _answers_table(answers: WizardAnswers) -> list[str]:
     for name, value in answers.model_dump(mode="json").items():
         lines.append(f"| `{name}` | {_as_written(value)} |")
     return lines
+
+
+def reason_text(reason: str, checked: CheckedVerdict | None = None) -> str:
+    """A rule's reason or a caveat's text in the reader's language; one built from a compatibility verdict
+    (`checked`) is worded by reports/compatibility.checked_verdict_text."""
+    return checked_verdict_text(checked) if checked is not None else _(reason)
 
 
 def recommendation_markdown(result: Recommendation, engine_names: dict[str, str]) -> str:
@@ -50,12 +57,12 @@ def recommendation_markdown(result: Recommendation, engine_names: dict[str, str]
         lines += ["", f"## {engine_names.get(verdict.engine, verdict.engine)}", ""]
         for contribution in verdict.contributions:
             rests_on = _("rests on:")
-            lines.append(f"- **{contribution.points:+d}** {_(contribution.reason)} _({rests_on} "
-                         f"{', '.join(contribution.rests_on)})_")
+            reason = reason_text(contribution.reason, contribution.checked)
+            lines.append(f"- **{contribution.points:+d}** {reason} _({rests_on} {', '.join(contribution.rests_on)})_")
         if not verdict.contributions:
             lines.append("- " + _("no rule gave or took points"))
         for caveat in verdict.caveats:
-            lines.append(f"- ⚠ {_(caveat.text)}")
+            lines.append(f"- ⚠ {reason_text(caveat.text, caveat.checked)}")
     lines += ["", _("## What would change this answer"), ""]
     if result.changes:
         for change in result.changes:
@@ -69,6 +76,11 @@ def recommendation_markdown(result: Recommendation, engine_names: dict[str, str]
     return "\n".join(lines)
 
 
+def _data_text(text: str, checked: CheckedVerdict | None) -> str:
+    """A reason as the JSON carries it: the rule's English text, or a checked verdict's sentence as shown."""
+    return checked_verdict_text(checked) if checked is not None else text
+
+
 def recommendation_json(result: Recommendation) -> dict:
     """The recommendation as plain JSON-ready data (ids, scores, reasons, cited facts)."""
     return {
@@ -80,10 +92,11 @@ def recommendation_json(result: Recommendation) -> dict:
                 "excluded": v.excluded,
                 "exclusions": [{"reason": e.reason, "rests_on": list(e.rests_on)} for e in v.exclusions],
                 "contributions": [
-                    {"rule": c.rule_id, "points": c.points, "reason": c.reason, "rests_on": list(c.rests_on)}
+                    {"rule": c.rule_id, "points": c.points, "reason": _data_text(c.reason, c.checked),
+                     "rests_on": list(c.rests_on)}
                     for c in v.contributions
                 ],
-                "caveats": [{"id": c.id, "text": c.text} for c in v.caveats],
+                "caveats": [{"id": c.id, "text": _data_text(c.text, c.checked)} for c in v.caveats],
             }
             for v in result.ranking
         ],

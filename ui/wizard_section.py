@@ -17,7 +17,7 @@ from reports.names import name_of
 from reports.numbers import compact, number, percent, signed
 from reports.shell import continued_command
 from reports.tables import markdown_table
-from reports.wizard import engine_names, fact_label, ranking_rows
+from reports.wizard import engine_names, fact_label, ranking_rows, reason_text
 from reports.wizard_figures import concern_svg
 from ui.links import page_link
 from ui.markup import show_svg
@@ -80,12 +80,12 @@ def render_recommendation(result: Recommendation, kb, answer_words: Callable[[st
             for exclusion in verdict.exclusions:
                 st.error(_(exclusion.reason), icon=":material/block:")
             for contribution in verdict.contributions:
-                st.markdown(f"**{contribution.points:+d}** — {_(contribution.reason)}")
+                st.markdown(f"**{contribution.points:+d}** — {reason_text(contribution.reason, contribution.checked)}")
                 st.caption(_("Rests on:") + " " + "; ".join(fact_label(r, kb) for r in contribution.rests_on))
             if not verdict.contributions:
                 st.caption(_("No rule gave or took points for these answers."))
             for caveat in verdict.caveats:
-                st.warning(_(caveat.text), icon=":material/warning:")
+                st.warning(reason_text(caveat.text, caveat.checked), icon=":material/warning:")
 
     st.subheader(_("What would change this answer"))
     if result.changes:

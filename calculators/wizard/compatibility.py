@@ -2,8 +2,8 @@
 
 When the team names a catalog model, each engine's tool-call verdict (when tool calls are needed) or
 embedding verdict (for an embeddings service) at the engine's defaults becomes a scoring contribution:
-the points knowledge/wizard.yaml `compatibility_effects` gives that verdict, with the check's own reasons
-and the flags that fix it in the explanation.
+the points knowledge/wizard.yaml `compatibility_effects` gives that verdict, with the verdict's explanation and
+the flags that fix it as data (CheckedVerdict); reports/compatibility.py writes the sentence a reader sees.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 from calculators.checks.embeddings import check_embeddings, embedding_model_from_catalog
 from calculators.checks.tool_calls import check_tool_calls, tool_model_from_catalog
-from calculators.i18n import _
 from calculators.wizard.answers import WizardAnswers
-from calculators.wizard.scoring import CaveatRule, ScoringRule
+from calculators.wizard.scoring import CaveatRule, CheckedVerdict, ScoringRule
 
 
 @dataclass(frozen=True)
@@ -54,10 +53,8 @@ def compatibility_rules(
     effects = kb.wizard.compatibility_effects
     if answers.tool_calling and verdicts.tool_calls:
         table, chosen, what = effects.tool_calls, verdicts.tool_calls, "tool calls"
-        sentence = _("{model}, tool calls: {explanation}")
     elif answers.use == "embeddings" and verdicts.embeddings:
         table, chosen, what = effects.embeddings, verdicts.embeddings, "embeddings"
-        sentence = _("{model}, embeddings: {explanation}")
     else:
         return (), ()
     by_verdict = {effect.verdict: effect for effect in table}
@@ -65,14 +62,12 @@ def compatibility_rules(
     rules, caveats = [], []
     for engine_id, (verdict, flags) in chosen.items():
         effect = by_verdict[verdict]
-        # each flag (with its value) a code span: as plain prose "--enable-auto-tool-choice" broke at its hyphens
-        fix = ": " + " ".join(f"`{flag}`" for flag in flags) if flags else ""
         rule_id = f"check-{what.replace(' ', '-')}-{engine_id}"
-        # in the reader's language when built (the model by its name, not its slug); shown through _() as is
-        text = sentence.format(model=model, explanation=_(effect.explanation)) + fix
+        # the model by its name, not its slug; reports/compatibility.checked_verdict_text words it where shown
+        checked = CheckedVerdict(model or "", what, effect.explanation, tuple(flags))
         rests_on = (f"feature:{engine_id}/tool_calling",) if what == "tool calls" else (f"feature:{engine_id}/api",)
         if effect.points:
-            rules.append(ScoringRule(rule_id, {}, {engine_id: effect.points}, text, rests_on))
+            rules.append(ScoringRule(rule_id, {}, {engine_id: effect.points}, effect.explanation, rests_on, checked))
         else:
-            caveats.append(CaveatRule(rule_id, {}, (engine_id,), text, rests_on))
+            caveats.append(CaveatRule(rule_id, {}, (engine_id,), effect.explanation, rests_on, checked))
     return tuple(rules), tuple(caveats)

@@ -45,25 +45,45 @@ def condition_matches(when: Mapping[str, Any], answers: WizardAnswers) -> bool:
 
 
 @dataclass(frozen=True)
+class CheckedVerdict:
+    """What a rule built from a compatibility check's verdict says, as data; reports/compatibility.py words it.
+
+    `checked` is what the check looked at ("tool calls" or "embeddings"), `explanation` the verdict's sentence in
+    knowledge/wizard.yaml `compatibility_effects` (English, translated where shown), `flags` each launch flag that
+    fixes it with its value ("--tool-call-parser llama3_json"; empty when none does).
+    """
+
+    model: str
+    checked: str
+    explanation: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ScoringRule:
-    """Points per engine when a condition holds, with the reason in plain words and what it rests on."""
+    """Points per engine when a condition holds, with the reason in plain words and what it rests on.
+
+    A rule built from a compatibility check carries the check's verdict as `checked` (its reason is then the
+    verdict's explanation alone): reports/wizard.reason_text words either kind."""
 
     id: str
     when: Mapping[str, Any]
     points: Mapping[str, int]
     reason: str
     rests_on: tuple[str, ...] = ()
+    checked: CheckedVerdict | None = None
 
 
 @dataclass(frozen=True)
 class CaveatRule:
-    """A warning attached to some engines when a condition holds."""
+    """A warning attached to some engines when a condition holds (`checked`: as for ScoringRule)."""
 
     id: str
     when: Mapping[str, Any]
     engines: tuple[str, ...]
     text: str
     rests_on: tuple[str, ...] = ()
+    checked: CheckedVerdict | None = None
 
 
 @dataclass(frozen=True)
@@ -76,12 +96,13 @@ class Exclusion:
 
 @dataclass(frozen=True)
 class Contribution:
-    """Points one rule gave one engine."""
+    """Points one rule gave one engine (`checked`: the compatibility verdict the rule was built from, if any)."""
 
     rule_id: str
     points: int
     reason: str
     rests_on: tuple[str, ...]
+    checked: CheckedVerdict | None = None
 
 
 @dataclass(frozen=True)
@@ -148,7 +169,7 @@ def rank_engines(
     verdicts = []
     for engine in engines:
         contributions = tuple(
-            Contribution(rule.id, rule.points[engine], rule.reason, rule.rests_on)
+            Contribution(rule.id, rule.points[engine], rule.reason, rule.rests_on, rule.checked)
             for rule in matched
             if rule.points.get(engine, 0) != 0
         )

@@ -78,3 +78,38 @@ def test_each_use_case_caption_adds_to_its_name_in_both_languages():
         for name, caption in zip(use.options, captions, strict=True):
             assert not words(caption) <= words(name) | {"rag", "jobs", "service"}, (lang, name, caption)
             assert len(words(caption) - words(name)) >= 3, (lang, name, caption)
+
+
+def test_the_check_verdicts_read_as_before_once_worded_in_reports():
+    """The sentences of the rules built from the compatibility checks moved from calculators/wizard/compatibility.py
+    to reports/compatibility.py (calculators return data): the page shows them word for word as before, in English
+    and Spanish, in the ranking's expanders and in the Markdown download."""
+    from calculators.i18n import language
+    from calculators.wizard.answers import WizardAnswers
+    from calculators.wizard.scoring import recommend
+    from knowledge.loader import load_knowledge
+    from reports.wizard import recommendation_markdown_for
+    from tests.support.page_runs import page_in_language
+
+    expected = {
+        "en": ("Llama 3.1 8B, tool calls: tool calls parse once these launch flags are added: "
+               "`--enable-auto-tool-choice` `--tool-call-parser llama3_json`",
+               "**-4** — Llama 3.1 8B, tool calls: tool calls will come back as text, not tool_calls"),
+        "es": ("Llama 3.1 8B, llamadas a herramientas: las llamadas a herramientas se interpretan una vez añadidos "
+               "estos flags de arranque: `--enable-auto-tool-choice` `--tool-call-parser llama3_json`",
+               "**-4** — Llama 3.1 8B, llamadas a herramientas: las llamadas a herramientas volverán como texto, no "
+               "como tool_calls"),
+    }
+    kb = load_knowledge()
+    for lang, (caveat, points) in expected.items():
+        at = page_in_language(PAGE, lang, {"wiz_model": "llama-3.1-8b", "wiz_tools": "true"}).run()
+        assert not at.exception, at.exception
+        assert caveat in [w.value for w in at.warning], [w.value for w in at.warning]
+        assert points in [m.value for e in at.expander for m in e.markdown]
+        with language(lang):
+            markdown = recommendation_markdown_for(recommend(WizardAnswers(model_id="llama-3.1-8b",
+                                                                            tool_calling=True), kb), kb)
+        assert f"- ⚠ {caveat}" in markdown.splitlines()
+    embeddings = page_in_language(PAGE, "en", {"wiz_model": "bge-m3", "wiz_use": "embeddings"}).run()
+    assert ("BGE-M3, embeddings: vectors match once these flags are added: `--embeddings` `-ub 8192 -b 8192`"
+            in [w.value for w in embeddings.warning])
