@@ -12,6 +12,7 @@ from calculators.memory.compare import model_weights
 from calculators.memory.kv import raw_kv_estimate
 from calculators.model.catalog import architecture_from_catalog
 from calculators.simulator.engines import policy_for_gpu
+from calculators.simulator.policy import lone_prompt_steps
 from calculators.speed.calibrate import calibrate
 from calculators.speed.calibration import encode_profile
 from calculators.speed.imports.read import read_benchmark
@@ -84,8 +85,10 @@ try:
     if calibration and usable is None:
         st.info(_("The loaded calibration is for {engine} on {cls}; the default fit is used here.").format(
             engine=display_name(calibration.engine), cls=hardware_class_name(calibration.hardware_class)))
+    policy = policy_for_gpu(engine, kb.gpus.get(gpu_id).memory_bytes)
     estimate = estimate_speed(
-        shape, hw, engine, concurrency=concurrency, prompt_tokens=prompt_tokens, calibration=usable
+        shape, hw, engine, concurrency=concurrency, prompt_tokens=prompt_tokens, calibration=usable,
+        prefill_steps=lone_prompt_steps(policy, prompt_tokens),  # an idle server holding the prompt
     )
 except ServewiseInputError as exc:
     st.error(literal(str(exc)), icon=":material/error:")
@@ -127,7 +130,7 @@ if pasted.strip():
         imported = read_benchmark(pasted)
         result = calibrate(list(imported.runs), shape, hw, engine, kv_capacity_tokens=kv_tokens or None,
                            label=f"{arch.name} {namer(kb)(scheme)}, {kb.gpus.get(gpu_id).name}", max_evals=40,
-                           policy=policy_for_gpu(engine, kb.gpus.get(gpu_id).memory_bytes))
+                           policy=policy)
     except ServewiseInputError as exc:
         st.error(_("No calibration from this output: {reason}").format(reason=literal(str(exc))),
                  icon=":material/error:")

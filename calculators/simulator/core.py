@@ -47,7 +47,7 @@ from calculators.simulator.results import (
     Summary,
     TimeSeries,
 )
-from calculators.simulator.roofline import StepCostModel, decode_span_seconds, step_seconds
+from calculators.simulator.roofline import StepCostModel, decode_span_seconds, prefill_pairs, step_seconds
 from calculators.simulator.workload import RequestSet, WorkloadSpec
 
 _NOT_ARRIVED, _WAITING, _PREFILL, _DECODE, _FINISHED, _REJECTED, _CANCELLED = range(7)
@@ -641,7 +641,7 @@ class _Run:
             for i, c in chunks:
                 tokens += c
                 kv_read += self.ctx[i]
-                pairs += c * (self.ctx[i] - c / 2.0)  # the chunk's queries over the cached and its own keys
+                pairs += prefill_pairs(c, self.ctx[i])  # the chunk's queries over the cached and its own keys
             n_seqs = n_dec + len(chunks)
             if self.late_outputs:
                 dt = step_seconds(rates, tokens, kv_read, self.host_seqs, pairs)
@@ -805,7 +805,7 @@ class _Run:
                 if chunks:
                     width = max(c for _unused, c in chunks)
                     kv_read = sum(self.ctx[i] for i, _unused in chunks)
-                    pairs = sum(c * (self.ctx[i] - c / 2.0) for i, c in chunks)
+                    pairs = sum(prefill_pairs(c, self.ctx[i]) for i, c in chunks)
                     dt += step_seconds(rates, width * len(chunks), kv_read, len(chunks), pairs)
             if not (n_dec or handed or chunks):
                 raise RuntimeError(

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.memory.plan import PlanNote
+from calculators.simulator.roofline import PrefillSteps
 
 #: The baseline the simulator offers besides the engines: no iteration-level scheduling.
 STATIC_BASELINE: Final = "static"
@@ -184,3 +185,13 @@ def require_capacity(engine: str, kv_capacity_tokens: int | None) -> int:
               engine=engine, kv_capacity_tokens=kv_capacity_tokens)
         )
     return int(kv_capacity_tokens)
+
+
+def lone_prompt_steps(policy: SchedulerPolicy, kv_capacity_tokens: int | None) -> PrefillSteps:
+    """How an idle engine of `policy` (its KV capacity `kv_capacity_tokens`) cuts one prompt running alone into
+    steps: the step's token budget or the engine's per-sequence chunk cap, the smaller, when it splits prompts
+    across steps (else one pass), and the last token in a step of its own on a decode-then-prefill engine."""
+    spec = policy.scheduler_spec(kv_capacity_tokens)
+    caps = [cap for cap in (spec.step_token_budget, spec.prefill_chunk_tokens) if cap is not None]
+    chunk = min(caps) if caps and spec.chunked_prefill else None
+    return PrefillSteps(chunk_tokens=chunk, last_token_apart=spec.decode_then_prefill)

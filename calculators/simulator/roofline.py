@@ -23,6 +23,8 @@ which takes far longer than its attention arithmetic).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel, ConfigDict, Field
 
 #: Decode (memory-bound) efficiency. The llama.cpp CUDA scoreboard (ggml-org/llama.cpp discussion
@@ -127,6 +129,53 @@ def step_seconds(
         memory_s += expert_s * experts_touched_share(share, tokens)
     compute_s = flop_s * tokens + pair_s * prefill_pairs
     return (memory_s if memory_s > compute_s else compute_s) + overhead_s + per_seq_s * n_seqs + comm_s * tokens
+
+
+def prefill_pairs(chunk_tokens: float, context_tokens: float) -> float:
+    """(query, key) pairs of causal attention in a prefill chunk of `chunk_tokens` new tokens whose last token sits
+    at position `context_tokens` (the chunk included): each query sees the keys cached before the chunk and the
+    chunk's own up to itself, c x (context - c / 2). The chunks of a prompt sum to n^2 / 2 pairs however it is cut,
+    and a chunk late in a long prompt costs more than the same chunk early (engines attend over the cached prefix:
+    vLLM and SGLang chunked prefill, llama.cpp's micro-batches, MLX LM's prefill steps)."""
+    return chunk_tokens * (context_tokens - chunk_tokens / 2.0)
+
+
+def prefill_chunk_seconds(rates: Rates, chunk_tokens: int, context_tokens: float) -> float:
+    """Seconds of a step that runs one prefill chunk alone: `chunk_tokens` new tokens ending at position
+    `context_tokens`, reading that much KV (the one cost both the simulator and the speed estimate use)."""
+    return step_seconds(rates, chunk_tokens, context_tokens, 1, prefill_pairs(chunk_tokens, context_tokens))
+
+
+@dataclass(frozen=True)
+class PrefillSteps:
+    """How an engine's steps prefill one prompt running alone (`simulator.policy.lone_prompt_steps`)."""
+
+    #: most prompt tokens one step processes (None: the whole prompt in one step)
+    chunk_tokens: int | None = None
+    #: the prompt's last token runs in a step of its own, the one that computes the first output token (MLX LM's
+    #: generate_step prefills all but the last token; the simulator's decode-then-prefill loop hands it over)
+    last_token_apart: bool = False
+
+
+#: One pass over the whole prompt.
+ONE_PASS = PrefillSteps()
+
+
+def lone_prefill_seconds(rates: Rates, prompt_tokens: int, steps: PrefillSteps = ONE_PASS) -> float:
+    """Seconds of the steps that prefill one prompt of `prompt_tokens` alone on an idle engine, cut as `steps`
+    says: the sum of `prefill_chunk_seconds` over its chunks. Request handling outside the steps is not included."""
+    apart = 1 if steps.last_token_apart and prompt_tokens > 1 else 0
+    chunked = prompt_tokens - apart
+    step = chunked if steps.chunk_tokens is None else max(1, min(steps.chunk_tokens, chunked))
+    total = 0.0
+    done = 0
+    while done < chunked:
+        chunk = min(step, chunked - done)
+        done += chunk
+        total += prefill_chunk_seconds(rates, chunk, done)
+    if apart:
+        total += prefill_chunk_seconds(rates, 1, prompt_tokens)
+    return total
 
 
 def decode_span_seconds(rates: Rates, steps: int, n_seqs: int, kv_read_tokens_first: float) -> float:

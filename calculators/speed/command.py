@@ -10,7 +10,8 @@ from calculators.engines import adapter, display_name
 from calculators.errors import ServewiseInputError
 from calculators.i18n import _
 from calculators.memory.command import MemoryCommandResult
-from calculators.simulator.policy import SchedulerPolicy
+from calculators.simulator.policy import SchedulerPolicy, lone_prompt_steps
+from calculators.simulator.roofline import ONE_PASS, PrefillSteps
 from calculators.speed.calibrate import CalibrationResult, calibrate
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.imports.read import read_benchmark
@@ -34,6 +35,8 @@ class SpeedInputs:
     notes: tuple[str, ...]
     #: the scheduler the plan runs with (its limits, SGLang's CUDA-graph cap), for a serving calibration
     policy: SchedulerPolicy | None = None
+    #: how that scheduler's steps prefill a prompt alone (one pass when there is no scheduler model)
+    prefill_steps: PrefillSteps = ONE_PASS
 
 
 def speed_inputs(result: MemoryCommandResult, kb) -> SpeedInputs:
@@ -73,19 +76,20 @@ def plan_speed_inputs(engine_id: str, settings, plan, machine, arch, weights_byt
         raise ServewiseInputError(_("the weight bytes are unknown; give --weights or --weights-bytes"))
     shape = model_shape(arch, weights_bytes, plan.kv_bytes_per_token * max(1, n))
     concurrency = engine.speed.concurrency(settings, plan, machine)
-    return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes),
-                       _plan_policy(engine, settings, plan))
+    policy, steps = _plan_policy(engine, settings, plan)
+    return SpeedInputs(engine_id, shape, hw, max(1, int(concurrency)), tuple(notes), policy, steps)
 
 
-def _plan_policy(engine, settings, plan) -> SchedulerPolicy | None:
-    """The scheduler the plan runs with, or None when the engine has no scheduler model or the plan could not run
-    (no running place, no KV pool: its policy does not validate)."""
+def _plan_policy(engine, settings, plan) -> tuple[SchedulerPolicy | None, PrefillSteps]:
+    """The scheduler the plan runs with and how its steps prefill a lone prompt; (None, one pass) when the engine
+    has no scheduler model or the plan could not run (no running place, no KV pool: its policy does not validate)."""
     if engine.policy_from_plan is None:
-        return None
+        return None, ONE_PASS
     try:
-        return engine.policy_from_plan(settings, plan)[0]
+        policy, kv_tokens = engine.policy_from_plan(settings, plan)
+        return policy, lone_prompt_steps(policy, kv_tokens)
     except (ValidationError, ServewiseInputError):
-        return None
+        return None, ONE_PASS
 
 
 def plan_speed(engine_id: str, settings, plan, machine, arch, weights_bytes: float | None, kb, prompt_tokens: int,
@@ -112,7 +116,8 @@ def speed_estimate(inputs: SpeedInputs, prompt_tokens: int, calibration: Calibra
               hardware_class_2=hardware_class_name(inputs.hardware.hardware_class))
         )
     return estimate_speed(inputs.model, inputs.hardware, inputs.engine, concurrency=inputs.concurrency,
-                          prompt_tokens=prompt_tokens, calibration=calibration)
+                          prompt_tokens=prompt_tokens, calibration=calibration,
+                          prefill_steps=inputs.prefill_steps)
 
 
 def kv_tokens_from_log(text: str) -> int | None:

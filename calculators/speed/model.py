@@ -8,12 +8,15 @@ A decode step of `batch` sequences, each with `context_tokens` of KV already cac
     compute_s = (2 x active params x batch + attention FLOPs) / (flops x compute_efficiency)
 
 where attention FLOPs are 4 x layers x query dim per context token per sequence (QK^T and AV, 2 flops
-per multiply-add). A prefill of `prompt_tokens` costs
+per multiply-add). A prompt of n tokens alone on an idle engine reaches its first token after
 
-    prefill_overhead_s + max(weights read / (bandwidth x memory_efficiency),
-                             (2 x active params x n + 2 x layers x query dim x n^2) / (flops x compute_efficiency))
+    max(0, prefill_overhead_s - overhead_s) + the sum over the engine's prefill chunks of one step each:
+    overhead_s + max((weights read + context x KV bytes per token) / (bandwidth x memory_efficiency),
+                     (2 x active params x c + 4 x layers x query dim x c x (context - c / 2)) / (flops x compute_eff.))
 
-(causal attention over n tokens touches n^2 / 2 pairs). The efficiencies and overheads are fitted per
+for a chunk of c tokens ending at position `context` (calculators/simulator/roofline.py lone_prefill_seconds, the
+simulator's own steps): however the prompt is cut, its chunks touch n^2 / 2 (query, key) pairs, the causal
+attention of one pass; each chunk adds a step's overhead and weight read. The efficiencies and overheads are fitted per
 engine family and hardware class (calculators/speed/fit.py) or calibrated from a team's own run
 (calculators/speed/calibrate.py); every prediction carries which, and the band the fit's residuals give.
 """
@@ -26,7 +29,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.errors import ServewiseInputError
 from calculators.i18n import N_, _, translated_word
-from calculators.simulator.roofline import experts_touched_share
+from calculators.simulator.roofline import (
+    ONE_PASS,
+    PrefillSteps,
+    StepCostModel,
+    experts_touched_share,
+    lone_prefill_seconds,
+)
 
 #: Where a prediction's parameters come from.
 SpeedBasisKind = Literal["default-fit", "calibration", "assumed"]
@@ -260,19 +269,50 @@ def decode_step_seconds(
     return params.decode_overhead_s + params.per_sequence_overhead_s * batch + launches_s + max(memory_s, compute_s)
 
 
-def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, prompt_tokens: int) -> float | None:
-    """Seconds to prefill `prompt_tokens` in one pass (None when the hardware's flop/s are unknown)."""
+def prefill_seconds(model: ModelShape, hw: Accelerator, params: SpeedParams, prompt_tokens: int,
+                    steps: PrefillSteps = ONE_PASS) -> float | None:
+    """Seconds from a prompt of `prompt_tokens` reaching an idle engine to its first token, the engine cutting it
+    into `steps` (its chunk size; default one pass); None when the hardware's flop/s are unknown.
+
+    Request handling plus the simulator's steps for the prompt alone (`roofline.lone_prefill_seconds` on
+    `step_cost_model`): each chunk pays a step's overhead and attends over the keys cached before it, so the
+    Simulator page and the users readout give one request on an idle server this same time.
+    """
     if prompt_tokens < 1:
         raise ServewiseInputError(_("a prompt has at least 1\u00a0token"))
-    rate = tensor_flops_per_s(hw, params.fp16_accumulate)
-    if rate is None:
+    if tensor_flops_per_s(hw, params.fp16_accumulate) is None:
         return None
-    n = float(prompt_tokens)
-    flops = 2.0 * model.params_active * n + 2.0 * model.n_layers * model.attention_q_dim * n * n
-    compute_s = flops / (rate * params.compute_efficiency)
-    bandwidth = hw.memory_bandwidth_bytes_per_s * params.memory_efficiency
-    memory_s = weights_read_for_tokens(model, prompt_tokens) / bandwidth
-    return params.prefill_overhead_s + max(compute_s, memory_s)
+    cost = step_cost_model(model, hw, params)
+    return cost.request_overhead_s + lone_prefill_seconds(cost.rates, prompt_tokens, steps)
+
+
+def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> StepCostModel:
+    """The simulator's step-cost inputs from the speed model's parameters (flop/s unknown: compute not limiting).
+
+    A MoE model's routed experts are passed apart from the dense weights (the simulator reads as many as a
+    step's tokens pick); prefill attention FLOPs are passed per (query, key) pair; the prefill overhead
+    beyond one step's overhead is request handling, added to each request's first-token time.
+    """
+    rate = tensor_flops_per_s(hw, params.fp16_accumulate)
+    flops = rate if rate is not None else hw.memory_bandwidth_bytes_per_s * 1e6
+    dense_bytes = model.weights_read_bytes - model.expert_weights_bytes * model.expert_share_per_token
+    return StepCostModel(
+        per_sequence_overhead_s=params.per_sequence_overhead_s,
+        memory_bandwidth_bytes_per_s=hw.memory_bandwidth_bytes_per_s,
+        flops_per_s=flops,
+        weights_bytes=max(0.0, dense_bytes),
+        expert_weights_bytes=model.expert_weights_bytes,
+        expert_share_per_token=model.expert_share_per_token,
+        attention_flops_per_pair=4.0 * model.n_layers * model.attention_q_dim,
+        active_params=model.params_active,
+        kv_bytes_per_token=model.kv_bytes_per_token,
+        memory_efficiency=params.memory_efficiency,
+        compute_efficiency=params.compute_efficiency,
+        step_overhead_s=params.decode_overhead_s,
+        request_overhead_s=max(0.0, params.prefill_overhead_s - params.decode_overhead_s),
+        n_layers=model.n_layers,
+        eager_host_scale=params.eager_host_scale,
+    )
 
 
 def with_band(value: float, band: Band, basis: SpeedBasis) -> Prediction:

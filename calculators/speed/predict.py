@@ -10,7 +10,13 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from calculators.i18n import ngettext
-from calculators.simulator.roofline import DEFAULT_COMPUTE_EFFICIENCY, DEFAULT_MEMORY_EFFICIENCY, StepCostModel
+from calculators.simulator.roofline import (
+    DEFAULT_COMPUTE_EFFICIENCY,
+    DEFAULT_MEMORY_EFFICIENCY,
+    ONE_PASS,
+    PrefillSteps,
+    StepCostModel,
+)
 from calculators.speed.calibration import CalibrationProfile
 from calculators.speed.families import engine_params, speed_family
 from calculators.speed.fit import default_fit
@@ -24,7 +30,7 @@ from calculators.speed.model import (
     decode_step_seconds,
     flops_note,
     prefill_seconds,
-    tensor_flops_per_s,
+    step_cost_model,
     with_band,
 )
 
@@ -100,16 +106,19 @@ def estimate_speed(
     prompt_tokens: int = 512,
     context_tokens: int | None = None,
     calibration: CalibrationProfile | None = None,
+    prefill_steps: PrefillSteps = ONE_PASS,
 ) -> SpeedEstimate:
     """Decode rate at batch 1 and at `concurrency`, prefill rate and TTFT for `prompt_tokens`.
 
-    Decode sequences are taken to hold `context_tokens` of KV each (default: the prompt).
+    Decode sequences are taken to hold `context_tokens` of KV each (default: the prompt). The prompt is
+    prefilled in the engine's steps (`simulator.policy.lone_prompt_steps`; default one pass), so the TTFT is the
+    simulator's for one request on an idle server.
     """
     params, basis = params_on(engine, hw, calibration)
     context = prompt_tokens if context_tokens is None else context_tokens
     one = decode_step_seconds(model, hw, params, 1, context)
     many = decode_step_seconds(model, hw, params, concurrency, context)
-    prefill = prefill_seconds(model, hw, params, prompt_tokens)
+    prefill = prefill_seconds(model, hw, params, prompt_tokens, prefill_steps)
     prefill_band = params.prefill_band
     prefill_rate: Prediction | None
     ttft: Prediction | None
@@ -181,35 +190,6 @@ def decode_by_concurrency(
             per_sequence=_rate(1.0, step_s, params.decode_band, basis),
         ))
     return points
-
-
-def step_cost_model(model: ModelShape, hw: Accelerator, params: SpeedParams) -> StepCostModel:
-    """The simulator's step-cost inputs from the speed model's parameters (flop/s unknown: compute not limiting).
-
-    A MoE model's routed experts are passed apart from the dense weights (the simulator reads as many as a
-    step's tokens pick); prefill attention FLOPs are passed per (query, key) pair; the prefill overhead
-    beyond one step's overhead is request handling, added to each request's first-token time.
-    """
-    rate = tensor_flops_per_s(hw, params.fp16_accumulate)
-    flops = rate if rate is not None else hw.memory_bandwidth_bytes_per_s * 1e6
-    dense_bytes = model.weights_read_bytes - model.expert_weights_bytes * model.expert_share_per_token
-    return StepCostModel(
-        per_sequence_overhead_s=params.per_sequence_overhead_s,
-        memory_bandwidth_bytes_per_s=hw.memory_bandwidth_bytes_per_s,
-        flops_per_s=flops,
-        weights_bytes=max(0.0, dense_bytes),
-        expert_weights_bytes=model.expert_weights_bytes,
-        expert_share_per_token=model.expert_share_per_token,
-        attention_flops_per_pair=4.0 * model.n_layers * model.attention_q_dim,
-        active_params=model.params_active,
-        kv_bytes_per_token=model.kv_bytes_per_token,
-        memory_efficiency=params.memory_efficiency,
-        compute_efficiency=params.compute_efficiency,
-        step_overhead_s=params.decode_overhead_s,
-        request_overhead_s=max(0.0, params.prefill_overhead_s - params.decode_overhead_s),
-        n_layers=model.n_layers,
-        eager_host_scale=params.eager_host_scale,
-    )
 
 
 class EngineStepCost(BaseModel):
