@@ -14,7 +14,9 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
+from itertools import pairwise
 
+from calculators.i18n import _
 from reports.numbers import compact, number, quantity
 
 #: Drawing units of the SVG's viewBox; the SVG scales to its column's width (text scales with it). 560 units are
@@ -103,8 +105,8 @@ def _svg_open(css_class: str, width: float, height: float, title: str = "", max_
 
 def _draw_legend(parts: list[str], rows: list[list[tuple[float, str]]], styles: dict[str, tuple[str, str]],
                  top: float) -> None:
-    """Legend rows from `_legend_rows`, starting at `top`: a swatch ("rect"), a line ("line") or an open point
-    ("ring") and each name."""
+    """Legend rows from `_legend_rows`, starting at `top`: a swatch ("rect"), a line ("line"), a dashed line
+    ("dash") or an open point ("ring") and each name."""
     for row_index, row in enumerate(rows):
         top_y = top + LEGEND_ROW * row_index
         for x, name in row:
@@ -115,8 +117,9 @@ def _draw_legend(parts: list[str], rows: list[list[tuple[float, str]]], styles: 
                 parts.append(f'<circle cx="{x + 7:.1f}" cy="{top_y + 6}" r="4" fill="#fff" stroke="{colour}" '
                              f'stroke-width="2"/>')
             else:
+                dash = ' stroke-dasharray="4 2"' if shape == "dash" else ""
                 parts.append(f'<line x1="{x:.1f}" y1="{top_y + 6}" x2="{x + 14:.1f}" y2="{top_y + 6}" '
-                             f'stroke="{colour}" stroke-width="3"/>')
+                             f'stroke="{colour}" stroke-width="3"{dash}/>')
             parts.append(_text(x + 17, top_y + 10.5, name, 12, "start", extra=' class="sw-legend"'))
 
 
@@ -236,8 +239,40 @@ class LineChart:
     open_point_name: str = ""
 
 
+#: Two lines' points at one x closer than this share of the y axis's height are drawn on top of each other (2 units
+#: of a 250-unit plot, a 2-unit line's width): the later line hides the earlier one there.
+COINCIDE_SHARE = 0.008
+#: The dash pattern of a line drawn over an earlier one it coincides with: the earlier line shows in its gaps.
+OVER_DASH = "7 5"
+
+
+def coinciding_points(lines: list[Line], top: float) -> list[list[list[int]]]:
+    """For each line, for each of its points: the earlier lines (their indices) with a point at the same x whose y
+    is within COINCIDE_SHARE of the axis `top` of it, so drawn there the two would be one."""
+    found: list[list[list[int]]] = []
+    for index, line in enumerate(lines):
+        earlier = [dict(other.points) for other in lines[:index]]
+        near = COINCIDE_SHARE * top
+        found.append([[j for j, points in enumerate(earlier) if x in points and abs(points[x] - y) <= near]
+                      for x, y in line.points])
+    return found
+
+
+def lies_on(points_over: list[list[int]]) -> list[int]:
+    """The earlier lines a line hides along at least half of its segments (both ends coinciding with that line's
+    points, `coinciding_points`): drawn solid, it would make them disappear there."""
+    segments = max(len(points_over) - 1, 1)
+    shared = [j for start, end in pairwise(points_over) for j in start if j in end]
+    return sorted({j for j in shared if 2 * shared.count(j) >= segments})
+
+
 def line_chart_svg(chart: LineChart) -> str:
-    """The chart as one line of SVG markup: lines with round points, ticks, grid, legend on top."""
+    """The chart as one line of SVG markup: lines with round points, ticks, grid, legend on top.
+
+    A line that lies on an earlier one along half its length or more (SGLang on vLLM: the same sequences fit, or
+    within one) is drawn dashed, so the earlier line shows in its gaps, and its legend entry says so; wherever a
+    point lies on an earlier line's point it is drawn smaller, the earlier one a ring around it, and its hover
+    gives the other line's figure too."""
     xs = [x for line in chart.lines for x, _y in line.points] + ([chart.marker_x] if chart.marker_x else [])
     xs += [x for x, _label in chart.x_ticks]
     ys = [y for line in chart.lines for _x, y in line.points]
@@ -249,7 +284,14 @@ def line_chart_svg(chart: LineChart) -> str:
     top = max([*ys, 1e-9]) * 1.05
     step = nice_step(top)
     top = max(top, step)
-    styles = {line.name: (line.colour, "line") for line in chart.lines}
+    over = coinciding_points(chart.lines, top)
+    legend_names = {}
+    for line, points_over in zip(chart.lines, over, strict=True):
+        under = lies_on(points_over)
+        legend_names[line.name] = line.name if not under else _("{line} (dashed where it lies on {other})").format(
+            line=line.name, other=", ".join(chart.lines[j].name for j in under))
+    styles = {legend_names[line.name]: (line.colour, "dash" if legend_names[line.name] != line.name else "line")
+              for line in chart.lines}
     if chart.open_point_name and any(note for line in chart.lines for note in line.notes):
         styles[chart.open_point_name] = ("#555", "ring")
     legend = _legend_rows(list(styles), PLOT_LEFT, WIDTH - PLOT_RIGHT_PAD)
@@ -291,9 +333,10 @@ def line_chart_svg(chart: LineChart) -> str:
                                                                                    strict=True)))])
             corners = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in outline)
             parts.append(f'<polygon points="{corners}" fill="{line.colour}" fill-opacity="0.15" stroke="none"/>')
-    for line in chart.lines:
+    for line, points_over in zip(chart.lines, over, strict=True):
         path = " ".join(f"{x_of(x):.1f},{y_of(y):.1f}" for x, y in line.points)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="{line.colour}" stroke-width="2"/>')
+        dash = f' stroke-dasharray="{OVER_DASH}"' if lies_on(points_over) else ""
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{line.colour}" stroke-width="2"{dash}/>')
         if line.notes and len(line.notes) != len(line.points):
             raise ValueError(f"line {line.name!r}: {len(line.notes)} notes for {len(line.points)} points")
         for index, (x, y) in enumerate(line.points):
@@ -301,10 +344,14 @@ def line_chart_svg(chart: LineChart) -> str:
             if line.band:
                 low, high = line.band[index]
                 tip += f" ({number(low, 0)}–{number(high, 0)})"
+            # the point hides the earlier lines' points under it: its hover gives their figures too
+            tip += "".join(f"; {chart.lines[j].name}: {hover_figure(dict(chart.lines[j].points)[x], chart.y_unit)}"
+                           for j in points_over[index])
             note = line.notes[index] if line.notes else ""
             tip += f" ({note})" if note else ""
             fill = f'fill="#fff" stroke="{line.colour}" stroke-width="2"' if note else f'fill="{line.colour}"'
-            parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="4" {fill}>'
+            radius = 2.5 if points_over[index] else 4  # the earlier point shows as a ring around it
+            parts.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(y):.1f}" r="{radius}" {fill}>'
                          f"<title>{_escaped(tip)}</title></circle>")
     parts.append("</svg>")
     return "".join(parts)

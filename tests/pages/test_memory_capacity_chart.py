@@ -35,9 +35,10 @@ def _chart_points(markdowns: list[str], sequences_word: str) -> dict[tuple[str, 
     """(engine, context tokens) -> the chart's sequences at that point, read from each point's hover text (a
     number and its unit are joined by a no-break space)."""
     svg = next(m for m in markdowns if "capacity-curves" in m)
-    # a point at the chart's cap has a note in brackets after its unit
-    tips = re.findall(r"<title>([^<]+?) · ([^<]+?)\s+tokens:\s+([^<]+?)\s+" + sequences_word
-                      + r"(?: \([^<]*\))?</title>", svg)
+    # a point lying on other lines' points gives their figures after its own ("; vLLM: 26 sequences"), and a point
+    # at the chart's cap has a note in brackets at the end
+    tips = re.findall(r"<title>([^<]+?) · ([^<]+?)\s+tokens:\s+([^<;]+?)\s+" + sequences_word
+                      + r"(?:; [^<(]*)?(?: \([^<]*\))?</title>", svg)
     return {(engine, _whole(context)): _whole(count) for engine, context, count in tips}
 
 TYPICAL = TYPICAL_STATES["memory.py"].query

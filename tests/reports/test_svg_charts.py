@@ -217,3 +217,47 @@ def test_a_count_in_a_hover_takes_its_singular_or_plural(lang, one, two):
         assert any(f"{one}:" in tip or tip.endswith(f": {one}") for tip in tips), tips
         assert any(f"{two}:" in tip or tip.endswith(f": {two}") for tip in tips), tips
         assert not any(f"1\u00a0{two.split(chr(0xa0))[1]}" in tip for tip in tips), tips
+
+
+@pytest.mark.parametrize(("lang", "legend"), [("en", "SGLang (dashed where it lies on vLLM)"),
+                                              ("es", "SGLang (discontinua donde coincide con vLLM)")])
+def test_a_line_lying_on_another_is_dashed_and_says_so(lang, legend):
+    """Issue 19 review: on the memory page's capacity chart SGLang's line hid vLLM's where they fit the same number
+    of sequences. A later line lying on an earlier one along half its length or more is dashed (the earlier shows in
+    its gaps), its legend says so, and a point on another's is drawn smaller with both figures in its hover."""
+    from calculators.memory.capacity import CapacityCurve
+
+    vllm = CapacityCurve("vllm", (1024, 4096, 16384, 65536), (256, 183, 61, 7), sequences_limit=256, plans_evaluated=4)
+    sglang = CapacityCurve("sglang", (1024, 4096, 16384, 65536), (256, 182, 60, 7), sequences_limit=256,
+                           plans_evaluated=4)
+    ollama = CapacityCurve("ollama", (1024, 4096, 16384, 65536), (256, 196, 90, 8), sequences_limit=256,
+                           plans_evaluated=4)
+    with language(lang):
+        root = _tree(capacity_chart_svg([ollama, vllm, sglang], 4096))
+    polylines = {line.get("stroke"): line.get("stroke-dasharray") for line in root.iter(f"{SVG}polyline")}
+    colours = {engine: next(c.get("fill") for c in root.iter(f"{SVG}circle")
+                            if (c.find(f"{SVG}title") is not None and c.find(f"{SVG}title").text.startswith(name)
+                                and c.get("fill") != "#fff"))
+               for engine, name in (("ollama", "Ollama"), ("vllm", "vLLM"), ("sglang", "SGLang"))}
+    # only SGLang is dashed: Ollama is the first line; vLLM meets Ollama at the cap and at 65536 (7 and 8
+    # sequences), two points of four but no segment, and SGLang lies on vLLM all along
+    assert {engine: polylines[colour] for engine, colour in colours.items()} == {
+        "ollama": None, "vllm": None, "sglang": "7 5"}
+    legends = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "sw-legend"]
+    assert legend in legends and "vLLM" in legends and "Ollama" in legends, legends
+    sglang_points = [c for c in root.iter(f"{SVG}circle")
+                     if c.find(f"{SVG}title") is not None and c.find(f"{SVG}title").text.startswith("SGLang")]
+    assert [c.get("r") for c in sglang_points] == ["2.5", "2.5", "2.5", "2.5"]
+    vllm_points = [c for c in root.iter(f"{SVG}circle")
+                   if c.find(f"{SVG}title") is not None and c.find(f"{SVG}title").text.startswith("vLLM")]
+    assert [c.get("r") for c in vllm_points] == ["2.5", "4", "4", "2.5"]  # on Ollama's at the cap and at 65536
+    tip = sglang_points[2].find(f"{SVG}title").text
+    assert tip.endswith("60\u00a0" + ("sequences; vLLM: 61\u00a0sequences" if lang == "en"
+                                      else "secuencias; vLLM: 61\u00a0secuencias")), tip
+
+
+def test_lines_apart_are_drawn_solid():
+    chart = LineChart([Line("a", "#f00", [(1, 100), (2, 50)]), Line("b", "#0f0", [(1, 60), (2, 10)])],
+                      x_title="x", y_title="y", x_unit="", y_unit="")
+    svg = line_chart_svg(chart)
+    assert "stroke-dasharray" not in svg and "dashed" not in svg and 'r="2.5"' not in svg
