@@ -39,7 +39,7 @@ from reports.memory_readouts import (
 )
 from reports.names import namer
 from reports.numbers import compact, number
-from reports.speed_text import speed_readout_line, users_missed_target_line, users_readout_line
+from reports.speed_text import speed_readout_line, ttft_models_line, users_missed_target_line, users_readout_line
 from reports.tables import markdown_table
 from ui import deferred, url_widgets
 from ui.command_text import show_command
@@ -337,6 +337,7 @@ def show_readouts_and_engines() -> dict:
         ))
         st.markdown("\n".join(f"- {speed_readout_line(ENGINES[engine].display_name, estimate)}"
                                for engine, estimate in speeds))
+        st.caption(ttft_models_line())
         page_link("pages/speed.py", label=_("Speed estimate and calibration"), icon=":material/speed:",
                   query_params={CALIBRATION_PARAM: st.query_params[CALIBRATION_PARAM]} if calibration is not None
                   else None)

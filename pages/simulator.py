@@ -36,7 +36,7 @@ from reports.simulator_charts import (
     sweep_figures,
     timeline_figure,
 )
-from reports.speed_text import step_basis_lines
+from reports.speed_text import step_basis_lines, ttft_models_line
 from reports.tables import frame_markdown, localized_frame
 from ui import deferred, uploads, url_widgets
 from ui.background import section_result, wait_for_section
@@ -419,6 +419,7 @@ st.caption(
 )
 if step_costs:
     st.markdown("\n".join(f"- {line}" for line in step_basis_lines(step_costs)))
+    st.caption(ttft_models_line())
 else:
     st.caption(_("Step times from the typed efficiencies (the same for every engine), not the fitted speed model."))
 # The distributions grid, the timelines and the sweep follow once the comparison is on screen (their scripts

@@ -214,6 +214,14 @@ def step_basis_lines(step_costs) -> list[str]:
     ]
 
 
+def ttft_models_line() -> str:
+    """One line where a speed estimate's first-token time and the simulation's meet: where they agree and why they
+    part (pages that show both, or one of them next to the other's page)."""
+    return _("A lone request on an idle server gets the same time to first token from the speed estimate and from "
+             "the simulation (both add up one step cost per prefill chunk); the simulation adds what the estimate "
+             "leaves out: queueing, other requests' decodes sharing each step, and tensor-parallel all-reduce.")
+
+
 def users_readout_line(engine_name: str, readout: UsersReadout) -> str:
     """One Markdown bullet for the 'how many users' readout: the users (or why not), then the speed basis the
     simulated step times used and its decode band, so the figure says how far to trust it."""
