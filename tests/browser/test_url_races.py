@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import open_page, wait_for_app
-from tests.support.held_messages import HeldServerMessages, page_info_sent, run_finished
+from tests.support.held_messages import (
+    HeldServerMessages,
+    fragment_runs_finished,
+    page_info_sent,
+    run_finished,
+    without_widget_in_timer_reruns,
+)
 from tests.support.streamlit_server import app_url_fixture
 
 pytestmark = pytest.mark.browser
@@ -124,3 +130,61 @@ def test_a_number_being_typed_when_the_tabs_answer_arrives_is_kept(app_url, page
     page.wait_for_url("**wiz_users=40*", timeout=15_000)
     wait_for_app(page)
     assert field.input_value() == "40"
+
+
+def _forced_values(messages, key: str) -> list[float]:
+    """The values the server sent for the number input `key` with `set_value` (the browser then shows that value,
+    whatever the reader typed)."""
+    forced = []
+    for message in messages:
+        if message.WhichOneof("type") == "delta" and message.delta.WhichOneof("type") == "new_element":
+            element = message.delta.new_element
+            number_input = element.number_input if element.WhichOneof("type") == "number_input" else None
+            if number_input is not None and number_input.id.endswith(f"-{key}") and number_input.set_value:
+                forced.append(number_input.value)
+    return forced
+
+
+#: Timer ticks whose request lacks the wizard's users input (its script still loading) before the browser has it.
+TICKS_WITHOUT_THE_FIELD = 3
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open race (issue 19, test_load session 18): a page timer's st.rerun() answers a tick that lacks a widget's value "
+    "with that widget's link value and set_value (Streamlit 1.67), so a number typed meanwhile is replaced; the fix "
+    "on branch race18 (poll until the browser has sent every widget drawn with a value) is not landed: test_load "
+    "passed 3 of 6 runs with it; the other 3 had the last sessions' page loads time out, not seen on main"))
+def test_a_number_typed_before_the_rest_of_a_shared_link_arrives_is_kept(app_url, page):
+    """test_load's session 18 (main ea4420e): a shared link's first run ends early and the browser's timer asks for
+    the rest (ui/deferred.py). Under load the timer's request carried no value for the wizard's users input (traced:
+    the browser had not built it yet), so the rerun that drew the rest seeded it from the link again and sent it with
+    `set_value`: when that answer arrived after the reader had typed, the browser put the link's old number back
+    (typed 40, shown 39). Here the first ticks lack the field's value: no rerun may answer them; the rest follows
+    the first tick that has it, without `set_value` for the field, and is held until the number is typed."""
+    from playwright.sync_api import expect
+
+    held = HeldServerMessages(
+        page, edit_from_browser=without_widget_in_timer_reruns("wiz_users", times=TICKS_WITHOUT_THE_FIELD))
+    held.hold_after(lambda message: run_finished()([message]))  # the first run: the timer starts when it is drawn
+    page.goto(app_url + "/wizard?wiz_users=39", wait_until="domcontentloaded")
+    ticks_answered = fragment_runs_finished(TICKS_WITHOUT_THE_FIELD)
+    held.wait_until(page, lambda messages: ticks_answered(messages) or run_finished()(messages))
+    forced = _forced_values(held.seen, "wiz_users")
+    assert not run_finished()(held.seen), f"a tick without the field's value reran the page (sent with {forced})"
+    held.wait_until(page, run_finished())  # the server has drawn the rest of the page; the browser has not seen it
+    forced = _forced_values(held.seen, "wiz_users")
+    assert not forced, f"the rest of the page would replace what the reader types with {forced}"
+    typed_at = len(held.seen)
+    page.get_by_role("tab", name="4 · Workload").click()
+    field = page.locator(".st-key-wiz_users input").first
+    field.fill("40")
+    field.press("Enter")
+    page.wait_for_url("**wiz_users=40*")
+    held.wait_until(page, run_finished(after=typed_at))  # the server has answered the number too
+    held.release()
+    wait_for_app(page)
+    expect(page).to_have_url(re.compile(r"wiz_users=40"), timeout=15_000)
+    assert field.input_value() == "40"
+    page.reload()
+    wait_for_app(page)
+    assert page.locator(".st-key-wiz_users input").first.input_value() == "40"
