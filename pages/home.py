@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from calculators.i18n import N_, _
+from calculators.i18n import N_, _, ngettext
 from calculators.memory.kv import raw_kv_estimate, uniform_gqa_architecture
 from calculators.simulator.request_states import RequestStates, request_states
 from calculators.units import GIB
@@ -155,9 +155,12 @@ kv = raw_kv_estimate(
     EXAMPLE_MODEL, tokens_per_sequence=EXAMPLE_TOKENS, n_sequences=states.active_sequences, bytes_per_element=2
 )
 active = number(states.active_sequences)
-conn_label = _("{n} open connections").format(n=number(states.open_connections))
+# counts in the singular for one (a link or the inputs may set 1): "1 open connection", "1 active sequence"
+conn_label = ngettext("{n} open connection", "{n} open connections", states.open_connections).format(
+    n=number(states.open_connections))
 queue_label = _("{n} queued\\n(no KV cache yet)").format(n=number(states.queued_requests))
-active_label = _("{n} active sequences\\n({n} KV caches)").format(n=active)
+active_label = ngettext("{n} active sequence\\n({n} KV cache)", "{n} active sequences\\n({n} KV caches)",
+                        states.active_sequences).format(n=active)
 weights_label, over, admitted = _("1 copy of the weights"), _("over the limit"), _("admitted")
 finishes, all_read = _("when a sequence finishes"), _("all read")
 # Two columns, top to bottom: in three columns the diagram was scaled to 2/3 at 1024 px and its labels read at 8 px.
@@ -169,11 +172,16 @@ show_svg(flow_diagram_svg([
 ], [Edge("conn", "queue", over), Edge("conn", "active", admitted), Edge("queue", "active", finishes, dashed=True),
     Edge("active", "weights", all_read)], "sw-flow home-requests"))
 st.caption(
-    _(
+    ngettext(
+        "Worked example from the product brief (an estimate, not a measurement): a model with 32 layers, "
+        "8 KV heads and head dimension 128 stores {kib}\u00a0KiB of KV per token at 2\u00a0bytes per element. {active} "
+        "active sequence that reaches {tokens}\u00a0tokens holds {gib}\u00a0GiB of raw KV cache, on top of one copy "
+        "of the weights; queued requests add none until they are admitted.",
         "Worked example from the product brief (an estimate, not a measurement): a model with 32 layers, "
         "8 KV heads and head dimension 128 stores {kib}\u00a0KiB of KV per token at 2\u00a0bytes per element. {active} "
         "active sequences that each reach {tokens}\u00a0tokens hold {gib}\u00a0GiB of raw KV cache, on top of one copy "
-        "of the weights; queued requests add none until they are admitted."
+        "of the weights; queued requests add none until they are admitted.",
+        states.active_sequences,
     ).format(
         kib=number(kv.bytes_per_token_unbounded_layers / 1024),
         active=active,

@@ -77,3 +77,23 @@ def test_tools_list_every_page_the_sidebar_has_under_its_name_and_in_its_order()
     source = Path(HOME).read_text()
     tools = re.findall(r'\("(pages/\w+\.py)", N_\("([^"]+)"\)', source[source.index("TOOLS = ["):])
     assert tools == sidebar[1:]
+
+
+@pytest.mark.parametrize(("lang", "one", "many"), [
+    ("en", ("1 open connection", "1 active sequence", "(1 KV cache)", "1 active sequence that reaches"),
+     ("2 open connections", "2 active sequences", "(2 KV caches)", "2 active sequences that each reach")),
+    ("es", ("1 conexión abierta", "1 secuencia activa", "(1 caché KV)", "1 secuencia activa que llega"),
+     ("2 conexiones abiertas", "2 secuencias activas", "(2 cachés KV)", "2 secuencias activas que llegan")),
+])
+def test_the_request_diagram_counts_one_in_the_singular(lang, one, many):
+    """At one connection and one admitted sequence the diagram read "1 open connections", "1 active sequences (1 KV
+    caches)" and the worked example "1 active sequences that each reach" (issue 19 review: counted words through
+    ngettext)."""
+    from tests.support.page_runs import page_in_language
+
+    for count, expected in ((1, one), (2, many)):
+        at = page_in_language(HOME, lang, {"home_connections": str(count), "home_active": str(count)}).run()
+        assert not at.exception
+        text = "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+        for phrase in expected:
+            assert phrase in text.replace("\u00a0", " "), (phrase, count)
