@@ -405,8 +405,10 @@ def show_readouts_and_engines() -> dict:
     offloaded = []
     for row in rows:
         if row.plan is not None and getattr(row.plan, "devices", None) is not None:
+            # the GPUs the plan uses: Ollama keeps a model that fits one GPU on one ("on the GPUs" read for 2 cards)
+            gpus = sum(1 for d in row.plan.devices if d.device != "host")
             st.markdown(ngettext("**{engine}**: `-ngl {ngl}` of {layers} layers on the GPU",
-                                 "**{engine}**: `-ngl {ngl}` of {layers} layers on the GPUs", machine.n_devices).format(
+                                 "**{engine}**: `-ngl {ngl}` of {layers} layers on the GPUs", gpus).format(
                 engine=name(row.engine), ngl=row.plan.n_gpu_layers, layers=arch.n_layers + 1))
             st.markdown(markdown_table(offload_rows(row)))
             offloaded += [name(row.engine) for d in row.plan.devices if d.device == "host" and d.repeating_layers]

@@ -71,3 +71,17 @@ def test_knowledge_base_prose_keeps_flags_with_their_values(lang):
     for span in ("`--cors-origins localhost`", "`--rpc host:port`", "`--generation-config auto`",
                  "`--generation-config vllm`:"):
         assert span in operations, span
+
+
+@pytest.mark.parametrize(("lang", "one", "two"), [
+    ("en", "**Ollama**: `-ngl 33` of 33 layers on the GPU\n",
+     "**llama.cpp (llama-server)**: `-ngl 33` of 33 layers on the GPUs"),
+    ("es", "**Ollama**: `-ngl 33` de 33 capas en la GPU\n",
+     "**llama.cpp (llama-server)**: `-ngl 33` de 33 capas en las GPU")])
+def test_the_offload_line_counts_the_gpus_the_plan_uses(lang, one, two):
+    """On two GPUs Ollama keeps a model that fits one on one (its table lists gpu0 and the host only), and its line
+    read "on the GPUs"; llama.cpp splits the layers over both."""
+    from bench.typical_states import TYPICAL_STATES
+
+    text = _page_text("memory.py", lang, TYPICAL_STATES["memory.py"].query) + "\n"
+    assert one in text and two in text, [line for line in text.splitlines() if "-ngl" in line]
