@@ -243,7 +243,7 @@ with machine_col:
                 for knob in engine.simulator_knobs:
                     default = fields[knob.field].default
                     if knob.default_for_gpu is not None and gpu is not None:
-                        default = knob.default_for_gpu(gpu.memory_bytes)
+                        default = knob.default_for_gpu(gpu.memory_bytes, gpu.id)
                     if isinstance(default, bool):
                         # an inverted knob's toggle shows the opposite of its field (Radix prefix cache on:
                         # disable_radix_cache False); the caption says what the toggle shows

@@ -85,7 +85,7 @@ try:
     if calibration and usable is None:
         st.info(_("The loaded calibration is for {engine} on {cls}; the default fit is used here.").format(
             engine=display_name(calibration.engine), cls=hardware_class_name(calibration.hardware_class)))
-    policy = policy_for_gpu(engine, kb.gpus.get(gpu_id).memory_bytes)
+    policy = policy_for_gpu(engine, kb.gpus.get(gpu_id).memory_bytes, gpu_id)
     estimate = estimate_speed(
         shape, hw, engine, concurrency=concurrency, prompt_tokens=prompt_tokens, calibration=usable,
         prefill_steps=lone_prompt_steps(policy, prompt_tokens),  # an idle server holding the prompt

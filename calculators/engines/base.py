@@ -64,8 +64,8 @@ class SimulatorKnob:
     min_value: int = 1
     #: the widget shows the opposite of the field ("Radix prefix cache" for disable_radix_cache)
     invert: bool = False
-    #: (GPU memory, bytes) -> what the engine picks on such a GPU when the knob is unset
-    default_for_gpu: Callable[[int], Any] | None = None
+    #: (GPU memory in bytes, catalog id or None) -> what the engine picks on such a GPU when the knob is unset
+    default_for_gpu: Callable[[int, str | None], Any] | None = None
 
     def help_text(self) -> str | None:
         """The widget's help in the reader's language (None: no help)."""

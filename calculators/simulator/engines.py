@@ -24,13 +24,14 @@ def default_policy(engine: str) -> SchedulerPolicy:
                                     engine=engine, simulated_engines=', '.join(SIMULATED_ENGINES))) from None
 
 
-def policy_for_gpu(engine: str, gpu_memory_bytes: int | None) -> SchedulerPolicy:
-    """The policy an engine runs with on one GPU of `gpu_memory_bytes` when no knob is changed: the default, with
-    every knob the engine sizes by GPU memory set by its rule (`SimulatorKnob.default_for_gpu`; none when unknown)."""
+def policy_for_gpu(engine: str, gpu_memory_bytes: int | None, gpu_id: str | None = None) -> SchedulerPolicy:
+    """The policy an engine runs with on one GPU of `gpu_memory_bytes` (catalog id `gpu_id`, which some rules read:
+    vLLM's A100 row) when no knob is changed: the default, with every knob the engine sizes by the GPU set by its rule
+    (`SimulatorKnob.default_for_gpu`, the rule the engine's memory plan applies; none when the memory is unknown)."""
     policy = default_policy(engine)
     adapter = ENGINES.get(engine)
     if adapter is None or gpu_memory_bytes is None:
         return policy
-    by_gpu = {knob.field: knob.default_for_gpu(gpu_memory_bytes) for knob in adapter.simulator_knobs
+    by_gpu = {knob.field: knob.default_for_gpu(gpu_memory_bytes, gpu_id) for knob in adapter.simulator_knobs
               if knob.default_for_gpu is not None}
     return policy.model_copy(update=by_gpu) if by_gpu else policy

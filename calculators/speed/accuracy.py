@@ -251,10 +251,11 @@ FLOPS_FROM_CLASS_NOTE = "flop/s estimated as bandwidth x the median FLOP per byt
 
 
 def sweep_policy(data: SpeedMeasurementSet, sweep: SpeedSweep, catalog_memory_bytes: dict[str, int]):
-    """The scheduler the sweep's engine ran with: what it picks on the run's GPU (knobs sized by GPU memory, such as
-    SGLang's chunked prefill and CUDA-graph batch cap), then the settings the sweep records."""
+    """The scheduler the sweep's engine ran with: what it picks on the run's GPU (knobs sized by the GPU, such as
+    SGLang's chunked prefill and CUDA-graph batch cap, vLLM's max_num_seqs and token budget), then the settings the
+    sweep records."""
     hw = data.hardware_by_id()[sweep.hardware]
-    base = policy_for_gpu(sweep.engine, hw.memory_bytes or catalog_memory_bytes.get(hw.id))
+    base = policy_for_gpu(sweep.engine, hw.memory_bytes or catalog_memory_bytes.get(hw.id), hw.id)
     known = {k: v for k, v in sweep.policy.items() if k in type(base).model_fields}
     return base.model_copy(update=known)
 

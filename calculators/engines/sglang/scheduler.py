@@ -49,8 +49,9 @@ class SglangPolicy(SchedulerPolicy):
     chunked_prefill_size: int = Field(
         default=8192,
         gt=0,
-        description="unset, SGLang picks it by GPU memory (server_args.py): 2048 below 35 GiB, 8192 below 160 GiB, "
-        "16384 above",
+        description="unset, SGLang picks it by GPU memory (python/sglang/srt/arg_groups/memory_hook.py "
+        "_handle_gpu_memory_settings at v0.5.23, plan.auto_chunk_and_graph_sizes): 2048 below 20 GiB, 4096 below "
+        "60 GiB, 8192 below 160 GiB, 16384 from 160 GiB; this default (8192) is the 60-160 GiB row",
     )
     page_size: int = Field(default=1, gt=0)
     disable_radix_cache: bool = False
@@ -91,8 +92,8 @@ class SglangPolicy(SchedulerPolicy):
         )
 
 
-def _chunk_on_gpu(gpu_memory_bytes: int) -> int:
-    """chunked_prefill_size SGLang picks with it unset on one GPU of this size."""
+def _chunk_on_gpu(gpu_memory_bytes: int, gpu_id: str | None = None) -> int:
+    """chunked_prefill_size SGLang picks with it unset on one GPU of this size (by memory only; tokens)."""
     return auto_chunk_and_graph_sizes(gpu_memory_bytes / MIB, 1)[0]
 
 
@@ -106,8 +107,8 @@ def _chunk_help() -> str:
     return _("Unset, SGLang picks it by GPU memory: {tiers}.").format(tiers=tiers)
 
 
-def _graph_cap_on_gpu(gpu_memory_bytes: int) -> int:
-    """cuda_graph_max_bs SGLang picks with it unset on one GPU of this size (tp 1)."""
+def _graph_cap_on_gpu(gpu_memory_bytes: int, gpu_id: str | None = None) -> int:
+    """cuda_graph_max_bs SGLang picks with it unset on one GPU of this size (tp 1; by memory only; sequences)."""
     return auto_chunk_and_graph_sizes(gpu_memory_bytes / MIB, 1)[1]
 
 

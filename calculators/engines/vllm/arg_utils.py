@@ -96,6 +96,9 @@ def resolve_max_model_len(settings: VllmSettings, arch: ModelArchitecture) -> tu
 
 # config/scheduler.py SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS: the CPU MLA backend's floor
 DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
+#: get_batch_defaults' last row for the API server (GPUs under 70 GiB, and A100s under 160 GiB):
+#: (max_num_seqs, max_num_batched_tokens)
+SMALL_GPU_BATCH_LIMITS = (256, 2048)
 
 
 def default_batch_limits(machine: Machine, world_size: int = 1) -> tuple[int, int]:
@@ -112,7 +115,19 @@ def default_batch_limits(machine: Machine, world_size: int = 1) -> tuple[int, in
         return 1024, 16384
     if machine.device_memory_bytes >= 70 * GIB and not is_a100:
         return 1024, 8192
-    return 256, 2048
+    return SMALL_GPU_BATCH_LIMITS
+
+
+def default_max_num_seqs_on_gpu(gpu_memory_bytes: int, gpu_id: str | None = None) -> int:
+    """max_num_seqs (sequences) the API server picks when unset on one GPU of `gpu_memory_bytes` whose catalog id
+    is `gpu_id` (the A100 row needs it): `default_batch_limits`, the rule the memory plan applies."""
+    return default_batch_limits(Machine(device_memory_bytes=gpu_memory_bytes, gpu_id=gpu_id))[0]
+
+
+def default_max_num_batched_tokens_on_gpu(gpu_memory_bytes: int, gpu_id: str | None = None) -> int:
+    """max_num_batched_tokens (tokens per step) the API server picks when unset on one GPU of `gpu_memory_bytes`
+    whose catalog id is `gpu_id`: `default_batch_limits`, the rule the memory plan applies."""
+    return default_batch_limits(Machine(device_memory_bytes=gpu_memory_bytes, gpu_id=gpu_id))[1]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,11 @@ from typing import Literal
 from pydantic import Field
 
 from calculators.engines.base import SimulatorKnob
+from calculators.engines.vllm.arg_utils import (
+    SMALL_GPU_BATCH_LIMITS,
+    default_max_num_batched_tokens_on_gpu,
+    default_max_num_seqs_on_gpu,
+)
 from calculators.errors import ServewiseInputError
 from calculators.i18n import N_, _
 from calculators.simulator.policy import (
@@ -20,7 +25,8 @@ from calculators.simulator.policy import (
 
 
 class VllmPolicy(SchedulerPolicy):
-    """vLLM V1 scheduler knobs (defaults for the API server on a < 70 GiB GPU; see research/engines.md).
+    """vLLM V1 scheduler knobs (defaults for the API server on a < 70 GiB GPU, arg_utils.SMALL_GPU_BATCH_LIMITS;
+    on a known GPU the simulator takes arg_utils.default_batch_limits, the memory plan's rule).
 
     Running requests are scheduled first (one token each), then waiting ones within
     max_num_batched_tokens; when a block cannot be allocated the newest running request is preempted
@@ -30,8 +36,8 @@ class VllmPolicy(SchedulerPolicy):
     """
 
     engine: Literal["vllm"] = "vllm"
-    max_num_seqs: int = Field(default=256, gt=0)
-    max_num_batched_tokens: int = Field(default=2048, gt=0)
+    max_num_seqs: int = Field(default=SMALL_GPU_BATCH_LIMITS[0], gt=0)
+    max_num_batched_tokens: int = Field(default=SMALL_GPU_BATCH_LIMITS[1], gt=0)
     block_size: int = Field(default=16, gt=0)
     enable_chunked_prefill: bool = True
     enable_prefix_caching: bool = True
@@ -98,8 +104,9 @@ class VllmPolicy(SchedulerPolicy):
 
 SIMULATOR_LABEL = "vLLM"
 SIMULATOR_KNOBS = (
-    SimulatorKnob("max_num_seqs", "--max-num-seqs", "sim_vllm_seqs"),
-    SimulatorKnob("max_num_batched_tokens", "--max-num-batched-tokens", "sim_vllm_mbt"),
+    SimulatorKnob("max_num_seqs", "--max-num-seqs", "sim_vllm_seqs", default_for_gpu=default_max_num_seqs_on_gpu),
+    SimulatorKnob("max_num_batched_tokens", "--max-num-batched-tokens", "sim_vllm_mbt",
+                  default_for_gpu=default_max_num_batched_tokens_on_gpu),
     SimulatorKnob("block_size", "--block-size", "sim_vllm_block"),
     SimulatorKnob("enable_chunked_prefill", N_("Chunked prefill"), "sim_vllm_chunked"),
     SimulatorKnob("enable_prefix_caching", N_("Automatic prefix caching"), "sim_vllm_apc"),
