@@ -108,6 +108,14 @@ def item_name(item_id: str) -> str:
     return name_of(load_knowledge(), item_id)
 
 
+def name_with_note(name: str, note: str) -> str:
+    """`name` followed by `note` in brackets; a name that already ends in brackets ("TPU (Google)") takes the note
+    inside them ("TPU (Google, via plugin)") rather than a second pair."""
+    if name.endswith(")") and "(" in name:
+        return f"{name[:-1]}, {note})"
+    return f"{name} ({note})"
+
+
 def _support_text(support: SupportList | None, kind: str | None = None) -> str:
     """Usable items first, by name; experimental and plugin paths marked; nothing usable -> 'none found'."""
     if support is None:
@@ -119,9 +127,9 @@ def _support_text(support: SupportList | None, kind: str | None = None) -> str:
         if item.status == "native":
             parts.append(item_name(item.id))
         elif item.status in USABLE_STATUSES:
-            parts.append(f"{item_name(item.id)} ({_(STATUS_TEXT.get(item.status, item.status))})")
+            parts.append(name_with_note(item_name(item.id), _(STATUS_TEXT.get(item.status, item.status))))
         elif item.status == "convert-first":
-            parts.append(f"{item_name(item.id)} ({_(CONVERT_FIRST)})")
+            parts.append(name_with_note(item_name(item.id), _(CONVERT_FIRST)))
     return ", ".join(parts) or _("none found")
 
 
