@@ -4,8 +4,9 @@ Opening a shared link, the browser builds every element a page sends before it p
 render on a 2-core machine), so the long sections below a page's main result (tables, tabs, expanders of
 facts) delayed the result itself. A page calls `rest_follows()` right after its main result: on the first run
 of a page visit that ends the run there, leaving a one-line note and a fragment that reruns the whole app once the
-browser has that much on screen (`FOLLOW_UP_S` after it received it); every other run, that follow-up
-and any rerun a widget change causes included, passes straight through and draws the whole page.
+browser has that much on screen (`FOLLOW_UP_S` after it received it) and has sent a value for every widget drawn with
+one (ui/background.note_until); every other run, that follow-up and any rerun a widget change causes included, passes
+straight through and draws the whole page.
 
 A visit is declared by app.py (`start_visit`, before it runs the page): it owns the navigation, and the first run
 of each page in a browser session is the one a shared link opens. A page run on its own (AppTest, or

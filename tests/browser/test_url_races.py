@@ -149,11 +149,6 @@ def _forced_values(messages, key: str) -> list[float]:
 TICKS_WITHOUT_THE_FIELD = 3
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open race (issue 19, test_load session 18): a page timer's st.rerun() answers a tick that lacks a widget's value "
-    "with that widget's link value and set_value (Streamlit 1.67), so a number typed meanwhile is replaced; the fix "
-    "on branch race18 (poll until the browser has sent every widget drawn with a value) is not landed: test_load "
-    "passed 3 of 6 runs with it; the other 3 had the last sessions' page loads time out, not seen on main"))
 def test_a_number_typed_before_the_rest_of_a_shared_link_arrives_is_kept(app_url, page):
     """test_load's session 18 (main ea4420e): a shared link's first run ends early and the browser's timer asks for
     the rest (ui/deferred.py). Under load the timer's request carried no value for the wizard's users input (traced:

@@ -52,3 +52,38 @@ def test_no_page_ends_its_run_with_st_stop() -> None:
                  if "st.stop()" in path.read_text(encoding="utf-8") and path.name != "run_control.py"]
     offenders += ["app.py"] if "st.stop()" in (root / "app.py").read_text(encoding="utf-8") else []
     assert offenders == [], f"use ui.run_control.end_run(), which keeps a pending rerun: {offenders}"
+
+
+def _bound_page() -> None:
+    import streamlit as st
+
+    from ui.run_control import missing_from_request, widgets_with_values
+
+    def short(widget_ids) -> list[str]:
+        return sorted(widget_id.rsplit("-", 1)[-1] for widget_id in widget_ids)
+
+    if "drawn_ids" in st.session_state:  # before any widget is drawn: what this run's request carried
+        st.session_state["missing"] = short(missing_from_request([*st.session_state["drawn_ids"], "absent"]))
+    st.number_input("Users", key="users", value=1, bind="query-params")
+    st.number_input("Hosts", key="hosts", value=1, bind="query-params")
+    st.button("Go", key="go")
+    st.session_state["drawn_ids"] = widgets_with_values()
+    st.session_state["drawn"] = short(st.session_state["drawn_ids"])
+
+
+def test_the_widgets_a_timer_waits_for_are_those_drawn_with_a_value_until_the_browser_sends_them() -> None:
+    # ui/background.note_until reruns the app only once the browser's request carries every widget drawn with a
+    # value (the link's users here), which Streamlit 1.67 would otherwise send again with set_value. A widget at its
+    # default (hosts) and a button are not waited for. The browser test of the race is
+    # tests/browser/test_url_races.py::test_a_number_typed_before_the_rest_of_a_shared_link_arrives_is_kept; this
+    # one fails if a Streamlit upgrade renames the session state's internals these helpers read.
+    at = AppTest.from_function(_bound_page)
+    at.query_params["users"] = "39"
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="users").value == 39
+    assert at.session_state["drawn"] == ["users"]
+    at.run()  # AppTest sends every widget's value, as a browser that has built them does
+    assert not at.exception
+    assert at.session_state["drawn"] == ["users"]
+    assert at.session_state["missing"] == ["absent"]
