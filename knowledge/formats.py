@@ -341,6 +341,16 @@ class FormatsSection(Frozen):
         """The quantization with this id, or None."""
         return next((q for q in self.quantizations if q.id == quant_id), None)
 
+    def file_mixes_by_bits(self) -> tuple[FileMix, ...]:
+        """The GGUF file mixes from fewest to most measured bits per weight (Q2_K ... F16), the order of llama.cpp's
+        tools/quantize/README.md table within each family; a reader compares sizes down a list."""
+        return tuple(sorted(self.file_mixes, key=lambda m: m.measured_bits_per_weight))
+
+    def weight_scheme_ids(self) -> list[str]:
+        """Ids a weight precision can be chosen from: the quantizations in the knowledge base's order, then the
+        GGUF file mixes by bits per weight (`file_mixes_by_bits`)."""
+        return [q.id for q in self.quantizations] + [m.id for m in self.file_mixes_by_bits()]
+
     def file_mix(self, mix_id: str) -> FileMix | None:
         """The GGUF file mix with this id, or None."""
         return next((m for m in self.file_mixes if m.id == mix_id), None)

@@ -283,10 +283,7 @@ def show_scheme_tables() -> None:
         _("llama-quantize gives some tensors a larger type and keeps norms in F32, so a Q4_K_M file averages more "
         "than Q4_K's 4.5 bits. Only measurements exist, and they depend on the model.")
     )
-    # Fewest bits per weight first, the order of llama.cpp's quantize README table within each family (its
-    # I-quants, then its K-quants to Q8_0 and F16): the rows came in the knowledge base's order, Q2_K and IQ4_XS
-    # after Q8_0, which read as no order at all.
-    mixes = sorted(formats.file_mixes, key=lambda m: m.measured_bits_per_weight)
+    mixes = formats.file_mixes_by_bits()
     st.dataframe(
         localized_frame(pd.DataFrame(
             {

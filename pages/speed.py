@@ -20,7 +20,7 @@ from calculators.speed.inputs import accelerator_of_gpu, model_shape
 from calculators.speed.model import hardware_class_name
 from calculators.speed.predict import decode_by_concurrency, estimate_speed, sweep_concurrencies
 from knowledge import load_knowledge
-from reports.names import namer
+from reports.names import namer, weight_scheme_namer
 from reports.numbers import number, quantity
 from reports.speed_figures import decode_charts_svg
 from reports.speed_text import calibration_text, ledger_sections, speed_estimate_text
@@ -53,9 +53,9 @@ with left:
     model_id = url_widgets.selectbox(_("Model (catalog)"), list(kb.models.ids), key="speed_model", labels=namer(kb),
                                      index=list(kb.models.ids).index("llama-3.1-8b"))
 with right:
-    schemes = [q.id for q in kb.formats.quantizations] + [m.id for m in kb.formats.file_mixes]
+    schemes = kb.formats.weight_scheme_ids()
     scheme = url_widgets.selectbox(_("Weight precision / quantization"), schemes, key="speed_precision",
-                                index=schemes.index("bf16"), labels=namer(kb))
+                                index=schemes.index("bf16"), labels=weight_scheme_namer(kb))
     concurrency = int(
         url_widgets.number(
             _("Concurrent sequences"), key="speed_concurrency", min_value=1, max_value=4096, value=32, step=1

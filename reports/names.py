@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from calculators.engines import ENGINES
 from calculators.i18n import _
+from calculators.units import compact
 from knowledge.loader import KnowledgeBase, load_knowledge
 
 
@@ -45,3 +46,20 @@ def namer(kb: KnowledgeBase, extra: Mapping[str, str] | None = None) -> Callable
 def names_by_slug(kb: KnowledgeBase) -> dict[str, str]:
     """Every catalog slug (engines, GPUs, models, formats, quantizations) -> its name in the reader's language."""
     return {slug: _(name) for slug, name in _names_in(kb.directory).items()}
+
+
+def weight_scheme_namer(kb: KnowledgeBase) -> Callable[[str], str]:
+    """What a weight-precision dropdown shows for each scheme id: the name, and for a GGUF file type the words that
+    tell it from the tensor type of the same name ("Q2_K GGUF file, 3.16 bits/weight measured" beside "Q2_K", every
+    weight in Q2_K blocks)."""
+    names = namer(kb)
+    mixes = {mix.id: mix for mix in kb.formats.file_mixes}
+
+    def label(scheme_id: str) -> str:
+        mix = mixes.get(scheme_id)
+        if mix is None:
+            return names(scheme_id)
+        return _("{name} GGUF file, {bits} bits/weight measured").format(
+            name=names(scheme_id), bits=compact(mix.measured_bits_per_weight, 2))
+
+    return label

@@ -28,7 +28,7 @@ from calculators.model.hf_hub import fetch_config
 from calculators.model.weights import weights_from_file_bytes
 from calculators.units import GIB, compact, number
 from knowledge.loader import KnowledgeBase
-from reports.names import namer
+from reports.names import namer, weight_scheme_namer
 from ui import uploads, url_widgets
 
 MODEL_SOURCES = ["catalog", "config-json", "hf-repo", "geometry"]
@@ -148,8 +148,9 @@ def read_weights(kb: KnowledgeBase, arch: ModelArchitecture | None) -> WeightsCh
                                  min_value=0.001, max_value=100_000.0, value=15.0, step=0.5)
         estimate = weights_from_file_bytes(int(gib * GIB), source="typed file size")
         return WeightsChoice(estimate.bytes, "the file size you typed", True)
-    schemes = [q.id for q in kb.formats.quantizations] + [m.id for m in kb.formats.file_mixes]
-    scheme = url_widgets.selectbox(_("Weight precision / quantization"), schemes, key="mem_precision", labels=namer(kb),
+    schemes = kb.formats.weight_scheme_ids()
+    scheme = url_widgets.selectbox(_("Weight precision / quantization"), schemes, key="mem_precision",
+                                   labels=weight_scheme_namer(kb),
                                    index=schemes.index("bf16"))
     if arch is None:
         return WeightsChoice(None, "", False, None, scheme=scheme)
