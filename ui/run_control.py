@@ -18,8 +18,7 @@ expander, and a mounted widget reports its value). Filling the missing values in
 reverted in 171b1be) drops the `set_value` the browser needs when the widget is built after the answer arrives
 (the frontend's useBasicWidgetState starts an unbuilt widget from the newest element's default unless it carries
 `set_value`): the likely reason about 10 of 20 sessions under load then showed the default, not the link's value.
-So the timer
-reruns only once the browser has sent a value for every widget drawn with one (`widgets_with_values`,
+So the timer reruns only once the browser has sent a value for every widget drawn with one (`widgets_with_values`,
 `missing_from_request`): then the rerun sends none of them with `set_value`.
 """
 
