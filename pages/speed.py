@@ -27,7 +27,7 @@ from reports.speed_text import calibration_text, ledger_sections, speed_estimate
 from ui import deferred, url_widgets
 from ui.markdown_text import literal
 from ui.markup import show_svg
-from ui.run_control import end_run
+from ui.run_control import end_run, rerun_app
 from ui.speed_link import CALIBRATION_PARAM, link_calibration
 
 LEDGER_FILE = Path(__file__).resolve().parents[1] / "bench" / "results" / "speed_accuracy.json"
@@ -143,7 +143,7 @@ if pasted.strip():
                           for s in imported.skipped])
         if st.button(_("Use this calibration (the link will carry it)"), key="speed_use_cal"):
             url_widgets.write_params({CALIBRATION_PARAM: encode_profile(result.profile)})
-            st.rerun()
+            rerun_app()
 if calibration is not None:
     st.caption(
         _("Calibration in use from the link: {label}.").format(label=literal(calibration.label or calibration.engine))

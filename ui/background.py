@@ -24,7 +24,13 @@ from typing import Any
 import streamlit as st
 
 from calculators.i18n import current_language
-from ui.run_control import is_fragment_rerun, missing_from_request, poll_this_fragment_every, widgets_with_values
+from ui.run_control import (
+    is_fragment_rerun,
+    missing_from_request,
+    poll_this_fragment_every,
+    rerun_app,
+    widgets_with_values,
+)
 
 MAX_RESULTS = 32
 POLL_S = 0.3
@@ -80,7 +86,7 @@ def note_until(ready: Callable[[], bool], message: str, every_s: float, key: str
     def waiting() -> None:
         if ready() and is_fragment_rerun():  # drawn inline in a whole-app run: the first tick decides
             if not missing_from_request(with_values) or time.monotonic() - drawn_at > BROWSER_WAIT_MAX_S:
-                st.rerun()
+                rerun_app()
             if poll["every_s"] < SLOWEST_POLL_S:
                 poll["every_s"] = min(2 * poll["every_s"], SLOWEST_POLL_S)
                 poll_this_fragment_every(poll["every_s"])

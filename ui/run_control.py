@@ -20,6 +20,14 @@ reverted in 171b1be) drops the `set_value` the browser needs when the widget is 
 `set_value`): the likely reason about 10 of 20 sessions under load then showed the default, not the link's value.
 So the timer reruns only once the browser has sent a value for every widget drawn with one (`widgets_with_values`,
 `missing_from_request`): then the rerun sends none of them with `set_value`.
+
+The timer's rerun must also not carry an old address. `st.rerun()` asks for a rerun with the query string its own run
+began with, and when the browser's rerun is already waiting (the reader typed while the tick ran), Streamlit 1.67
+(`ScriptRequests._request_rerun_locked`) merges the two keeping the browser's widget values but the *newer request's*
+query string: the timer's, from before the typing. That run then writes the link (`url_widgets.keep_written_params`
+re-sends a tab) with the old value in it, and the browser's address loses what the widget shows (CI on 60d9369,
+tests/browser/test_load.py session 18: the wizard's users typed 40, drawn 40, link `wiz_users=39&wiz_step=4`).
+`rerun_app` asks for the rerun with the waiting request's address, page and cached messages instead.
 """
 
 from __future__ import annotations
@@ -27,9 +35,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NoReturn
 
+import streamlit as st
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequestType
 from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
 
 #: Widget value kinds that are events (a button's click), not states: the browser sends them once, never again.
@@ -39,6 +49,27 @@ TRIGGER_VALUE_TYPES = frozenset({"trigger_value", "string_trigger_value", "chat_
 def end_run() -> NoReturn:
     """End the current script run here, keeping any rerun the browser asked for during it."""
     raise StopException()
+
+
+def rerun_app() -> NoReturn:
+    """Rerun the whole app now, as `st.rerun()` does, except that a rerun the browser asked for meanwhile keeps its
+    own query string, page and cached messages (see the module docstring); its widget values win either way."""
+    ctx = get_script_run_ctx()
+    if ctx is None or ctx.script_requests is None:
+        st.rerun()
+    requests = ctx.script_requests
+    with requests._lock:  # the browser's request may arrive between reading the waiting one and adding ours
+        waiting = requests._rerun_data if requests._state == ScriptRequestType.RERUN else None
+        requests._request_rerun_locked(RerunData(
+            query_string=waiting.query_string if waiting else ctx.query_string,
+            page_script_hash=waiting.page_script_hash if waiting else ctx.page_script_hash,
+            page_name=waiting.page_name if waiting else "",
+            cached_message_hashes=waiting.cached_message_hashes if waiting else ctx.cached_message_hashes,
+            context_info=waiting.context_info if waiting else ctx.context_info,
+            is_auto_rerun=True,  # a timer's: keeps a waiting history navigation's flag
+        ))
+    st.empty()  # a yield point, as st.rerun() uses: the runner raises its RerunException here
+    end_run()  # not reached under Streamlit's runner; ends the run with the rerun still requested
 
 
 def widgets_with_values() -> frozenset[str]:

@@ -87,3 +87,56 @@ def test_the_widgets_a_timer_waits_for_are_those_drawn_with_a_value_until_the_br
     assert not at.exception
     assert at.session_state["drawn"] == ["users"]
     assert at.session_state["missing"] == ["absent"]
+
+
+def _timer_page(rerun_with: str) -> None:
+    import streamlit as st
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    from ui.run_control import rerun_app
+
+    st.session_state["runs"] = st.session_state.get("runs", 0) + 1
+    st.session_state.setdefault("users_in_url", []).append(st.query_params.get("users"))
+    if st.session_state["runs"] == 1:
+        # The browser's rerun arrives while a page timer's run is going: the reader typed 40, so the browser's address
+        # (the request's query string) is users=40 while this run began with the link's users=39.
+        ctx = get_script_run_ctx()
+        assert ctx is not None
+        ctx.script_requests.request_rerun(RerunData(query_string="users=40", page_script_hash=ctx.page_script_hash))
+        if rerun_with == "rerun_app":
+            rerun_app()
+        st.rerun()
+
+
+def test_a_timer_rerun_keeps_the_address_of_a_rerun_the_browser_asked_for_meanwhile() -> None:
+    # CI on 60d9369 (tests/browser/test_load.py session 18): with st.rerun() the merged run began with the timer's old
+    # address (users=39), wrote the link from it and the browser's address lost the 40 its widget showed.
+    at = AppTest.from_function(_timer_page, kwargs={"rerun_with": "rerun_app"})
+    at.query_params["users"] = "39"
+    at.run()
+    assert not at.exception
+    assert at.session_state["runs"] == 2
+    assert at.session_state["users_in_url"] == ["39", "40"]
+
+
+def test_st_rerun_gives_a_waiting_browser_rerun_its_own_older_address() -> None:
+    # Streamlit 1.67 ScriptRequests._request_rerun_locked merges a waiting rerun with a newer one taking the newer's
+    # query string: why rerun_app exists. If a Streamlit upgrade makes this fail, st.rerun() keeps the browser's
+    # address.
+    at = AppTest.from_function(_timer_page, kwargs={"rerun_with": "st.rerun"})
+    at.query_params["users"] = "39"
+    at.run()
+    assert not at.exception
+    assert at.session_state["runs"] == 2
+    assert at.session_state["users_in_url"] == ["39", "39"]
+
+
+def test_no_page_reruns_with_st_rerun() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    offenders = [str(path.relative_to(root)) for folder in ("pages", "ui") for path in (root / folder).rglob("*.py")
+                 if "st.rerun()" in path.read_text(encoding="utf-8") and path.name != "run_control.py"]
+    offenders += ["app.py"] if "st.rerun()" in (root / "app.py").read_text(encoding="utf-8") else []
+    assert offenders == [], f"use ui.run_control.rerun_app(), which keeps a waiting rerun's address: {offenders}"
