@@ -218,6 +218,41 @@ def test_offload_is_never_translated_as_download():
     assert not offenders, "'offload' written as a download ('descarga'):\n" + "\n".join(offenders)
 
 
+#: English terms with a Spanish name: a Spanish message never keeps the English term (the speed bands read
+#: "errores leave-one-out" in the Spanish UI until session 11).
+ENGLISH_TERMS_IN_SPANISH = {"leave-one-out": "dejando uno fuera"}
+
+
+def english_terms_left(es: Catalog) -> list[str]:
+    """Spanish translations in `es` that still carry an English term of ENGLISH_TERMS_IN_SPANISH, with the term."""
+    offenders = []
+    for message in es:
+        english = message.id if isinstance(message.id, str) else (message.id or ("",))[0]
+        strings = message.string if isinstance(message.string, tuple) else (message.string or "",)
+        for term, spanish_term in ENGLISH_TERMS_IN_SPANISH.items():
+            offenders += [f"{english[:80]} ('{term}' -> '{spanish_term}')" for text in strings if term in text.lower()]
+    return offenders
+
+
+def test_spanish_never_keeps_an_english_term():
+    offenders = english_terms_left(spanish())
+    assert not offenders, "Spanish translations that keep an English term:\n" + "\n".join(offenders)
+
+
+def test_the_english_term_check_sees_a_kept_term():
+    es = Catalog(locale="es")
+    es.add("single stream (leave-one-out)", "un solo flujo (Leave-one-out)")
+    es.add(
+        ("leave-one-out, {n} measurement", "leave-one-out, {n} measurements"),
+        ("dejando uno fuera, {n} medición", "leave-one-out, {n} mediciones"),
+    )
+    es.add("fit's leave-one-out errors", "errores en validación cruzada dejando uno fuera")
+    assert [line.split(" ('")[0] for line in english_terms_left(es)] == [
+        "single stream (leave-one-out)",
+        "leave-one-out, {n} measurement",
+    ]
+
+
 #: A placeholder or a figure, ONE plain space, then a unit: a space a browser may break ("14,96" / "GiB" in a narrow
 #: column). Messages write a no-break space there instead ("{gib}\u00a0GiB": calculators/units.UNIT_SPACE), in the
 #: English message and in its Spanish translation alike.
