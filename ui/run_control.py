@@ -40,7 +40,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequestType
-from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext, ThreadState
 
 #: Widget value kinds that are events (a button's click), not states: the browser sends them once, never again.
 TRIGGER_VALUE_TYPES = frozenset({"trigger_value", "string_trigger_value", "chat_input_value", "json_trigger_value"})
@@ -60,13 +60,14 @@ def rerun_app() -> NoReturn:
     requests = ctx.script_requests
     with requests._lock:  # the browser's request may arrive between reading the waiting one and adding ours
         waiting = requests._rerun_data if requests._state == ScriptRequestType.RERUN else None
+        source: RerunData | ScriptRunContext = waiting if waiting is not None else ctx
         requests._request_rerun_locked(RerunData(
-            query_string=waiting.query_string if waiting else ctx.query_string,
-            page_script_hash=waiting.page_script_hash if waiting else ctx.page_script_hash,
-            page_name=waiting.page_name if waiting else "",
-            cached_message_hashes=waiting.cached_message_hashes if waiting else ctx.cached_message_hashes,
-            context_info=waiting.context_info if waiting else ctx.context_info,
-            is_auto_rerun=True,  # a timer's: keeps a waiting history navigation's flag
+            query_string=source.query_string,
+            page_script_hash=source.page_script_hash,
+            page_name=waiting.page_name if waiting is not None else "",  # a run's context has no page name
+            cached_message_hashes=source.cached_message_hashes,
+            context_info=source.context_info,
+            is_auto_rerun=True,  # not the reader's own action: a waiting history navigation keeps its flag
         ))
     st.empty()  # a yield point, as st.rerun() uses: the runner raises its RerunException here
     end_run()  # not reached under Streamlit's runner; ends the run with the rerun still requested
