@@ -44,13 +44,18 @@ def test_st_stop_drops_a_rerun_requested_during_the_run() -> None:
     assert [element.value for element in at.markdown] == ["run 1"]
 
 
-def test_no_page_ends_its_run_with_st_stop() -> None:
+def _app_files_calling(call: str) -> list[str]:
+    """app.py and the files under pages/ and ui/ (ui/run_control.py aside) whose text contains `call`."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    offenders = [str(path.relative_to(root)) for folder in ("pages", "ui") for path in (root / folder).rglob("*.py")
-                 if "st.stop()" in path.read_text(encoding="utf-8") and path.name != "run_control.py"]
-    offenders += ["app.py"] if "st.stop()" in (root / "app.py").read_text(encoding="utf-8") else []
+    files = [root / "app.py", *(path for folder in ("pages", "ui") for path in (root / folder).rglob("*.py"))]
+    return [str(path.relative_to(root)) for path in files
+            if path.name != "run_control.py" and call in path.read_text(encoding="utf-8")]
+
+
+def test_no_page_ends_its_run_with_st_stop() -> None:
+    offenders = _app_files_calling("st.stop()")
     assert offenders == [], f"use ui.run_control.end_run(), which keeps a pending rerun: {offenders}"
 
 
@@ -109,34 +114,29 @@ def _timer_page(rerun_with: str) -> None:
         st.rerun()
 
 
-def test_a_timer_rerun_keeps_the_address_of_a_rerun_the_browser_asked_for_meanwhile() -> None:
-    # CI on 60d9369 (tests/browser/test_load.py session 18): with st.rerun() the merged run began with the timer's old
-    # address (users=39), wrote the link from it and the browser's address lost the 40 its widget showed.
-    at = AppTest.from_function(_timer_page, kwargs={"rerun_with": "rerun_app"})
+def _users_in_url_of_each_run(rerun_with: str) -> list[str]:
+    """The `users` URL value each run of `_timer_page` began with, opened on a link with users=39 (two runs)."""
+    at = AppTest.from_function(_timer_page, kwargs={"rerun_with": rerun_with})
     at.query_params["users"] = "39"
     at.run()
     assert not at.exception
     assert at.session_state["runs"] == 2
-    assert at.session_state["users_in_url"] == ["39", "40"]
+    return at.session_state["users_in_url"]
+
+
+def test_a_timer_rerun_keeps_the_address_of_a_rerun_the_browser_asked_for_meanwhile() -> None:
+    # CI on 60d9369 (tests/browser/test_load.py session 18): with st.rerun() the merged run began with the timer's old
+    # address (users=39), wrote the link from it and the browser's address lost the 40 its widget showed.
+    assert _users_in_url_of_each_run(rerun_with="rerun_app") == ["39", "40"]
 
 
 def test_st_rerun_gives_a_waiting_browser_rerun_its_own_older_address() -> None:
     # Streamlit 1.67 ScriptRequests._request_rerun_locked merges a waiting rerun with a newer one taking the newer's
     # query string: why rerun_app exists. If a Streamlit upgrade makes this fail, st.rerun() keeps the browser's
     # address.
-    at = AppTest.from_function(_timer_page, kwargs={"rerun_with": "st.rerun"})
-    at.query_params["users"] = "39"
-    at.run()
-    assert not at.exception
-    assert at.session_state["runs"] == 2
-    assert at.session_state["users_in_url"] == ["39", "39"]
+    assert _users_in_url_of_each_run(rerun_with="st.rerun") == ["39", "39"]
 
 
 def test_no_page_reruns_with_st_rerun() -> None:
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    offenders = [str(path.relative_to(root)) for folder in ("pages", "ui") for path in (root / folder).rglob("*.py")
-                 if "st.rerun()" in path.read_text(encoding="utf-8") and path.name != "run_control.py"]
-    offenders += ["app.py"] if "st.rerun()" in (root / "app.py").read_text(encoding="utf-8") else []
+    offenders = _app_files_calling("st.rerun()")
     assert offenders == [], f"use ui.run_control.rerun_app(), which keeps a waiting rerun's address: {offenders}"
