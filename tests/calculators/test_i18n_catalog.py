@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterator
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
@@ -206,13 +207,18 @@ def test_the_typography_checks_see_what_they_look_for():
     assert not _LETTER_TIMES.search(_prose("run `a x b` here")) and not _LETTER_TIMES.search("x86 and 2x")
 
 
+def _english_and_spanish(es: Catalog) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Each entry of `es` as (its English text, the singular's for a plural; its Spanish strings, every plural form)."""
+    for message in es:
+        english = message.id if isinstance(message.id, str) else (message.id or ("",))[0]
+        yield english, message.string if isinstance(message.string, tuple) else (message.string or "",)
+
+
 def test_offload_is_never_translated_as_download():
     """The Spanish memory page read "RAM del host para descarga" next to "Descargar el plan" (issue 19 review):
     "descarga" is a download. Offloading layers (to the GPU or to host RAM) is written as where the layers go."""
     offenders = []
-    for message in spanish():
-        english = message.id if isinstance(message.id, str) else (message.id or ("",))[0]
-        strings = message.string if isinstance(message.string, tuple) else (message.string or "",)
+    for english, strings in _english_and_spanish(spanish()):
         if english and "offload" in english.lower() and "download" not in english.lower():
             offenders += [english[:80] for text in strings if "descarg" in text.lower()]
     assert not offenders, "'offload' written as a download ('descarga'):\n" + "\n".join(offenders)
@@ -226,9 +232,7 @@ ENGLISH_TERMS_IN_SPANISH = {"leave-one-out": "dejando uno fuera"}
 def english_terms_left(es: Catalog) -> list[str]:
     """Spanish translations in `es` that still carry an English term of ENGLISH_TERMS_IN_SPANISH, with the term."""
     offenders = []
-    for message in es:
-        english = message.id if isinstance(message.id, str) else (message.id or ("",))[0]
-        strings = message.string if isinstance(message.string, tuple) else (message.string or "",)
+    for english, strings in _english_and_spanish(es):
         for term, spanish_term in ENGLISH_TERMS_IN_SPANISH.items():
             offenders += [f"{english[:80]} ('{term}' -> '{spanish_term}')" for text in strings if term in text.lower()]
     return offenders
